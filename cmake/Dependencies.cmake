@@ -1,0 +1,12 @@
+# Every C++ dependency comes from Debian's packages (scripts/install-deps installs them).
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS system)
+find_package(OpenSSL 3 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(simdjson REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(fmt REQUIRED)
+if(STOWAGE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

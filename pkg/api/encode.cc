@@ -1,0 +1,160 @@
+#include "pkg/api/encode.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <ctime>
+
+namespace stowage::api {
+
+using json = nlohmann::json;
+
+namespace {
+// dump() with replacement of invalid UTF-8, so no input can make encoding throw.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json MetaRef(const ObjectMeta& m) {
+  json j = {{"name", m.name}};
+  if (!m.namespace_.empty()) j["namespace"] = m.namespace_;
+  if (!m.uid.empty()) j["uid"] = m.uid;
+  return j;
+}
+}  // namespace
+
+std::string FormatTime(WallTime t, bool micro) {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+  std::time_t secs = static_cast<std::time_t>(us / 1000000);
+  long frac = static_cast<long>(us % 1000000);
+  if (frac < 0) {
+    frac += 1000000;
+    --secs;
+  }
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string out(buf, n);
+  if (micro) {
+    char f[8];
+    std::snprintf(f, sizeof(f), ".%06ld", frac);
+    out += f;
+  }
+  out += 'Z';
+  return out;
+}
+
+StatusOr<WallTime> ParseTime(std::string_view s) {
+  auto bad = [&] { return InvalidArgumentError("invalid RFC 3339 time \"" + std::string(s) + "\""); };
+  auto num = [&](size_t pos, size_t len, int& out) {
+    if (pos + len > s.size()) return false;
+    auto r = std::from_chars(s.data() + pos, s.data() + pos + len, out);
+    return r.ec == std::errc() && r.ptr == s.data() + pos + len;
+  };
+  std::tm tm{};
+  int year, mon, day, hour, min, sec;
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+      s[13] != ':' || s[16] != ':' || !num(0, 4, year) || !num(5, 2, mon) || !num(8, 2, day) ||
+      !num(11, 2, hour) || !num(14, 2, min) || !num(17, 2, sec)) {
+    return bad();
+  }
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = min;
+  tm.tm_sec = sec;
+  size_t pos = 19;
+  int64_t nanos = 0;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    int digits = 0;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      if (digits < 9) nanos = nanos * 10 + (s[pos] - '0'), ++digits;
+      ++pos;
+    }
+    if (digits == 0) return bad();
+    for (; digits < 9; ++digits) nanos *= 10;
+  }
+  int offset = 0;
+  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) {
+    ++pos;
+  } else if (pos + 6 == s.size() && (s[pos] == '+' || s[pos] == '-') && s[pos + 3] == ':') {
+    int oh, om;
+    if (!num(pos + 1, 2, oh) || !num(pos + 4, 2, om)) return bad();
+    offset = (oh * 60 + om) * 60 * (s[pos] == '-' ? -1 : 1);
+    pos += 6;
+  } else {
+    return bad();
+  }
+  if (pos != s.size()) return bad();
+  std::time_t secs = timegm(&tm) - offset;
+  return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) +
+                                                               std::chrono::nanoseconds(nanos)));
+}
+
+std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name) {
+  json j = {{"apiVersion", "v1"},
+            {"kind", "Binding"},
+            {"metadata", MetaRef(pod)},
+            {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node_name}}}};
+  return Dump(j);
+}
+
+std::string EncodeLease(const Lease& lease) {
+  json meta = MetaRef(lease.metadata);
+  if (!lease.metadata.resource_version.empty()) {
+    meta["resourceVersion"] = lease.metadata.resource_version;
+  }
+  json spec = json::object();
+  if (!lease.holder_identity.empty()) spec["holderIdentity"] = lease.holder_identity;
+  if (lease.lease_duration_seconds) spec["leaseDurationSeconds"] = *lease.lease_duration_seconds;
+  if (!lease.acquire_time.empty()) spec["acquireTime"] = lease.acquire_time;
+  if (!lease.renew_time.empty()) spec["renewTime"] = lease.renew_time;
+  spec["leaseTransitions"] = lease.lease_transitions;
+  json j = {{"apiVersion", "coordination.k8s.io/v1"},
+            {"kind", "Lease"},
+            {"metadata", meta},
+            {"spec", spec}};
+  return Dump(j);
+}
+
+std::string EncodeEvent(const EventRecord& e) {
+  json regarding = {{"kind", e.regarding_kind},
+                    {"apiVersion", e.regarding_api_version},
+                    {"name", e.regarding.name}};
+  if (!e.regarding.namespace_.empty()) regarding["namespace"] = e.regarding.namespace_;
+  if (!e.regarding.uid.empty()) regarding["uid"] = e.regarding.uid;
+  if (!e.regarding.resource_version.empty()) {
+    regarding["resourceVersion"] = e.regarding.resource_version;
+  }
+  json j = {{"apiVersion", "events.k8s.io/v1"},
+            {"kind", "Event"},
+            {"metadata", {{"name", e.name}, {"namespace", e.namespace_}}},
+            {"eventTime", e.event_time},
+            {"reportingController", e.reporting_controller},
+            {"reportingInstance", e.reporting_instance},
+            {"action", e.action},
+            {"reason", e.reason},
+            {"note", e.note},
+            {"type", e.type},
+            {"regarding", regarding}};
+  return Dump(j);
+}
+
+std::string EncodePodStatusPatch(const Condition& c,
+                                 const std::optional<std::string>& nominated_node_name) {
+  json cond = {{"type", c.type}, {"status", c.status}};
+  if (!c.reason.empty()) cond["reason"] = c.reason;
+  if (!c.message.empty()) cond["message"] = c.message;
+  if (!c.last_transition_time.empty()) cond["lastTransitionTime"] = c.last_transition_time;
+  json status = {{"conditions", json::array({cond})}};
+  if (nominated_node_name) {
+    status["nominatedNodeName"] =
+        nominated_node_name->empty() ? json(nullptr) : json(*nominated_node_name);
+  }
+  return Dump(json{{"status", status}});
+}
+
+std::string JsonQuote(std::string_view s) { return Dump(json(std::string(s))); }
+
+}  // namespace stowage::api

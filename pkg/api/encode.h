@@ -1,0 +1,52 @@
+// Encoding of the request bodies stowage writes: Bindings, Events, Leases and pod status
+// patches, plus the RFC 3339 timestamps they carry. Small, infrequent documents, so this uses
+// nlohmann_json for clarity. Thread-safe; never throws.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pkg/api/types.h"
+#include "pkg/common/clock.h"
+#include "pkg/common/status.h"
+
+namespace stowage::api {
+
+// "2026-11-22T19:44:01Z", or with micro = true "2026-11-22T19:44:01.123456Z" (MicroTime).
+std::string FormatTime(WallTime t, bool micro = false);
+// Parses both forms above and numeric offsets ("+02:00").
+StatusOr<WallTime> ParseTime(std::string_view s);
+
+// The v1 Binding posted to pods/<name>/binding to place pod on node.
+std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name);
+
+// A coordination.k8s.io/v1 Lease for create (no resourceVersion) or update (with it).
+std::string EncodeLease(const Lease& lease);
+
+// An events.k8s.io/v1 Event about an object.
+struct EventRecord {
+  std::string name;  // metadata.name, unique per event
+  std::string namespace_;
+  std::string event_time;  // MicroTime
+  std::string reporting_controller;
+  std::string reporting_instance;
+  std::string action;
+  std::string reason;
+  std::string note;
+  std::string type;  // Normal, Warning
+  std::string regarding_kind;
+  std::string regarding_api_version;
+  ObjectMeta regarding;  // namespace, name, uid, resourceVersion are used
+};
+std::string EncodeEvent(const EventRecord& event);
+
+// A strategic-merge patch of pods/status setting one condition and, when given, the
+// nominated node name (empty string clears it).
+std::string EncodePodStatusPatch(const Condition& condition,
+                                 const std::optional<std::string>& nominated_node_name);
+
+// A JSON string literal for s (quotes and escapes included), for hand-built bodies.
+std::string JsonQuote(std::string_view s);
+
+}  // namespace stowage::api

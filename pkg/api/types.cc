@@ -1,0 +1,48 @@
+#include "pkg/api/types.h"
+
+#include <algorithm>
+
+namespace stowage::api {
+namespace {
+// Sorts by key keeping the last of equal keys, as a JSON object decoder would.
+template <typename Entry>
+std::vector<Entry> SortUnique(std::vector<Entry> entries) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  std::vector<Entry> out;
+  out.reserve(entries.size());
+  for (auto& e : entries) {
+    if (!out.empty() && out.back().first == e.first) {
+      out.back() = std::move(e);
+    } else {
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+template <typename Entry>
+auto* Find(const std::vector<Entry>& entries, std::string_view key) {
+  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const Entry& e, std::string_view k) { return e.first < k; });
+  return (it != entries.end() && it->first == key) ? &it->second : nullptr;
+}
+}  // namespace
+
+StringMap::StringMap(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
+const std::string* StringMap::Get(std::string_view key) const { return Find(entries_, key); }
+
+ResourceList::ResourceList(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
+const Quantity* ResourceList::Get(std::string_view name) const { return Find(entries_, name); }
+
+std::string NamespacedName(const ObjectMeta& meta) {
+  if (meta.namespace_.empty()) return meta.name;
+  std::string key;
+  key.reserve(meta.namespace_.size() + 1 + meta.name.size());
+  key += meta.namespace_;
+  key += '/';
+  key += meta.name;
+  return key;
+}
+
+}  // namespace stowage::api

@@ -1,0 +1,420 @@
+// The Kubernetes objects stowage reads, as compact immutable structs.
+//
+// Each struct holds only the fields the scheduler and its default plugins read, decoded once
+// from JSON (pkg/api/decode.h) and then shared read-only between threads through
+// std::shared_ptr<const T>. Field names follow the API's JSON names in snake_case, so
+// `spec.schedulerName` is `spec.scheduler_name`. Absent optional fields are std::nullopt or
+// empty; maps are sorted flat vectors (StringMap) because they are small and read far more often
+// than they are built. Quantities are parsed at decode time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/quantity.h"
+
+namespace stowage::api {
+
+// A small string-to-string map (labels, annotations, nodeSelector), sorted by key.
+class StringMap {
+ public:
+  using Entry = std::pair<std::string, std::string>;
+  StringMap() = default;
+  // Takes entries in any order; later duplicates of a key win, as in a JSON object.
+  explicit StringMap(std::vector<Entry> entries);
+
+  // The value of key, or nullptr.
+  const std::string* Get(std::string_view key) const;
+  bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  const std::vector<Entry>& entries() const { return entries_; }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  friend bool operator==(const StringMap&, const StringMap&) = default;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// A resource name to quantity map (requests, limits, capacity, allocatable), sorted by name.
+class ResourceList {
+ public:
+  using Entry = std::pair<std::string, Quantity>;
+  ResourceList() = default;
+  explicit ResourceList(std::vector<Entry> entries);
+
+  const Quantity* Get(std::string_view name) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+  friend bool operator==(const ResourceList&, const ResourceList&) = default;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // "namespace" is a C++ keyword
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::string creation_timestamp;                 // RFC 3339, as sent
+  std::optional<std::string> deletion_timestamp;  // set once deletion has started
+  StringMap labels;
+  // All annotations except kubectl's last-applied-configuration, which can be large and
+  // which nothing in a scheduler reads.
+  StringMap annotations;
+  std::vector<OwnerReference> owner_references;
+};
+
+// --- label and node selectors -----------------------------------------------------------
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist
+  std::vector<std::string> values;
+};
+
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+};
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is supported
+};
+
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> terms;  // ORed
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required;  // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<PreferredSchedulingTerm> preferred;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  std::string topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+};
+
+struct PodAffinity {  // also used for pod anti-affinity, which has the same shape
+  std::vector<PodAffinityTerm> required;
+  std::vector<WeightedPodAffinityTerm> preferred;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAffinity> pod_anti_affinity;
+};
+
+// --- taints and tolerations ---------------------------------------------------------------
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+  friend bool operator==(const Taint&, const Taint&) = default;
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // Equal (default when empty), Exists; 1.35+ also Gt, Lt
+  std::string value;
+  std::string effect;  // empty matches every effect
+  std::optional<int64_t> toleration_seconds;
+};
+
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  std::string when_unsatisfiable;  // DoNotSchedule, ScheduleAnyway
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<std::string> node_affinity_policy;  // Honor, Ignore
+  std::optional<std::string> node_taints_policy;    // Honor, Ignore
+  std::vector<std::string> match_label_keys;
+};
+
+// --- pods ---------------------------------------------------------------------------------
+
+struct ResourceRequirements {
+  ResourceList requests;
+  ResourceList limits;
+};
+
+struct ContainerPort {
+  int32_t container_port = 0;
+  int32_t host_port = 0;      // 0: not exposed on the host
+  std::string protocol;       // TCP (default), UDP, SCTP
+  std::string host_ip;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceRequirements resources;
+  std::vector<ContainerPort> ports;
+  // "Always" on an init container makes it a sidecar (restartable init container).
+  std::optional<std::string> restart_policy;
+};
+
+// The volume sources the default plugins distinguish; others keep only their kind.
+struct Volume {
+  std::string name;
+  std::string source;  // the JSON key of the source: persistentVolumeClaim, ephemeral, csi, ...
+  std::string claim_name;  // persistentVolumeClaim.claimName
+  bool read_only = false;
+  std::string driver;      // csi.driver
+  std::string disk_id;     // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID
+  std::string iscsi_iqn;   // iscsi.iqn
+  std::string iscsi_target_portal;
+  int32_t iscsi_lun = 0;
+  std::string rbd_pool;
+  std::string rbd_image;
+  std::vector<std::string> rbd_monitors;
+};
+
+struct PodResourceClaim {
+  std::string name;
+  std::optional<std::string> resource_claim_name;
+  std::optional<std::string> resource_claim_template_name;
+};
+
+struct PodSpec {
+  std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
+  std::string node_name;
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::optional<std::string> preemption_policy;  // PreemptLowerPriority, Never
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  ResourceList overhead;
+  std::optional<ResourceRequirements> resources;  // pod-level resources
+  StringMap node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::vector<Volume> volumes;
+  std::vector<std::string> scheduling_gates;
+  std::vector<PodResourceClaim> resource_claims;
+  bool host_network = false;
+  std::string restart_policy;
+  std::string os_name;  // spec.os.name
+};
+
+struct Condition {  // pod and node conditions share these fields
+  std::string type;
+  std::string status;  // True, False, Unknown
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+};
+
+struct PodStatus {
+  std::string phase;
+  std::vector<Condition> conditions;
+  std::string nominated_node_name;
+  std::string qos_class;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+};
+
+// --- nodes --------------------------------------------------------------------------------
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::string provider_id;
+};
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<Condition> conditions;
+  std::vector<ContainerImage> images;
+  std::vector<std::string> declared_features;  // status.declaredFeatures (NodeDeclaredFeatures)
+};
+
+struct Node {
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+};
+
+// --- storage ------------------------------------------------------------------------------
+
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+};
+
+struct PersistentVolume {
+  ObjectMeta metadata;
+  ResourceList capacity;
+  std::vector<std::string> access_modes;
+  std::string storage_class_name;
+  std::optional<ObjectReference> claim_ref;
+  std::optional<NodeSelector> node_affinity;  // spec.nodeAffinity.required
+  std::string volume_mode;
+  std::string csi_driver;
+  std::string csi_volume_handle;
+  std::string phase;
+};
+
+struct PersistentVolumeClaim {
+  ObjectMeta metadata;
+  std::vector<std::string> access_modes;
+  std::optional<std::string> storage_class_name;
+  std::string volume_name;
+  ResourceList requests;
+  std::string volume_mode;
+  std::optional<LabelSelector> selector;
+  std::string phase;
+};
+
+struct TopologySelectorRequirement {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+struct StorageClass {
+  ObjectMeta metadata;
+  std::string provisioner;
+  std::string volume_binding_mode;  // Immediate, WaitForFirstConsumer
+  std::string reclaim_policy;
+  // allowedTopologies: ORed terms of ANDed requirements.
+  std::vector<std::vector<TopologySelectorRequirement>> allowed_topologies;
+};
+
+struct CSINodeDriver {
+  std::string name;
+  std::string node_id;
+  std::vector<std::string> topology_keys;
+  std::optional<int32_t> allocatable_count;
+};
+
+struct CSINode {
+  ObjectMeta metadata;
+  std::vector<CSINodeDriver> drivers;
+};
+
+struct CSIDriver {
+  ObjectMeta metadata;
+  std::optional<bool> attach_required;
+  std::optional<bool> storage_capacity;
+  std::optional<bool> requires_republish;
+};
+
+// --- policy, core and apps kinds ----------------------------------------------------------
+
+// An intstr.IntOrString ("50%" or 3).
+struct IntOrString {
+  bool is_string = false;
+  int32_t int_value = 0;
+  std::string str_value;
+};
+
+struct PodDisruptionBudget {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  std::optional<IntOrString> min_available;
+  std::optional<IntOrString> max_unavailable;
+  int32_t disruptions_allowed = 0;
+  int32_t current_healthy = 0;
+  int32_t desired_healthy = 0;
+  int32_t expected_pods = 0;
+  std::vector<std::string> disrupted_pods;  // names in status.disruptedPods
+};
+
+struct Namespace {
+  ObjectMeta metadata;
+  std::string phase;
+};
+
+struct Service {
+  ObjectMeta metadata;
+  StringMap selector;
+  std::string type;
+};
+
+struct ReplicaSet {  // also ReplicationController (whose selector is a plain map)
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  std::optional<int32_t> replicas;
+};
+
+struct StatefulSet {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+  std::optional<int32_t> replicas;
+};
+
+struct ReplicationController {
+  ObjectMeta metadata;
+  StringMap selector;
+  std::optional<int32_t> replicas;
+};
+
+// coordination.k8s.io/v1 Lease, for leader election.
+struct Lease {
+  ObjectMeta metadata;
+  std::string holder_identity;
+  std::optional<int32_t> lease_duration_seconds;
+  std::string acquire_time;  // RFC 3339 with microseconds, as the API writes MicroTime
+  std::string renew_time;
+  int32_t lease_transitions = 0;
+};
+
+using PodPtr = std::shared_ptr<const Pod>;
+using NodePtr = std::shared_ptr<const Node>;
+
+// "namespace/name", or "name" for cluster-scoped objects: the key informers store objects under.
+std::string NamespacedName(const ObjectMeta& meta);
+
+}  // namespace stowage::api

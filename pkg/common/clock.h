@@ -1,0 +1,51 @@
+// Clock: the source of time for everything that waits, expires or backs off, behind an interface
+// so tests can drive time by hand (FakeClock) instead of sleeping.
+//
+// Now() is monotonic and is what durations and deadlines use; WallNow() is calendar time for
+// timestamps written to the API (events, leases). Both are safe to call from any thread.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+
+namespace stowage {
+
+using Duration = std::chrono::steady_clock::duration;
+using MonoTime = std::chrono::steady_clock::time_point;
+using WallTime = std::chrono::system_clock::time_point;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual MonoTime Now() const = 0;
+  virtual WallTime WallNow() const = 0;
+};
+
+// The process-wide real clock; never destroyed.
+Clock& RealClock();
+
+// A clock that moves only when told. Thread-safe.
+class FakeClock : public Clock {
+ public:
+  FakeClock() : mono_(std::chrono::hours(1)), wall_(std::chrono::hours(24 * 365 * 50)) {}
+  MonoTime Now() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return mono_;
+  }
+  WallTime WallNow() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return wall_;
+  }
+  void Advance(Duration d) {
+    std::lock_guard<std::mutex> l(mu_);
+    mono_ += d;
+    wall_ += std::chrono::duration_cast<WallTime::duration>(d);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  MonoTime mono_;
+  WallTime wall_;
+};
+
+}  // namespace stowage

@@ -1,0 +1,224 @@
+// Command testcluster runs a real etcd 3.6 and a real kube-apiserver 1.36 in one process, on
+// loopback only, for stowage's integration tests, demo and benchmarks.
+//
+// Usage: testcluster -dir DIR [-port N]
+//
+// DIR keeps everything: etcd's data, the serving certificate, the admin token, the chosen port
+// and the admin kubeconfig (DIR/kubeconfig). Starting again with the same DIR restarts the same
+// cluster (same port, credentials and objects), which is how tests stop and restart the
+// apiserver under a running client. The program prints "READY <url>" once /readyz answers 200
+// and shuts down cleanly on SIGTERM or SIGINT; it never deletes DIR (tests/cluster/down does).
+package main
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
+	"k8s.io/component-base/cli"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "testcluster:", err)
+	os.Exit(1)
+}
+
+// state is what must survive a restart so clients keep working against the same endpoint.
+type state struct {
+	dir string
+}
+
+func (s state) path(name string) string { return filepath.Join(s.dir, name) }
+
+// readOrCreate returns the file's contents, creating it with make() the first time.
+func (s state) readOrCreate(name string, make func() ([]byte, error)) []byte {
+	p := s.path(name)
+	if b, err := os.ReadFile(p); err == nil {
+		return b
+	} else if !errors.Is(err, os.ErrNotExist) {
+		fail(err)
+	}
+	b, err := make()
+	if err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		fail(err)
+	}
+	return b
+}
+
+// freePort asks the kernel for an unused loopback port; the small race until it is bound again
+// is acceptable for a test harness.
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (s state) port(name string, fixed int) int {
+	b := s.readOrCreate(name, func() ([]byte, error) {
+		p := fixed
+		if p == 0 {
+			p = freePort()
+		}
+		return []byte(strconv.Itoa(p)), nil
+	})
+	p, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		fail(fmt.Errorf("%s: %w", s.path(name), err))
+	}
+	return p
+}
+
+func startEtcd(s state) (*embed.Etcd, url.URL) {
+	ec := embed.NewConfig()
+	ec.Dir = s.path("etcd")
+	ec.UnsafeNoFsync = true // throw-away data: durability is not worth the fsync latency
+	ec.LogLevel = "error"
+	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", s.port("etcd-client-port", 0))}
+	peer := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", s.port("etcd-peer-port", 0))}
+	ec.ListenClientUrls, ec.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
+	ec.ListenPeerUrls, ec.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+	ec.InitialCluster = ec.InitialClusterFromName(ec.Name)
+	ec.QuotaBackendBytes = 8 << 30
+	etcd, err := embed.StartEtcd(ec)
+	if err != nil {
+		fail(fmt.Errorf("starting etcd: %w", err))
+	}
+	select {
+	case <-etcd.Server.ReadyNotify():
+	case <-time.After(time.Minute):
+		fail(errors.New("etcd did not become ready within a minute"))
+	}
+	return etcd, client
+}
+
+func writeKubeconfig(s state, server string, ca []byte, token string) {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["testcluster"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: token}
+	kc.Contexts["testcluster"] = &clientcmdapi.Context{Cluster: "testcluster", AuthInfo: "admin"}
+	kc.CurrentContext = "testcluster"
+	if err := clientcmd.WriteToFile(*kc, s.path("kubeconfig")); err != nil {
+		fail(err)
+	}
+}
+
+// announceReady prints READY once the apiserver's /readyz answers 200. The probe skips
+// certificate checks because it only looks at our own loopback server; clients verify the CA.
+func announceReady(server, token string) {
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for {
+		req, _ := http.NewRequest("GET", server+"/readyz", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		if r, err := hc.Do(req); err == nil {
+			r.Body.Close()
+			if r.StatusCode == http.StatusOK {
+				fmt.Println("READY", server)
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func main() {
+	dir := flag.String("dir", "", "state directory (created if missing, reused on restart)")
+	port := flag.Int("port", 0, "apiserver port on 127.0.0.1 for a new cluster (0: any free port)")
+	extra := flag.String("apiserver-args", "", "extra kube-apiserver flags, space separated")
+	flag.Parse()
+	if *dir == "" {
+		fail(errors.New("-dir is required"))
+	}
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		fail(err)
+	}
+	s := state{dir: *dir}
+
+	etcd, etcdURL := startEtcd(s)
+	defer etcd.Close()
+
+	crtF, keyF := s.path("apiserver.crt"), s.path("apiserver.key")
+	if _, err := os.Stat(crtF); errors.Is(err, os.ErrNotExist) {
+		crt, key, err := cert.GenerateSelfSignedCertKey("127.0.0.1", nil, []string{"localhost"})
+		if err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(keyF, key, 0o600); err != nil {
+			fail(err)
+		}
+		if err := os.WriteFile(crtF, crt, 0o600); err != nil {
+			fail(err)
+		}
+	}
+	crt, err := os.ReadFile(crtF) // leaf followed by its CA: usable as the kubeconfig CA
+	if err != nil {
+		fail(err)
+	}
+	s.readOrCreate("sa.key", keyutil.MakeEllipticPrivateKeyPEM)
+	token := string(s.readOrCreate("token", func() ([]byte, error) {
+		raw := make([]byte, 16)
+		_, err := rand.Read(raw)
+		return []byte(hex.EncodeToString(raw)), err
+	}))
+	s.readOrCreate("tokens.csv", func() ([]byte, error) {
+		return []byte(token + ",admin,admin,system:masters\n"), nil
+	})
+	apiPort := s.port("apiserver-port", *port)
+	server := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	writeKubeconfig(s, server, crt, token)
+	if err := os.WriteFile(s.path("etcd-url"), []byte(etcdURL.String()), 0o600); err != nil {
+		fail(err)
+	}
+
+	go announceReady(server, token)
+
+	issuer := "https://kubernetes.default.svc.cluster.local"
+	args := []string{
+		"--etcd-servers=" + etcdURL.String(),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(apiPort),
+		"--tls-cert-file=" + crtF, "--tls-private-key-file=" + keyF, "--cert-dir=" + *dir,
+		"--token-auth-file=" + s.path("tokens.csv"),
+		"--authorization-mode=Node,RBAC",
+		"--service-account-issuer=" + issuer, "--api-audiences=" + issuer,
+		"--service-account-key-file=" + s.path("sa.key"),
+		"--service-account-signing-key-file=" + s.path("sa.key"),
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--endpoint-reconciler-type=none",
+		// No controller-manager runs: ServiceAccount admission would reject every pod and
+		// TaintNodesByCondition would leave every new node tainted not-ready forever.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+		"--profiling=false",
+	}
+	if *extra != "" {
+		args = append(args, strings.Fields(*extra)...)
+	}
+	cmd := app.NewAPIServerCommand()
+	cmd.SetArgs(args)
+	code := cli.Run(cmd) // blocks until SIGTERM/SIGINT
+	etcd.Close()
+	os.Exit(code)
+}
