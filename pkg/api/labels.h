@@ -25,6 +25,9 @@ struct Requirement {
   SelectorOp op = SelectorOp::kExists;
   std::vector<std::string> values;
   int64_t number = 0;
+  // Set on the key=value requirements built from matchLabels or a label map (upstream's Equals
+  // operator): they match as In with one value but print as "key=value".
+  bool equality = false;
 
   bool Matches(const StringMap& labels) const;
 };
@@ -67,8 +70,10 @@ class NodeSelectorTermMatcher {
 
  private:
   std::vector<Requirement> labels_;
-  std::vector<Requirement> fields_;  // key is always metadata.name
-  bool empty_ = true;                // an empty term matches nothing
+  // Upstream does not check the key (API validation allows only metadata.name); any other key
+  // reads as the empty string, as a missing field does there.
+  std::vector<Requirement> fields_;
+  bool empty_ = true;  // an empty term matches nothing
 };
 
 // A node selector (ORed terms). Invalid terms are kept as errors and never match, while the

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <stop_token>
 
 namespace stowage {
 
@@ -19,6 +20,8 @@ class Clock {
   virtual ~Clock() = default;
   virtual MonoTime Now() const = 0;
   virtual WallTime WallNow() const = 0;
+  // Waits for d; returns false early if stop is requested. A FakeClock just moves forward.
+  virtual bool Sleep(Duration d, std::stop_token stop = {}) = 0;
 };
 
 // The process-wide real clock; never destroyed.
@@ -41,6 +44,10 @@ class FakeClock : public Clock {
     mono_ += d;
     wall_ += std::chrono::duration_cast<WallTime::duration>(d);
   }
+  bool Sleep(Duration d, std::stop_token stop = {}) override {
+    if (d > Duration::zero()) Advance(d);
+    return !stop.stop_requested();
+  }
 
  private:
   mutable std::mutex mu_;
@@ -48,4 +55,9 @@ class FakeClock : public Clock {
   WallTime wall_;
 };
 
+}  // namespace stowage
+
+namespace stowage {
+// Sleeps for d of real time; returns false early if stop is requested.
+bool SleepFor(Duration d, std::stop_token stop = {});
 }  // namespace stowage

@@ -1,0 +1,415 @@
+// The HTTPS transport: the only file of pkg/client that includes Boost.Beast and Asio, so their
+// compile cost is paid once. Each pooled connection owns a private io_context and every
+// operation runs it to completion in the calling thread; that gives blocking calls with
+// per-operation timeouts (Beast's timers only apply to asynchronous operations).
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "pkg/api/decode.h"
+#include "pkg/client/transport.h"
+#include "pkg/common/logging.h"
+#include "pkg/common/thread_annotations.h"
+
+namespace stowage::client {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+
+constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
+constexpr Duration kMaxIdle = std::chrono::seconds(30);  // below the apiserver's idle timeout
+constexpr Duration kTokenRefresh = std::chrono::minutes(1);
+constexpr size_t kMaxIdleConnections = 32;
+constexpr uint32_t kHeaderLimit = 64 * 1024;
+constexpr size_t kStreamChunk = 64 * 1024;
+
+struct ServerUrl {
+  std::string host;  // without brackets for IPv6
+  std::string port;
+  std::string prefix;  // path prefix, without a trailing slash
+  bool host_is_ip = false;
+};
+
+StatusOr<ServerUrl> ParseServer(const RestConfig& c) {
+  std::string_view s = c.server;
+  if (s.starts_with("http://")) {
+    return InvalidArgumentError("server " + c.server + " (" + c.source +
+                                "): stowage talks to the API server over https only");
+  }
+  if (!s.starts_with("https://")) {
+    return InvalidArgumentError("server \"" + c.server + "\" (" + c.source +
+                                "): expected a URL of the form https://host:port");
+  }
+  s.remove_prefix(8);
+  ServerUrl u;
+  size_t slash = s.find('/');
+  std::string_view hostport = s.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    u.prefix = std::string(s.substr(slash));
+    while (!u.prefix.empty() && u.prefix.back() == '/') u.prefix.pop_back();
+  }
+  if (hostport.starts_with('[')) {
+    size_t close = hostport.find(']');
+    if (close == std::string_view::npos) return InvalidArgumentError("server \"" + c.server + "\": bad IPv6 address");
+    u.host = std::string(hostport.substr(1, close - 1));
+    if (close + 1 < hostport.size() && hostport[close + 1] == ':') {
+      u.port = std::string(hostport.substr(close + 2));
+    }
+  } else {
+    size_t colon = hostport.rfind(':');
+    u.host = std::string(hostport.substr(0, colon));
+    if (colon != std::string_view::npos) u.port = std::string(hostport.substr(colon + 1));
+  }
+  if (u.port.empty()) u.port = "443";
+  if (u.host.empty()) return InvalidArgumentError("server \"" + c.server + "\": missing host");
+  boost::system::error_code ec;
+  asio::ip::make_address(u.host, ec);
+  u.host_is_ip = !ec;
+  return u;
+}
+
+std::string OpenSslError() {
+  unsigned long e = ERR_get_error();
+  if (e == 0) return "unknown OpenSSL error";
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof(buf));
+  ERR_clear_error();
+  return buf;
+}
+
+// Adds every certificate of a PEM bundle to the context's trust store.
+Status AddCaBundle(SSL_CTX* ctx, const std::string& pem, const std::string& source) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  if (bio == nullptr) return InternalError("out of memory reading CA bundle");
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++added;
+    X509_free(cert);
+  }
+  BIO_free(bio);
+  ERR_clear_error();  // the loop ends with a "no start line" error by design
+  if (added == 0) {
+    return InvalidArgumentError("certificate authority of " + source +
+                                ": no PEM certificate found");
+  }
+  return OkStatus();
+}
+
+struct Connection {
+  explicit Connection(ssl::context& ctx) : stream(ioc, ctx) {}
+  asio::io_context ioc;
+  beast::ssl_stream<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+  MonoTime idle_since{};
+  bool open = false;    // connected and TLS established
+  bool pooled = false;  // has been idle in the pool (the server may have closed it since)
+};
+
+// Runs one asynchronous operation on c's io_context until it completes; returns its error.
+template <typename Start>
+beast::error_code RunOp(Connection& c, Start&& start) {
+  beast::error_code out;
+  start([&out](beast::error_code ec, auto&&...) { out = ec; });
+  c.ioc.restart();
+  c.ioc.run();
+  return out;
+}
+
+class HttpsTransport final : public Transport {
+ public:
+  HttpsTransport(RestConfig config, ServerUrl url)
+      : config_(std::move(config)), url_(std::move(url)), ctx_(ssl::context::tls_client) {}
+
+  Status Init() {
+    SSL_CTX* ctx = ctx_.native_handle();
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    if (!config_.ca_pem.empty()) {
+      if (auto s = AddCaBundle(ctx, config_.ca_pem, config_.source); !s.ok()) return s;
+    } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+      return InternalError("cannot load the system trust store: " + OpenSslError());
+    }
+    if (!config_.client_cert_pem.empty() || !config_.client_key_pem.empty()) {
+      beast::error_code ec;
+      ctx_.use_certificate_chain(asio::buffer(config_.client_cert_pem), ec);
+      if (ec) {
+        return InvalidArgumentError("client certificate of " + config_.source + ": " +
+                                    ec.message());
+      }
+      ctx_.use_private_key(asio::buffer(config_.client_key_pem), ssl::context::pem, ec);
+      if (ec) {
+        return InvalidArgumentError("client key of " + config_.source + ": " + ec.message());
+      }
+    }
+    host_header_ = url_.host_is_ip && url_.host.find(':') != std::string::npos
+                       ? "[" + url_.host + "]:" + url_.port
+                       : url_.host + ":" + url_.port;
+    if (!config_.bearer_token_file.empty()) {
+      if (auto s = RefreshToken(); !s.ok()) return s;
+    }
+    return OkStatus();
+  }
+
+  StatusOr<HttpResponse> RoundTrip(const HttpRequest& req) override {
+    for (int attempt = 0;; ++attempt) {
+      auto conn = Acquire();
+      bool reused = conn->pooled;
+      auto r = Exchange(*conn, req);
+      if (r.ok()) {
+        Release(std::move(conn));
+        return r;
+      }
+      // A pooled connection the server closed while idle fails before any answer; the
+      // request is then safe to send again on a fresh connection if it is idempotent.
+      if (reused && attempt == 0 && r.status().code() == StatusCode::kDataLoss &&
+          req.method != "POST" && req.method != "PATCH") {
+        continue;
+      }
+      return r;
+    }
+  }
+
+  StatusOr<HttpResponse> Stream(const HttpRequest& req,
+                                const std::function<bool(std::string_view)>& on_data,
+                                std::stop_token stop) override {
+    auto conn = NewConnection();
+    Connection& c = *conn;
+    // Cancelling the socket from the requesting thread ends the blocked read promptly.
+    std::stop_callback on_stop(stop, [&c] {
+      asio::post(c.ioc, [&c] { beast::get_lowest_layer(c.stream).cancel(); });
+    });
+    Duration idle = req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
+    if (auto s = Connect(c, idle); !s.ok()) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
+    if (auto s = Send(c, req, idle); !s.ok()) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
+
+    http::response_parser<http::buffer_body> p;
+    p.header_limit(kHeaderLimit);
+    p.body_limit(boost::none);  // a watch has no end; each event is bounded by the splitter
+    beast::get_lowest_layer(c.stream).expires_after(idle);
+    auto ec = RunOp(c, [&](auto h) { http::async_read_header(c.stream, c.buffer, p, h); });
+    if (ec) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(ReadError(req, ec));
+
+    HttpResponse resp;
+    resp.status = static_cast<int>(p.get().result_int());
+    resp.retry_after = std::string(p.get()[http::field::retry_after]);
+    std::vector<char> buf(kStreamChunk);
+    while (!p.is_done()) {
+      if (stop.stop_requested()) return Stopped();
+      p.get().body().data = buf.data();
+      p.get().body().size = buf.size();
+      beast::get_lowest_layer(c.stream).expires_after(idle);
+      ec = RunOp(c, [&](auto h) { http::async_read_some(c.stream, c.buffer, p, h); });
+      if (ec == http::error::need_buffer) ec = {};
+      size_t n = buf.size() - p.get().body().size;
+      if (n > 0) {
+        std::string_view chunk(buf.data(), n);
+        if (resp.status != 200) {
+          if (resp.body.size() + n > api::kMaxObjectBytes) break;
+          resp.body.append(chunk);
+        } else if (!on_data(chunk)) {
+          return Stopped();
+        }
+      }
+      if (ec) {
+        if (stop.stop_requested()) return Stopped();
+        return ReadError(req, ec);
+      }
+    }
+    return resp;
+  }
+
+ private:
+  static StatusOr<HttpResponse> Stopped() {
+    HttpResponse r;
+    r.status = 200;
+    return r;
+  }
+
+  std::unique_ptr<Connection> NewConnection() { return std::make_unique<Connection>(ctx_); }
+
+  std::unique_ptr<Connection> Acquire() {
+    std::lock_guard<std::mutex> l(mu_);
+    MonoTime now = RealClock().Now();
+    while (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      if (now - c->idle_since < kMaxIdle) return c;
+    }
+    return NewConnection();
+  }
+
+  void Release(std::unique_ptr<Connection> c) {
+    if (!c->open) return;
+    c->pooled = true;
+    c->idle_since = RealClock().Now();
+    std::lock_guard<std::mutex> l(mu_);
+    if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(c));
+  }
+
+  StatusOr<HttpResponse> Exchange(Connection& c, const HttpRequest& req) {
+    Duration timeout = req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
+    if (!c.open) {
+      if (auto s = Connect(c, timeout); !s.ok()) return s;
+      c.open = true;
+    }
+    if (auto s = Send(c, req, timeout); !s.ok()) return s;
+    http::response_parser<http::string_body> p;
+    p.header_limit(kHeaderLimit);
+    p.body_limit(api::kMaxListBytes);
+    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    auto ec = RunOp(c, [&](auto h) { http::async_read(c.stream, c.buffer, p, h); });
+    if (ec) return ReadError(req, ec);
+    HttpResponse resp;
+    resp.status = static_cast<int>(p.get().result_int());
+    resp.retry_after = std::string(p.get()[http::field::retry_after]);
+    resp.body = std::move(p.get().body());
+    if (!p.get().keep_alive()) {
+      c.open = false;  // Release() drops it
+      beast::error_code ignored;
+      beast::get_lowest_layer(c.stream).socket().close(ignored);
+    }
+    return resp;
+  }
+
+  Status Connect(Connection& c, Duration timeout) {
+    tcp::resolver resolver(c.ioc);
+    beast::error_code ec;
+    auto endpoints = resolver.resolve(url_.host, url_.port, ec);
+    if (ec) return UnavailableError("resolving " + config_.server + ": " + ec.message());
+    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    ec = RunOp(c, [&](auto h) { beast::get_lowest_layer(c.stream).async_connect(endpoints, h); });
+    if (ec) return UnavailableError("connecting to " + config_.server + ": " + ec.message());
+
+    SSL* ssl = c.stream.native_handle();
+    const std::string& name = config_.tls_server_name.empty() ? url_.host : config_.tls_server_name;
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+    boost::system::error_code ip_ec;
+    asio::ip::make_address(name, ip_ec);
+    if (!ip_ec) {
+      X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
+    } else {
+      SSL_set_tlsext_host_name(ssl, name.c_str());
+      X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
+    }
+    ec = RunOp(c, [&](auto h) { c.stream.async_handshake(ssl::stream_base::client, h); });
+    if (ec) {
+      long verify = SSL_get_verify_result(ssl);
+      std::string why = verify != X509_V_OK
+                            ? std::string("server certificate not trusted: ") +
+                                  X509_verify_cert_error_string(verify) +
+                                  " (check the certificate authority in " + config_.source + ")"
+                            : ec.message();
+      ERR_clear_error();
+      return UnavailableError("TLS handshake with " + config_.server + " failed: " + why);
+    }
+    return OkStatus();
+  }
+
+  Status Send(Connection& c, const HttpRequest& req, Duration timeout) {
+    http::request<http::string_body> r;
+    r.method(http::string_to_verb(req.method));
+    r.target(url_.prefix + req.target);
+    r.version(11);
+    r.set(http::field::host, host_header_);
+    r.set(http::field::user_agent, config_.user_agent);
+    r.set(http::field::accept, "application/json");
+    if (std::string token = Token(); !token.empty()) {
+      r.set(http::field::authorization, "Bearer " + token);
+    }
+    if (!req.body.empty()) {
+      r.set(http::field::content_type,
+            req.content_type.empty() ? "application/json" : req.content_type);
+      r.body() = req.body;
+    }
+    r.keep_alive(true);
+    r.prepare_payload();
+    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    auto ec = RunOp(c, [&](auto h) { http::async_write(c.stream, r, h); });
+    if (ec) {
+      return DataLossError(req.method + " " + req.target + " to " + config_.server +
+                           ": connection lost while sending: " + ec.message());
+    }
+    return OkStatus();
+  }
+
+  Status ReadError(const HttpRequest& req, beast::error_code ec) {
+    std::string what = req.method + " " + req.target + " to " + config_.server;
+    if (ec == beast::error::timeout) return DeadlineExceededError(what + ": timed out");
+    if (ec == http::error::body_limit) {
+      return ResourceExhaustedError(what + ": response larger than the limit");
+    }
+    if (ec == http::error::header_limit) {
+      return ResourceExhaustedError(what + ": response headers larger than the limit");
+    }
+    return DataLossError(what + ": connection lost before a complete answer: " + ec.message());
+  }
+
+  std::string Token() {
+    if (config_.bearer_token_file.empty()) return config_.bearer_token;
+    std::lock_guard<std::mutex> l(token_mu_);
+    if (RealClock().Now() - token_read_ > kTokenRefresh) {
+      if (auto s = RefreshTokenLocked(); !s.ok()) LOG_WARN("{}", s.message());
+    }
+    return token_;
+  }
+
+  Status RefreshToken() {
+    std::lock_guard<std::mutex> l(token_mu_);
+    return RefreshTokenLocked();
+  }
+
+  // Keeps the previous token if the file cannot be read, so a rotation glitch is not an outage.
+  Status RefreshTokenLocked() REQUIRES(token_mu_) {
+    token_read_ = RealClock().Now();
+    std::ifstream in(config_.bearer_token_file);
+    if (!in) {
+      return UnauthenticatedError("cannot read token file \"" + config_.bearer_token_file +
+                                  "\" (" + config_.source + ")");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string t = ss.str();
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    token_ = std::move(t);
+    return OkStatus();
+  }
+
+  const RestConfig config_;
+  const ServerUrl url_;
+  ssl::context ctx_;
+  std::string host_header_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
+  std::mutex token_mu_;
+  std::string token_ GUARDED_BY(token_mu_);
+  MonoTime token_read_ GUARDED_BY(token_mu_){};
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config) {
+  auto url = ParseServer(config);
+  if (!url.ok()) return url.status();
+  auto t = std::make_unique<HttpsTransport>(config, std::move(*url));
+  if (auto s = t->Init(); !s.ok()) return s;
+  return std::unique_ptr<Transport>(std::move(t));
+}
+
+}  // namespace stowage::client

@@ -1,0 +1,141 @@
+// Typed access to the API: where each kind lives (ResourceInfo), and list, watch, get and the
+// writes the scheduler performs (bind, events, pod status, leases), decoding with pkg/api.
+// Thread-safe as RestClient is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+#include "pkg/api/decode.h"
+#include "pkg/api/encode.h"
+#include "pkg/api/types.h"
+#include "pkg/client/rest_client.h"
+
+namespace stowage::client {
+
+// The REST location of a kind: group-version prefix, plural resource name, and scope.
+template <typename T>
+struct ResourceInfo;
+
+#define STOWAGE_RESOURCE(T, prefix, plural, namespaced)         \
+  template <>                                                   \
+  struct ResourceInfo<api::T> {                                 \
+    static constexpr std::string_view kPrefix = prefix;         \
+    static constexpr std::string_view kPlural = plural;         \
+    static constexpr bool kNamespaced = namespaced;             \
+  };
+STOWAGE_RESOURCE(Pod, "/api/v1", "pods", true)
+STOWAGE_RESOURCE(Node, "/api/v1", "nodes", false)
+STOWAGE_RESOURCE(Namespace, "/api/v1", "namespaces", false)
+STOWAGE_RESOURCE(Service, "/api/v1", "services", true)
+STOWAGE_RESOURCE(PersistentVolume, "/api/v1", "persistentvolumes", false)
+STOWAGE_RESOURCE(PersistentVolumeClaim, "/api/v1", "persistentvolumeclaims", true)
+STOWAGE_RESOURCE(ReplicationController, "/api/v1", "replicationcontrollers", true)
+STOWAGE_RESOURCE(StorageClass, "/apis/storage.k8s.io/v1", "storageclasses", false)
+STOWAGE_RESOURCE(CSINode, "/apis/storage.k8s.io/v1", "csinodes", false)
+STOWAGE_RESOURCE(CSIDriver, "/apis/storage.k8s.io/v1", "csidrivers", false)
+STOWAGE_RESOURCE(PodDisruptionBudget, "/apis/policy/v1", "poddisruptionbudgets", true)
+STOWAGE_RESOURCE(ReplicaSet, "/apis/apps/v1", "replicasets", true)
+STOWAGE_RESOURCE(StatefulSet, "/apis/apps/v1", "statefulsets", true)
+STOWAGE_RESOURCE(Lease, "/apis/coordination.k8s.io/v1", "leases", true)
+#undef STOWAGE_RESOURCE
+
+// Percent-encodes a query parameter value.
+std::string QueryEscape(std::string_view s);
+
+// "/api/v1/namespaces/<ns>/pods", or across all namespaces when ns is empty.
+std::string CollectionPath(std::string_view prefix, std::string_view plural, bool namespaced,
+                           std::string_view ns);
+
+template <typename T>
+std::string CollectionPath(std::string_view ns = "") {
+  using R = ResourceInfo<T>;
+  return CollectionPath(R::kPrefix, R::kPlural, R::kNamespaced, ns);
+}
+
+template <typename T>
+std::string ObjectPath(std::string_view ns, std::string_view name) {
+  return CollectionPath<T>(ns) + "/" + std::string(name);
+}
+
+struct ListOptions {
+  std::string namespace_;  // empty: all namespaces
+  std::string label_selector;
+  std::string field_selector;
+  int64_t limit = 0;  // page size; 0: no paging
+  std::string continue_token;
+  std::string resource_version;
+};
+
+struct WatchOptions {
+  std::string namespace_;
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;
+  bool allow_bookmarks = true;
+  int timeout_seconds = 0;  // server-side end of the watch; 0: the server's default
+};
+
+// The query string (with leading '?') for list or watch options.
+std::string ListQuery(const ListOptions& o);
+std::string WatchQuery(const WatchOptions& o);
+
+// The Status for an ERROR event of a watch (errors.h).
+Status WatchErrorStatus(std::string_view path, const api::ApiStatus& status);
+
+template <typename T>
+StatusOr<api::List<T>> ListPage(RestClient& c, const ListOptions& o) {
+  auto body = c.Get(CollectionPath<T>(o.namespace_) + ListQuery(o));
+  if (!body.ok()) return body.status();
+  return api::DecodeList<T>(*body);
+}
+
+template <typename T>
+StatusOr<T> GetObject(RestClient& c, std::string_view ns, std::string_view name) {
+  auto body = c.Get(ObjectPath<T>(ns, name));
+  if (!body.ok()) return body.status();
+  return api::Decode<T>(*body);
+}
+
+// Watches a kind, decoding each event and passing it to on_event until the stream ends, stop is
+// requested or on_event returns false. An ERROR event (410 Gone among them) or an undecodable
+// event ends the watch with that error.
+template <typename T>
+Status WatchObjects(RestClient& c, const WatchOptions& o,
+                    const std::function<bool(api::WatchEvent<T>&&)>& on_event,
+                    std::stop_token stop) {
+  std::string path = CollectionPath<T>(o.namespace_) + WatchQuery(o);
+  Status failure;
+  auto on_line = [&](std::string_view line) {
+    auto ev = api::DecodeWatchEvent<T>(line);
+    if (!ev.ok()) {
+      failure = ev.status();
+      return false;
+    }
+    if (ev->type == api::WatchEventType::kError) {
+      failure = WatchErrorStatus(path, ev->error);
+      return false;
+    }
+    return on_event(std::move(*ev));
+  };
+  Duration idle = std::chrono::seconds(o.timeout_seconds > 0 ? o.timeout_seconds + 60 : 660);
+  Status s = c.Watch(path, on_line, stop, idle);
+  return failure.ok() ? s : failure;
+}
+
+// POST pods/<name>/binding: places the pod on the node. Conflict if it is already bound.
+Status BindPod(RestClient& c, const api::ObjectMeta& pod, std::string_view node_name);
+// POST an events.k8s.io/v1 Event.
+Status CreateEvent(RestClient& c, const api::EventRecord& event);
+// PATCH pods/<name>/status with a strategic-merge patch (api::EncodePodStatusPatch).
+Status PatchPodStatus(RestClient& c, std::string_view ns, std::string_view name,
+                      std::string patch);
+// Leases for leader election: get, create (fails with AlreadyExists) and update (fails with
+// Conflict when the resourceVersion is stale).
+StatusOr<api::Lease> CreateLease(RestClient& c, const api::Lease& lease);
+StatusOr<api::Lease> UpdateLease(RestClient& c, const api::Lease& lease);
+
+}  // namespace stowage::client

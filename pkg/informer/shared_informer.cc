@@ -1,0 +1,232 @@
+#include "pkg/informer/shared_informer.h"
+
+#include <random>
+#include <unordered_map>
+
+#include "pkg/client/errors.h"
+#include "pkg/client/resources.h"
+#include "pkg/common/backoff.h"
+#include "pkg/common/logging.h"
+
+namespace stowage::informer {
+
+template <typename T>
+SharedInformer<T>::SharedInformer(client::RestClient& client, Filter filter, int64_t page_size)
+    : client_(client), filter_(std::move(filter)), page_size_(page_size) {}
+
+template <typename T>
+void SharedInformer<T>::AddEventHandler(std::shared_ptr<EventHandler<T>> handler) {
+  std::lock_guard<std::mutex> l(dispatch_mu_);
+  for (const Ptr& obj : store_.List()) handler->OnAdd(obj, true);
+  handlers_.push_back(std::move(handler));
+}
+
+template <typename T>
+void SharedInformer<T>::Start() {
+  if (thread_.joinable()) return;
+  thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+}
+
+template <typename T>
+void SharedInformer<T>::Stop() {
+  if (!thread_.joinable()) return;
+  thread_.request_stop();
+  pause_cv_.notify_all();
+  thread_.join();
+}
+
+template <typename T>
+bool SharedInformer<T>::WaitForSync(Duration timeout) const {
+  MonoTime deadline = RealClock().Now() + timeout;
+  while (!HasSynced()) {
+    if (RealClock().Now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+template <typename T>
+std::string SharedInformer<T>::LastResourceVersion() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return resource_version_;
+}
+
+template <typename T>
+void SharedInformer<T>::SetResourceVersion(std::string rv) {
+  std::lock_guard<std::mutex> l(mu_);
+  resource_version_ = std::move(rv);
+}
+
+template <typename T>
+void SharedInformer<T>::PauseForTest() {
+  std::lock_guard<std::mutex> l(mu_);
+  paused_ = true;
+  if (watch_stop_) watch_stop_->request_stop();
+}
+
+template <typename T>
+void SharedInformer<T>::ResumeForTest() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    paused_ = false;
+  }
+  pause_cv_.notify_all();
+}
+
+template <typename T>
+void SharedInformer<T>::WaitIfPaused(std::stop_token stop) {
+  std::unique_lock<std::mutex> l(mu_);
+  pause_cv_.wait(l, stop, [&] { return !paused_; });
+}
+
+template <typename T>
+void SharedInformer<T>::Dispatch(const std::function<void(EventHandler<T>&)>& f) {
+  for (auto& h : handlers_) f(*h);
+}
+
+template <typename T>
+void SharedInformer<T>::Run(std::stop_token stop) {
+  Backoff backoff(std::chrono::milliseconds(800), std::chrono::seconds(30), 2.0, 0.5);
+  bool need_list = true;
+  while (!stop.stop_requested()) {
+    if (need_list) {
+      Status s = ListAndReplace(stop);
+      if (stop.stop_requested()) break;
+      if (!s.ok()) {
+        LOG_WARN("informer {}: list failed, retrying: {}", api::KindName<T>(), s.ToString());
+        SleepFor(backoff.Next(), stop);
+        continue;
+      }
+      need_list = false;
+    }
+    WaitIfPaused(stop);
+    if (stop.stop_requested()) break;
+    Status s = Watch(stop);
+    if (stop.stop_requested()) break;
+    if (s.ok()) {
+      backoff.Reset();
+      continue;  // the server ended the watch (timeout): resume from the last version
+    }
+    if (client::IsGone(s)) {
+      VLOG(2, "informer {}: {}; listing again", api::KindName<T>(), s.message());
+      need_list = true;
+      continue;
+    }
+    LOG_WARN("informer {}: watch failed, retrying: {}", api::KindName<T>(), s.ToString());
+    SleepFor(backoff.Next(), stop);
+  }
+}
+
+template <typename T>
+Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
+  client::ListOptions o;
+  o.namespace_ = filter_.namespace_;
+  o.label_selector = filter_.label_selector;
+  o.field_selector = filter_.field_selector;
+  o.limit = page_size_;
+  std::vector<Ptr> items;
+  std::string list_rv;
+  do {
+    auto page = client::ListPage<T>(client_, o);
+    if (stop.stop_requested()) return CancelledError("stopped");
+    if (!page.ok()) {
+      // An expired continue token means the snapshot is gone: start the list over.
+      if (client::IsGone(page.status()) && !o.continue_token.empty()) {
+        o.continue_token.clear();
+        items.clear();
+        continue;
+      }
+      return page.status();
+    }
+    list_rv = page->resource_version;
+    items.insert(items.end(), std::make_move_iterator(page->items.begin()),
+                 std::make_move_iterator(page->items.end()));
+    o.continue_token = std::move(page->continue_token);
+  } while (!o.continue_token.empty());
+  list_count_.fetch_add(1);
+
+  std::unordered_map<std::string, Ptr> fresh;
+  fresh.reserve(items.size());
+  for (auto& obj : items) fresh.emplace(api::NamespacedName(obj->metadata), obj);
+
+  std::lock_guard<std::mutex> l(dispatch_mu_);
+  bool initial = !synced_.load(std::memory_order_relaxed);
+  for (const std::string& key : store_.Keys()) {
+    if (fresh.count(key)) continue;
+    Ptr gone = store_.Remove(key);
+    if (gone) Dispatch([&](EventHandler<T>& h) { h.OnDelete(gone, true); });
+  }
+  for (auto& [key, obj] : fresh) {
+    Ptr prev = store_.Upsert(key, obj);
+    if (!prev) {
+      Dispatch([&](EventHandler<T>& h) { h.OnAdd(obj, initial); });
+    } else if (prev->metadata.resource_version != obj->metadata.resource_version) {
+      Dispatch([&](EventHandler<T>& h) { h.OnUpdate(prev, obj); });
+    }
+  }
+  SetResourceVersion(list_rv);
+  synced_.store(true, std::memory_order_release);
+  VLOG(2, "informer {}: listed {} objects at resourceVersion {}", api::KindName<T>(),
+       fresh.size(), list_rv);
+  return OkStatus();
+}
+
+template <typename T>
+Status SharedInformer<T>::Watch(std::stop_token stop) {
+  auto watch_stop = std::make_unique<std::stop_source>();
+  std::stop_token watch_token = watch_stop->get_token();
+  std::stop_callback forward(stop, [src = watch_stop.get()] { src->request_stop(); });
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    watch_stop_ = std::move(watch_stop);
+  }
+  client::WatchOptions o;
+  o.namespace_ = filter_.namespace_;
+  o.label_selector = filter_.label_selector;
+  o.field_selector = filter_.field_selector;
+  o.resource_version = LastResourceVersion();
+  o.allow_bookmarks = true;
+  // Spread the watches' ends over 5-10 minutes so informers do not reconnect in lockstep.
+  thread_local std::minstd_rand rng(std::random_device{}());
+  o.timeout_seconds = 300 + static_cast<int>(rng() % 300);
+
+  auto on_event = [&](api::WatchEvent<T>&& ev) {
+    if (!ev.resource_version.empty()) SetResourceVersion(ev.resource_version);
+    if (ev.type == api::WatchEventType::kBookmark) return true;
+    std::string key = api::NamespacedName(ev.object->metadata);
+    std::lock_guard<std::mutex> l(dispatch_mu_);
+    if (ev.type == api::WatchEventType::kDeleted) {
+      Ptr prev = store_.Remove(key);
+      if (prev) Dispatch([&](EventHandler<T>& h) { h.OnDelete(ev.object, false); });
+      return true;
+    }
+    Ptr prev = store_.Upsert(key, ev.object);
+    if (prev) {
+      Dispatch([&](EventHandler<T>& h) { h.OnUpdate(prev, ev.object); });
+    } else {
+      Dispatch([&](EventHandler<T>& h) { h.OnAdd(ev.object, false); });
+    }
+    return true;
+  };
+  Status s = client::WatchObjects<T>(client_, o, on_event, watch_token);
+  std::lock_guard<std::mutex> l(mu_);
+  watch_stop_.reset();
+  return s;
+}
+
+template class SharedInformer<api::Pod>;
+template class SharedInformer<api::Node>;
+template class SharedInformer<api::PersistentVolume>;
+template class SharedInformer<api::PersistentVolumeClaim>;
+template class SharedInformer<api::StorageClass>;
+template class SharedInformer<api::CSINode>;
+template class SharedInformer<api::CSIDriver>;
+template class SharedInformer<api::PodDisruptionBudget>;
+template class SharedInformer<api::Namespace>;
+template class SharedInformer<api::Service>;
+template class SharedInformer<api::ReplicaSet>;
+template class SharedInformer<api::StatefulSet>;
+template class SharedInformer<api::ReplicationController>;
+template class SharedInformer<api::Lease>;
+
+}  // namespace stowage::informer

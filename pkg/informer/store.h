@@ -1,0 +1,69 @@
+// Store: a thread-safe map from "namespace/name" to the latest immutable object, the informer's
+// local copy of the cluster. Readers share a lock; objects are std::shared_ptr<const T>, so a
+// reader keeps a consistent object even after the store moves on. Only the reflector writes.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/common/thread_annotations.h"
+
+namespace stowage::informer {
+
+template <typename T>
+class Store {
+ public:
+  using Ptr = std::shared_ptr<const T>;
+
+  Ptr Get(const std::string& key) const {
+    std::shared_lock l(mu_);
+    auto it = items_.find(key);
+    return it == items_.end() ? nullptr : it->second;
+  }
+  std::vector<Ptr> List() const {
+    std::shared_lock l(mu_);
+    std::vector<Ptr> out;
+    out.reserve(items_.size());
+    for (const auto& [k, v] : items_) out.push_back(v);
+    return out;
+  }
+  std::vector<std::string> Keys() const {
+    std::shared_lock l(mu_);
+    std::vector<std::string> out;
+    out.reserve(items_.size());
+    for (const auto& [k, v] : items_) out.push_back(k);
+    return out;
+  }
+  size_t Size() const {
+    std::shared_lock l(mu_);
+    return items_.size();
+  }
+  // Inserts or replaces; returns the previous object or nullptr.
+  Ptr Upsert(const std::string& key, Ptr obj) {
+    std::unique_lock l(mu_);
+    Ptr& slot = items_[key];
+    Ptr prev = std::move(slot);
+    slot = std::move(obj);
+    return prev;
+  }
+  // Removes; returns the removed object or nullptr.
+  Ptr Remove(const std::string& key) {
+    std::unique_lock l(mu_);
+    auto it = items_.find(key);
+    if (it == items_.end()) return nullptr;
+    Ptr prev = std::move(it->second);
+    items_.erase(it);
+    return prev;
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, Ptr> items_ GUARDED_BY(mu_);
+};
+
+}  // namespace stowage::informer

@@ -1,0 +1,82 @@
+#include "tests/testing/objects.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "pkg/client/errors.h"
+
+namespace stowage::testing {
+
+using json = nlohmann::json;
+
+std::string PodBuilder::Json() const {
+  json container = {{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}};
+  if (!requests_.empty()) container["resources"] = {{"requests", requests_}};
+  json spec = {{"containers", json::array({container})}};
+  if (!scheduler_.empty()) spec["schedulerName"] = scheduler_;
+  if (!node_.empty()) spec["nodeName"] = node_;
+  json meta = {{"name", name_}, {"namespace", ns_}};
+  if (!labels_.empty()) meta["labels"] = labels_;
+  return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}}.dump();
+}
+
+std::string NodeBuilder::Json() const {
+  json meta = {{"name", name_}};
+  if (!labels_.empty()) meta["labels"] = labels_;
+  json spec = json::object();
+  for (const auto& t : taints_) {
+    spec["taints"].push_back({{"key", t[0]}, {"value", t[1]}, {"effect", t[2]}});
+  }
+  json status = {{"capacity", capacity_},
+                 {"allocatable", capacity_},
+                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}};
+  return json{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", meta}, {"spec", spec},
+              {"status", status}}
+      .dump();
+}
+
+Status EnsureNamespace(client::RestClient& c, const std::string& name) {
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+  auto r = c.Post("/api/v1/namespaces", ns.dump());
+  if (!r.ok() && !client::IsAlreadyExists(r.status())) return r.status();
+  return OkStatus();
+}
+
+Status CreatePod(client::RestClient& c, const PodBuilder& pod) {
+  return c.Post("/api/v1/namespaces/" + pod.ns() + "/pods", pod.Json()).status();
+}
+
+Status CreateNode(client::RestClient& c, const NodeBuilder& node) {
+  return c.Post("/api/v1/nodes", node.Json()).status();
+}
+
+Status CreatePods(client::RestClient& c, const std::string& ns, const std::string& prefix,
+                  int count, int threads) {
+  std::atomic<int> next{0};
+  std::mutex mu;
+  Status first_error;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      for (int i = next++; i < count; i = next++) {
+        Status s = CreatePod(c, MakePod().Namespace(ns).Name(prefix + "-" + std::to_string(i)));
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> l(mu);
+          if (first_error.ok()) first_error = s;
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  return first_error;
+}
+
+Status DeletePod(client::RestClient& c, const std::string& ns, const std::string& name) {
+  return c.Delete("/api/v1/namespaces/" + ns + "/pods/" + name + "?gracePeriodSeconds=0")
+      .status();
+}
+
+}  // namespace stowage::testing
