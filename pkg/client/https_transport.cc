@@ -5,6 +5,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -244,13 +245,20 @@ class HttpsTransport final : public Transport {
 
   std::unique_ptr<Connection> NewConnection() { return std::make_unique<Connection>(ctx_); }
 
+  // An idle HTTP/1.1 connection has nothing to read; if its socket is readable, the server
+  // closed it (EOF or reset), e.g. because the apiserver restarted, and it must not be reused.
+  static bool PeerClosed(Connection& c) {
+    pollfd p{beast::get_lowest_layer(c.stream).socket().native_handle(), POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;
+  }
+
   std::unique_ptr<Connection> Acquire() {
     std::lock_guard<std::mutex> l(mu_);
     MonoTime now = RealClock().Now();
     while (!idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
-      if (now - c->idle_since < kMaxIdle) return c;
+      if (now - c->idle_since < kMaxIdle && !PeerClosed(*c)) return c;
     }
     return NewConnection();
   }

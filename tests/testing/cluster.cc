@@ -68,7 +68,6 @@ Status TestCluster::Start() {
     if (text.ok() && text->find("READY ") != std::string::npos) {
       size_t p = text->find("READY ") + 6;
       server_ = text->substr(p, text->find('\n', p) - p);
-      admin_.reset();
       return OkStatus();
     }
     int status = 0;

@@ -36,7 +36,7 @@ class TestCluster {
   const std::string& server() const { return server_; }
   // The admin configuration read from the kubeconfig; qps/burst raised for test setup.
   client::RestConfig AdminConfig() const;
-  // A client with admin rights.
+  // A client with admin rights; it stays valid across Stop()/Start() (same port and token).
   client::RestClient& Admin();
 
   // The directory of the test binaries (testcluster, kube-scheduler, kubectl).

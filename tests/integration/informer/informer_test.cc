@@ -134,8 +134,10 @@ TEST(InformerIntegration, RecoversWhenTheApiserverRestarts) {
   cluster.Stop();
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the informer now fails and backs off
   ASSERT_TRUE(cluster.Start().ok());
-  ASSERT_TRUE(testing::CreatePod(admin, MakePod().Namespace("default").Name("after")).ok());
-  ASSERT_TRUE(testing::DeletePod(admin, "default", "before").ok());
+  Status created = testing::CreatePod(admin, MakePod().Namespace("default").Name("after"));
+  ASSERT_TRUE(created.ok()) << created;
+  Status deleted = testing::DeletePod(admin, "default", "before");
+  ASSERT_TRUE(deleted.ok()) << deleted;
 
   EXPECT_TRUE(Eventually([&] { return rec->Count(rec->adds, "after") == 1; }, 90));
   EXPECT_TRUE(Eventually([&] { return rec->Count(rec->deletes, "before") == 1; }, 90));
