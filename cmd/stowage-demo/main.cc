@@ -2,6 +2,7 @@
 // a few nodes and pods, lists them through shared informers, then changes the cluster and
 // prints each change as the informers deliver it.
 //   stowage-demo --kubeconfig FILE
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -91,7 +92,10 @@ int Run(const std::string& kubeconfig) {
   std::printf("\nnodes in stowage's informer cache (resourceVersion %s):\n",
               nodes.LastResourceVersion().c_str());
   std::printf("  %-12s %-5s %-7s %-8s %s\n", "NAME", "CPU", "MEMORY", "ZONE", "TAINTS");
-  for (const auto& n : nodes.store().List()) {
+  auto by_name = [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; };
+  auto node_list = nodes.store().List();
+  std::sort(node_list.begin(), node_list.end(), by_name);
+  for (const auto& n : node_list) {
     if (n->metadata.name.rfind("demo-node-", 0) != 0) continue;
     const auto* zone = n->metadata.labels.Get("topology.kubernetes.io/zone");
     std::string taints;
@@ -103,7 +107,13 @@ int Run(const std::string& kubeconfig) {
   }
   std::printf("\npods in namespace demo (%zu):\n", pods.store().Size());
   std::printf("  %-12s %-8s %-8s %s\n", "NAME", "CPU", "MEMORY", "NODE");
-  for (const auto& p : pods.store().List()) {
+  auto pod_list = pods.store().List();
+  std::sort(pod_list.begin(), pod_list.end(), [](const auto& a, const auto& b) {
+    return a->metadata.name.size() != b->metadata.name.size()
+               ? a->metadata.name.size() < b->metadata.name.size()
+               : a->metadata.name < b->metadata.name;
+  });
+  for (const auto& p : pod_list) {
     std::printf("  %-12s %-8s %-8s %s\n", p->metadata.name.c_str(), Req(*p, "cpu").c_str(),
                 Req(*p, "memory").c_str(), p->spec.node_name.empty() ? "<unscheduled>" : p->spec.node_name.c_str());
   }

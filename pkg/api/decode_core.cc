@@ -231,6 +231,7 @@ void Read(Reader& r, dom::object o, Pod& pod) {
     ReadConditions(r, s, pod.status.conditions);
     r.Str(s, "nominatedNodeName", pod.status.nominated_node_name);
     r.Str(s, "qosClass", pod.status.qos_class);
+    r.Str(s, "startTime", pod.status.start_time);
   });
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "pkg/common/strconv.h"
+
 namespace stowage::api {
 namespace {
 
@@ -112,25 +114,6 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
-// strconv.ParseInt(s, 10, 64): an optional sign, then at least one digit, no overflow.
-std::optional<int64_t> ParseInt64(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  // Negating in unsigned arithmetic keeps INT64_MIN well defined.
-  return negative ? static_cast<int64_t>(~v + 1) : static_cast<int64_t>(v);
-}
 
 std::optional<SelectorOp> ParseOp(std::string_view op) {
   if (op == "In") return SelectorOp::kIn;

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "pkg/common/strconv.h"
+
 namespace stowage::api {
 namespace {
 
@@ -36,25 +38,6 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // scale arithmetic in int32, so an exponent like 4294967297 behaves as 1; we follow it.
 int64_t Wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
 
-// strconv.ParseInt(s, 10, 64): an optional sign, then at least one digit, no overflow.
-std::optional<int64_t> ParseInt64(std::string_view s) {
-  bool negative = false;
-  if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-    negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (!IsDigit(c)) return std::nullopt;
-    const auto d = static_cast<uint64_t>(c - '0');
-    if (v > (limit - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  // Negating in unsigned arithmetic keeps INT64_MIN well defined.
-  return negative ? static_cast<int64_t>(~v + 1) : static_cast<int64_t>(v);
-}
 
 // The pieces of a quantity string, split the way upstream's parseQuantityString splits them.
 struct Scanned {

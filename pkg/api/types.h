@@ -250,6 +250,7 @@ struct PodStatus {
   std::vector<Condition> conditions;
   std::string nominated_node_name;
   std::string qos_class;
+  std::string start_time;  // RFC 3339; preemption prefers victims that started later
 };
 
 struct Pod {

@@ -177,7 +177,9 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
   std::stop_token watch_token = watch_stop->get_token();
   std::stop_callback forward(stop, [src = watch_stop.get()] { src->request_stop(); });
   {
+    // Checked under the lock PauseForTest takes, so a pause cannot slip in unnoticed.
     std::lock_guard<std::mutex> l(mu_);
+    if (paused_) return OkStatus();
     watch_stop_ = std::move(watch_stop);
   }
   client::WatchOptions o;
