@@ -1,0 +1,170 @@
+// The scheduling framework's extension points: one small interface per point, in the order a pod
+// meets them. A plugin implements Plugin plus any subset of these; the runtime sorts plugin
+// instances into per-point lists once, when a profile is built, so nothing is cast per pod.
+//
+// Contracts (what each point may return and what the framework does next) follow upstream's
+// staging/src/k8s.io/kube-scheduler/framework/interface.go. Filter and Score are called from
+// many threads at once for different nodes: they must only read CycleState and the NodeInfo.
+// Every other point runs on one thread per pod.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/framework/cycle_state.h"
+#include "pkg/framework/events.h"
+#include "pkg/framework/status.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::framework {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxExtenderPriority = 10;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // The registered name, e.g. "NodeResourcesFit"; the same string as upstream.
+  virtual std::string_view Name() const = 0;
+};
+
+// Runs when a pod is added to the queue. Anything but Success keeps the pod out of the active
+// queue ("gated") until an event the plugin registered for re-evaluates it.
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  virtual Status PreEnqueue(const api::Pod& pod) = 0;
+};
+
+// Orders the active queue. Only one per scheduler (all profiles share it).
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+// Nodes a PreFilter found to be the only candidates (e.g. from matchFields metadata.name);
+// nullopt means all nodes.
+struct PreFilterResult {
+  std::optional<std::set<std::string>> node_names;
+};
+
+// Incremental updates of PreFilter's state when the framework adds or removes a pod from a
+// node hypothetically (nominated pods, preemption).
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                        const PodInfo& pod_to_add, const NodeInfo& node) = 0;
+  virtual Status RemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                           const PodInfo& pod_to_remove, const NodeInfo& node) = 0;
+};
+
+// Runs once per cycle before Filter. Unschedulable rejects the pod on every node; Skip disables
+// this plugin's Filter for the cycle; Error aborts the cycle.
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PreFilter(CycleState& state, const PodInfo& pod,
+                           const std::vector<const NodeInfo*>& nodes, PreFilterResult& result) = 0;
+  virtual PreFilterExtensions* Extensions() { return nullptr; }
+};
+
+// Decides whether the pod fits a node. Success, Unschedulable (preemption may help),
+// UnschedulableAndUnresolvable, or Error. Called concurrently for different nodes.
+class FilterPlugin : public virtual Plugin {
+ public:
+  virtual Status Filter(const CycleState& state, const PodInfo& pod, const NodeInfo& node) = 0;
+};
+
+// How the nominated node of a pod should change after PostFilter.
+struct NominatingInfo {
+  enum class Mode : uint8_t { kNoop, kOverride } mode = Mode::kNoop;
+  std::string node_name;
+};
+
+// Per-node statuses of a failed Filter phase, by node name.
+using NodeToStatus = std::vector<std::pair<std::string, Status>>;
+
+// Runs when no node fits (preemption). Success with a nominated node, or Unschedulable.
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PostFilter(CycleState& state, const PodInfo& pod,
+                            const NodeToStatus& filtered, NominatingInfo& result) = 0;
+};
+
+// Runs once per cycle before Score with the feasible nodes; Skip disables this plugin's Score.
+class PreScorePlugin : public virtual Plugin {
+ public:
+  virtual Status PreScore(CycleState& state, const PodInfo& pod,
+                          const std::vector<const NodeInfo*>& nodes) = 0;
+};
+
+struct NodeScore {
+  std::string_view name;  // the node's name, valid for the cycle
+  int64_t score = 0;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  // Maps the raw scores of all feasible nodes into [0, kMaxNodeScore].
+  virtual Status NormalizeScore(const CycleState& state, const PodInfo& pod,
+                                NodeScoreList& scores) = 0;
+};
+
+// Ranks a feasible node; called concurrently for different nodes. Scores must end in
+// [0, kMaxNodeScore] after normalisation; the framework multiplies them by the plugin's weight.
+class ScorePlugin : public virtual Plugin {
+ public:
+  virtual Status Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                       int64_t& score) = 0;
+  virtual ScoreExtensions* Extensions() { return nullptr; }
+};
+
+// Reserve claims resources for the pod on the chosen node before binding; on any later failure
+// Unreserve undoes it (it must be idempotent and cannot fail).
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+  virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+// Approves, rejects or delays (Wait, with a timeout) the binding of a pod.
+class PermitPlugin : public virtual Plugin {
+ public:
+  virtual Status Permit(CycleState& state, const api::Pod& pod, std::string_view node,
+                        std::chrono::milliseconds& timeout) = 0;
+};
+
+// Work that must happen before the binding (e.g. volume provisioning). Error fails the binding.
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+// Binds the pod. Skip passes to the next bind plugin; the first non-Skip result is final.
+class BindPlugin : public virtual Plugin {
+ public:
+  virtual Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+// Informational, after a successful bind.
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+// The cluster events that may make a pod this plugin rejected schedulable.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  virtual std::vector<ClusterEventWithHint> EventsToRegister() const = 0;
+};
+
+}  // namespace stowage::framework

@@ -1,0 +1,25 @@
+#include "pkg/framework/registry.h"
+
+namespace stowage::framework {
+
+stowage::Status Registry::Register(std::string name, PluginFactory factory) {
+  if (factories_.count(name)) {
+    return AlreadyExistsError("a plugin named \"" + name + "\" is already registered");
+  }
+  factories_.emplace(std::move(name), std::move(factory));
+  return OkStatus();
+}
+
+stowage::Status Registry::Merge(const Registry& other) {
+  for (const auto& [name, f] : other.factories_) {
+    if (auto s = Register(name, f); !s.ok()) return s;
+  }
+  return OkStatus();
+}
+
+const PluginFactory* Registry::Find(std::string_view name) const {
+  auto it = factories_.find(name);
+  return it == factories_.end() ? nullptr : &it->second;
+}
+
+}  // namespace stowage::framework

@@ -1,0 +1,215 @@
+#include "pkg/framework/types.h"
+
+#include <algorithm>
+#include <atomic>
+
+namespace stowage::framework {
+
+namespace {
+auto ScalarLess = [](const std::pair<std::string, int64_t>& e, std::string_view n) {
+  return e.first < n;
+};
+}  // namespace
+
+bool IsScalarResourceName(std::string_view name) {
+  return name.find('/') != std::string_view::npos || name.starts_with("hugepages-") ||
+         name.starts_with("attachable-volumes-");
+}
+
+Resource Resource::FromList(const api::ResourceList& list) {
+  Resource r;
+  for (const auto& [name, q] : list.entries()) {
+    if (name == "cpu") {
+      r.milli_cpu += q.MilliValue();
+    } else if (name == "memory") {
+      r.memory += q.Value();
+    } else if (name == "ephemeral-storage") {
+      r.ephemeral_storage += q.Value();
+    } else if (name == "pods") {
+      r.allowed_pod_number += q.Value();
+    } else if (IsScalarResourceName(name)) {
+      r.SetScalar(name, r.Scalar(name) + q.Value());
+    }
+  }
+  return r;
+}
+
+int64_t Resource::Scalar(std::string_view name) const {
+  auto it = std::lower_bound(scalar.begin(), scalar.end(), name, ScalarLess);
+  return it != scalar.end() && it->first == name ? it->second : 0;
+}
+
+void Resource::SetScalar(std::string_view name, int64_t value) {
+  auto it = std::lower_bound(scalar.begin(), scalar.end(), name, ScalarLess);
+  if (it != scalar.end() && it->first == name) {
+    it->second = value;
+  } else {
+    scalar.insert(it, {std::string(name), value});
+  }
+}
+
+void Resource::Add(const Resource& o) {
+  milli_cpu += o.milli_cpu;
+  memory += o.memory;
+  ephemeral_storage += o.ephemeral_storage;
+  allowed_pod_number += o.allowed_pod_number;
+  for (const auto& [n, v] : o.scalar) SetScalar(n, Scalar(n) + v);
+}
+
+void Resource::Sub(const Resource& o) {
+  milli_cpu -= o.milli_cpu;
+  memory -= o.memory;
+  ephemeral_storage -= o.ephemeral_storage;
+  allowed_pod_number -= o.allowed_pod_number;
+  for (const auto& [n, v] : o.scalar) SetScalar(n, Scalar(n) - v);
+}
+
+void Resource::SetMax(const Resource& o) {
+  milli_cpu = std::max(milli_cpu, o.milli_cpu);
+  memory = std::max(memory, o.memory);
+  ephemeral_storage = std::max(ephemeral_storage, o.ephemeral_storage);
+  allowed_pod_number = std::max(allowed_pod_number, o.allowed_pod_number);
+  for (const auto& [n, v] : o.scalar) SetScalar(n, std::max(Scalar(n), v));
+}
+
+bool Resource::IsZero() const {
+  if (milli_cpu || memory || ephemeral_storage || allowed_pod_number) return false;
+  for (const auto& [n, v] : scalar) {
+    if (v) return false;
+  }
+  return true;
+}
+
+void HostPortInfo::Add(const HostPort& p) { ports_.push_back(p); }
+
+void HostPortInfo::Remove(const HostPort& p) {
+  auto it = std::find(ports_.begin(), ports_.end(), p);
+  if (it != ports_.end()) ports_.erase(it);
+}
+
+bool HostPortInfo::CheckConflict(const HostPort& p) const {
+  constexpr std::string_view kAny = "0.0.0.0";
+  for (const auto& u : ports_) {
+    if (u.port != p.port || u.protocol != p.protocol) continue;
+    if (u.ip == p.ip || u.ip == kAny || p.ip == kAny) return true;
+  }
+  return false;
+}
+
+std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
+  std::vector<HostPort> out;
+  auto collect = [&](const std::vector<api::Container>& cs) {
+    for (const auto& c : cs) {
+      for (const auto& p : c.ports) {
+        if (p.host_port <= 0) continue;
+        out.push_back({p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
+                       p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
+      }
+    }
+  };
+  collect(pod.spec.init_containers);
+  collect(pod.spec.containers);
+  return out;
+}
+
+PodInfoPtr NewPodInfo(api::PodPtr pod) {
+  auto info = std::make_shared<PodInfo>();
+  info->requests = ComputePodRequests(*pod);
+  Resource non0 = ComputePodRequests(*pod, true);
+  info->non0_cpu = non0.milli_cpu;
+  info->non0_mem = non0.memory;
+  info->host_ports = PodHostPorts(*pod);
+  if (const auto& a = pod->spec.affinity) {
+    info->has_affinity = a->pod_affinity.has_value() || a->pod_anti_affinity.has_value();
+    info->has_required_anti_affinity =
+        a->pod_anti_affinity.has_value() && !a->pod_anti_affinity->required.empty();
+  }
+  info->pod = std::move(pod);
+  return info;
+}
+
+int64_t NextGeneration() {
+  static std::atomic<int64_t> generation{0};
+  return generation.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+const std::string& NodeInfo::name() const {
+  static const std::string* empty = new std::string();
+  return node_ ? node_->metadata.name : *empty;
+}
+
+void NodeInfo::SetNode(api::NodePtr node) {
+  allocatable_ = Resource::FromList(node->status.allocatable);
+  node_ = std::move(node);
+  generation_ = NextGeneration();
+}
+
+void NodeInfo::RemoveNode() {
+  node_.reset();
+  generation_ = NextGeneration();
+}
+
+void NodeInfo::Account(const PodInfo& p, int sign) {
+  if (sign > 0) {
+    requested_.Add(p.requests);
+  } else {
+    requested_.Sub(p.requests);
+  }
+  non_zero_requested_.milli_cpu += sign * p.non0_cpu;
+  non_zero_requested_.memory += sign * p.non0_mem;
+  for (const auto& hp : p.host_ports) {
+    if (sign > 0) {
+      used_ports_.Add(hp);
+    } else {
+      used_ports_.Remove(hp);
+    }
+  }
+  generation_ = NextGeneration();
+}
+
+void NodeInfo::AddPodInfo(PodInfoPtr pod) {
+  Account(*pod, +1);
+  if (pod->has_affinity) pods_with_affinity_.push_back(pod);
+  if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.push_back(pod);
+  pods_.push_back(std::move(pod));
+}
+
+namespace {
+bool SamePod(const api::Pod& a, const api::Pod& b) {
+  if (!a.metadata.uid.empty() && !b.metadata.uid.empty()) return a.metadata.uid == b.metadata.uid;
+  return a.metadata.namespace_ == b.metadata.namespace_ && a.metadata.name == b.metadata.name;
+}
+
+// Removes by swapping with the last element, as upstream does (order is not preserved).
+bool RemoveFrom(std::vector<PodInfoPtr>& v, const api::Pod& pod) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (SamePod(*v[i]->pod, pod)) {
+      v[i] = std::move(v.back());
+      v.pop_back();
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+bool NodeInfo::RemovePod(const api::Pod& pod) {
+  for (size_t i = 0; i < pods_.size(); ++i) {
+    if (!SamePod(*pods_[i]->pod, pod)) continue;
+    PodInfoPtr p = pods_[i];
+    pods_[i] = std::move(pods_.back());
+    pods_.pop_back();
+    RemoveFrom(pods_with_affinity_, pod);
+    RemoveFrom(pods_with_required_anti_affinity_, pod);
+    Account(*p, -1);
+    return true;
+  }
+  return false;
+}
+
+void NodeInfo::SetImageStates(std::unordered_map<std::string, ImageStateSummary> states) {
+  image_states_ = std::move(states);
+  generation_ = NextGeneration();
+}
+
+}  // namespace stowage::framework
