@@ -1,0 +1,121 @@
+// Framework: one scheduling profile's plugins, instantiated once and sorted into per-extension-
+// point lists, and the Run* functions the scheduling and binding cycles call (upstream
+// frameworkImpl in pkg/scheduler/framework/runtime/framework.go).
+//
+// Thread-safety: the Run* functions of the scheduling cycle are called by one thread at a time;
+// RunFilterPlugins and the per-node part of scoring run concurrently on the worker pool. The
+// binding-cycle functions (Permit wait, PreBind, Bind, PostBind) may run concurrently for
+// different pods.
+#pragma once
+
+#include <any>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pkg/framework/handle.h"
+#include "pkg/framework/interface.h"
+#include "pkg/common/macros.h"
+#include "pkg/framework/registry.h"
+
+namespace stowage::framework {
+
+struct PluginSpec {
+  std::string name;
+  int32_t weight = 1;  // used by Score only
+};
+
+// The effective plugin lists of a profile, after multiPoint expansion, with typed args.
+struct ProfileSpec {
+  std::string scheduler_name;
+  std::vector<PluginSpec> pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score,
+      score, reserve, permit, pre_bind, bind, post_bind;
+  std::map<std::string, std::any, std::less<>> args;
+  std::optional<int32_t> percentage_of_nodes_to_score;
+};
+
+// A plugin's registered event, tagged with the plugin.
+struct PluginEvent {
+  std::string plugin;
+  ClusterEventWithHint event;
+};
+
+class Framework {
+ public:
+  // Instantiates every plugin named in spec from registry (one instance per name, shared by
+  // the points it appears in). An unknown name, or a plugin listed at a point it does not
+  // implement, is an error naming the profile and the plugin.
+  static StatusOr<std::unique_ptr<Framework>> New(const Registry& registry,
+                                                  const ProfileSpec& spec, Handle& handle);
+
+  const std::string& scheduler_name() const { return spec_.scheduler_name; }
+  const ProfileSpec& spec() const { return spec_; }
+  Handle& handle() { return handle_; }
+  bool HasScorePlugins() const { return !score_.empty(); }
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  const std::vector<PreEnqueuePlugin*>& pre_enqueue_plugins() const { return pre_enqueue_; }
+
+  Status RunPreEnqueuePlugins(const api::Pod& pod) const;
+  bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
+
+  // Fills result; on rejection the status names the plugin and unschedulable_plugins gets it.
+  Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
+                             const std::vector<const NodeInfo*>& nodes, PreFilterResult& result,
+                             std::set<std::string>& unschedulable_plugins);
+  // Runs the Filters in order, stopping at the first non-success (which names its plugin).
+  Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
+                                     const PodInfo& to_add, const NodeInfo& node);
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
+                                        const PodInfo& to_remove, const NodeInfo& node);
+  Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filtered,
+                              NominatingInfo& result);
+  Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
+                            const std::vector<const NodeInfo*>& nodes);
+  // Score, NormalizeScore and weighting; totals[i] is the weighted sum for nodes[i].
+  Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
+                         const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals);
+
+  Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node);
+  void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
+  // Success, a rejection, or Wait with the longest requested timeout (capped at 15 minutes).
+  Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
+                          std::chrono::milliseconds& wait);
+  Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+
+  // The events every EnqueueExtensions plugin registered, for the queue's hints.
+  std::vector<PluginEvent> EventsToRegister() const;
+
+ private:
+  Framework(ProfileSpec spec, Handle& handle) : spec_(std::move(spec)), handle_(handle) {}
+
+  template <typename P>
+  struct Entry {
+    P* plugin;
+    std::string name;
+    int32_t weight;
+  };
+
+  ProfileSpec spec_;
+  Handle& handle_;
+  std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;
+  std::vector<PreEnqueuePlugin*> pre_enqueue_;
+  QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<Entry<PreFilterPlugin>> pre_filter_;
+  std::vector<Entry<FilterPlugin>> filter_;
+  std::vector<Entry<PostFilterPlugin>> post_filter_;
+  std::vector<Entry<PreScorePlugin>> pre_score_;
+  std::vector<Entry<ScorePlugin>> score_;
+  std::vector<Entry<ReservePlugin>> reserve_;
+  std::vector<Entry<PermitPlugin>> permit_;
+  std::vector<Entry<PreBindPlugin>> pre_bind_;
+  std::vector<Entry<BindPlugin>> bind_;
+  std::vector<Entry<PostBindPlugin>> post_bind_;
+};
+
+}  // namespace stowage::framework
