@@ -121,6 +121,9 @@ void ReadContainer(Reader& r, dom::object o, Container& c) {
     if (port.protocol.empty()) port.protocol = "TCP";  // the API default
   });
   r.OptStr(o, "restartPolicy", c.restart_policy);
+  r.Arr(o, "restartPolicyRules", [&](dom::object rule) {
+    r.Str(rule, "action", c.restart_policy_rules.emplace_back().action);
+  });
 }
 
 // The volume sources are mutually exclusive keys of the volume object; the first one found
@@ -148,6 +151,8 @@ void ReadVolume(Reader& r, dom::object o, Volume& v) {
     r.Str(src, "iqn", v.iscsi_iqn);
     r.Str(src, "targetPortal", v.iscsi_target_portal);
     r.Int32(src, "lun", v.iscsi_lun);
+  } else if (v.source == "image") {
+    r.Str(src, "reference", v.image_reference);
   } else if (v.source == "rbd") {
     r.Str(src, "pool", v.rbd_pool);
     r.Str(src, "image", v.rbd_image);
@@ -201,6 +206,7 @@ void ReadPodSpec(Reader& r, dom::object o, PodSpec& s) {
     r.OptStr(c, "resourceClaimTemplateName", claim.resource_claim_template_name);
   });
   r.Bool(o, "hostNetwork", s.host_network);
+  r.OptBool(o, "hostUsers", s.host_users);
   r.Str(o, "restartPolicy", s.restart_policy);
   r.Obj(o, "os", [&](dom::object os) { r.Str(os, "name", s.os_name); });
 }

@@ -184,6 +184,12 @@ struct ContainerPort {
   std::string host_ip;
 };
 
+// One of a container's restartPolicyRules; only the action is kept (NodeDeclaredFeatures infers
+// RestartAllContainersOnContainerExits from it).
+struct ContainerRestartRule {
+  std::string action;  // Restart, RestartAllContainers, ...
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -191,6 +197,7 @@ struct Container {
   std::vector<ContainerPort> ports;
   // "Always" on an init container makes it a sidecar (restartable init container).
   std::optional<std::string> restart_policy;
+  std::vector<ContainerRestartRule> restart_policy_rules;
 };
 
 // The volume sources the default plugins distinguish; others keep only their kind.
@@ -201,6 +208,7 @@ struct Volume {
   bool read_only = false;
   std::string driver;      // csi.driver
   std::string disk_id;     // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID
+  std::string image_reference;  // image.reference (ImageVolume), counted by ImageLocality
   std::string iscsi_iqn;   // iscsi.iqn
   std::string iscsi_target_portal;
   int32_t iscsi_lun = 0;
@@ -233,6 +241,7 @@ struct PodSpec {
   std::vector<std::string> scheduling_gates;
   std::vector<PodResourceClaim> resource_claims;
   bool host_network = false;
+  std::optional<bool> host_users;  // false: user namespaces (NodeDeclaredFeatures)
   std::string restart_policy;
   std::string os_name;  // spec.os.name
 };

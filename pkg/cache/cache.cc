@@ -1,0 +1,267 @@
+#include "pkg/cache/cache.h"
+
+#include "pkg/common/logging.h"
+
+namespace stowage::cache {
+
+using framework::NodeInfo;
+using framework::PodInfoPtr;
+
+const NodeInfo* Snapshot::Get(std::string_view name) const {
+  auto it = nodes_.find(std::string(name));
+  return it == nodes_.end() ? nullptr : it->second.get();
+}
+
+std::string Cache::PodKey(const api::Pod& pod) {
+  return pod.metadata.uid.empty() ? api::NamespacedName(pod.metadata) : pod.metadata.uid;
+}
+
+NodeInfo& Cache::NodeEntry(const std::string& name) {
+  auto& slot = nodes_[name];
+  if (!slot) slot = std::make_unique<NodeInfo>();
+  return *slot;
+}
+
+void Cache::AddPodLocked(PodInfoPtr info) {
+  NodeEntry(info->pod->spec.node_name).AddPodInfo(info);
+}
+
+void Cache::RemovePodLocked(const api::Pod& pod, const std::string& node) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return;
+  it->second->RemovePod(pod);
+  // A node entry without a Node and without pods has no reason to exist.
+  if (it->second->node() == nullptr && it->second->pods().empty()) nodes_.erase(it);
+}
+
+Status Cache::AssumePod(PodInfoPtr pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::string key = PodKey(*pod->pod);
+  if (pods_.count(key)) {
+    return AlreadyExistsError("pod " + api::NamespacedName(pod->pod->metadata) +
+                              " is already in the cache, so it cannot be assumed");
+  }
+  AddPodLocked(pod);
+  pods_[key] = PodState{std::move(pod), true, false};
+  return OkStatus();
+}
+
+Status Cache::FinishBinding(const api::Pod& pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(PodKey(pod));
+  if (it != pods_.end() && it->second.assumed) it->second.binding_finished = true;
+  return OkStatus();
+}
+
+Status Cache::ForgetPod(const api::Pod& pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(PodKey(pod));
+  if (it == pods_.end()) return OkStatus();
+  if (!it->second.assumed) {
+    return FailedPreconditionError("pod " + api::NamespacedName(pod.metadata) +
+                                   " is not assumed, so it cannot be forgotten");
+  }
+  RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
+  pods_.erase(it);
+  return OkStatus();
+}
+
+bool Cache::IsAssumedPod(const api::Pod& pod) const {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(PodKey(pod));
+  return it != pods_.end() && it->second.assumed;
+}
+
+Status Cache::AddPod(api::PodPtr pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  std::string key = PodKey(*pod);
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second.assumed) {
+    // The binding was observed: replace the assumed pod by the real one, on the node the API
+    // reports (it may differ if something else bound it).
+    RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
+    PodInfoPtr info = framework::NewPodInfo(std::move(pod));
+    AddPodLocked(info);
+    it->second = PodState{std::move(info), false, false};
+    return OkStatus();
+  }
+  if (it != pods_.end()) {
+    return AlreadyExistsError("pod " + api::NamespacedName(pod->metadata) + " was already added");
+  }
+  PodInfoPtr info = framework::NewPodInfo(std::move(pod));
+  AddPodLocked(info);
+  pods_[key] = PodState{std::move(info), false, false};
+  return OkStatus();
+}
+
+Status Cache::UpdatePod(const api::PodPtr& old_pod, api::PodPtr new_pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(PodKey(*old_pod));
+  if (it == pods_.end() || it->second.assumed) {
+    return NotFoundError("pod " + api::NamespacedName(old_pod->metadata) +
+                         " is not in the cache (or only assumed), so it cannot be updated");
+  }
+  RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
+  PodInfoPtr info = framework::NewPodInfo(std::move(new_pod));
+  AddPodLocked(info);
+  it->second.info = std::move(info);
+  return OkStatus();
+}
+
+Status Cache::RemovePod(const api::Pod& pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = pods_.find(PodKey(pod));
+  if (it == pods_.end()) {
+    return NotFoundError("pod " + api::NamespacedName(pod.metadata) + " is not in the cache");
+  }
+  RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
+  pods_.erase(it);
+  return OkStatus();
+}
+
+void Cache::AddNode(api::NodePtr node) {
+  std::lock_guard<std::mutex> l(mu_);
+  NodeInfo& info = NodeEntry(node->metadata.name);
+  if (info.node()) {
+    tree_.UpdateNode(*info.node(), *node);
+  } else {
+    tree_.AddNode(*node);
+  }
+  UpdateImageStates(info.node(), node.get());
+  info.SetNode(std::move(node));
+  RefreshImageSummaries(info);
+  tree_changed_ = true;
+}
+
+void Cache::UpdateNode(const api::NodePtr& old_node, api::NodePtr new_node) {
+  (void)old_node;  // the cache's own copy is the authoritative "old"
+  AddNode(std::move(new_node));
+}
+
+void Cache::RemoveNode(const api::Node& node) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = nodes_.find(node.metadata.name);
+  if (it == nodes_.end() || it->second->node() == nullptr) return;
+  tree_.RemoveNode(*it->second->node());
+  UpdateImageStates(it->second->node(), nullptr);
+  if (it->second->pods().empty()) {
+    nodes_.erase(it);
+  } else {
+    it->second->RemoveNode();  // pods still point here until their deletions arrive
+  }
+  tree_changed_ = true;
+}
+
+void Cache::UpdateImageStates(const api::Node* old_node, const api::Node* new_node) {
+  auto names = [](const api::Node* n) {
+    std::unordered_map<std::string, int64_t> out;
+    if (n == nullptr) return out;
+    for (const auto& img : n->status.images) {
+      for (const auto& name : img.names) out[name] = img.size_bytes;
+    }
+    return out;
+  };
+  auto before = names(old_node);
+  auto after = names(new_node);
+  const std::string& node = new_node ? new_node->metadata.name : old_node->metadata.name;
+  for (const auto& [name, size] : before) {
+    if (after.count(name)) continue;
+    auto it = images_.find(name);
+    if (it == images_.end()) continue;
+    it->second.nodes.erase(node);
+    if (it->second.nodes.empty()) images_.erase(it);
+    images_changed_ = true;
+  }
+  for (const auto& [name, size] : after) {
+    auto& state = images_[name];
+    state.size = size;
+    if (state.nodes.insert(node).second) images_changed_ = true;
+  }
+}
+
+void Cache::RefreshImageSummaries(NodeInfo& info) {
+  std::unordered_map<std::string, framework::ImageStateSummary> summaries;
+  if (const api::Node* n = info.node()) {
+    for (const auto& img : n->status.images) {
+      for (const auto& name : img.names) {
+        auto it = images_.find(name);
+        if (it == images_.end()) continue;
+        summaries[name] = {it->second.size, static_cast<int>(it->second.nodes.size())};
+      }
+    }
+  }
+  if (summaries.empty() && info.image_states().empty()) return;
+  info.SetImageStates(std::move(summaries));
+}
+
+Status Cache::UpdateSnapshot(Snapshot& snapshot) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (images_changed_) {
+    // How many nodes hold an image changed: every node's summaries may be stale.
+    for (auto& [name, info] : nodes_) RefreshImageSummaries(*info);
+    images_changed_ = false;
+  }
+  bool rebuild = tree_changed_;
+  bool copied = false;
+  int64_t newest = snapshot.generation_;
+  for (const auto& [name, info] : nodes_) {
+    if (info->node() == nullptr) continue;
+    auto& slot = snapshot.nodes_[name];
+    if (!slot) {
+      slot = std::make_unique<NodeInfo>(*info);
+      rebuild = true;
+      copied = true;
+    } else if (slot->generation() != info->generation()) {
+      *slot = *info;  // in place: pointers in the lists stay valid
+      copied = true;
+    }
+    newest = std::max(newest, info->generation());
+  }
+  for (auto it = snapshot.nodes_.begin(); it != snapshot.nodes_.end();) {
+    auto live = nodes_.find(it->first);
+    if (live == nodes_.end() || live->second->node() == nullptr) {
+      it = snapshot.nodes_.erase(it);
+      rebuild = true;
+    } else {
+      ++it;
+    }
+  }
+  snapshot.generation_ = newest;
+  if (rebuild) {
+    snapshot.list_.clear();
+    for (const auto& name : tree_.List()) {
+      auto it = snapshot.nodes_.find(name);
+      if (it != snapshot.nodes_.end()) snapshot.list_.push_back(it->second.get());
+    }
+    tree_changed_ = false;
+  }
+  if (rebuild || copied) {
+    snapshot.with_affinity_.clear();
+    snapshot.with_required_anti_affinity_.clear();
+    for (const auto* n : snapshot.list_) {
+      if (!n->pods_with_affinity().empty()) snapshot.with_affinity_.push_back(n);
+      if (!n->pods_with_required_anti_affinity().empty()) {
+        snapshot.with_required_anti_affinity_.push_back(n);
+      }
+    }
+  }
+  if (snapshot.list_.size() != tree_.size()) {
+    LOG_ERROR("snapshot has {} nodes but the node tree {}; rebuilding", snapshot.list_.size(),
+              tree_.size());
+    tree_changed_ = true;
+    return InternalError("scheduler cache and snapshot disagree on the node count");
+  }
+  return OkStatus();
+}
+
+size_t Cache::NodeCount() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return tree_.size();
+}
+
+size_t Cache::PodCount() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return pods_.size();
+}
+
+}  // namespace stowage::cache

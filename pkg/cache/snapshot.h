@@ -1,0 +1,40 @@
+// Snapshot: the NodeInfos one scheduling cycle works on, copied from the cache at the start of
+// the cycle. UpdateSnapshot copies only nodes whose generation changed since the last update,
+// reusing the snapshot's existing objects, so a cycle costs little when few nodes changed.
+// Read-only during a cycle, and then safe to read from many threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/framework/handle.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::cache {
+
+class Snapshot : public framework::NodeInfoLister {
+ public:
+  const std::vector<const framework::NodeInfo*>& List() const override { return list_; }
+  const std::vector<const framework::NodeInfo*>& HavePodsWithAffinityList() const override {
+    return with_affinity_;
+  }
+  const std::vector<const framework::NodeInfo*>& HavePodsWithRequiredAntiAffinityList()
+      const override {
+    return with_required_anti_affinity_;
+  }
+  const framework::NodeInfo* Get(std::string_view name) const override;
+  int64_t generation() const { return generation_; }
+
+ private:
+  friend class Cache;
+  std::unordered_map<std::string, std::unique_ptr<framework::NodeInfo>> nodes_;
+  std::vector<const framework::NodeInfo*> list_;  // node-tree order
+  std::vector<const framework::NodeInfo*> with_affinity_;
+  std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
+  int64_t generation_ = 0;
+};
+
+}  // namespace stowage::cache

@@ -1,0 +1,121 @@
+// SchedulingQueue: the pods waiting to be scheduled (upstream PriorityQueue).
+//
+//   activeQ        ordered by the QueueSort plugin; Pop takes its head (or, when it is empty,
+//                  the head of backoffQ even if still backing off: PopFromBackoffQ).
+//   backoffQ       pods that failed and wait out their backoff: initial << (attempts-1), capped
+//                  at max, the expiry aligned to whole seconds; flushed to activeQ every second.
+//   unschedulable  pods rejected by plugins, waiting for a cluster event that one of those
+//                  plugins' queueing hints says may help; flushed after 5 minutes regardless.
+//                  Pods held back by a PreEnqueue plugin ("gated") wait here too.
+//
+// Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed
+// against its rejecting plugins when it comes back, so no event is missed. Error failures back
+// off separately from rejections (consecutive_errors_count). Thread-safe; Pop blocks.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/common/clock.h"
+#include "pkg/common/thread_annotations.h"
+#include "pkg/framework/runtime.h"
+
+namespace stowage::queue {
+
+using QueuedPodInfoPtr = std::shared_ptr<framework::QueuedPodInfo>;
+
+struct QueueOptions {
+  Duration initial_backoff = std::chrono::seconds(1);
+  Duration max_backoff = std::chrono::seconds(10);
+  Duration max_in_unschedulable = std::chrono::minutes(5);
+};
+
+class SchedulingQueue {
+ public:
+  // profiles: scheduler name -> framework (PreEnqueue, hints); the first one's QueueSort orders
+  // activeQ, as all profiles must share it.
+  SchedulingQueue(std::map<std::string, framework::Framework*> profiles, QueueOptions options,
+                  Clock& clock = RealClock());
+  ~SchedulingQueue();
+
+  // A new unscheduled pod.
+  void Add(api::PodPtr pod);
+  void Update(const api::PodPtr& old_pod, api::PodPtr new_pod);
+  void Delete(const api::Pod& pod);
+  // Blocks until a pod is available or Close(); nullptr after Close.
+  QueuedPodInfoPtr Pop();
+  // The pod's scheduling cycle is over (failed, or its binding cycle passed Permit).
+  void Done(const api::Pod& pod);
+  // A failed attempt: rejected (unschedulable_plugins non-empty) or an error.
+  void AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod, bool error);
+  // A cluster event: re-evaluates unschedulable pods whose rejectors registered for it.
+  void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
+                                     const framework::EventObject& old_obj,
+                                     const framework::EventObject& new_obj);
+
+  // Moves backed-off pods to activeQ and leftovers out of unschedulable (normally driven by
+  // the queue's own timer thread; exposed for tests with a FakeClock).
+  void FlushBackoffQCompleted();
+  void FlushUnschedulablePodsLeftover();
+  void Run();    // starts the flush timers
+  void Close();  // wakes Pop callers and stops the timers
+
+  // Counts for metrics and tests.
+  size_t ActiveSize() const;
+  size_t BackoffSize() const;
+  size_t UnschedulableSize() const;
+  bool IsInUnschedulable(const api::Pod& pod) const;
+
+ private:
+  struct ActiveLess {
+    const SchedulingQueue* q;
+    bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
+  };
+  struct BackoffLess {
+    const SchedulingQueue* q;
+    bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
+  };
+  struct InFlight {
+    std::vector<std::tuple<framework::ClusterEvent, framework::EventObject, framework::EventObject>>
+        events;
+  };
+
+  static std::string Key(const api::Pod& pod);
+  framework::Framework* ProfileFor(const api::Pod& pod) const;
+  MonoTime BackoffExpiry(const framework::QueuedPodInfo& p) const;
+  bool IsBackingOff(const framework::QueuedPodInfo& p) const REQUIRES(mu_);
+  // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated.
+  void MoveToActive(QueuedPodInfoPtr p) REQUIRES(mu_);
+  void RemoveEverywhere(const std::string& key) REQUIRES(mu_);
+  // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.
+  bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
+                      const framework::EventObject& old_obj,
+                      const framework::EventObject& new_obj) const;
+  void Requeue(QueuedPodInfoPtr p) REQUIRES(mu_);
+
+  const std::map<std::string, framework::Framework*> profiles_;
+  framework::Framework* sort_profile_;
+  const QueueOptions options_;
+  Clock& clock_;
+  // plugin name -> the events it registered (from every profile).
+  std::multimap<std::string, framework::ClusterEventWithHint> events_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<QueuedPodInfoPtr, ActiveLess> active_ GUARDED_BY(mu_);
+  std::set<QueuedPodInfoPtr, BackoffLess> backoff_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, QueuedPodInfoPtr> index_ GUARDED_BY(mu_);  // active+backoff
+  std::unordered_map<std::string, InFlight> in_flight_ GUARDED_BY(mu_);
+  bool closed_ GUARDED_BY(mu_) = false;
+  std::jthread timer_;
+};
+
+}  // namespace stowage::queue

@@ -1,0 +1,105 @@
+#include "tests/testing/fake_handle.h"
+
+#include <map>
+#include <set>
+
+namespace stowage::testing {
+
+NodeInfoPtr MakeNodeInfo(api::NodePtr node, const std::vector<api::PodPtr>& pods) {
+  auto info = std::make_shared<framework::NodeInfo>();
+  std::unordered_map<std::string, framework::ImageStateSummary> images;
+  for (const auto& image : node->status.images) {
+    for (const auto& name : image.names) images[name] = {image.size_bytes, 1};
+  }
+  info->SetNode(std::move(node));
+  info->SetImageStates(std::move(images));
+  for (const auto& pod : pods) info->AddPodInfo(framework::NewPodInfo(pod));
+  return info;
+}
+
+std::vector<NodeInfoPtr> MakeNodeInfos(const std::vector<api::NodePtr>& nodes,
+                                       const std::vector<api::PodPtr>& pods) {
+  std::map<std::string, std::set<std::string>, std::less<>> nodes_with_image;
+  for (const auto& node : nodes) {
+    for (const auto& image : node->status.images) {
+      for (const auto& name : image.names) nodes_with_image[name].insert(node->metadata.name);
+    }
+  }
+  std::vector<NodeInfoPtr> out;
+  out.reserve(nodes.size());
+  for (const auto& node : nodes) {
+    std::vector<api::PodPtr> on_node;
+    for (const auto& pod : pods) {
+      if (pod->spec.node_name == node->metadata.name) on_node.push_back(pod);
+    }
+    NodeInfoPtr info = MakeNodeInfo(node, on_node);
+    std::unordered_map<std::string, framework::ImageStateSummary> images;
+    for (const auto& image : node->status.images) {
+      for (const auto& name : image.names) {
+        images[name] = {image.size_bytes, static_cast<int>(nodes_with_image[name].size())};
+      }
+    }
+    info->SetImageStates(std::move(images));
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<const framework::NodeInfo*> Pointers(const std::vector<NodeInfoPtr>& infos) {
+  std::vector<const framework::NodeInfo*> out;
+  out.reserve(infos.size());
+  for (const auto& i : infos) out.push_back(i.get());
+  return out;
+}
+
+void SequentialParallelizer::Until(size_t n, const std::function<void(size_t)>& fn,
+                                   const std::function<bool()>& stop) {
+  for (size_t i = 0; i < n; ++i) {
+    if (stop && stop()) return;
+    fn(i);
+  }
+}
+
+void FakeNodeInfoLister::Set(std::vector<NodeInfoPtr> infos) {
+  owned_ = std::move(infos);
+  all_ = Pointers(owned_);
+  with_affinity_.clear();
+  with_required_anti_affinity_.clear();
+  for (const auto* info : all_) {
+    if (!info->pods_with_affinity().empty()) with_affinity_.push_back(info);
+    if (!info->pods_with_required_anti_affinity().empty()) {
+      with_required_anti_affinity_.push_back(info);
+    }
+  }
+}
+
+const framework::NodeInfo* FakeNodeInfoLister::Get(std::string_view node_name) const {
+  for (const auto* info : all_) {
+    if (info->name() == node_name) return info;
+  }
+  return nullptr;
+}
+
+void FakeHandle::SetNodes(const std::vector<api::NodePtr>& nodes,
+                          const std::vector<api::PodPtr>& pods) {
+  SetNodeInfos(MakeNodeInfos(nodes, pods));
+}
+
+void FakeHandle::SetBindError(stowage::Status error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bind_error_ = std::move(error);
+}
+
+std::vector<FakeHandle::BindCall> FakeHandle::bind_calls() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bind_calls_;
+}
+
+stowage::Status FakeHandle::BindPod(const api::Pod& pod, std::string_view node_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bind_calls_.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
+                         std::string(node_name)});
+  return bind_error_;
+}
+
+}  // namespace stowage::testing

@@ -1,0 +1,98 @@
+// A framework::Handle for plugin unit tests: a settable snapshot of NodeInfos, a Parallelizer
+// that runs every piece on the calling thread, and a BindPod that records its calls and returns
+// an injectable error. Also builders of NodeInfos shaped like the cache's snapshot.
+//
+// Thread-safety: BindPod and the bind-call accessors may be used from several threads; setting
+// the nodes must not race with readers of SnapshotSharedLister().
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/common/status.h"
+#include "pkg/common/thread_annotations.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::testing {
+
+using NodeInfoPtr = std::shared_ptr<framework::NodeInfo>;
+
+// A NodeInfo for node holding every pod given (their spec.nodeName is not checked). Image states
+// count only this node; use MakeNodeInfos for cluster-wide counts.
+NodeInfoPtr MakeNodeInfo(api::NodePtr node, const std::vector<api::PodPtr>& pods = {});
+
+// One NodeInfo per node, in order, as the snapshot builds them: each pod goes to the node its
+// spec.nodeName names (other pods are dropped), and each node's image states map every name of
+// every image it lists to {that image's size, the number of nodes listing the name}.
+std::vector<NodeInfoPtr> MakeNodeInfos(const std::vector<api::NodePtr>& nodes,
+                                       const std::vector<api::PodPtr>& pods = {});
+
+// Views NodeInfos as plugins receive them in PreFilter/PreScore.
+std::vector<const framework::NodeInfo*> Pointers(const std::vector<NodeInfoPtr>& infos);
+
+// Runs fn(0..n-1) in order on the calling thread.
+class SequentialParallelizer : public framework::Parallelizer {
+ public:
+  void Until(size_t n, const std::function<void(size_t)>& fn,
+             const std::function<bool()>& stop = {}) override;
+  int parallelism() const override { return 1; }
+};
+
+class FakeNodeInfoLister : public framework::NodeInfoLister {
+ public:
+  void Set(std::vector<NodeInfoPtr> infos);
+  const std::vector<const framework::NodeInfo*>& List() const override { return all_; }
+  const std::vector<const framework::NodeInfo*>& HavePodsWithAffinityList() const override {
+    return with_affinity_;
+  }
+  const std::vector<const framework::NodeInfo*>& HavePodsWithRequiredAntiAffinityList()
+      const override {
+    return with_required_anti_affinity_;
+  }
+  const framework::NodeInfo* Get(std::string_view node_name) const override;
+
+ private:
+  std::vector<NodeInfoPtr> owned_;
+  std::vector<const framework::NodeInfo*> all_;
+  std::vector<const framework::NodeInfo*> with_affinity_;
+  std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
+};
+
+class FakeHandle : public framework::Handle {
+ public:
+  // One recorded BindPod call.
+  struct BindCall {
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+    std::string node;
+  };
+
+  FakeHandle() = default;
+  explicit FakeHandle(std::vector<NodeInfoPtr> infos) { SetNodeInfos(std::move(infos)); }
+
+  void SetNodeInfos(std::vector<NodeInfoPtr> infos) { lister_.Set(std::move(infos)); }
+  // SetNodeInfos(MakeNodeInfos(nodes, pods)).
+  void SetNodes(const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods = {});
+  // The error BindPod returns from now on (OK: succeed). Calls are recorded either way.
+  void SetBindError(stowage::Status error);
+  std::vector<BindCall> bind_calls() const;
+
+  const framework::NodeInfoLister& SnapshotSharedLister() const override { return lister_; }
+  framework::Parallelizer& parallelizer() override { return parallelizer_; }
+  stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
+
+ private:
+  FakeNodeInfoLister lister_;
+  SequentialParallelizer parallelizer_;
+  mutable std::mutex mu_;
+  stowage::Status bind_error_ GUARDED_BY(mu_);
+  std::vector<BindCall> bind_calls_ GUARDED_BY(mu_);
+};
+
+}  // namespace stowage::testing
