@@ -1,0 +1,181 @@
+// Scheduler construction, informer event handlers and the binding workers.
+#include "pkg/scheduler/scheduler.h"
+
+#include "pkg/client/resources.h"
+#include "pkg/common/logging.h"
+
+namespace stowage::scheduler {
+
+using framework::ClusterEvent;
+using framework::EventResource;
+
+Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& informers,
+                     Options options)
+    : client_(client),
+      informers_(informers),
+      options_(std::move(options)),
+      pool_(options_.parallelism) {
+  events_ = std::make_unique<EventRecorder>(client_, options_.instance);
+  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) {
+    bind_workers_.emplace_back([this] {
+      for (;;) {
+        std::function<void()> task;
+        {
+          std::unique_lock<std::mutex> l(bind_mu_);
+          bind_cv_.wait(l, [&] { return bind_closed_ || !bind_tasks_.empty(); });
+          if (bind_tasks_.empty()) return;
+          task = std::move(bind_tasks_.front());
+          bind_tasks_.pop_front();
+          ++bind_running_;
+        }
+        task();
+        std::lock_guard<std::mutex> l(bind_mu_);
+        --bind_running_;
+        bind_cv_.notify_all();
+      }
+    });
+  }
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard<std::mutex> l(bind_mu_);
+    bind_closed_ = true;
+  }
+  bind_cv_.notify_all();
+  for (auto& t : bind_workers_) t.join();
+  if (queue_) queue_->Close();
+}
+
+void Scheduler::SubmitBinding(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> l(bind_mu_);
+    bind_tasks_.push_back(std::move(task));
+  }
+  bind_cv_.notify_one();
+}
+
+stowage::Status Scheduler::Init(const framework::Registry& registry,
+                                const std::vector<framework::ProfileSpec>& profiles) {
+  if (profiles.empty()) return InvalidArgumentError("at least one profile is required");
+  std::map<std::string, framework::Framework*> by_name;
+  for (const auto& spec : profiles) {
+    auto fw = framework::Framework::New(registry, spec, *this);
+    if (!fw.ok()) return fw.status();
+    by_name[spec.scheduler_name] = fw->get();
+    profiles_[spec.scheduler_name] = std::move(*fw);
+  }
+  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, options_.queue);
+  RegisterHandlers();
+  return OkStatus();
+}
+
+framework::Framework* Scheduler::ProfileFor(const api::Pod& pod) const {
+  auto it = profiles_.find(pod.spec.scheduler_name);
+  return it == profiles_.end() ? nullptr : it->second.get();
+}
+
+stowage::Status Scheduler::BindPod(const api::Pod& pod, std::string_view node_name) {
+  return client::BindPod(client_, pod.metadata, node_name);
+}
+
+namespace {
+// Which scheduling-relevant parts of a node changed (upstream NodeSchedulingPropertiesChange).
+uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
+  uint32_t a = 0;
+  if (o.spec.unschedulable != n.spec.unschedulable || !(o.spec.taints == n.spec.taints)) {
+    a |= framework::kUpdateNodeTaint;
+  }
+  if (!(o.status.allocatable == n.status.allocatable)) a |= framework::kUpdateNodeAllocatable;
+  if (!(o.metadata.labels == n.metadata.labels)) a |= framework::kUpdateNodeLabel;
+  if (!(o.metadata.annotations == n.metadata.annotations)) a |= framework::kUpdateNodeAnnotation;
+  if (o.status.declared_features != n.status.declared_features) {
+    a |= framework::kUpdateNodeDeclaredFeature;
+  }
+  auto conds = [](const api::Node& x) {
+    std::vector<std::pair<std::string, std::string>> c;
+    for (const auto& cond : x.status.conditions) c.emplace_back(cond.type, cond.status);
+    return c;
+  };
+  if (conds(o) != conds(n)) a |= framework::kUpdateNodeCondition;
+  return a;
+}
+}  // namespace
+
+void Scheduler::RegisterHandlers() {
+  auto nodes = std::make_shared<informer::FuncHandler<api::Node>>();
+  nodes->add = [this](const api::NodePtr& n, bool) {
+    cache_.AddNode(n);
+    queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kAdd, "NodeAdd"}, {}, n);
+  };
+  nodes->update = [this](const api::NodePtr& o, const api::NodePtr& n) {
+    cache_.UpdateNode(o, n);
+    uint32_t changes = NodeChanges(*o, *n);
+    if (changes) {
+      queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, changes, "NodeUpdate"}, o, n);
+    }
+  };
+  nodes->del = [this](const api::NodePtr& n, bool) {
+    cache_.RemoveNode(*n);
+    queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kDelete, "NodeDelete"},
+                                          n, {});
+  };
+  informers_.For<api::Node>().AddEventHandler(nodes);
+
+  auto pods = std::make_shared<informer::FuncHandler<api::Pod>>();
+  pods->add = [this](const api::PodPtr& p, bool) {
+    if (!p->spec.node_name.empty()) {
+      if (auto s = cache_.AddPod(p); !s.ok()) VLOG(4, "cache add: {}", s.message());
+      queue_->MoveAllToActiveOrBackoffQueue(
+          {EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"}, {}, p);
+    } else if (Responsible(*p)) {
+      queue_->Add(p);
+    }
+  };
+  pods->update = [this](const api::PodPtr& o, const api::PodPtr& n) {
+    if (o->metadata.resource_version == n->metadata.resource_version) return;
+    if (!n->spec.node_name.empty()) {
+      if (o->spec.node_name.empty()) {
+        // The binding was observed: the pod leaves the queue and is confirmed in the cache.
+        queue_->Delete(*n);
+        if (auto s = cache_.AddPod(n); !s.ok()) VLOG(4, "cache add: {}", s.message());
+        queue_->MoveAllToActiveOrBackoffQueue(
+            {EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"}, {}, n);
+        return;
+      }
+      if (auto s = cache_.UpdatePod(o, n); !s.ok()) VLOG(4, "cache update: {}", s.message());
+      queue_->MoveAllToActiveOrBackoffQueue(
+          {EventResource::kAssignedPod, framework::kUpdate, "AssignedPodUpdate"}, o, n);
+    } else if (Responsible(*n)) {
+      if (cache_.IsAssumedPod(*n)) return;  // its binding is in flight
+      queue_->Update(o, n);
+    }
+  };
+  pods->del = [this](const api::PodPtr& p, bool) {
+    if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
+      if (cache_.IsAssumedPod(*p) && p->spec.node_name.empty()) {
+        (void)cache_.ForgetPod(*p);
+      } else if (auto s = cache_.RemovePod(*p); !s.ok()) {
+        VLOG(4, "cache remove: {}", s.message());
+      }
+      queue_->MoveAllToActiveOrBackoffQueue(
+          {EventResource::kAssignedPod, framework::kDelete, "AssignedPodDelete"}, p, {});
+    }
+    queue_->Delete(*p);
+  };
+  // Terminal pods hold no resources and are not the scheduler's business, as upstream.
+  informers_
+      .For<api::Pod>(informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
+      .AddEventHandler(pods);
+}
+
+void Scheduler::Run(std::stop_token stop) {
+  queue_->Run();
+  std::stop_callback close(stop, [this] { queue_->Close(); });
+  while (!stop.stop_requested()) ScheduleOne();
+  // Let in-flight bindings finish so assumed pods do not leak.
+  std::unique_lock<std::mutex> l(bind_mu_);
+  bind_cv_.wait(l, [&] { return bind_tasks_.empty() && bind_running_ == 0; });
+}
+
+}  // namespace stowage::scheduler

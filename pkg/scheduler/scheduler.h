@@ -1,0 +1,123 @@
+// Scheduler: wires informers, cache, queue and the profiles' frameworks, and runs the scheduling
+// loop (upstream pkg/scheduler: scheduler.go, schedule_one.go, eventhandlers.go).
+//
+// One thread runs scheduling cycles one pod at a time (Filter and Score fan out over the worker
+// pool); each chosen pod is assumed in the cache and handed to a binding worker, so binding (an
+// API call) overlaps the next cycle. Failures patch the pod's PodScheduled condition, record a
+// FailedScheduling event and requeue the pod. Thread-safe: Run blocks until stopped.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pkg/cache/cache.h"
+#include "pkg/client/rest_client.h"
+#include "pkg/framework/parallelize.h"
+#include "pkg/framework/registry.h"
+#include "pkg/framework/runtime.h"
+#include "pkg/informer/informer_factory.h"
+#include "pkg/queue/scheduling_queue.h"
+#include "pkg/scheduler/event_recorder.h"
+
+namespace stowage::scheduler {
+
+struct Options {
+  int parallelism = 16;
+  std::optional<int32_t> percentage_of_nodes_to_score;  // global; profiles may override
+  queue::QueueOptions queue;
+  int binding_workers = 16;
+  std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
+};
+
+class Scheduler : public framework::Handle {
+ public:
+  Scheduler(client::RestClient& client, informer::InformerFactory& informers, Options options);
+  ~Scheduler() override;
+
+  // Builds one framework per profile and registers the informer handlers. Call before the
+  // informers start so the initial lists reach the cache and queue.
+  stowage::Status Init(const framework::Registry& registry,
+                       const std::vector<framework::ProfileSpec>& profiles);
+  // Runs the scheduling loop until stop is requested; then drains in-flight bindings.
+  void Run(std::stop_token stop);
+
+  // framework::Handle
+  const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
+  framework::Parallelizer& parallelizer() override { return pool_; }
+  stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
+
+  cache::Cache& cache() { return cache_; }
+  queue::SchedulingQueue& queue() { return *queue_; }
+
+ private:
+  struct ScheduleResult {
+    std::string host;
+    int evaluated = 0;
+    int feasible = 0;
+  };
+  // A failed search: per-node statuses, or a PreFilter rejection applying to all nodes.
+  struct FitError {
+    int num_all_nodes = 0;
+    framework::NodeToStatus node_statuses;
+    std::string pre_filter_msg;
+    std::set<std::string> unschedulable_plugins;
+  };
+
+  void ScheduleOne();
+  // Finds a host; on failure sets fit (a rejection) or returns an error status.
+  framework::Status SchedulePod(framework::Framework& fw, framework::CycleState& state,
+                                const framework::PodInfo& pod, ScheduleResult& result,
+                                FitError& fit);
+  framework::Status FindNodesThatFit(framework::Framework& fw, framework::CycleState& state,
+                                     const framework::PodInfo& pod,
+                                     std::vector<const framework::NodeInfo*>& feasible,
+                                     FitError& fit);
+  std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
+                         const std::vector<int64_t>& scores);
+  size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;
+  void BindingCycle(framework::Framework* fw, std::unique_ptr<framework::CycleState> state,
+                    queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed,
+                    std::string host, std::chrono::milliseconds permit_wait);
+  void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
+                     const framework::Status& status, const FitError* fit);
+  void RegisterHandlers();
+  framework::Framework* ProfileFor(const api::Pod& pod) const;
+  bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
+  void SubmitBinding(std::function<void()> task);
+
+  client::RestClient& client_;
+  informer::InformerFactory& informers_;
+  const Options options_;
+  cache::Cache cache_;
+  cache::Snapshot snapshot_;
+  framework::WorkerPool pool_;
+  std::map<std::string, std::unique_ptr<framework::Framework>> profiles_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  std::unique_ptr<EventRecorder> events_;
+  size_t next_start_node_index_ = 0;
+  std::mt19937_64 rng_{std::random_device{}()};
+
+  std::mutex bind_mu_;
+  std::condition_variable bind_cv_;
+  std::deque<std::function<void()>> bind_tasks_;
+  int bind_running_ = 0;
+  bool bind_closed_ = false;
+  std::vector<std::thread> bind_workers_;
+};
+
+// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
+// upstream's FitError.Error(): reasons counted per node, sorted, joined.
+std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
+                            const std::string& pre_filter_msg, const std::string& post_filter_msg);
+
+}  // namespace stowage::scheduler
