@@ -1,0 +1,51 @@
+#include "pkg/plugins/registry.h"
+
+#include "pkg/common/assert.h"
+#include "pkg/plugins/default_binder/default_binder.h"
+#include "pkg/plugins/image_locality/image_locality.h"
+#include "pkg/plugins/names.h"
+#include "pkg/plugins/node_affinity/node_affinity.h"
+#include "pkg/plugins/node_declared_features/node_declared_features.h"
+#include "pkg/plugins/node_name/node_name.h"
+#include "pkg/plugins/node_ports/node_ports.h"
+#include "pkg/plugins/node_resources/balanced_allocation.h"
+#include "pkg/plugins/node_resources/fit.h"
+#include "pkg/plugins/node_unschedulable/node_unschedulable.h"
+#include "pkg/plugins/queue_sort/queue_sort.h"
+#include "pkg/plugins/scheduling_gates/scheduling_gates.h"
+#include "pkg/plugins/taint_toleration/taint_toleration.h"
+
+namespace stowage::plugins {
+
+framework::Registry NewInTreeRegistry() {
+  framework::Registry r;
+  const std::pair<std::string_view, framework::PluginFactory> entries[] = {
+      {names::kPrioritySort, queue_sort::New},
+      {names::kSchedulingGates, scheduling_gates::New},
+      {names::kNodeUnschedulable, node_unschedulable::New},
+      {names::kNodeName, node_name::New},
+      {names::kTaintToleration, taint_toleration::New},
+      {names::kNodeAffinity, node_affinity::New},
+      {names::kNodePorts, node_ports::New},
+      {names::kNodeResourcesFit, node_resources::NewFit},
+      {names::kNodeResourcesBalancedAllocation, node_resources::NewBalancedAllocation},
+      {names::kImageLocality, image_locality::New},
+      {names::kNodeDeclaredFeatures, node_declared_features::New},
+      {names::kDefaultBinder, default_binder::New},
+  };
+  for (const auto& [name, factory] : entries) {
+    RELEASE_ASSERT(r.Register(std::string(name), factory).ok(), "duplicate in-tree plugin");
+  }
+  return r;
+}
+
+const std::vector<std::string_view>& NotYetImplemented() {
+  static const auto* list = new std::vector<std::string_view>{
+      names::kVolumeRestrictions, names::kNodeVolumeLimits, names::kVolumeBinding,
+      names::kVolumeZone,         names::kPodTopologySpread, names::kInterPodAffinity,
+      names::kDynamicResources,   names::kDefaultPreemption, names::kGangScheduling,
+  };
+  return *list;
+}
+
+}  // namespace stowage::plugins

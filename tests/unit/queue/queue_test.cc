@@ -1,0 +1,205 @@
+// The scheduling queue with a fake clock: ordering, backoff arithmetic, hint-driven moves,
+// gating, in-flight events and the unschedulable leftover flush.
+#include "pkg/queue/scheduling_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testing/builders.h"
+#include "tests/testing/fake_handle.h"
+
+namespace stowage::queue {
+namespace {
+
+using namespace std::chrono_literals;
+using framework::ClusterEvent;
+using framework::EventResource;
+using testing::BuildNode;
+using testing::BuildPod;
+
+struct Sort : framework::QueueSortPlugin {
+  std::string_view Name() const override { return "Sort"; }
+  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
+    int pa = a.pod().spec.priority.value_or(0), pb = b.pod().spec.priority.value_or(0);
+    return pa != pb ? pa > pb : a.timestamp < b.timestamp;
+  }
+};
+struct Binder : framework::BindPlugin {
+  std::string_view Name() const override { return "Bind"; }
+  framework::Status Bind(framework::CycleState&, const api::Pod&, std::string_view) override {
+    return {};
+  }
+};
+// Gates pods labelled gated=yes.
+struct Gate : framework::PreEnqueuePlugin, framework::EnqueueExtensions {
+  std::string_view Name() const override { return "Gate"; }
+  framework::Status PreEnqueue(const api::Pod& pod) override {
+    const std::string* g = pod.metadata.labels.Get("gated");
+    return g && *g == "yes" ? framework::Status::Unresolvable("gated") : framework::Status();
+  }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    return {{{EventResource::kPod, framework::kUpdate, ""}, nullptr}};
+  }
+};
+// Rejections fixed only by a node labelled ok=yes being added.
+struct NeedsOkNode : framework::FilterPlugin, framework::EnqueueExtensions {
+  std::string_view Name() const override { return "NeedsOkNode"; }
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo&,
+                           const framework::NodeInfo&) override {
+    return {};
+  }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    auto hint = [](const api::Pod&, const framework::EventObject&, const framework::EventObject& n) {
+      auto node = std::get<api::NodePtr>(n);
+      const std::string* ok = node->metadata.labels.Get("ok");
+      return ok && *ok == "yes" ? framework::QueueingHint::kQueue : framework::QueueingHint::kSkip;
+    };
+    return {{{EventResource::kNode, framework::kAdd, "NodeAdd"}, hint}};
+  }
+};
+
+class QueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto reg = [&](const char* name, auto make) {
+      ASSERT_TRUE(registry_.Register(name, [make](const std::any&, framework::Handle&)
+                                              -> StatusOr<std::unique_ptr<framework::Plugin>> {
+                    return std::unique_ptr<framework::Plugin>(make());
+                  }).ok());
+    };
+    reg("Sort", [] { return new Sort; });
+    reg("Bind", [] { return new Binder; });
+    reg("Gate", [] { return new Gate; });
+    reg("NeedsOkNode", [] { return new NeedsOkNode; });
+    framework::ProfileSpec spec;
+    spec.scheduler_name = "default-scheduler";
+    spec.queue_sort = {{"Sort"}};
+    spec.bind = {{"Bind"}};
+    spec.pre_enqueue = {{"Gate"}};
+    spec.filter = {{"NeedsOkNode"}};
+    auto fw = framework::Framework::New(registry_, spec, handle_);
+    ASSERT_TRUE(fw.ok()) << fw.status();
+    fw_ = std::move(*fw);
+    q_ = std::make_unique<SchedulingQueue>(
+        std::map<std::string, framework::Framework*>{{"default-scheduler", fw_.get()}},
+        QueueOptions{}, clock_);
+  }
+
+  // Pops p and reports it rejected by NeedsOkNode.
+  void Reject(const std::string& name) {
+    auto p = q_->Pop();
+    ASSERT_EQ(p->pod().metadata.name, name);
+    p->unschedulable_plugins = {"NeedsOkNode"};
+    q_->AddUnschedulableIfNotPresent(p, false);
+  }
+  void AddNode(bool ok) {
+    auto n = BuildNode().Name("n").Label("ok", ok ? "yes" : "no").Obj();
+    q_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kAdd, "NodeAdd"}, {}, n);
+  }
+
+  FakeClock clock_;
+  framework::Registry registry_;
+  testing::FakeHandle handle_;
+  std::unique_ptr<framework::Framework> fw_;
+  std::unique_ptr<SchedulingQueue> q_;
+};
+
+TEST_F(QueueTest, PopsByPriorityThenArrival) {
+  q_->Add(BuildPod().Name("low").UID("1").Priority(1).Obj());
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("high").UID("2").Priority(10).Obj());
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("low-later").UID("3").Priority(1).Obj());
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "high");
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "low");
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "low-later");
+}
+
+TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p");
+  EXPECT_EQ(q_->UnschedulableSize(), 1u);
+  AddNode(false);  // the hint says this node does not help
+  EXPECT_EQ(q_->UnschedulableSize(), 1u);
+  AddNode(true);
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+  EXPECT_EQ(q_->BackoffSize(), 1u) << "still within its 1 s backoff";
+  clock_.Advance(2s);
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+}
+
+TEST_F(QueueTest, BackoffDoublesFromOneToTenSeconds) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  for (int expected : {1, 2, 4, 8, 10, 10}) {
+    Reject("p");
+    AddNode(true);  // straight to backoffQ
+    ASSERT_EQ(q_->BackoffSize(), 1u);
+    clock_.Advance(std::chrono::seconds(expected) - 1ms);
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(q_->BackoffSize(), 1u) << "backoff of " << expected << "s not over yet";
+    clock_.Advance(1s + 1ms);
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(q_->ActiveSize(), 1u) << "backoff of " << expected << "s is over";
+  }
+}
+
+TEST_F(QueueTest, EventsDuringTheCycleAreNotLost) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  auto p = q_->Pop();
+  AddNode(true);  // arrives while p is being scheduled
+  p->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(p, false);
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+  EXPECT_EQ(q_->BackoffSize(), 1u);
+}
+
+TEST_F(QueueTest, PopTakesABackingOffPodWhenNothingElseIsActive) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p");
+  AddNode(true);
+  ASSERT_EQ(q_->BackoffSize(), 1u);
+  auto p = q_->Pop();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->attempts, 2);
+}
+
+TEST_F(QueueTest, GatedPodWaitsUntilUngated) {
+  auto gated =
+      BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
+  q_->Add(gated);
+  EXPECT_EQ(q_->ActiveSize(), 0u);
+  EXPECT_TRUE(q_->IsInUnschedulable(*gated));
+  q_->Update(gated, BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "no").Obj());
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+}
+
+TEST_F(QueueTest, LeftoversAreFlushedAfterFiveMinutes) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p");
+  clock_.Advance(4min);
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(q_->UnschedulableSize(), 1u);
+  clock_.Advance(61s);
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+}
+
+TEST_F(QueueTest, ErrorsBackOffWithoutWaitingForEvents) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  auto p = q_->Pop();
+  q_->AddUnschedulableIfNotPresent(p, /*error=*/true);
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+  EXPECT_EQ(q_->BackoffSize(), 1u);
+  EXPECT_EQ(p->consecutive_errors_count, 1);
+}
+
+TEST_F(QueueTest, DeleteRemovesFromEveryQueue) {
+  auto p = BuildPod().Name("p").UID("p").Obj();
+  q_->Add(p);
+  Reject("p");
+  q_->Delete(*p);
+  EXPECT_EQ(q_->UnschedulableSize() + q_->ActiveSize() + q_->BackoffSize(), 0u);
+}
+
+}  // namespace
+}  // namespace stowage::queue
