@@ -1,11 +1,11 @@
-// stowage-demo: shows stowage's client and informers working against a real cluster. It creates
-// a few nodes and pods, lists them through shared informers, then changes the cluster and
-// prints each change as the informers deliver it.
-//   stowage-demo --kubeconfig FILE
+// stowage-demo: creates a sample workload in a cluster where stowage is running, waits until
+// every pod is either bound or reported unschedulable, and prints where each pod went and, for
+// pods left pending, the scheduler's reason. It watches through stowage's own informers.
+//   stowage-demo --kubeconfig FILE [--scheduler-name NAME]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -13,146 +13,166 @@
 #include "pkg/client/kubeconfig.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/framework/types.h"
 #include "pkg/informer/informer_factory.h"
 
 namespace stowage {
 namespace {
 
-std::mutex g_print_mu;
+struct NodeSpec {
+  const char* name;
+  const char* zone;
+  const char* cpu;
+  const char* memory;
+  const char* extra;  // spec fields, or ""
+};
 
-std::string Req(const api::Pod& p, const char* r) {
-  const api::Quantity* q =
-      p.spec.containers.empty() ? nullptr : p.spec.containers[0].resources.requests.Get(r);
-  return q ? q->String() : "-";
+const NodeSpec kNodes[] = {
+    {"demo-a1", "zone-a", "4", "16Gi", ""},
+    {"demo-a2", "zone-a", "2", "8Gi", ""},
+    {"demo-b1", "zone-b", "8", "32Gi", ""},
+    {"demo-b2", "zone-b", "4", "16Gi",
+     R"("taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}])"},
+    {"demo-c1", "zone-c", "4", "16Gi", R"("unschedulable":true)"},
+};
+
+struct PodSpec {
+  const char* name;
+  const char* cpu;
+  const char* memory;
+  const char* extra;  // extra pod spec fields, or ""
+};
+
+const PodSpec kPods[] = {
+    {"web-1", "500m", "512Mi", ""},
+    {"web-2", "500m", "512Mi", ""},
+    {"web-3", "500m", "512Mi", ""},
+    {"api-1", "1", "2Gi", ""},
+    {"api-2", "1", "2Gi", ""},
+    {"batch-1", "2", "4Gi", ""},
+    {"batch-2", "2", "4Gi", ""},
+    {"zone-a-only", "250m", "256Mi",
+     R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"topology.kubernetes.io/zone","operator":"In","values":["zone-a"]}]}]}}})"},
+    {"gpu-job", "1", "1Gi",
+     R"("tolerations":[{"key":"dedicated","operator":"Equal","value":"gpu","effect":"NoSchedule"}],"nodeSelector":{"kubernetes.io/hostname":"demo-b2"})"},
+    {"cache-1", "100m", "128Mi", ""},
+    {"too-big", "16", "8Gi", ""},
+    {"zone-x-only", "100m", "128Mi", R"("nodeSelector":{"topology.kubernetes.io/zone":"zone-x"})"},
+};
+
+std::string NodeJson(const NodeSpec& n) {
+  std::string spec = std::strlen(n.extra) ? std::string(",\"spec\":{") + n.extra + "}" : "";
+  return std::string(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")") + n.name +
+         R"(","labels":{"topology.kubernetes.io/zone":")" + n.zone +
+         R"(","kubernetes.io/hostname":")" + n.name + R"("}})" + spec +
+         R"(,"status":{"capacity":{"cpu":")" + n.cpu + R"(","memory":")" + n.memory +
+         R"(","pods":"110"},"allocatable":{"cpu":")" + n.cpu + R"(","memory":")" + n.memory +
+         R"(","pods":"110"},"conditions":[{"type":"Ready","status":"True"}]}})";
 }
 
-void PrintEvent(const char* what, const api::Pod& p) {
-  std::lock_guard<std::mutex> l(g_print_mu);
-  std::printf("  watch: %-8s pod %-14s node=%-8s rv=%s\n", what, p.metadata.name.c_str(),
-              p.spec.node_name.empty() ? "-" : p.spec.node_name.c_str(),
-              p.metadata.resource_version.c_str());
+std::string PodJson(const PodSpec& p, const std::string& scheduler) {
+  std::string extra = std::strlen(p.extra) ? std::string(",") + p.extra : "";
+  return std::string(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")") + p.name +
+         R"(","namespace":"demo"},"spec":{"schedulerName":")" + scheduler +
+         R"(","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":")" +
+         p.cpu + R"(","memory":")" + p.memory + R"("}}}])" + extra + "}}";
 }
 
-std::string NodeJson(int i) {
-  std::string zone = i % 2 ? "zone-b" : "zone-a";
-  return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"demo-node-)" + std::to_string(i) +
-         R"(","labels":{"topology.kubernetes.io/zone":")" + zone + R"("}},)" +
-         (i == 3 ? R"("spec":{"taints":[{"key":"dedicated","value":"gpu","effect":"NoSchedule"}]},)"
-                 : "") +
-         R"("status":{"capacity":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("allocatable":{"cpu":"4","memory":"32Gi","pods":"110"},)"
-         R"("conditions":[{"type":"Ready","status":"True"}]}})";
+const api::Condition* Scheduled(const api::Pod& p) {
+  for (const auto& c : p.status.conditions) {
+    if (c.type == "PodScheduled") return &c;
+  }
+  return nullptr;
 }
 
-std::string PodJson(int i) {
-  const char* cpu[] = {"100m", "250m", "1", "1500m", "2"};
-  const char* mem[] = {"128Mi", "500Mi", "1Gi", "1.5Gi", "2Gi"};
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"demo-pod-)" + std::to_string(i) +
-         R"(","namespace":"demo","labels":{"app":"demo"}},"spec":{"containers":[{"name":"c",)"
-         R"("image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":")" +
-         cpu[i % 5] + R"(","memory":")" + mem[i % 5] + R"("}}}]}})";
-}
-
-int Run(const std::string& kubeconfig) {
+int Run(const std::string& kubeconfig, const std::string& scheduler) {
   auto cfg = client::LoadKubeconfig(kubeconfig);
   if (!cfg.ok()) return std::fprintf(stderr, "error: %s\n", cfg.status().ToString().c_str()), 1;
   auto c = client::RestClient::New(*cfg);
   if (!c.ok()) return std::fprintf(stderr, "error: %s\n", c.status().ToString().c_str()), 1;
   client::RestClient& api = **c;
-
-  std::printf("creating 4 nodes and 10 pods through the API (%s)\n", cfg->server.c_str());
   auto check = [](const Status& s) {
     if (!s.ok() && !client::IsAlreadyExists(s)) {
       std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
       std::exit(1);
     }
   };
+  std::printf("creating %zu nodes and %zu pods (schedulerName %s) through %s\n",
+              std::size(kNodes), std::size(kPods), scheduler.c_str(), cfg->server.c_str());
   check(api.Post("/api/v1/namespaces", R"({"metadata":{"name":"demo"}})").status());
-  for (int i = 1; i <= 4; ++i) check(api.Post("/api/v1/nodes", NodeJson(i)).status());
-  for (int i = 1; i <= 10; ++i) {
-    check(api.Post("/api/v1/namespaces/demo/pods", PodJson(i)).status());
-  }
-
+  for (const auto& n : kNodes) check(api.Post("/api/v1/nodes", NodeJson(n)).status());
   informer::InformerFactory factory(api);
-  auto& nodes = factory.For<api::Node>();
   auto& pods = factory.For<api::Pod>(informer::Filter{.namespace_ = "demo"});
-  auto handler = std::make_shared<informer::FuncHandler<api::Pod>>();
-  handler->add = [](const auto& p, bool initial) {
-    if (!initial) PrintEvent("ADDED", *p);
-  };
-  handler->update = [](const auto&, const auto& p) { PrintEvent("MODIFIED", *p); };
-  handler->del = [](const auto& p, bool) { PrintEvent("DELETED", *p); };
-  pods.AddEventHandler(handler);
   factory.Start();
-  if (!factory.WaitForCacheSync(std::chrono::seconds(30))) {
-    std::fprintf(stderr, "error: informers did not sync within 30s\n");
-    return 1;
+  factory.WaitForCacheSync(std::chrono::seconds(30));
+  for (const auto& p : kPods) {
+    check(api.Post("/api/v1/namespaces/demo/pods", PodJson(p, scheduler)).status());
   }
 
-  std::printf("\nnodes in stowage's informer cache (resourceVersion %s):\n",
-              nodes.LastResourceVersion().c_str());
-  std::printf("  %-12s %-5s %-7s %-8s %s\n", "NAME", "CPU", "MEMORY", "ZONE", "TAINTS");
-  auto by_name = [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; };
-  auto node_list = nodes.store().List();
-  std::sort(node_list.begin(), node_list.end(), by_name);
-  for (const auto& n : node_list) {
-    if (n->metadata.name.rfind("demo-node-", 0) != 0) continue;
-    const auto* zone = n->metadata.labels.Get("topology.kubernetes.io/zone");
-    std::string taints;
-    for (const auto& t : n->spec.taints) taints += t.key + "=" + t.value + ":" + t.effect;
-    std::printf("  %-12s %-5s %-7s %-8s %s\n", n->metadata.name.c_str(),
-                n->status.allocatable.Get("cpu")->String().c_str(),
-                n->status.allocatable.Get("memory")->String().c_str(), zone ? zone->c_str() : "-",
-                taints.empty() ? "-" : taints.c_str());
-  }
-  std::printf("\npods in namespace demo (%zu):\n", pods.store().Size());
-  std::printf("  %-12s %-8s %-8s %s\n", "NAME", "CPU", "MEMORY", "NODE");
-  auto pod_list = pods.store().List();
-  std::sort(pod_list.begin(), pod_list.end(), [](const auto& a, const auto& b) {
-    return a->metadata.name.size() != b->metadata.name.size()
-               ? a->metadata.name.size() < b->metadata.name.size()
-               : a->metadata.name < b->metadata.name;
-  });
-  for (const auto& p : pod_list) {
-    std::printf("  %-12s %-8s %-8s %s\n", p->metadata.name.c_str(), Req(*p, "cpu").c_str(),
-                Req(*p, "memory").c_str(), p->spec.node_name.empty() ? "<unscheduled>" : p->spec.node_name.c_str());
+  auto settled = [&] {
+    size_t done = 0;
+    for (const auto& p : pods.store().List()) {
+      const api::Condition* cond = Scheduled(*p);
+      if (!p->spec.node_name.empty() || (cond && cond->status == "False")) ++done;
+    }
+    return done == std::size(kPods);
+  };
+  for (int i = 0; i < 600 && !settled(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
-  std::printf("\nchanging the cluster; the informer reports each change:\n");
-  auto pod1 = client::GetObject<api::Pod>(api, "demo", "demo-pod-1");
-  if (pod1.ok()) check(client::BindPod(api, pod1->metadata, "demo-node-1"));
-  check(api.Post("/api/v1/namespaces/demo/pods", PodJson(11)).status());
-  check(api.Delete("/api/v1/namespaces/demo/pods/demo-pod-2").status());
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  std::printf("\ncache now holds %zu pods; a binding of an already bound pod is refused:\n",
-              pods.store().Size());
-  if (pod1.ok()) {
-    Status again = client::BindPod(api, pod1->metadata, "demo-node-2");
-    std::printf("  %s\n", again.ToString().c_str());
+  auto list = pods.store().List();
+  std::sort(list.begin(), list.end(),
+            [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; });
+  std::printf("\n%-12s %-6s %-7s %s\n", "POD", "CPU", "MEMORY", "NODE / WHY PENDING");
+  std::map<std::string, framework::Resource> used;
+  for (const auto& p : list) {
+    const auto& req = p->spec.containers[0].resources.requests;
+    std::string where = p->spec.node_name;
+    if (where.empty()) {
+      const api::Condition* cond = Scheduled(*p);
+      where = "pending: " + (cond ? cond->message : std::string("(no decision yet)"));
+    } else {
+      used[p->spec.node_name].Add(framework::ComputePodRequests(*p));
+    }
+    std::printf("%-12s %-6s %-7s %s\n", p->metadata.name.c_str(), req.Get("cpu")->String().c_str(),
+                req.Get("memory")->String().c_str(), where.c_str());
+  }
+  std::printf("\n%-8s %-7s %-10s %s\n", "NODE", "ZONE", "CPU USED", "NOTE");
+  for (const auto& n : kNodes) {
+    auto u = used[n.name];
+    std::string note = std::strstr(n.extra, "taints") ? "tainted dedicated=gpu:NoSchedule"
+                       : std::strstr(n.extra, "unschedulable") ? "cordoned"
+                                                                 : "";
+    std::printf("%-8s %-7s %5lldm/%-4s %s\n", n.name, n.zone, static_cast<long long>(u.milli_cpu),
+                n.cpu, note.c_str());
   }
   factory.Stop();
-  return 0;
+  return settled() ? 0 : 1;
 }
 
 }  // namespace
 }  // namespace stowage
 
 int main(int argc, char** argv) {
-  std::string kubeconfig;
+  std::string kubeconfig, scheduler = "default-scheduler";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--kubeconfig") == 0 && i + 1 < argc) {
+    std::string a = argv[i];
+    if (a == "--kubeconfig" && i + 1 < argc) {
       kubeconfig = argv[++i];
-    } else if (std::strncmp(argv[i], "--kubeconfig=", 13) == 0) {
-      kubeconfig = argv[i] + 13;
+    } else if (a.rfind("--kubeconfig=", 0) == 0) {
+      kubeconfig = a.substr(13);
+    } else if (a == "--scheduler-name" && i + 1 < argc) {
+      scheduler = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE\n");
+      std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME]\n");
       return 2;
     }
   }
   if (kubeconfig.empty()) {
-    std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE\n");
+    std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME]\n");
     return 2;
   }
   stowage::logging::Init(0);
-  return stowage::Run(kubeconfig);
+  return stowage::Run(kubeconfig, scheduler);
 }

@@ -80,7 +80,10 @@ bool Resource::IsZero() const {
   return true;
 }
 
-void HostPortInfo::Add(const HostPort& p) { ports_.push_back(p); }
+void HostPortInfo::Add(const HostPort& p) {
+  // A set, as upstream's: the same ip/protocol/port twice is one entry.
+  if (std::find(ports_.begin(), ports_.end(), p) == ports_.end()) ports_.push_back(p);
+}
 
 void HostPortInfo::Remove(const HostPort& p) {
   auto it = std::find(ports_.begin(), ports_.end(), p);
@@ -98,8 +101,10 @@ bool HostPortInfo::CheckConflict(const HostPort& p) const {
 
 std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
   std::vector<HostPort> out;
-  auto collect = [&](const std::vector<api::Container>& cs) {
+  auto collect = [&](const std::vector<api::Container>& cs, bool sidecars_only) {
     for (const auto& c : cs) {
+      // An ordinary init container has exited before the pod runs: its ports are free again.
+      if (sidecars_only && c.restart_policy != "Always") continue;
       for (const auto& p : c.ports) {
         if (p.host_port <= 0) continue;
         out.push_back({p.host_ip.empty() ? "0.0.0.0" : p.host_ip,
@@ -107,10 +112,28 @@ std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
       }
     }
   };
-  collect(pod.spec.init_containers);
-  collect(pod.spec.containers);
+  collect(pod.spec.init_containers, true);
+  collect(pod.spec.containers, false);
   return out;
 }
+
+namespace {
+bool IsPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
+}
+
+// Whether the pod's aggregated request list (resourcehelper.PodRequests) would hold the
+// resource at all, even as zero: some container, the pod level or the overhead names it.
+bool RequestListHas(const api::Pod& pod, std::string_view name) {
+  auto in = [name](const std::vector<api::Container>& cs) {
+    return std::any_of(cs.begin(), cs.end(),
+                       [name](const api::Container& c) { return c.resources.requests.Get(name); });
+  };
+  return in(pod.spec.containers) || in(pod.spec.init_containers) ||
+         (pod.spec.resources && pod.spec.resources->requests.Get(name)) ||
+         pod.spec.overhead.Get(name);
+}
+}  // namespace
 
 PodInfoPtr NewPodInfo(api::PodPtr pod) {
   auto info = std::make_shared<PodInfo>();
@@ -118,6 +141,18 @@ PodInfoPtr NewPodInfo(api::PodPtr pod) {
   Resource non0 = ComputePodRequests(*pod, true);
   info->non0_cpu = non0.milli_cpu;
   info->non0_mem = non0.memory;
+  // Upstream's PodInfo.CalculateResource (getNonMissingContainerRequests): when pod-level
+  // requests are set, the 100m / 200Mi defaults fill in only a resource that neither a container,
+  // the pod level nor the overhead names; otherwise the actual request stands.
+  const bool pod_level_set =
+      pod->spec.resources &&
+      std::any_of(pod->spec.resources->requests.entries().begin(),
+                  pod->spec.resources->requests.entries().end(),
+                  [](const auto& e) { return IsPodLevelResource(e.first); });
+  if (pod_level_set) {
+    if (RequestListHas(*pod, "cpu")) info->non0_cpu = info->requests.milli_cpu;
+    if (RequestListHas(*pod, "memory")) info->non0_mem = info->requests.memory;
+  }
   info->host_ports = PodHostPorts(*pod);
   if (const auto& a = pod->spec.affinity) {
     info->has_affinity = a->pod_affinity.has_value() || a->pod_anti_affinity.has_value();

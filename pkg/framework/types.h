@@ -66,6 +66,7 @@ struct HostPort {
   int32_t port = 0;
   friend bool operator==(const HostPort&, const HostPort&) = default;
 };
+// Host ports of the regular containers and sidecars (ordinary init containers have exited).
 std::vector<HostPort> PodHostPorts(const api::Pod& pod);
 
 // The host ports used on a node; 0.0.0.0 conflicts with every IP of the same protocol/port.

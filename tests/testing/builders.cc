@@ -318,7 +318,9 @@ PodWrapper& PodWrapper::SidecarReq(const ResourceMap& resources) {
   return *this;
 }
 PodWrapper& PodWrapper::PodLevelResourceRequests(const ResourceMap& requests) {
-  if (!requests.empty()) pod_.spec.resources = api::ResourceRequirements{MakeResourceList(requests), {}};
+  if (!requests.empty()) {
+    pod_.spec.resources = api::ResourceRequirements{MakeResourceList(requests), {}};
+  }
   return *this;
 }
 PodWrapper& PodWrapper::Overhead(const ResourceMap& overhead) {

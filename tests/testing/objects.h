@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,18 @@ class PodBuilder {
     return *this;
   }
   PodBuilder& Node(std::string node) { node_ = std::move(node); return *this; }
+  PodBuilder& Priority(int32_t p) { priority_ = p; return *this; }
+  PodBuilder& Toleration(std::string key, std::string value, std::string effect) {
+    tolerations_.push_back({std::move(key), std::move(value), std::move(effect)});
+    return *this;
+  }
+  // Required node affinity: label key In values.
+  PodBuilder& NodeAffinityIn(std::string key, std::vector<std::string> values) {
+    affinity_key_ = std::move(key);
+    affinity_values_ = std::move(values);
+    return *this;
+  }
+  PodBuilder& HostPort(int32_t port) { host_port_ = port; return *this; }
   const std::string& ns() const { return ns_; }
   std::string Json() const;
 
@@ -33,6 +46,11 @@ class PodBuilder {
   std::string node_;
   std::map<std::string, std::string> labels_;
   std::map<std::string, std::string> requests_;
+  std::optional<int32_t> priority_;
+  std::vector<std::vector<std::string>> tolerations_;
+  std::string affinity_key_;
+  std::vector<std::string> affinity_values_;
+  int32_t host_port_ = 0;
 };
 inline PodBuilder MakePod() { return PodBuilder(); }
 
@@ -63,6 +81,8 @@ inline NodeBuilder MakeNode() { return NodeBuilder(); }
 Status EnsureNamespace(client::RestClient& c, const std::string& name);
 Status CreatePod(client::RestClient& c, const PodBuilder& pod);
 Status CreateNode(client::RestClient& c, const NodeBuilder& node);
+// Creates the pods from `threads` threads; returns the first error.
+Status CreatePods(client::RestClient& c, const std::vector<PodBuilder>& pods, int threads = 4);
 // Creates count pods named <prefix>-<i> in ns, from `threads` threads.
 Status CreatePods(client::RestClient& c, const std::string& ns, const std::string& prefix,
                   int count, int threads = 4);

@@ -63,8 +63,8 @@ TEST(NodeInfo, AddPodAccountsRequestsAndNonZeroRequests) {
   std::vector<api::PodPtr> pods = {
       Pod("test-1", {C(RL({{"cpu", "100m"}, {"memory", "500"}}), 80)}, {}, overhead_cpu),
       Pod("test-2", {C(RL({{"cpu", "200m"}}), 8080)}, {}, overhead),
-      Pod("test-3", {C(RL({{"cpu", "200m"}}), 8080)}, {C(RL({{"cpu", "500m"}, {"memory", "200Mi"}}))},
-          overhead),
+      Pod("test-3", {C(RL({{"cpu", "200m"}}), 8080)},
+          {C(RL({{"cpu", "500m"}, {"memory", "200Mi"}}))}, overhead),
   };
   NodeInfo ni;
   ni.SetNode(Node({}));

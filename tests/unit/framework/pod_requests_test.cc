@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +71,8 @@ struct RequestsCase {
   PodSpecCase pod;
   Resource want;
 };
+
+void PrintTo(const RequestsCase& c, std::ostream* os) { *os << c.pod.name; }
 
 class ComputePodRequestsTest : public ::testing::TestWithParam<RequestsCase> {};
 
@@ -237,6 +240,8 @@ struct PodInfoCase {
   int64_t want_non0_mem;
 };
 
+void PrintTo(const PodInfoCase& c, std::ostream* os) { *os << c.pod.name; }
+
 class NewPodInfoTest : public ::testing::TestWithParam<PodInfoCase> {};
 
 TEST_P(NewPodInfoTest, CalculateResource) {
@@ -253,7 +258,9 @@ INSTANTIATE_TEST_SUITE_P(
     Upstream, NewPodInfoTest,
     ::testing::Values(
         PodInfoCase{{"requestless container", {}, {C({})}}, Resource{}, 100, 200 * kMi},
-        PodInfoCase{{"1X container with requests", {}, {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))}},
+        PodInfoCase{{"1X container with requests",
+                     {},
+                     {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))}},
                     CpuMem(500, 500 * kM), 500, 500 * kM},
         PodInfoCase{{"2X container with requests",
                      {},

@@ -1,0 +1,261 @@
+#include "pkg/config/field_error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stowage::config {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+std::string_view TypeText(FieldError::Type type) {
+  switch (type) {
+    case FieldError::Type::kRequired: return "Required value";
+    case FieldError::Type::kInvalid: return "Invalid value";
+    case FieldError::Type::kNotSupported: return "Unsupported value";
+    case FieldError::Type::kDuplicate: return "Duplicate value";
+    case FieldError::Type::kForbidden: return "Forbidden";
+  }
+  return "";
+}
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+bool MatchesLabelKeyName(std::string_view s) {
+  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
+bool MatchesDNS1123Subdomain(std::string_view s) {
+  size_t begin = 0;
+  while (true) {
+    const size_t dot = s.find('.', begin);
+    const std::string_view label =
+        s.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
+    if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
+    if (!std::all_of(label.begin(), label.end(),
+                     [](char c) { return IsLowerAlnum(c) || c == '-'; })) {
+      return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    begin = dot + 1;
+  }
+}
+
+// content.RegexError.
+std::string RegexError(std::string msg, std::string_view re,
+                       std::initializer_list<std::string_view> examples) {
+  msg += " (e.g. ";
+  bool first = true;
+  for (std::string_view e : examples) {
+    if (!first) msg += " or ";
+    first = false;
+    msg += "'";
+    msg += e;
+    msg += "', ";
+  }
+  msg += "regex used for validation is '";
+  msg += re;
+  msg += "')";
+  return msg;
+}
+
+constexpr std::string_view kLabelKeyFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+constexpr std::string_view kLabelKeyErrMsg =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character";
+constexpr std::string_view kLabelValueFmt = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+constexpr std::string_view kLabelValueErrMsg =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character";
+constexpr std::string_view kDNS1123SubdomainFmt =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr std::string_view kDNS1123SubdomainErrMsg =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character";
+
+}  // namespace
+
+FieldPath FieldPath::Child(std::string_view name) const {
+  FieldPath out;
+  out.path_ = path_.empty() ? std::string(name) : path_ + "." + std::string(name);
+  return out;
+}
+
+FieldPath FieldPath::Index(size_t i) const {
+  FieldPath out;
+  out.path_ = path_ + "[" + std::to_string(i) + "]";
+  return out;
+}
+
+FieldPath FieldPath::Key(std::string_view key) const {
+  FieldPath out;
+  out.path_ = path_ + "[" + std::string(key) + "]";
+  return out;
+}
+
+std::string FieldError::ToString() const {
+  std::string out = field + ": " + std::string(TypeText(type));
+  if (type != Type::kRequired && type != Type::kForbidden) out += ": " + value;
+  if (!detail.empty()) out += ": " + detail;
+  return out;
+}
+
+FieldError Required(const FieldPath& path, std::string detail) {
+  return {FieldError::Type::kRequired, path.str(), "\"\"", std::move(detail)};
+}
+
+FieldError Forbidden(const FieldPath& path, std::string detail) {
+  return {FieldError::Type::kForbidden, path.str(), "\"\"", std::move(detail)};
+}
+
+FieldError Invalid(const FieldPath& path, std::string value, std::string detail) {
+  return {FieldError::Type::kInvalid, path.str(), std::move(value), std::move(detail)};
+}
+
+FieldError Duplicate(const FieldPath& path, std::string value) {
+  return {FieldError::Type::kDuplicate, path.str(), std::move(value), ""};
+}
+
+FieldError NotSupported(const FieldPath& path, std::string value,
+                        const std::vector<std::string_view>& supported) {
+  std::string detail;
+  if (!supported.empty()) {
+    detail = "supported values: ";
+    for (size_t i = 0; i < supported.size(); ++i) {
+      if (i > 0) detail += ", ";
+      detail += QuoteValue(supported[i]);
+    }
+  }
+  return {FieldError::Type::kNotSupported, path.str(), std::move(value), std::move(detail)};
+}
+
+std::string QuoteValue(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\a': out += "\\a"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\v': out += "\\v"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += "\\x";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;  // printable ASCII, or UTF-8 kept as is
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string JsonValue(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        // Go's encoder also escapes <, > and & for HTML safety.
+        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string JsonList(const std::vector<std::string>& values) {
+  if (values.empty()) return "null";
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ",";
+    out += JsonValue(values[i]);
+  }
+  return out + "]";
+}
+
+std::string AggregateMessage(const FieldErrors& errors) {
+  std::set<std::string> seen;
+  std::string joined;
+  for (const FieldError& e : errors) {
+    std::string msg = e.ToString();
+    if (!seen.insert(msg).second) continue;
+    if (seen.size() > 1) joined += ", ";
+    joined += msg;
+  }
+  if (seen.size() <= 1) return joined;
+  return "[" + joined + "]";
+}
+
+std::vector<std::string> QualifiedNameErrors(std::string_view value) {
+  std::vector<std::string> errs;
+  const size_t slash = value.find('/');
+  std::string_view name = value;
+  if (slash != std::string_view::npos) {
+    if (value.find('/', slash + 1) != std::string_view::npos) {
+      errs.push_back("a valid label key " +
+                     RegexError(std::string(kLabelKeyErrMsg), kLabelKeyFmt,
+                                {"MyName", "my.name", "123-abc"}) +
+                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      return errs;
+    }
+    const std::string_view prefix = value.substr(0, slash);
+    name = value.substr(slash + 1);
+    if (prefix.empty()) {
+      errs.emplace_back("prefix part must be non-empty");
+    } else {
+      if (prefix.size() > 253) errs.emplace_back("prefix part must be no more than 253 bytes");
+      if (!MatchesDNS1123Subdomain(prefix)) {
+        errs.push_back("prefix part " + RegexError(std::string(kDNS1123SubdomainErrMsg),
+                                                   kDNS1123SubdomainFmt, {"example.com"}));
+      }
+    }
+  }
+  if (name.empty()) {
+    errs.emplace_back("name part must be non-empty");
+  } else if (name.size() > 63) {
+    errs.emplace_back("name part must be no more than 63 bytes");
+  }
+  if (!MatchesLabelKeyName(name)) {
+    errs.push_back("name part " + RegexError(std::string(kLabelKeyErrMsg), kLabelKeyFmt,
+                                             {"MyName", "my.name", "123-abc"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> LabelValueErrors(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) errs.emplace_back("must be no more than 63 bytes");
+  if (!value.empty() && !MatchesLabelKeyName(value)) {
+    errs.push_back(
+        RegexError(std::string(kLabelValueErrMsg), kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+  }
+  return errs;
+}
+
+}  // namespace stowage::config

@@ -1,0 +1,19 @@
+#include "pkg/plugins/default_binder/default_binder.h"
+
+#include <string>
+
+namespace stowage::plugins::default_binder {
+
+framework::Status DefaultBinder::Bind(framework::CycleState& /*state*/, const api::Pod& pod,
+                                      std::string_view node) {
+  stowage::Status s = handle_.BindPod(pod, node);
+  if (s.ok()) return {};
+  return framework::Status::Error(std::string(s.message()));
+}
+
+StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
+                                                 framework::Handle& handle) {
+  return std::unique_ptr<framework::Plugin>(std::make_unique<DefaultBinder>(handle));
+}
+
+}  // namespace stowage::plugins::default_binder

@@ -1,0 +1,58 @@
+// ImageLocality (upstream plugins/imagelocality): prefers nodes that already hold the pod's
+// images, so less has to be pulled.
+//
+// Score sums, over the images of the pod's init containers, containers and image volumes that
+// the node holds, size * (nodes holding the image / all nodes); the spread factor damps images
+// present everywhere so pods do not pile onto a few nodes ("node heating"). The sum is clamped
+// to [23 MiB, 1000 MiB * (containers + init containers)] and mapped linearly onto [0, 100].
+// Image volumes count toward the sum but not toward the container count. Names are compared
+// after appending ":latest" to untagged references; nothing else is normalised (a
+// "docker.io/library/" prefix is not added or removed, as upstream). There is no
+// NormalizeScore. Thread-safe: Score only reads the node and the snapshot.
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "pkg/common/status.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/interface.h"
+
+namespace stowage::plugins::image_locality {
+
+inline constexpr std::string_view kName = "ImageLocality";
+inline constexpr int64_t kMiB = 1024 * 1024;
+// Bounds of the score range: roughly the 90th percentile range of compressed image sizes.
+inline constexpr int64_t kMinThreshold = 23 * kMiB;
+inline constexpr int64_t kMaxContainerThreshold = 1000 * kMiB;
+
+class ImageLocality final : public framework::ScorePlugin {
+ public:
+  explicit ImageLocality(const framework::Handle& handle) : handle_(handle) {}
+  std::string_view Name() const override { return kName; }
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t& score) override;
+
+ private:
+  const framework::Handle& handle_;
+};
+static_assert(std::is_base_of_v<framework::ScorePlugin, ImageLocality>);
+
+// The name a container runtime reports for image: ":latest" appended when the reference has no
+// tag after its last '/' (a digest reference "name@sha256:..." counts as tagged).
+std::string NormalizedImageName(std::string_view image);
+
+// The pod's image score on node, before clamping (see above).
+int64_t SumImageScores(const framework::NodeInfo& node, const api::Pod& pod, size_t total_nodes);
+
+// Maps a summed image score onto [0, 100] for a pod with num_containers containers.
+int64_t CalculatePriority(int64_t sum_scores, size_t num_containers);
+
+// Takes no arguments; keeps handle for the snapshot's node count.
+StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+
+}  // namespace stowage::plugins::image_locality

@@ -1,0 +1,58 @@
+#include "pkg/plugins/node_affinity/affinity_matchers.h"
+
+#include <string>
+
+namespace stowage::plugins::node_affinity {
+
+RequiredNodeAffinity RequiredNodeAffinity::FromPod(const api::Pod& pod) {
+  RequiredNodeAffinity out;
+  if (!pod.spec.node_selector.empty()) {
+    out.node_selector_ = api::Selector::FromMap(pod.spec.node_selector);
+  }
+  const auto& affinity = pod.spec.affinity;
+  if (affinity && affinity->node_affinity && affinity->node_affinity->required) {
+    out.required_ = api::NodeSelectorMatcher::Compile(*affinity->node_affinity->required);
+  }
+  return out;
+}
+
+MatchResult RequiredNodeAffinity::Match(const api::Node& node) const {
+  if (node_selector_ && !node_selector_->Matches(node.metadata.labels)) return {};
+  if (!required_) return {true, false};
+  const bool matched = required_->Matches(node);
+  return {matched, !matched && !required_->error().ok()};
+}
+
+StatusOr<PreferredSchedulingTerms> PreferredSchedulingTerms::Compile(
+    const std::vector<api::PreferredSchedulingTerm>& terms) {
+  PreferredSchedulingTerms out;
+  std::string errors;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const api::PreferredSchedulingTerm& term = terms[i];
+    if (term.weight == 0 || (term.preference.match_expressions.empty() &&
+                             term.preference.match_fields.empty())) {
+      continue;
+    }
+    StatusOr<api::NodeSelectorTermMatcher> compiled =
+        api::NodeSelectorTermMatcher::Compile(term.preference);
+    if (!compiled.ok()) {
+      if (!errors.empty()) errors += "; ";
+      errors += "[" + std::to_string(i) + "].preference: " +
+                std::string(compiled.status().message());
+      continue;
+    }
+    out.terms_.emplace_back(std::move(compiled).value(), term.weight);
+  }
+  if (!errors.empty()) return InvalidArgumentError(std::move(errors));
+  return out;
+}
+
+int64_t PreferredSchedulingTerms::Score(const api::Node& node) const {
+  int64_t score = 0;
+  for (const auto& [term, weight] : terms_) {
+    if (term.Matches(node.metadata.labels, node.metadata.name)) score += weight;
+  }
+  return score;
+}
+
+}  // namespace stowage::plugins::node_affinity

@@ -1,0 +1,98 @@
+// NodeAffinity: the pod's nodeSelector and node affinity, plus the scheduler-enforced
+// addedAffinity of NodeAffinityArgs (upstream plugins/nodeaffinity/node_affinity.go).
+//
+// PreFilter returns Skip when there is nothing to check (no nodeSelector, no required node
+// affinity, no addedAffinity); otherwise it compiles the required constraints once into the
+// cycle state and, when every required term names nodes through matchFields metadata.name In,
+// narrows the cycle to those nodes (the union over terms of the intersection within a term;
+// an empty union is UnschedulableAndUnresolvable "pod affinity terms conflict"). Filter rejects
+// a node failing addedAffinity's required selector or the pod's own constraints, both
+// UnschedulableAndUnresolvable. PreScore compiles the preferred terms (Skip when neither the pod
+// nor addedAffinity has any); Score sums the weights of matching terms of both; NormalizeScore
+// scales to [0, 100]. The plugin is immutable after construction; Filter and Score are safe to
+// call concurrently.
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/api/labels.h"
+#include "pkg/common/status.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/interface.h"
+#include "pkg/plugins/node_affinity/affinity_matchers.h"
+
+namespace stowage::plugins::node_affinity {
+
+inline constexpr std::string_view kName = "NodeAffinity";
+inline constexpr std::string_view kErrReasonPod =
+    "node(s) didn't match Pod's node affinity/selector";
+inline constexpr std::string_view kErrReasonEnforced =
+    "node(s) didn't match scheduler-enforced node affinity";
+inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
+
+namespace internal {
+// PreFilterPlugin::Extensions and ScorePlugin::Extensions share a name but not a return type, so
+// a class implementing both points cannot override the latter directly; this layer does it.
+class ScoreWithNormalize : public framework::ScorePlugin, public framework::ScoreExtensions {
+ public:
+  framework::ScoreExtensions* Extensions() override { return this; }
+};
+}  // namespace internal
+
+class NodeAffinity final : public framework::PreFilterPlugin,
+                           public framework::FilterPlugin,
+                           public framework::PreScorePlugin,
+                           public internal::ScoreWithNormalize,
+                           public framework::EnqueueExtensions {
+ public:
+  // added_required: addedAffinity's requiredDuringSchedulingIgnoredDuringExecution, compiled
+  // strictly (no invalid terms); added_preferred: its preferred terms.
+  NodeAffinity(std::optional<api::NodeSelectorMatcher> added_required,
+               std::optional<PreferredSchedulingTerms> added_preferred);
+
+  std::string_view Name() const override { return kName; }
+  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              const std::vector<const framework::NodeInfo*>& nodes,
+                              framework::PreFilterResult& result) override;
+  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) override;
+  framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                             const std::vector<const framework::NodeInfo*>& nodes) override;
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t& score) override;
+  framework::Status NormalizeScore(const framework::CycleState& state,
+                                   const framework::PodInfo& pod,
+                                   framework::NodeScoreList& scores) override;
+  // Node/Add|UpdateNodeLabel with IsSchedulableAfterNodeChange.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+  // Queue when the added or updated node passes addedAffinity and now matches the pod's
+  // required affinity, which (for an update) it did not before. A parse error in the pod's
+  // terms queues, as upstream's erroring hint does.
+  framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
+                                                       const framework::EventObject& old_obj,
+                                                       const framework::EventObject& new_obj)
+      const;
+
+ private:
+  std::optional<api::NodeSelectorMatcher> added_required_;
+  std::optional<PreferredSchedulingTerms> added_preferred_;
+};
+static_assert(std::is_base_of_v<framework::PreFilterPlugin, NodeAffinity>);
+static_assert(std::is_base_of_v<framework::FilterPlugin, NodeAffinity>);
+static_assert(std::is_base_of_v<framework::PreScorePlugin, NodeAffinity>);
+static_assert(std::is_base_of_v<framework::ScorePlugin, NodeAffinity>);
+static_assert(std::is_base_of_v<framework::ScoreExtensions, NodeAffinity>);
+static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeAffinity>);
+
+// The plugin factory. args: empty (no addedAffinity) or config::NodeAffinityArgs; an invalid
+// addedAffinity fails, as upstream's validation does.
+StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+
+}  // namespace stowage::plugins::node_affinity

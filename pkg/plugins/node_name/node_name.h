@@ -1,0 +1,39 @@
+// NodeName: a pod that names a node in spec.nodeName fits only that node (upstream
+// plugins/nodename). Any other node is rejected as UnschedulableAndUnresolvable, "node(s) didn't
+// match the requested node name". Stateless and thread-safe.
+#pragma once
+
+#include <any>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/common/status.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/interface.h"
+
+namespace stowage::plugins::node_name {
+
+inline constexpr std::string_view kName = "NodeName";
+inline constexpr std::string_view kErrReason = "node(s) didn't match the requested node name";
+
+class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+ public:
+  std::string_view Name() const override { return kName; }
+  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) override;
+  // Node/Add without a hint (always Queue), as upstream registers it with queueing hints on:
+  // only a new node can carry the requested name, and upstream does not filter by name here.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+};
+static_assert(std::is_base_of_v<framework::FilterPlugin, NodeName>);
+static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeName>);
+
+// True if the pod names no node or names this one.
+bool Fits(const api::Pod& pod, const framework::NodeInfo& node);
+
+// Takes no arguments.
+StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+
+}  // namespace stowage::plugins::node_name

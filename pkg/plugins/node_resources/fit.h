@@ -1,0 +1,137 @@
+// NodeResourcesFit: does the node have room for the pod's requests, and how well does the pod
+// fit there (upstream plugins/noderesources/fit.go).
+//
+// PreFilter stores the pod's effective request (PodInfo::requests: containers plus sidecars,
+// the largest init phase, pod-level requests, overhead). Filter fails a node when one more pod
+// exceeds its pod count ("Too many pods") or when any requested resource exceeds what the
+// node's allocatable leaves after its pods' requests ("Insufficient <resource>"). All reasons
+// are kept; the status is UnschedulableAndUnresolvable when some request exceeds the node's
+// whole allocatable (preemption cannot help), else Unschedulable. ignoredResources and
+// ignoredResourceGroups exempt extended resources from the Filter only.
+//
+// PreScore/Score rank feasible nodes by the configured strategy (LeastAllocated by default,
+// MostAllocated or RequestedToCapacityRatio; see resource_allocation.h).
+//
+// Not modelled: DRA-backed extended resources (DRAExtendedResource) and in-place resize status
+// (requests are read from the pod spec). The plugin is immutable after construction; Filter and
+// Score are safe to call concurrently.
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/common/status.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/interface.h"
+#include "pkg/plugins/node_resources/resource_allocation.h"
+
+namespace stowage::plugins::node_resources {
+
+inline constexpr std::string_view kFitName = "NodeResourcesFit";
+
+enum class ScoringStrategyType : uint8_t {
+  kLeastAllocated,
+  kMostAllocated,
+  kRequestedToCapacityRatio,
+};
+
+// NodeResourcesFitArgs after defaulting and validation.
+struct FitOptions {
+  std::vector<std::string> ignored_resources;
+  std::vector<std::string> ignored_resource_groups;
+  ScoringStrategyType strategy = ScoringStrategyType::kLeastAllocated;
+  std::vector<ResourceSpec> resources = DefaultResources();
+  std::vector<ShapePoint> shape;  // RequestedToCapacityRatio only
+};
+
+// The options from a factory's args: empty gives upstream's defaults; a
+// config::NodeResourcesFitArgs is defaulted (LeastAllocated on cpu and memory, weight 0 → 1)
+// and validated as upstream's ValidateNodeResourcesFitArgs does; a FitOptions is taken as is.
+StatusOr<FitOptions> FitOptionsFromArgs(const std::any& args);
+
+// A resource the node lacks for the pod (upstream InsufficientResource).
+struct InsufficientResource {
+  std::string resource_name;
+  std::string reason;
+  int64_t requested = 0;
+  int64_t used = 0;
+  int64_t capacity = 0;
+  // The request exceeds the node's allocatable: no preemption can make room.
+  bool unresolvable = false;
+  friend bool operator==(const InsufficientResource&, const InsufficientResource&) = default;
+};
+
+// Extended resources the Filter ignores, by full name or by the prefix before '/'.
+struct IgnoredResources {
+  std::set<std::string, std::less<>> names;
+  std::set<std::string, std::less<>> groups;
+};
+
+// What node lacks for a pod requesting pod_request (fitsRequest). Empty when the pod fits.
+// Scalar resources are checked in name order.
+std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_request,
+                                              const framework::NodeInfo& node,
+                                              const IgnoredResources& ignored);
+// FitsRequest for pod's effective request, ignoring nothing (upstream Fits).
+std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node);
+
+class Fit final : public framework::PreFilterPlugin,
+                  public framework::FilterPlugin,
+                  public framework::PreScorePlugin,
+                  public framework::ScorePlugin,
+                  public framework::EnqueueExtensions {
+ public:
+  explicit Fit(FitOptions options);
+
+  std::string_view Name() const override { return kFitName; }
+  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              const std::vector<const framework::NodeInfo*>& nodes,
+                              framework::PreFilterResult& result) override;
+  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) override;
+  framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                             const std::vector<const framework::NodeInfo*>& nodes) override;
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t& score) override;
+  // Pod/Delete|UpdatePodScaleDown with IsSchedulableAfterPodEvent; Node/Add|
+  // UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+  const ResourceAllocationScorer& scorer() const { return scorer_; }
+
+ private:
+  IgnoredResources ignored_;
+  ResourceAllocationScorer scorer_;
+};
+static_assert(std::is_base_of_v<framework::PreFilterPlugin, Fit>);
+static_assert(std::is_base_of_v<framework::FilterPlugin, Fit>);
+static_assert(std::is_base_of_v<framework::PreScorePlugin, Fit>);
+static_assert(std::is_base_of_v<framework::ScorePlugin, Fit>);
+static_assert(std::is_base_of_v<framework::EnqueueExtensions, Fit>);
+
+// A deleted pod frees resources if it was bound or nominated to a node; a scaled-down pod does
+// if it is the pod itself, or a bound pod whose request for something pod requests went down.
+framework::QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod,
+                                                   const framework::EventObject& old_obj,
+                                                   const framework::EventObject& new_obj);
+// Queue only when the new node fits the pod on its own, and (for an update) some resource the
+// pod requests, or the pod count, grew.
+framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
+                                                     const framework::EventObject& old_obj,
+                                                     const framework::EventObject& new_obj);
+// Whether going from original to modified raised the allocatable of anything pod requests, or
+// the pod count.
+bool HaveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& original,
+                                        const api::Node& modified);
+
+// The plugin factory; args as for FitOptionsFromArgs.
+StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const std::any& args,
+                                                    framework::Handle& handle);
+
+}  // namespace stowage::plugins::node_resources

@@ -1,0 +1,34 @@
+// LeastAllocated (upstream noderesources/least_allocated.go): favours nodes with more room left.
+#include <utility>
+
+#include "pkg/framework/interface.h"
+#include "pkg/plugins/node_resources/resource_allocation.h"
+
+namespace stowage::plugins::node_resources {
+namespace {
+
+// The unused share of capacity on the 0..kMaxNodeScore scale; 0 once the node is full.
+int64_t LeastRequestedScore(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return (capacity - requested) * framework::kMaxNodeScore / capacity;
+}
+
+}  // namespace
+
+ScorerFn LeastAllocatedScorer(std::vector<ResourceSpec> resources) {
+  return [resources = std::move(resources)](std::span<const int64_t> requested,
+                                            std::span<const int64_t> /*allocated*/,
+                                            std::span<const int64_t> allocatable) -> int64_t {
+    int64_t node_score = 0;
+    int64_t weight_sum = 0;
+    for (size_t i = 0; i < requested.size(); ++i) {
+      if (allocatable[i] == 0) continue;
+      const int64_t weight = resources[i].weight;
+      node_score += LeastRequestedScore(requested[i], allocatable[i]) * weight;
+      weight_sum += weight;
+    }
+    return weight_sum == 0 ? 0 : node_score / weight_sum;
+  };
+}
+
+}  // namespace stowage::plugins::node_resources

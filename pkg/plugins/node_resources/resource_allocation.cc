@@ -1,0 +1,95 @@
+#include "pkg/plugins/node_resources/resource_allocation.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace stowage::plugins::node_resources {
+
+std::vector<ResourceSpec> DefaultResources() { return {{"cpu", 1}, {"memory", 1}}; }
+
+int64_t ResourceValue(const framework::Resource& r, std::string_view name) {
+  if (name == "cpu") return r.milli_cpu;
+  if (name == "memory") return r.memory;
+  if (name == "ephemeral-storage") return r.ephemeral_storage;
+  // Other names (e.g. "pods") are not requests the scorers can weigh; upstream finds no
+  // allocatable for them either, so they drop out.
+  if (framework::IsScalarResourceName(name)) return r.Scalar(name);
+  return 0;
+}
+
+bool IsBestEffort(std::span<const int64_t> pod_requests) {
+  return std::all_of(pod_requests.begin(), pod_requests.end(),
+                     [](int64_t r) { return r == 0; });
+}
+
+ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,
+                                                   bool use_requested, ScorerFn scorer)
+    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {}
+
+std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodInfo& pod) const {
+  // The actual requests are precomputed in PodInfo; the non-zero variant differs from
+  // PodInfo::non0_* when pod-level requests are set (the scorer always fills in the defaults
+  // per container, then lets the pod level override), so it is computed here, once per cycle.
+  const framework::Resource non_zero =
+      use_requested_ ? framework::Resource{} : framework::ComputePodRequests(*pod.pod, true);
+  const framework::Resource& source = use_requested_ ? pod.requests : non_zero;
+  std::vector<int64_t> out;
+  out.reserve(resources_.size());
+  for (const ResourceSpec& spec : resources_) out.push_back(ResourceValue(source, spec.name));
+  return out;
+}
+
+framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& node,
+                                                  std::span<const int64_t> pod_requests,
+                                                  int64_t& score) const {
+  score = 0;
+  const size_t n = resources_.size();
+  if (n == 0) return framework::Status::Error("resources not found");
+
+  // Three lists of n entries; a handful of resources fit on the stack.
+  constexpr size_t kInline = 8;
+  std::array<int64_t, 3 * kInline> inline_buffer{};
+  std::vector<int64_t> heap_buffer;
+  int64_t* buffer = inline_buffer.data();
+  if (n > kInline) {
+    heap_buffer.assign(3 * n, 0);
+    buffer = heap_buffer.data();
+  }
+  std::span<int64_t> requested(buffer, n);
+  std::span<int64_t> allocated(buffer + n, n);
+  std::span<int64_t> allocatable(buffer + 2 * n, n);
+
+  const framework::Resource& node_alloc = node.allocatable();
+  const framework::Resource& cpu_mem_used =
+      use_requested_ ? node.requested() : node.non_zero_requested();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = resources_[i].name;
+    const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
+    // A scalar resource the pod does not ask for would only dilute the score.
+    if (pod_request == 0 && framework::IsScalarResourceName(name)) continue;
+    int64_t alloc = 0;
+    int64_t used = 0;
+    if (name == "cpu") {
+      alloc = node_alloc.milli_cpu;
+      used = cpu_mem_used.milli_cpu;
+    } else if (name == "memory") {
+      alloc = node_alloc.memory;
+      used = cpu_mem_used.memory;
+    } else if (name == "ephemeral-storage") {
+      alloc = node_alloc.ephemeral_storage;
+      used = node.requested().ephemeral_storage;
+    } else if (framework::IsScalarResourceName(name)) {
+      alloc = node_alloc.Scalar(name);
+      used = node.requested().Scalar(name);
+    }
+    if (alloc == 0) continue;
+    allocatable[i] = alloc;
+    allocated[i] = used;
+    requested[i] = used + pod_request;
+  }
+  score = scorer_(requested, allocated, allocatable);
+  return {};
+}
+
+}  // namespace stowage::plugins::node_resources

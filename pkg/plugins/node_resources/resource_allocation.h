@@ -1,0 +1,94 @@
+// The resource-allocation scoring shared by NodeResourcesFit (LeastAllocated, MostAllocated,
+// RequestedToCapacityRatio) and NodeResourcesBalancedAllocation (upstream
+// noderesources/resource_allocation.go and the per-strategy scorer files).
+//
+// For every configured resource the scorer collects three numbers per node: what the node
+// allocates to pods ("allocatable"), what its pods already request ("allocated") and that plus
+// the incoming pod's request ("requested"). A resource is left out (all three stay 0, which the
+// scorers skip) when it is a scalar resource the pod does not request, or when the node has
+// none of it. Fit reads the node's non-zero requests for cpu and memory (pods without requests
+// count as 100m / 200Mi) and the pod's request with the same defaults; BalancedAllocation reads
+// the actual requests. Ephemeral storage and scalar resources always use actual requests.
+//
+// All integer arithmetic truncates as Go's int64 does. Everything here is immutable after
+// construction and safe to call from many threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/framework/status.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::plugins::node_resources {
+
+// A resource the score looks at, and how much it counts.
+struct ResourceSpec {
+  std::string name;
+  int64_t weight = 1;
+  friend bool operator==(const ResourceSpec&, const ResourceSpec&) = default;
+};
+
+// cpu and memory, weight 1 each: upstream's default for both plugins.
+std::vector<ResourceSpec> DefaultResources();
+
+// Maps the per-resource (requested, allocated, allocatable) lists, indexed like the configured
+// resources, to a node score in [0, kMaxNodeScore].
+using ScorerFn = std::function<int64_t(std::span<const int64_t> requested,
+                                       std::span<const int64_t> allocated,
+                                       std::span<const int64_t> allocatable)>;
+
+// LeastAllocated: Σ w·((cap − req)·100 / cap) / Σ w; a resource over capacity scores 0.
+ScorerFn LeastAllocatedScorer(std::vector<ResourceSpec> resources);
+// MostAllocated: Σ w·(min(req, cap)·100 / cap) / Σ w.
+ScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources);
+
+// A point of a RequestedToCapacityRatio shape: utilization in [0, 100], score in [0, 10].
+struct ShapePoint {
+  int64_t utilization = 0;
+  int64_t score = 0;
+  friend bool operator==(const ShapePoint&, const ShapePoint&) = default;
+};
+// helper.BuildBrokenLinearFunction: shape[0].score up to the first point, linear (integer
+// arithmetic) between points, the last score after the last point (0 for an empty shape).
+std::function<int64_t(int64_t)> BuildBrokenLinearFunction(std::vector<ShapePoint> shape);
+// RequestedToCapacityRatio: each resource scores f(req·100/cap) (f(100) when cap is 0 or
+// req > cap) with the shape's scores scaled by kMaxNodeScore / 10; only resources scoring above
+// 0 count, and the weighted mean is rounded half away from zero.
+ScorerFn RequestedToCapacityRatioScorer(std::vector<ResourceSpec> resources,
+                                        const std::vector<ShapePoint>& shape);
+
+// The value of one named resource in r: cpu in millicores, others in units.
+int64_t ResourceValue(const framework::Resource& r, std::string_view name);
+// True when every request is 0.
+bool IsBestEffort(std::span<const int64_t> pod_requests);
+
+class ResourceAllocationScorer {
+ public:
+  // use_requested picks the nodes' actual cpu/memory requests (BalancedAllocation) instead of
+  // their non-zero requests (Fit).
+  ResourceAllocationScorer(std::vector<ResourceSpec> resources, bool use_requested,
+                           ScorerFn scorer);
+
+  // The pod's request for each configured resource: actual requests with use_requested,
+  // otherwise with 100m / 200Mi for containers that request no cpu / memory.
+  std::vector<int64_t> PodRequests(const framework::PodInfo& pod) const;
+
+  // Scores node for a pod whose PodRequests() are pod_requests. Error when no resources are
+  // configured.
+  framework::Status Score(const framework::NodeInfo& node, std::span<const int64_t> pod_requests,
+                          int64_t& score) const;
+
+  const std::vector<ResourceSpec>& resources() const { return resources_; }
+
+ private:
+  std::vector<ResourceSpec> resources_;
+  bool use_requested_;
+  ScorerFn scorer_;
+};
+
+}  // namespace stowage::plugins::node_resources

@@ -1,0 +1,28 @@
+// Turns the profiles of a defaulted, validated KubeSchedulerConfiguration into the frameworks'
+// ProfileSpecs: multiPoint expansion (config::ExpandPlugins), score weights, and typed args.
+// In-tree plugins stowage does not implement yet are left out of the profile with one warning
+// per profile naming them, never silently.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/config/types.h"
+#include "pkg/framework/registry.h"
+#include "pkg/framework/runtime.h"
+
+namespace stowage::scheduler {
+
+struct BuiltProfiles {
+  std::vector<framework::ProfileSpec> profiles;
+  // "profile \"x\": ..." lines, one per profile that lost plugins.
+  std::vector<std::string> warnings;
+};
+
+StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& cfg,
+                                      const framework::Registry& registry,
+                                      framework::Handle& handle,
+                                      const std::vector<std::string_view>& not_yet_implemented);
+
+}  // namespace stowage::scheduler

@@ -1,0 +1,283 @@
+// stowage's scheduler against a real kube-apiserver + etcd: a mixed workload on 100 nodes with
+// every constraint checked, the exact condition of a pod that fits nowhere, the event-driven
+// requeue when a fitting node appears, two profiles in one process, and stowage beside upstream
+// kube-scheduler.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "pkg/client/resources.h"
+#include "pkg/config/defaults.h"
+#include "pkg/config/load.h"
+#include "pkg/config/validation.h"
+#include "pkg/framework/types.h"
+#include "pkg/plugins/registry.h"
+#include "pkg/scheduler/profile.h"
+#include "pkg/scheduler/scheduler.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/objects.h"
+
+extern char** environ;
+
+namespace stowage {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeNode;
+using testing::MakePod;
+using testing::SharedCluster;
+
+client::RestClient& Admin() { return SharedCluster().Admin(); }
+
+// A stowage scheduler running in this process against the shared cluster.
+class RunningScheduler {
+ public:
+  explicit RunningScheduler(const std::string& config_yaml) {
+    auto cfg = config::ParseConfig(config_yaml, "test config");
+    EXPECT_TRUE(cfg.ok()) << cfg.status();
+    config::SetDefaults(*cfg);
+    Status valid = config::Validate(*cfg);
+    EXPECT_TRUE(valid.ok()) << valid;
+    client::RestConfig rc = SharedCluster().AdminConfig();
+    rc.qps = 5000;
+    rc.burst = 5000;
+    client_ = std::move(*client::RestClient::New(rc));
+    informers_ = std::make_unique<informer::InformerFactory>(*client_);
+    scheduler::Options opts;
+    opts.instance = "test";
+    sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
+    registry_ = plugins::NewInTreeRegistry();
+    auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
+    EXPECT_TRUE(built.ok()) << built.status();
+    warnings_ = built->warnings;
+    Status init = sched_->Init(registry_, built->profiles);
+    EXPECT_TRUE(init.ok()) << init;
+    informers_->Start();
+    EXPECT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(60)));
+    loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
+  }
+  ~RunningScheduler() {
+    loop_.request_stop();
+    loop_.join();
+    informers_->Stop();
+  }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::unique_ptr<client::RestClient> client_;
+  std::unique_ptr<informer::InformerFactory> informers_;
+  framework::Registry registry_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  std::vector<std::string> warnings_;
+  std::jthread loop_;
+};
+
+std::string Profiles(std::vector<std::string> names) {
+  std::string y = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                  "leaderElection:\n  leaderElect: false\nprofiles:\n";
+  for (const auto& n : names) y += "- schedulerName: " + n + "\n";
+  return y;
+}
+
+std::vector<api::PodPtr> Pods(const std::string& ns) {
+  auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = ns});
+  EXPECT_TRUE(list.ok()) << list.status();
+  return list.ok() ? std::move(list->items) : std::vector<api::PodPtr>{};
+}
+
+bool Eventually(const std::function<bool()>& cond, int seconds) {
+  for (int i = 0; i < seconds * 10; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return cond();
+}
+
+size_t CountBound(const std::string& ns) {
+  size_t n = 0;
+  for (const auto& p : Pods(ns)) n += !p->spec.node_name.empty();
+  return n;
+}
+
+TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
+  const std::string ns = "mixed";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  // 100 nodes: 4 CPU / 32Gi / 110 pods; a quarter tainted, zones a-d, a "disk" label on half.
+  for (int i = 0; i < 100; ++i) {
+    auto n = MakeNode().Name("mixed-" + std::to_string(i))
+                 .Label("zone", std::string(1, static_cast<char>('a' + i % 4)))
+                 .Label("disk", i % 2 ? "ssd" : "hdd");
+    if (i % 4 == 3) n.Taint("dedicated", "gpu", "NoSchedule");
+    Status s = testing::CreateNode(Admin(), n);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  std::vector<testing::PodBuilder> pods;
+  const char* cpu[] = {"100m", "250m", "500m", "50m"};
+  const char* mem[] = {"200Mi", "500Mi", "1Gi", "100Mi"};
+  for (int i = 0; i < 2000; ++i) {
+    auto p = MakePod().Namespace(ns).Name("p-" + std::to_string(i)).SchedulerName("stowage")
+                 .Req("cpu", cpu[i % 4]).Req("memory", mem[i % 4]);
+    if (i % 10 == 1) p.NodeAffinityIn("disk", {"ssd"});
+    if (i % 10 == 2) p.Toleration("dedicated", "gpu", "NoSchedule").NodeAffinityIn("zone", {"d"});
+    if (i % 50 == 3) p.HostPort(8080);
+    pods.push_back(p);
+  }
+  RunningScheduler sched(Profiles({"stowage"}));
+  ASSERT_TRUE(testing::CreatePods(Admin(), pods, 8).ok());
+  ASSERT_TRUE(Eventually([&] { return CountBound(ns) == 2000; }, 300))
+      << CountBound(ns) << " of 2000 pods bound";
+
+  std::map<std::string, api::NodePtr> nodes;
+  auto node_list = client::ListPage<api::Node>(Admin(), {});
+  for (const auto& n : node_list->items) nodes[n->metadata.name] = n;
+  std::map<std::string, framework::Resource> used;
+  std::map<std::string, std::set<int32_t>> ports;
+  for (const auto& p : Pods(ns)) {
+    const api::Node& node = *nodes.at(p->spec.node_name);
+    framework::Resource& u = used[node.metadata.name];
+    u.Add(framework::ComputePodRequests(*p));
+    u.allowed_pod_number++;
+    for (const auto& hp : framework::PodHostPorts(*p)) {
+      EXPECT_TRUE(ports[node.metadata.name].insert(hp.port).second)
+          << "host port " << hp.port << " used twice on " << node.metadata.name;
+    }
+    bool tolerates = !p->spec.tolerations.empty();
+    EXPECT_TRUE(node.spec.taints.empty() || tolerates)
+        << p->metadata.name << " on tainted " << node.metadata.name;
+    if (p->spec.affinity) {
+      const auto& term = p->spec.affinity->node_affinity->required->terms[0].match_expressions[0];
+      EXPECT_EQ(*node.metadata.labels.Get(term.key), term.values[0])
+          << p->metadata.name << " violates its node affinity on " << node.metadata.name;
+    }
+  }
+  for (const auto& [name, u] : used) {
+    framework::Resource alloc = framework::Resource::FromList(nodes.at(name)->status.allocatable);
+    EXPECT_LE(u.milli_cpu, alloc.milli_cpu) << name;
+    EXPECT_LE(u.memory, alloc.memory) << name;
+    EXPECT_LE(u.allowed_pod_number, alloc.allowed_pod_number) << name;
+  }
+}
+
+TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGetsItScheduled) {
+  const std::string ns = "nofit";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  RunningScheduler sched(Profiles({"stowage"}));
+  auto nodes = client::ListPage<api::Node>(Admin(), {});
+  ASSERT_TRUE(nodes.ok());
+  size_t n = nodes->items.size();
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("huge").SchedulerName("stowage")
+                                              .Req("cpu", "64")).ok());
+  api::Condition cond;
+  ASSERT_TRUE(Eventually([&] {
+    auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
+    for (const auto& c : pod->status.conditions) {
+      if (c.type == "PodScheduled") cond = c;
+    }
+    return !cond.type.empty();
+  }, 30));
+  EXPECT_EQ(cond.status, "False");
+  EXPECT_EQ(cond.reason, "Unschedulable");
+  // Untainted nodes lack CPU; tainted ones fail TaintToleration first (filters stop at the
+  // first failure), exactly as upstream counts them.
+  size_t tainted = 0;
+  for (const auto& node : nodes->items) tainted += !node->spec.taints.empty();
+  std::string expected = "0/" + std::to_string(n) + " nodes are available: ";
+  if (n - tainted > 0) expected += std::to_string(n - tainted) + " Insufficient cpu";
+  if (tainted > 0) {
+    expected += (n - tainted > 0 ? ", " : "") + std::to_string(tainted) +
+                " node(s) had untolerated taint(s)";
+  }
+  expected += ".";
+  EXPECT_EQ(cond.message, expected);
+
+  // The FailedScheduling event carries the same message.
+  ASSERT_TRUE(Eventually([&] {
+    auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+    return body.ok() && body->find("FailedScheduling") != std::string::npos &&
+           body->find(expected) != std::string::npos;
+  }, 30));
+
+  // A node with room arrives: the NodeAdd event moves the pod (the leftover flush would take
+  // five minutes, so scheduling within the wait proves the event-driven path).
+  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("big-node").Capacity("cpu", "128")).ok());
+  EXPECT_TRUE(Eventually([&] {
+    auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
+    return pod.ok() && pod->spec.node_name == "big-node";
+  }, 60));
+}
+
+TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
+  const std::string ns = "profiles";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  RunningScheduler sched(Profiles({"stowage-a", "stowage-b"}));
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("a").SchedulerName("stowage-a")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("b").SchedulerName("stowage-b")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("other").SchedulerName("someone-else")).ok());
+  EXPECT_TRUE(Eventually([&] { return CountBound(ns) == 2; }, 60));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  auto other = client::GetObject<api::Pod>(Admin(), ns, "other");
+  EXPECT_EQ(other->spec.node_name, "") << "a pod of another scheduler is left alone";
+}
+
+TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPods) {
+  const std::string ns = "beside";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  RunningScheduler sched(Profiles({"stowage"}));
+  // Before upstream runs, default-scheduler pods stay pending: stowage does not take them.
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("up-0")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("ours-0").SchedulerName("stowage")).ok());
+  ASSERT_TRUE(Eventually([&] {
+    return client::GetObject<api::Pod>(Admin(), ns, "ours-0")->spec.node_name != "";
+  }, 60));
+  EXPECT_EQ(client::GetObject<api::Pod>(Admin(), ns, "up-0")->spec.node_name, "");
+
+  std::string bin = testing::TestCluster::BinDir() + "/kube-scheduler";
+  std::string kc = "--kubeconfig=" + SharedCluster().kubeconfig();
+  std::vector<std::string> args = {bin, kc, "--leader-elect=false", "--secure-port=0", "-v=0"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  std::string log = SharedCluster().dir() + "/kube-scheduler.log";
+  posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  for (int i = 1; i <= 20; ++i) {
+    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("up-" + std::to_string(i))).ok());
+    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("ours-" + std::to_string(i))
+                                                .SchedulerName("stowage")).ok());
+  }
+  bool all = Eventually([&] { return CountBound(ns) == 42; }, 120);
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(all) << CountBound(ns) << " of 42 bound; upstream log: " << log;
+  // Who bound what: each pod's Scheduled event names the scheduler that bound it.
+  std::map<std::string, std::string> scheduled_by;
+  ASSERT_TRUE(Eventually([&] {
+    auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+    if (!body.ok()) return false;
+    for (const auto& e : nlohmann::json::parse(*body)["items"]) {
+      if (e.value("reason", "") != "Scheduled") continue;
+      scheduled_by[e["regarding"]["name"]] = e.value("reportingController", "");
+    }
+    return scheduled_by.size() == 42;
+  }, 30)) << scheduled_by.size() << " Scheduled events";
+  for (const auto& p : Pods(ns)) {
+    EXPECT_EQ(scheduled_by[p->metadata.name], p->spec.scheduler_name) << p->metadata.name;
+  }
+}
+
+}  // namespace
+}  // namespace stowage

@@ -1,0 +1,227 @@
+// Encoding in the v1 schema (--write-config-to, /configz), and the round trip through
+// ParseConfig.
+#include "pkg/config/encode.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "pkg/config/defaults.h"
+#include "pkg/config/load.h"
+#include "pkg/config/validation.h"
+
+namespace stowage::config {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+KubeSchedulerConfiguration Defaulted() {
+  KubeSchedulerConfiguration cfg;
+  SetDefaults(cfg);
+  return cfg;
+}
+
+void ExpectRoundTrip(const KubeSchedulerConfiguration& cfg) {
+  const std::string yaml = EncodeYaml(cfg);
+  StatusOr<KubeSchedulerConfiguration> back = ParseConfig(yaml, "encoded");
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  EXPECT_TRUE(*back == cfg) << yaml << "\n---- re-encoded:\n" << EncodeYaml(*back);
+  // JSON is YAML too.
+  StatusOr<KubeSchedulerConfiguration> from_json = ParseConfig(EncodeJson(cfg), "json");
+  ASSERT_TRUE(from_json.ok()) << from_json.status();
+  EXPECT_TRUE(*from_json == cfg);
+}
+
+TEST(EncodeTest, DefaultConfigLayout) {
+  const std::string yaml = EncodeYaml(Defaulted());
+  EXPECT_THAT(yaml, StartsWith("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                               "kind: KubeSchedulerConfiguration\n"
+                               "clientConnection:\n"
+                               "  acceptContentTypes: \"\"\n"
+                               "  burst: 100\n"
+                               "  contentType: application/vnd.kubernetes.protobuf\n"
+                               "  kubeconfig: \"\"\n"
+                               "  qps: 50\n"
+                               "enableContentionProfiling: true\n"
+                               "enableProfiling: true\n"
+                               "leaderElection:\n"
+                               "  leaderElect: true\n"
+                               "  leaseDuration: 15s\n"
+                               "  renewDeadline: 10s\n"
+                               "  resourceLock: leases\n"
+                               "  resourceName: kube-scheduler\n"
+                               "  resourceNamespace: kube-system\n"
+                               "  retryPeriod: 2s\n"
+                               "parallelism: 16\n"
+                               "percentageOfNodesToScore: 0\n"
+                               "podInitialBackoffSeconds: 1\n"
+                               "podMaxBackoffSeconds: 10\n"
+                               "profiles:\n"
+                               "- pluginConfig:\n"
+                               "  - args:\n"
+                               "      apiVersion: kubescheduler.config.k8s.io/v1\n"
+                               "      kind: DefaultPreemptionArgs\n"
+                               "      minCandidateNodesAbsolute: 100\n"
+                               "      minCandidateNodesPercentage: 10\n"
+                               "    name: DefaultPreemption\n"
+                               "  - args:\n"
+                               "      apiVersion: kubescheduler.config.k8s.io/v1\n"
+                               "      kind: DynamicResourcesArgs\n"
+                               "      bindingTimeout: 10m0s\n"
+                               "      filterTimeout: 10s\n"
+                               "    name: DynamicResources\n"));
+  EXPECT_THAT(yaml, HasSubstr("  plugins:\n"
+                              "    bind: {}\n"
+                              "    filter: {}\n"
+                              "    multiPoint:\n"
+                              "      enabled:\n"
+                              "      - name: SchedulingGates\n"
+                              "      - name: PrioritySort\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: TaintToleration\n        weight: 3\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: NodeDeclaredFeatures\n    permit: {}\n"));
+  EXPECT_THAT(yaml, HasSubstr("  schedulerName: default-scheduler\n"));
+}
+
+TEST(EncodeTest, DefaultConfigRoundTrips) {
+  const KubeSchedulerConfiguration cfg = Defaulted();
+  ExpectRoundTrip(cfg);
+  // What is written is a valid configuration.
+  StatusOr<KubeSchedulerConfiguration> back = ParseConfig(EncodeYaml(cfg), "encoded");
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(Validate(*back).ok());
+}
+
+TEST(EncodeTest, EmptyConfigRoundTrips) {
+  ExpectRoundTrip(KubeSchedulerConfiguration{});
+  EXPECT_EQ(EncodeYaml(KubeSchedulerConfiguration{}),
+            "apiVersion: kubescheduler.config.k8s.io/v1\n"
+            "kind: KubeSchedulerConfiguration\n"
+            "clientConnection:\n"
+            "  acceptContentTypes: \"\"\n"
+            "  burst: 0\n"
+            "  contentType: \"\"\n"
+            "  kubeconfig: \"\"\n"
+            "  qps: 0\n"
+            "leaderElection:\n"
+            "  leaderElect: null\n"
+            "  leaseDuration: 0s\n"
+            "  renewDeadline: 0s\n"
+            "  resourceLock: \"\"\n"
+            "  resourceName: \"\"\n"
+            "  resourceNamespace: \"\"\n"
+            "  retryPeriod: 0s\n");
+}
+
+TEST(EncodeTest, EverythingRoundTrips) {
+  KubeSchedulerConfiguration cfg;
+  cfg.parallelism = 3;
+  cfg.client_connection = {"/k", "application/json", "application/json", 0.1f, 7};
+  cfg.leader_election = {false, 1h + 2min + 3500ms, 1500ms, 1ns, "leases", "yes", "123"};
+  cfg.debugging = {false, std::nullopt};
+  cfg.percentage_of_nodes_to_score = 35;
+  cfg.pod_initial_backoff_seconds = 2;
+  cfg.pod_max_backoff_seconds = 4;
+  cfg.delay_cache_until_active = true;
+
+  Extender e;
+  e.url_prefix = "http://ext:8080/x";
+  e.filter_verb = "filter";
+  e.prioritize_verb = "prioritize";
+  e.weight = 2;
+  e.bind_verb = "bind";
+  e.preempt_verb = "preempt";
+  e.enable_https = true;
+  e.tls_config = ExtenderTLSConfig{true, "ext", "/c", "/k", "/ca", "cert\n", std::string("\0\x01", 2),
+                                   "ca"};
+  e.http_timeout = 30s;
+  e.node_cache_capable = true;
+  e.managed_resources = {{"example.com/gpu", true}, {"example.com/fpga", false}};
+  e.ignorable = true;
+  cfg.extenders = {e, Extender{}};
+
+  KubeSchedulerProfile& p = cfg.profiles.emplace_back();
+  p.scheduler_name = "";
+  p.percentage_of_nodes_to_score = 0;
+  p.plugins = Plugins{};
+  p.plugins->multi_point.enabled = {{"A", std::nullopt}, {"B", 0}, {"C", -3}};
+  p.plugins->score.disabled = {{"*", std::nullopt}};
+  p.plugins->placement_generate.enabled = {{"true", std::nullopt}};
+  api::TopologySpreadConstraint c;
+  c.max_skew = 1;
+  c.topology_key = "zone";
+  c.when_unsatisfiable = "DoNotSchedule";
+  c.label_selector = api::LabelSelector{};
+  c.label_selector->match_labels = api::StringMap({{"app", "web"}, {"n", "1"}});
+  c.label_selector->match_expressions = {{"tier", "In", {"a", "null"}}};
+  c.min_domains = 2;
+  c.node_affinity_policy = "Honor";
+  c.match_label_keys = {"pod-template-hash"};
+  api::NodeAffinity affinity;
+  affinity.required = api::NodeSelector{};
+  affinity.required->terms = {{{{"zone", "In", {"a"}}}, {{"metadata.name", "NotIn", {"n1"}}}}, {}};
+  affinity.preferred = {{5, {{{"disk", "Exists", {}}}, {}}}};
+  p.plugin_config = {
+      {"DefaultPreemption", DefaultPreemptionArgs{5, std::nullopt}},
+      {"InterPodAffinity", InterPodAffinityArgs{std::nullopt, true}},
+      {"NodeResourcesFit",
+       NodeResourcesFitArgs{{"example.com/a"}, {"example.com"},
+                            ScoringStrategy{"RequestedToCapacityRatio", {{"cpu", 0}, {"gpu", 3}},
+                                            RequestedToCapacityRatioParam{{{0, 0}, {100, 10}}}}}},
+      {"NodeResourcesFit2", std::monostate{}},
+      {"PodTopologySpread", PodTopologySpreadArgs{{c}, "List"}},
+      {"NodeResourcesBalancedAllocation", NodeResourcesBalancedAllocationArgs{{{"cpu", 1}}}},
+      {"VolumeBinding", VolumeBindingArgs{0, std::vector<UtilizationShapePoint>{}}},
+      {"NodeAffinity", NodeAffinityArgs{affinity}},
+      {"DynamicResources", DynamicResourcesArgs{std::nullopt, 0s}},
+      {"Custom", RawArgs{R"({"a":[1,2.5,"x",null,{"b":false}],"s":"0x10","t":"a: b"})"}},
+  };
+  KubeSchedulerProfile& q = cfg.profiles.emplace_back();
+  q.scheduler_name = "second";
+  ExpectRoundTrip(cfg);
+}
+
+TEST(EncodeTest, StringsThatNeedQuotes) {
+  for (const char* s : {"", "yes", "No", "on", "~", "null", "123", "0x1F", "1e3", "1.5", ".5",
+                        "-1", "- a", "a: b", "a #b", "#x", "[x]", "{x}", "*x", "&x", "!x", "|",
+                        ">", "'x'", "\"x\"", "%x", "@x", "`x", " x", "x ", "x:", "a\nb", "tab\t",
+                        "ctl\x01", "back\\slash", "ünïcødé", ".inf", "--- x", "? x"}) {
+    KubeSchedulerConfiguration cfg;
+    cfg.leader_election.resource_name = s;
+    cfg.client_connection.kubeconfig = std::string("/") + s;
+    ExpectRoundTrip(cfg);
+  }
+}
+
+TEST(EncodeTest, QuotingStyleFollowsGoYaml) {
+  KubeSchedulerConfiguration cfg;
+  KubeSchedulerProfile& p = cfg.profiles.emplace_back();
+  p.plugins = Plugins{};
+  p.plugins->score.disabled = {{"*", std::nullopt}};
+  p.plugins->score.enabled = {
+      {"'q", std::nullopt}, {"it's", std::nullopt}, {"123", std::nullopt}, {"a\tb", 1}};
+  const std::string yaml = EncodeYaml(cfg);
+  EXPECT_THAT(yaml, HasSubstr("      - name: '*'\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: '''q'\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: it's\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: \"123\"\n"));
+  EXPECT_THAT(yaml, HasSubstr("      - name: \"a\\tb\"\n"));
+  ExpectRoundTrip(cfg);
+}
+
+TEST(EncodeTest, ArgsJson) {
+  EXPECT_EQ(EncodeArgsJson(std::monostate{}), "null");
+  EXPECT_EQ(EncodeArgsJson(RawArgs{R"({"z":1,"a":2})"}), R"({"a":2,"z":1})");
+  EXPECT_EQ(EncodeArgsJson(InterPodAffinityArgs{1, false}),
+            R"({"apiVersion":"kubescheduler.config.k8s.io/v1","hardPodAffinityWeight":1,)"
+            R"("ignorePreferredTermsOfExistingPods":false,"kind":"InterPodAffinityArgs"})");
+  EXPECT_EQ(EncodeArgsJson(DynamicResourcesArgs{}),
+            R"({"apiVersion":"kubescheduler.config.k8s.io/v1","filterTimeout":null,)"
+            R"("kind":"DynamicResourcesArgs"})");
+}
+
+}  // namespace
+}  // namespace stowage::config

@@ -1,0 +1,61 @@
+#include "pkg/plugins/node_name/node_name.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pkg/plugins/names.h"
+#include "tests/testing/builders.h"
+#include "tests/testing/fake_handle.h"
+
+namespace stowage::plugins::node_name {
+namespace {
+
+using framework::Code;
+using testing::BuildNode;
+using testing::BuildPod;
+
+TEST(NodeName, Filter) {
+  struct Case {
+    std::string name;
+    api::PodPtr pod;
+    api::NodePtr node;
+    Code code;
+  } cases[] = {
+      {"no host specified", BuildPod().Obj(), BuildNode().Obj(), Code::kSuccess},
+      {"host matches", BuildPod().Node("foo").Obj(), BuildNode().Name("foo").Obj(),
+       Code::kSuccess},
+      {"host doesn't match", BuildPod().Node("bar").Obj(), BuildNode().Name("foo").Obj(),
+       Code::kUnschedulableAndUnresolvable},
+  };
+  NodeName pl;
+  framework::CycleState state;
+  for (const auto& c : cases) {
+    auto info = testing::MakeNodeInfo(c.node);
+    framework::Status s = pl.Filter(state, *framework::NewPodInfo(c.pod), *info);
+    EXPECT_EQ(s.code(), c.code) << c.name;
+    EXPECT_EQ(Fits(*c.pod, *info), c.code == Code::kSuccess) << c.name;
+    if (c.code != Code::kSuccess) {
+      EXPECT_EQ(s.Message(), "node(s) didn't match the requested node name") << c.name;
+    }
+  }
+}
+
+TEST(NodeName, EventsToRegister) {
+  NodeName pl;
+  auto events = pl.EventsToRegister();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::kNode);
+  EXPECT_EQ(events[0].event.action, framework::kAdd);
+  EXPECT_FALSE(events[0].hint);  // always Queue, as upstream
+}
+
+TEST(NodeName, Factory) {
+  testing::FakeHandle handle;
+  auto p = New({}, handle);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)->Name(), names::kNodeName);
+}
+
+}  // namespace
+}  // namespace stowage::plugins::node_name
