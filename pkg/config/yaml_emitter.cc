@@ -10,6 +10,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr char kHex[] = "0123456789abcdef";
+constexpr size_t kMaxImplicitKey = 1000;
 
 // Whether s can be written unquoted as far as YAML syntax goes (indicators, spaces, comments).
 bool PlainSyntaxAllowed(std::string_view s) {
@@ -65,9 +66,27 @@ void EmitMapping(std::string& out, const json& obj, size_t indent, bool inline_f
   for (const std::string* key : OrderedKeys(obj)) {
     if (!(first && inline_first)) out.append(indent, ' ');
     first = false;
-    out += YamlString(*key);
-    out += ':';
+    const std::string rendered = YamlString(*key);
     const json& v = obj.at(*key);
+    if (rendered.size() > kMaxImplicitKey) {
+      // YAML caps implicit keys at 1024 characters; longer ones need the explicit "? " form.
+      out += "? " + rendered + "\n";
+      out.append(indent, ' ');
+      out += ':';
+      if (IsNonEmptyCollection(v)) {
+        out += '\n';
+        if (v.is_object()) {
+          EmitMapping(out, v, indent + 2, false);
+        } else {
+          EmitSequence(out, v, indent + 2, false);
+        }
+      } else {
+        out += ' ' + ScalarText(v) + '\n';
+      }
+      continue;
+    }
+    out += rendered;
+    out += ':';
     if (v.is_object() && !v.empty()) {
       out += '\n';
       EmitMapping(out, v, indent + 2, false);

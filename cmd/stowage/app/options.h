@@ -3,7 +3,8 @@
 // the KubeSchedulerConfiguration the scheduler runs with.
 //
 // main() is expected to do what kube-scheduler's command does, in this order:
-//   1. ParseFlags. On error print ParseErrorText(status) to stderr and exit 1.
+//   1. ParseFlags. On error print ParseErrorText(status) to stderr and exit 1. Log
+//      options.warnings once logging is set up (options.logs).
 //   2. options.help: print Help() to stdout and exit 0.
 //   3. options.version != kFalse: print VersionText(options) to stdout and exit 0.
 //   4. BuildConfig (which first runs ValidateOptions). On error print the message, exit 1.
@@ -23,8 +24,9 @@
 //   * --pod-max-in-unschedulable-pods-duration and --master are not part of the configuration and
 //     always apply; read them from Options.
 //   * The result is validated. Upstream validates only a --config file and lets bad flag values
-//     fail later (e.g. when the leader elector is built); stowage validates both, so the same
-//     command lines fail, earlier and with the field-level message.
+//     fail later (e.g. --leader-elect-lease-duration below the renew deadline fails when the
+//     leader elector is built); stowage validates both, so such command lines fail earlier, with
+//     the field-level message (and --write-config-to no longer writes them out first).
 //
 // Options is a plain value; nothing here keeps global state.
 #pragma once

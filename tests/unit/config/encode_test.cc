@@ -212,6 +212,16 @@ TEST(EncodeTest, QuotingStyleFollowsGoYaml) {
   ExpectRoundTrip(cfg);
 }
 
+TEST(EncodeTest, LongKeysUseExplicitKeySyntax) {
+  // YAML limits implicit keys to 1024 characters.
+  const std::string key(1100, 'k');
+  KubeSchedulerConfiguration cfg;
+  cfg.profiles.emplace_back().plugin_config = {
+      {"X", RawArgs{R"({"b":")" + key + R"(",")" + key + R"(":{"a":[1]}})"}}};
+  EXPECT_THAT(EncodeYaml(cfg), HasSubstr("      ? " + key + "\n      :\n        a:\n"));
+  ExpectRoundTrip(cfg);
+}
+
 TEST(EncodeTest, ArgsJson) {
   EXPECT_EQ(EncodeArgsJson(std::monostate{}), "null");
   EXPECT_EQ(EncodeArgsJson(RawArgs{R"({"z":1,"a":2})"}), R"({"a":2,"z":1})");
