@@ -249,6 +249,12 @@ StatusOr<KubeSchedulerConfiguration> ParseConfig(std::string_view text,
   // yaml-cpp reports every problem, including its own depth limit, by throwing; this is the one
   // place those exceptions are caught.
   try {
+    if (internal::LooksLikeJson(text)) {
+      std::string error;
+      const YAML::Node root = internal::ParseJson(text, error);
+      if (!error.empty()) return InvalidArgumentError(source + ": invalid JSON: " + error);
+      return Decode(root, source);
+    }
     const YAML::Node root = YAML::Load(std::string(text));
     return Decode(root, source);
   } catch (const YAML::DeepRecursion& e) {

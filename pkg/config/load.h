@@ -1,4 +1,6 @@
-// Loading a KubeSchedulerConfiguration file (--config), YAML or JSON.
+// Loading a KubeSchedulerConfiguration file (--config), YAML or JSON. As upstream, a document
+// whose first non-blank character is '{' is read as JSON, anything else as YAML (1.1 scalar
+// rules: `yes`, `on` and `y` are booleans, `0x10` is a number).
 //
 // Decoding is strict, as upstream's (scheme.Codecs with serializer.EnableStrict): apiVersion must
 // be kubescheduler.config.k8s.io/v1 and kind KubeSchedulerConfiguration; an unknown field, a

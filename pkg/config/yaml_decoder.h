@@ -119,6 +119,12 @@ class Decoder {
   std::vector<std::string> errors_;
 };
 
+// JSON input (json_input.cc). Upstream treats a document whose first non-blank character is '{'
+// as JSON. ParseJson returns the document as a YAML tree (strings as quoted scalars, repeated
+// keys kept), or sets error.
+bool LooksLikeJson(std::string_view text);
+YAML::Node ParseJson(std::string_view text, std::string& error);
+
 // Decoders of the nested types (decode_args.cc).
 void DecodeArgs(Decoder& d, const YAML::Node& node, const FieldPath& path,
                 const std::string& plugin_name, PluginArgs& out);

@@ -267,6 +267,42 @@ TEST(LoadTest, JsonInput) {
             R"({"a":"1","z":1})");
 }
 
+TEST(LoadTest, JsonIsReadAsJson) {
+  const std::string head =
+      R"({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration")";
+  struct Case {
+    const char* name;
+    std::string rest;
+    const char* want;  // nullptr: must load
+  };
+  const std::string long_key(1100, 'k');
+  const Case cases[] = {
+      {"duplicate field", R"(, "parallelism": 1, "parallelism": 2})",
+       "j: parallelism: duplicate field"},
+      {"syntax error", R"(, "parallelism": })", "j: invalid JSON: [json.exception.parse_error"},
+      {"deep nesting",
+       R"(, "profiles": [{"pluginConfig": [{"name": "X", "args": )" + std::string(100000, '[') +
+           std::string(100000, ']') + "}]}]}",
+       "j: invalid JSON: nested too deeply"},
+      {"type error", R"(, "parallelism": "16"})",
+       "j: parallelism: expected an integer, got string \"16\""},
+      {"keys longer than YAML allows",
+       R"(, "profiles": [{"pluginConfig": [{"name": "X", "args": {")" + long_key + R"(": 1}}]}]})",
+       nullptr},
+      {"YAML 1.1 words are plain strings in JSON", R"(, "leaderElection": {"resourceName": "y"}})",
+       nullptr},
+  };
+  for (const Case& c : cases) {
+    StatusOr<KubeSchedulerConfiguration> cfg = ParseConfig(head + c.rest, "j");
+    if (c.want == nullptr) {
+      EXPECT_TRUE(cfg.ok()) << c.name << ": " << cfg.status();
+      continue;
+    }
+    ASSERT_FALSE(cfg.ok()) << c.name;
+    EXPECT_THAT(std::string(cfg.status().message()), HasSubstr(c.want)) << c.name;
+  }
+}
+
 TEST(LoadTest, TypeMetaErrors) {
   struct Case {
     const char* name;
