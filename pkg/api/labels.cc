@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "pkg/api/name_validation.h"
 #include "pkg/common/strconv.h"
 
 namespace stowage::api {
@@ -16,34 +17,6 @@ constexpr size_t kMaxLabelNameLength = 63;
 constexpr size_t kMaxLabelValueLength = 63;
 constexpr size_t kMaxDNSSubdomainLength = 253;
 
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]: the name part of a key, and a non-empty value.
-bool IsLabelToken(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// An RFC 1123 subdomain: dot-separated labels of [a-z0-9-] that start and end alphanumeric.
-bool IsDNS1123SubdomainShape(std::string_view s) {
-  size_t begin = 0;
-  while (true) {
-    const size_t dot = s.find('.', begin);
-    const std::string_view label =
-        s.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
-    if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(),
-                     [](char c) { return IsLowerAlnum(c) || c == '-'; })) {
-      return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    begin = dot + 1;
-  }
-}
 
 constexpr std::string_view kNameShape =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -69,7 +42,7 @@ std::vector<std::string> LabelKeyProblems(std::string_view key) {
       if (prefix.size() > kMaxDNSSubdomainLength) {
         problems.emplace_back("prefix part must be no more than 253 characters");
       }
-      if (!IsDNS1123SubdomainShape(prefix)) {
+      if (!IsDNS1123Subdomain(prefix)) {
         problems.emplace_back(
             "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
             "characters, '-' or '.', and must start and end with an alphanumeric character");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "pkg/api/name_validation.h"
+
 namespace stowage::config {
 namespace {
 
@@ -19,34 +21,6 @@ std::string_view TypeText(FieldError::Type type) {
   return "";
 }
 
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesLabelKeyName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
-bool MatchesDNS1123Subdomain(std::string_view s) {
-  size_t begin = 0;
-  while (true) {
-    const size_t dot = s.find('.', begin);
-    const std::string_view label =
-        s.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin);
-    if (label.empty() || !IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(),
-                     [](char c) { return IsLowerAlnum(c) || c == '-'; })) {
-      return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    begin = dot + 1;
-  }
-}
 
 // content.RegexError.
 std::string RegexError(std::string msg, std::string_view re,
@@ -230,7 +204,7 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
       errs.emplace_back("prefix part must be non-empty");
     } else {
       if (prefix.size() > 253) errs.emplace_back("prefix part must be no more than 253 bytes");
-      if (!MatchesDNS1123Subdomain(prefix)) {
+      if (!api::IsDNS1123Subdomain(prefix)) {
         errs.push_back("prefix part " + RegexError(std::string(kDNS1123SubdomainErrMsg),
                                                    kDNS1123SubdomainFmt, {"example.com"}));
       }
@@ -241,7 +215,7 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
   } else if (name.size() > 63) {
     errs.emplace_back("name part must be no more than 63 bytes");
   }
-  if (!MatchesLabelKeyName(name)) {
+  if (!api::IsLabelToken(name)) {
     errs.push_back("name part " + RegexError(std::string(kLabelKeyErrMsg), kLabelKeyFmt,
                                              {"MyName", "my.name", "123-abc"}));
   }
@@ -251,7 +225,7 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
 std::vector<std::string> LabelValueErrors(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.emplace_back("must be no more than 63 bytes");
-  if (!value.empty() && !MatchesLabelKeyName(value)) {
+  if (!value.empty() && !api::IsLabelToken(value)) {
     errs.push_back(
         RegexError(std::string(kLabelValueErrMsg), kLabelValueFmt, {"MyValue", "my_value", "12345"}));
   }
