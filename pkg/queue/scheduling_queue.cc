@@ -1,5 +1,7 @@
 #include "pkg/queue/scheduling_queue.h"
 
+#include <algorithm>
+
 #include "pkg/common/logging.h"
 
 namespace stowage::queue {
@@ -96,12 +98,14 @@ void SchedulingQueue::Add(api::PodPtr pod) {
   p->pod_info = framework::NewPodInfo(std::move(pod));
   p->timestamp = clock_.Now();
   std::lock_guard<std::mutex> l(mu_);
+  UpdateNomination(p->pod_info);
   MoveToActive(std::move(p));
 }
 
 void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::string key = Key(*new_pod);
   std::lock_guard<std::mutex> l(mu_);
+  UpdateNomination(framework::NewPodInfo(new_pod));
   if (auto f = in_flight_.find(new_pod->metadata.uid); f != in_flight_.end()) {
     f->second.events.emplace_back(ClusterEvent{framework::EventResource::kUnschedulablePod,
                                                framework::kUpdate, "UnschedulablePodUpdate"},
@@ -140,7 +144,40 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
 
 void SchedulingQueue::Delete(const api::Pod& pod) {
   std::lock_guard<std::mutex> l(mu_);
+  RemoveNomination(pod.metadata.uid);
   RemoveEverywhere(Key(pod));
+}
+
+void SchedulingQueue::RemoveNomination(const std::string& uid) {
+  auto it = nominated_node_of_.find(uid);
+  if (it == nominated_node_of_.end()) return;
+  auto& pods = nominated_[it->second];
+  pods.erase(std::remove_if(pods.begin(), pods.end(),
+                            [&](const framework::PodInfoPtr& p) { return p->pod->metadata.uid == uid; }),
+             pods.end());
+  if (pods.empty()) nominated_.erase(it->second);
+  nominated_node_of_.erase(it);
+}
+
+void SchedulingQueue::UpdateNomination(const framework::PodInfoPtr& pod) {
+  const std::string& uid = pod->pod->metadata.uid;
+  RemoveNomination(uid);
+  const std::string& node = pod->pod->status.nominated_node_name;
+  // A bound pod is no longer a nomination: it is counted on its node by the cache.
+  if (node.empty() || !pod->pod->spec.node_name.empty()) return;
+  nominated_[node].push_back(pod);
+  nominated_node_of_[uid] = node;
+}
+
+std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>
+SchedulingQueue::NominatedPods() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return nominated_;
+}
+
+void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
+  std::lock_guard<std::mutex> l(mu_);
+  RemoveNomination(pod.metadata.uid);
 }
 
 QueuedPodInfoPtr SchedulingQueue::Pop() {

@@ -67,6 +67,13 @@ class SchedulingQueue {
   void Run();    // starts the flush timers
   void Close();  // wakes Pop callers and stops the timers
 
+  // The nominator: pods whose status.nominatedNodeName names a node are expected to land there,
+  // so lower- or equal-priority pods must leave room for them. A copy of node -> nominated pods,
+  // for one scheduling cycle (cheap when nothing is nominated).
+  std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> NominatedPods() const;
+  // Forgets the nomination of a pod (it was assumed on a node, or deleted).
+  void DeleteNominatedPodIfExists(const api::Pod& pod);
+
   // Counts for metrics and tests.
   size_t ActiveSize() const;
   size_t BackoffSize() const;
@@ -99,6 +106,9 @@ class SchedulingQueue {
                       const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj) const;
   void Requeue(QueuedPodInfoPtr p) REQUIRES(mu_);
+  // Records or clears the pod's nomination from its status.nominatedNodeName.
+  void UpdateNomination(const framework::PodInfoPtr& pod) REQUIRES(mu_);
+  void RemoveNomination(const std::string& uid) REQUIRES(mu_);
 
   const std::map<std::string, framework::Framework*> profiles_;
   framework::Framework* sort_profile_;
@@ -114,6 +124,8 @@ class SchedulingQueue {
   std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_ GUARDED_BY(mu_);
   std::unordered_map<std::string, QueuedPodInfoPtr> index_ GUARDED_BY(mu_);  // active+backoff
   std::unordered_map<std::string, InFlight> in_flight_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> nominated_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::string> nominated_node_of_ GUARDED_BY(mu_);  // uid -> node
   bool closed_ GUARDED_BY(mu_) = false;
   std::jthread timer_;
 };

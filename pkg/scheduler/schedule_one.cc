@@ -56,6 +56,33 @@ size_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fw, size_t 
   return std::max(n, kMinFeasibleNodesToFind);
 }
 
+Status Scheduler::FilterWithNominatedPods(framework::Framework& fw, const CycleState& state,
+                                          const PodInfo& pod, const NodeInfo& node,
+                                          const Nominated& nominated) {
+  auto it = nominated.find(node.name());
+  if (it != nominated.end()) {
+    int32_t priority = pod->spec.priority.value_or(0);
+    std::vector<const framework::PodInfoPtr*> add;
+    for (const auto& p : it->second) {
+      if (p->pod->metadata.uid != pod->metadata.uid && p->pod->spec.priority.value_or(0) >= priority) {
+        add.push_back(&p);
+      }
+    }
+    if (!add.empty()) {
+      NodeInfo with = node;
+      auto with_state = state.Clone();
+      for (const auto* p : add) {
+        with.AddPodInfo(*p);
+        Status s = fw.RunPreFilterExtensionAddPod(*with_state, *pod.pod, **p, with);
+        if (!s.IsSuccess()) return s;
+      }
+      Status s = fw.RunFilterPlugins(*with_state, pod, with);
+      if (!s.IsSuccess()) return s;
+    }
+  }
+  return fw.RunFilterPlugins(state, pod, node);
+}
+
 Status Scheduler::FindNodesThatFit(framework::Framework& fw, CycleState& state, const PodInfo& pod,
                                    std::vector<const NodeInfo*>& feasible, FitError& fit) {
   const auto& all = snapshot_.List();
@@ -74,6 +101,17 @@ Status Scheduler::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
     }
   }
   const std::vector<const NodeInfo*>& nodes = pre.node_names ? candidates : all;
+  const Nominated nominated = queue_->NominatedPods();
+  // A pod nominated to a node (e.g. after preemption) tries that node first, alone.
+  const std::string& nominated_node = pod->status.nominated_node_name;
+  if (!nominated_node.empty()) {
+    const NodeInfo* n = snapshot_.Get(nominated_node);
+    if (n && (!pre.node_names || pre.node_names->count(nominated_node)) &&
+        FilterWithNominatedPods(fw, state, pod, *n, nominated).IsSuccess()) {
+      feasible = {n};
+      return {};
+    }
+  }
   size_t n = nodes.size();
   size_t to_find = fw.HasScorePlugins() ? NumFeasibleNodesToFind(fw, n) : std::min<size_t>(1, n);
   feasible.assign(to_find, nullptr);
@@ -86,7 +124,7 @@ Status Scheduler::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
       n,
       [&](size_t i) {
         size_t idx = (start + i) % n;
-        Status st = fw.RunFilterPlugins(state, pod, *nodes[idx]);
+        Status st = FilterWithNominatedPods(fw, state, pod, *nodes[idx], nominated);
         if (st.IsSuccess()) {
           size_t k = found.fetch_add(1);
           if (k < to_find) feasible[k] = nodes[idx];
@@ -197,6 +235,7 @@ void Scheduler::ScheduleOne() {
     HandleFailure(fw, std::move(qpod), Status::Error(std::string(as.message())), nullptr);
     return;
   }
+  queue_->DeleteNominatedPodIfExists(pod);
   if (Status rs = fw->RunReservePluginsReserve(*state, *bound, result.host); !rs.IsSuccess()) {
     fw->RunReservePluginsUnreserve(*state, *bound, result.host);
     (void)cache_.ForgetPod(*bound);

@@ -82,6 +82,14 @@ class Scheduler : public framework::Handle {
                                      const framework::PodInfo& pod,
                                      std::vector<const framework::NodeInfo*>& feasible,
                                      FitError& fit);
+  using Nominated = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>;
+  // Filters with the pods nominated to the node of equal or higher priority counted on it
+  // first, then without them: the pod must fit both ways (RunFilterPluginsWithNominatedPods).
+  framework::Status FilterWithNominatedPods(framework::Framework& fw,
+                                            const framework::CycleState& state,
+                                            const framework::PodInfo& pod,
+                                            const framework::NodeInfo& node,
+                                            const Nominated& nominated);
   std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
                          const std::vector<int64_t>& scores);
   size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;

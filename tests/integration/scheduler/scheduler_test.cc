@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
@@ -218,6 +219,42 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   }, 60));
 }
 
+TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
+  const std::string ns = "nominated";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  auto pc = Admin().Post("/apis/scheduling.k8s.io/v1/priorityclasses",
+                         R"({"metadata":{"name":"high"},"value":1000})");
+  ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
+  // Node "small" has 1 CPU; the high-priority pod is nominated to it (as preemption would do)
+  // but cannot be placed now (its selector matches no node), so its CPU must stay free.
+  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("small").Capacity("cpu", "1")
+                                               .Label("only", "small")).ok());
+  auto high = MakePod().Namespace(ns).Name("high").SchedulerName("nominating").Req("cpu", "1");
+  std::string body = high.Json();
+  body.replace(body.find("\"spec\":{"), 8,
+               R"("spec":{"priorityClassName":"high","nodeSelector":{"only":"nowhere"},)");
+  ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", body).ok());
+  ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/high/status",
+                            R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
+                  .ok());
+  RunningScheduler sched(Profiles({"nominating"}));
+  auto low = MakePod().Namespace(ns).Name("low").SchedulerName("nominating").Req("cpu", "500m");
+  std::string low_body = low.Json();
+  low_body.replace(low_body.find("\"spec\":{"), 8, R"("spec":{"nodeSelector":{"only":"small"},)");
+  ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", low_body).ok());
+  api::Condition cond;
+  ASSERT_TRUE(Eventually([&] {
+    auto pod = client::GetObject<api::Pod>(Admin(), ns, "low");
+    for (const auto& c : pod->status.conditions) {
+      if (c.type == "PodScheduled") cond = c;
+    }
+    return !cond.type.empty() || !pod->spec.node_name.empty();
+  }, 30));
+  EXPECT_EQ(client::GetObject<api::Pod>(Admin(), ns, "low")->spec.node_name, "")
+      << "the low-priority pod took the room reserved for the nominated pod";
+  EXPECT_THAT(cond.message, HasSubstr("1 Insufficient cpu"));
+}
+
 TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
   const std::string ns = "profiles";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
@@ -264,12 +301,10 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
                                                 .SchedulerName("stowage")).ok());
   }
   bool all = Eventually([&] { return CountBound(ns) == 42; }, 120);
-  kill(pid, SIGTERM);
-  waitpid(pid, nullptr, 0);
-  ASSERT_TRUE(all) << CountBound(ns) << " of 42 bound; upstream log: " << log;
-  // Who bound what: each pod's Scheduled event names the scheduler that bound it.
+  // Who bound what: each pod's Scheduled event names the scheduler that bound it. Upstream
+  // sends its events asynchronously, so it keeps running until they are all in.
   std::map<std::string, std::string> scheduled_by;
-  ASSERT_TRUE(Eventually([&] {
+  bool events = all && Eventually([&] {
     auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
     if (!body.ok()) return false;
     const nlohmann::json list = nlohmann::json::parse(*body);  // must outlive the loop
@@ -278,7 +313,11 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
       scheduled_by[e["regarding"]["name"]] = e.value("reportingController", "");
     }
     return scheduled_by.size() == 42;
-  }, 30)) << scheduled_by.size() << " Scheduled events";
+  }, 60);
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(all) << CountBound(ns) << " of 42 bound; upstream log: " << log;
+  ASSERT_TRUE(events) << scheduled_by.size() << " Scheduled events";
   for (const auto& p : Pods(ns)) {
     EXPECT_EQ(scheduled_by[p->metadata.name], p->spec.scheduler_name) << p->metadata.name;
   }

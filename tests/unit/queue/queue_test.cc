@@ -201,5 +201,27 @@ TEST_F(QueueTest, DeleteRemovesFromEveryQueue) {
   EXPECT_EQ(q_->UnschedulableSize() + q_->ActiveSize() + q_->BackoffSize(), 0u);
 }
 
+TEST_F(QueueTest, NominatorTracksNominatedNodeNames) {
+  auto p = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").NominatedNodeName("n1").Obj();
+  q_->Add(p);
+  auto nominated = q_->NominatedPods();
+  ASSERT_EQ(nominated.count("n1"), 1u);
+  EXPECT_EQ(nominated["n1"][0]->pod->metadata.name, "p");
+  // Moving the nomination to another node.
+  auto moved = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").NominatedNodeName("n2").Obj();
+  q_->Update(p, moved);
+  nominated = q_->NominatedPods();
+  EXPECT_EQ(nominated.count("n1"), 0u);
+  ASSERT_EQ(nominated.count("n2"), 1u);
+  // Assumed on a node: no longer a nomination.
+  q_->DeleteNominatedPodIfExists(*moved);
+  EXPECT_TRUE(q_->NominatedPods().empty());
+  // Deleted pods drop their nomination too.
+  auto other = BuildPod().Name("o").UID("o").SchedulerName("default-scheduler").NominatedNodeName("n3").Obj();
+  q_->Add(other);
+  q_->Delete(*other);
+  EXPECT_TRUE(q_->NominatedPods().empty());
+}
+
 }  // namespace
 }  // namespace stowage::queue
