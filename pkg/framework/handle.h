@@ -4,12 +4,17 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
 #include "pkg/common/status.h"
 #include "pkg/framework/types.h"
+
+namespace stowage::framework {
+class WaitingPod;
+}  // namespace stowage::framework
 
 namespace stowage::framework {
 
@@ -41,6 +46,11 @@ class Handle {
   virtual Parallelizer& parallelizer() = 0;
   // POST pods/<name>/binding. A conflict (already bound) is an error.
   virtual stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) = 0;
+  // The pod with this UID if it is waiting at Permit (shared so it stays valid while used).
+  virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) {
+    (void)uid;
+    return nullptr;
+  }
 };
 
 }  // namespace stowage::framework

@@ -136,6 +136,18 @@ class ReservePlugin : public virtual Plugin {
   virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
 };
 
+// A pod held at Permit: every plugin that answered Wait must Allow it before it binds; one Reject
+// or the timeout sends it back to the queue. Thread-safe: plugins call Allow/Reject from their
+// own threads while the binding cycle waits.
+class WaitingPod {
+ public:
+  virtual ~WaitingPod() = default;
+  virtual const api::Pod& pod() const = 0;
+  virtual std::vector<std::string> pending_plugins() const = 0;
+  virtual void Allow(std::string_view plugin) = 0;
+  virtual void Reject(std::string_view plugin, std::string message) = 0;
+};
+
 // Approves, rejects or delays (Wait, with a timeout) the binding of a pod.
 class PermitPlugin : public virtual Plugin {
  public:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 
 namespace stowage::framework {
@@ -245,21 +246,91 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) it->plugin->Unreserve(state, pod, node);
 }
 
+namespace {
+class WaitingPodImpl final : public WaitingPod {
+ public:
+  WaitingPodImpl(api::Pod pod, std::map<std::string, std::chrono::milliseconds> pending)
+      : pod_(std::move(pod)), pending_(std::move(pending)) {}
+  const api::Pod& pod() const override { return pod_; }
+  std::vector<std::string> pending_plugins() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<std::string> out;
+    for (const auto& [name, t] : pending_) out.push_back(name);
+    return out;
+  }
+  void Allow(std::string_view plugin) override {
+    std::lock_guard<std::mutex> l(mu_);
+    pending_.erase(std::string(plugin));
+    cv_.notify_all();
+  }
+  void Reject(std::string_view plugin, std::string message) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (rejection_.IsSuccess()) {
+      rejection_ = std::move(Status::Unschedulable(std::move(message)).WithPlugin(plugin));
+    }
+    cv_.notify_all();
+  }
+  // Waits until allowed, rejected, or the shortest pending plugin's timeout.
+  Status Wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    auto start = std::chrono::steady_clock::now();
+    while (rejection_.IsSuccess() && !pending_.empty()) {
+      auto first = std::min_element(pending_.begin(), pending_.end(),
+                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+      auto deadline = start + first->second;
+      if (cv_.wait_until(l, deadline) == std::cv_status::timeout &&
+          std::chrono::steady_clock::now() >= deadline && pending_.count(first->first)) {
+        return std::move(Status::Unschedulable("rejected due to timeout after waiting " +
+                                               std::to_string(first->second.count()) +
+                                               "ms at plugin " + first->first)
+                             .WithPlugin(first->first));
+      }
+    }
+    return rejection_;
+  }
+
+ private:
+  const api::Pod pod_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::chrono::milliseconds> pending_;  // plugin -> its timeout
+  Status rejection_;
+};
+}  // namespace
+
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                                    std::chrono::milliseconds& wait) {
   wait = std::chrono::milliseconds::zero();
-  bool waiting = false;
+  std::map<std::string, std::chrono::milliseconds> pending;
   for (auto& e : permit_) {
     std::chrono::milliseconds timeout{0};
     Status s = e.plugin->Permit(state, pod, node, timeout);
     if (s.IsWait()) {
-      waiting = true;
-      wait = std::max(wait, std::min(timeout, kMaxPermitWait));
+      pending[e.name] = std::min(timeout, kMaxPermitWait);
+      wait = std::max(wait, pending[e.name]);
       continue;
     }
     if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
   }
-  return waiting ? Status(Code::kWait) : Status();
+  if (pending.empty()) return {};
+  std::lock_guard<std::mutex> l(waiting_mu_);
+  waiting_[pod.metadata.uid] = std::make_shared<WaitingPodImpl>(pod, std::move(pending));
+  return Status(Code::kWait);
+}
+
+Status Framework::WaitOnPermit(const api::Pod& pod) {
+  std::shared_ptr<WaitingPod> w = GetWaitingPod(pod.metadata.uid);
+  if (!w) return {};
+  Status s = static_cast<WaitingPodImpl&>(*w).Wait();
+  std::lock_guard<std::mutex> l(waiting_mu_);
+  waiting_.erase(pod.metadata.uid);
+  return s;
+}
+
+std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const {
+  std::lock_guard<std::mutex> l(waiting_mu_);
+  auto it = waiting_.find(uid);
+  return it == waiting_.end() ? nullptr : it->second;
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

@@ -10,6 +10,7 @@
 
 #include <any>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
@@ -84,6 +85,10 @@ class Framework {
   // Success, a rejection, or Wait with the longest requested timeout (capped at 15 minutes).
   Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                           std::chrono::milliseconds& wait);
+  // Blocks until the pod held at Permit is allowed by every waiting plugin (Success), rejected,
+  // or timed out (Unschedulable). Success at once if the pod is not waiting.
+  Status WaitOnPermit(const api::Pod& pod);
+  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const;
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
@@ -116,6 +121,8 @@ class Framework {
   std::vector<Entry<PreBindPlugin>> pre_bind_;
   std::vector<Entry<BindPlugin>> bind_;
   std::vector<Entry<PostBindPlugin>> post_bind_;
+  mutable std::mutex waiting_mu_;
+  std::map<std::string, std::shared_ptr<WaitingPod>, std::less<>> waiting_;  // by pod UID
 };
 
 }  // namespace stowage::framework

@@ -270,12 +270,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
                              std::string host, std::chrono::milliseconds permit_wait) {
   const api::Pod& pod = *assumed->pod;
   Status s;
-  if (permit_wait.count() > 0) {
-    // No in-tree plugin waits at Permit; without an Allow API a wait can only time out.
-    SleepFor(permit_wait);
-    s = Status::Unschedulable("rejected due to timeout after waiting " +
-                              std::to_string(permit_wait.count()) + "ms at plugin Permit");
-  }
+  if (permit_wait.count() > 0) s = fw->WaitOnPermit(pod);
   queue_->Done(pod);
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
   if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);

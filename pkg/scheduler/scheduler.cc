@@ -75,6 +75,13 @@ framework::Framework* Scheduler::ProfileFor(const api::Pod& pod) const {
   return it == profiles_.end() ? nullptr : it->second.get();
 }
 
+std::shared_ptr<framework::WaitingPod> Scheduler::GetWaitingPod(std::string_view uid) {
+  for (const auto& [name, fw] : profiles_) {
+    if (auto w = fw->GetWaitingPod(uid)) return w;
+  }
+  return nullptr;
+}
+
 stowage::Status Scheduler::BindPod(const api::Pod& pod, std::string_view node_name) {
   return client::BindPod(client_, pod.metadata, node_name);
 }

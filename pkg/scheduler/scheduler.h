@@ -55,6 +55,7 @@ class Scheduler : public framework::Handle {
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
   stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) override;
 
   cache::Cache& cache() { return cache_; }
   queue::SchedulingQueue& queue() { return *queue_; }
