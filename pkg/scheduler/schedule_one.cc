@@ -142,7 +142,7 @@ Status Scheduler::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
     if (!failed[i]) continue;
     ++processed;
     if (statuses[i].IsError()) return statuses[i];
-    for (const auto& p : {statuses[i].plugin()}) fit.unschedulable_plugins.insert(p);
+    fit.unschedulable_plugins.insert(statuses[i].plugin());
     fit.node_statuses.emplace_back(nodes[i]->name(), std::move(statuses[i]));
   }
   if (!pre.node_names) {
