@@ -1,7 +1,5 @@
 // The scheduling cycle (one pod: filter, score, assume, reserve, permit), the binding cycle
 // (pre-bind, bind, post-bind) and failure handling, as upstream's schedule_one.go.
-#include <algorithm>
-#include <atomic>
 #include <map>
 
 #include "pkg/api/encode.h"
@@ -17,11 +15,6 @@ using framework::CycleState;
 using framework::NodeInfo;
 using framework::PodInfo;
 using framework::Status;
-
-namespace {
-constexpr size_t kMinFeasibleNodesToFind = 100;
-constexpr int kMinFeasibleNodesPercentageToFind = 5;
-}  // namespace
 
 std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
                             const std::string& pre_filter_msg, const std::string& post_filter_msg) {
@@ -42,162 +35,6 @@ std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& st
   }
   if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
   return msg;
-}
-
-size_t Scheduler::NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const {
-  if (all < kMinFeasibleNodesToFind) return all;
-  int pct = fw.spec().percentage_of_nodes_to_score.value_or(
-      options_.percentage_of_nodes_to_score.value_or(0));
-  if (pct == 0) {
-    pct = 50 - static_cast<int>(all / 125);
-    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
-  }
-  size_t n = all * static_cast<size_t>(pct) / 100;
-  return std::max(n, kMinFeasibleNodesToFind);
-}
-
-Status Scheduler::FilterWithNominatedPods(framework::Framework& fw, const CycleState& state,
-                                          const PodInfo& pod, const NodeInfo& node,
-                                          const Nominated& nominated) {
-  auto it = nominated.find(node.name());
-  if (it != nominated.end()) {
-    int32_t priority = pod->spec.priority.value_or(0);
-    std::vector<const framework::PodInfoPtr*> add;
-    for (const auto& p : it->second) {
-      if (p->pod->metadata.uid != pod->metadata.uid && p->pod->spec.priority.value_or(0) >= priority) {
-        add.push_back(&p);
-      }
-    }
-    if (!add.empty()) {
-      NodeInfo with = node;
-      auto with_state = state.Clone();
-      for (const auto* p : add) {
-        with.AddPodInfo(*p);
-        Status s = fw.RunPreFilterExtensionAddPod(*with_state, *pod.pod, **p, with);
-        if (!s.IsSuccess()) return s;
-      }
-      Status s = fw.RunFilterPlugins(*with_state, pod, with);
-      if (!s.IsSuccess()) return s;
-    }
-  }
-  return fw.RunFilterPlugins(state, pod, node);
-}
-
-Status Scheduler::FindNodesThatFit(framework::Framework& fw, CycleState& state, const PodInfo& pod,
-                                   std::vector<const NodeInfo*>& feasible, FitError& fit) {
-  const auto& all = snapshot_.List();
-  framework::PreFilterResult pre;
-  Status s = fw.RunPreFilterPlugins(state, pod, all, pre, fit.unschedulable_plugins);
-  if (!s.IsSuccess()) {
-    if (!s.IsRejected()) return s;
-    fit.pre_filter_msg = s.Message();
-    for (const auto* n : all) fit.node_statuses.emplace_back(n->name(), s);
-    return s;
-  }
-  std::vector<const NodeInfo*> candidates;
-  if (pre.node_names) {
-    for (const auto& name : *pre.node_names) {
-      if (const NodeInfo* n = snapshot_.Get(name)) candidates.push_back(n);
-    }
-  }
-  const std::vector<const NodeInfo*>& nodes = pre.node_names ? candidates : all;
-  const Nominated nominated = queue_->NominatedPods();
-  // A pod nominated to a node (e.g. after preemption) tries that node first, alone.
-  const std::string& nominated_node = pod->status.nominated_node_name;
-  if (!nominated_node.empty()) {
-    const NodeInfo* n = snapshot_.Get(nominated_node);
-    if (n && (!pre.node_names || pre.node_names->count(nominated_node)) &&
-        FilterWithNominatedPods(fw, state, pod, *n, nominated).IsSuccess()) {
-      feasible = {n};
-      return {};
-    }
-  }
-  size_t n = nodes.size();
-  size_t to_find = fw.HasScorePlugins() ? NumFeasibleNodesToFind(fw, n) : std::min<size_t>(1, n);
-  feasible.assign(to_find, nullptr);
-  std::vector<Status> statuses(n);
-  std::vector<uint8_t> failed(n, 0);
-  std::atomic<size_t> found{0};
-  std::atomic<bool> error{false};
-  size_t start = pre.node_names ? 0 : next_start_node_index_ % std::max<size_t>(n, 1);
-  pool_.Until(
-      n,
-      [&](size_t i) {
-        size_t idx = (start + i) % n;
-        Status st = FilterWithNominatedPods(fw, state, pod, *nodes[idx], nominated);
-        if (st.IsSuccess()) {
-          size_t k = found.fetch_add(1);
-          if (k < to_find) feasible[k] = nodes[idx];
-          return;
-        }
-        if (st.IsError()) error = true;
-        statuses[idx] = std::move(st);
-        failed[idx] = 1;
-      },
-      [&] { return found.load() >= to_find || error.load(); });
-  size_t num_feasible = std::min(found.load(), to_find);
-  feasible.resize(num_feasible);
-  size_t processed = num_feasible;
-  for (size_t i = 0; i < n; ++i) {
-    if (!failed[i]) continue;
-    ++processed;
-    if (statuses[i].IsError()) return statuses[i];
-    fit.unschedulable_plugins.insert(statuses[i].plugin());
-    fit.node_statuses.emplace_back(nodes[i]->name(), std::move(statuses[i]));
-  }
-  if (!pre.node_names) {
-    next_start_node_index_ = (next_start_node_index_ + processed) % std::max<size_t>(all.size(), 1);
-  } else {
-    // Nodes PreFilter excluded count as rejected by it, with upstream's message.
-    for (const auto* node : all) {
-      if (pre.node_names->count(node->name())) continue;
-      fit.node_statuses.emplace_back(
-          node->name(), Status::Unresolvable("node(s) didn't satisfy plugin(s) [PreFilter]"));
-    }
-  }
-  return {};
-}
-
-std::string Scheduler::SelectHost(const std::vector<const NodeInfo*>& nodes,
-                                  const std::vector<int64_t>& scores) {
-  // Uniform choice among the best-scoring nodes (reservoir sampling).
-  size_t best = 0;
-  int ties = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (i == 0 || scores[i] > scores[best]) {
-      best = i;
-      ties = 1;
-    } else if (scores[i] == scores[best] && rng_() % static_cast<uint64_t>(++ties) == 0) {
-      best = i;
-    }
-  }
-  return nodes[best]->name();
-}
-
-Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const PodInfo& pod,
-                              ScheduleResult& result, FitError& fit) {
-  if (auto s = cache_.UpdateSnapshot(snapshot_); !s.ok()) return Status::Error(std::string(s.message()));
-  fit.num_all_nodes = static_cast<int>(snapshot_.List().size());
-  if (snapshot_.List().empty()) {
-    fit.pre_filter_msg = "no nodes available to schedule pods";
-    return Status::Unresolvable("no nodes available to schedule pods");
-  }
-  std::vector<const NodeInfo*> feasible;
-  Status s = FindNodesThatFit(fw, state, pod, feasible, fit);
-  if (!s.IsSuccess() && !s.IsRejected()) return s;
-  result.evaluated = static_cast<int>(feasible.size() + fit.node_statuses.size());
-  result.feasible = static_cast<int>(feasible.size());
-  if (feasible.empty()) return Status::Unschedulable("no feasible node");
-  if (feasible.size() == 1) {
-    result.host = feasible[0]->name();
-    return {};
-  }
-  if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.IsSuccess()) return ps;
-  std::vector<int64_t> totals;
-  if (Status ss = fw.RunScorePlugins(state, pod, feasible, totals); !ss.IsSuccess()) return ss;
-  if (!fw.HasScorePlugins()) totals.assign(feasible.size(), 1);
-  result.host = SelectHost(feasible, totals);
-  return {};
 }
 
 void Scheduler::ScheduleOne() {
@@ -222,7 +59,12 @@ void Scheduler::ScheduleOne() {
   auto state = std::make_unique<CycleState>();
   ScheduleResult result;
   FitError fit;
-  Status s = SchedulePod(*fw, *state, *qpod->pod_info, result, fit);
+  Status s;
+  if (auto us = cache_.UpdateSnapshot(snapshot_); !us.ok()) {
+    s = Status::Error(std::string(us.message()));
+  } else {
+    s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
+  }
   if (!s.IsSuccess()) {
     HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr);
     return;

@@ -14,7 +14,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -27,6 +26,7 @@
 #include "pkg/framework/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/queue/scheduling_queue.h"
+#include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/event_recorder.h"
 
 namespace stowage::scheduler {
@@ -61,39 +61,8 @@ class Scheduler : public framework::Handle {
   queue::SchedulingQueue& queue() { return *queue_; }
 
  private:
-  struct ScheduleResult {
-    std::string host;
-    int evaluated = 0;
-    int feasible = 0;
-  };
-  // A failed search: per-node statuses, or a PreFilter rejection applying to all nodes.
-  struct FitError {
-    int num_all_nodes = 0;
-    framework::NodeToStatus node_statuses;
-    std::string pre_filter_msg;
-    std::set<std::string> unschedulable_plugins;
-  };
-
   void ScheduleOne();
   // Finds a host; on failure sets fit (a rejection) or returns an error status.
-  framework::Status SchedulePod(framework::Framework& fw, framework::CycleState& state,
-                                const framework::PodInfo& pod, ScheduleResult& result,
-                                FitError& fit);
-  framework::Status FindNodesThatFit(framework::Framework& fw, framework::CycleState& state,
-                                     const framework::PodInfo& pod,
-                                     std::vector<const framework::NodeInfo*>& feasible,
-                                     FitError& fit);
-  using Nominated = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>;
-  // Filters with the pods nominated to the node of equal or higher priority counted on it
-  // first, then without them: the pod must fit both ways (RunFilterPluginsWithNominatedPods).
-  framework::Status FilterWithNominatedPods(framework::Framework& fw,
-                                            const framework::CycleState& state,
-                                            const framework::PodInfo& pod,
-                                            const framework::NodeInfo& node,
-                                            const Nominated& nominated);
-  std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
-                         const std::vector<int64_t>& scores);
-  size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;
   void BindingCycle(framework::Framework* fw, std::unique_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed,
                     std::string host, std::chrono::milliseconds permit_wait);
@@ -113,8 +82,7 @@ class Scheduler : public framework::Handle {
   std::map<std::string, std::unique_ptr<framework::Framework>> profiles_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
-  size_t next_start_node_index_ = 0;
-  std::mt19937_64 rng_{std::random_device{}()};
+  Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
 
   std::mutex bind_mu_;
   std::condition_variable bind_cv_;

@@ -1,0 +1,186 @@
+#include "pkg/scheduler/algorithm.h"
+
+#include <algorithm>
+
+namespace stowage::scheduler {
+
+using framework::CycleState;
+using framework::NodeInfo;
+using framework::PodInfo;
+using framework::Status;
+
+namespace {
+constexpr size_t kMinFeasibleNodesToFind = 100;
+constexpr int kMinFeasibleNodesPercentageToFind = 5;
+}  // namespace
+
+Algorithm::Algorithm(const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
+                     std::optional<int32_t> percentage_of_nodes_to_score)
+    : snapshot_(snapshot),
+      pool_(pool),
+      percentage_of_nodes_to_score_(percentage_of_nodes_to_score) {}
+
+size_t Algorithm::NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const {
+  if (all < kMinFeasibleNodesToFind) return all;
+  int pct = fw.spec().percentage_of_nodes_to_score.value_or(
+      percentage_of_nodes_to_score_.value_or(0));
+  if (pct == 0) {
+    pct = 50 - static_cast<int>(all / 125);
+    if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;
+  }
+  size_t n = all * static_cast<size_t>(pct) / 100;
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+Status Algorithm::FilterWithNominatedPods(framework::Framework& fw, const CycleState& state,
+                                          const PodInfo& pod, const NodeInfo& node,
+                                          const NominatedPods& nominated) {
+  if (!nominated.empty()) {
+    auto it = nominated.find(node.name());
+    if (it != nominated.end()) {
+      int32_t priority = pod->spec.priority.value_or(0);
+      std::vector<const framework::PodInfoPtr*> add;
+      for (const auto& p : it->second) {
+        if (p->pod->metadata.uid != pod->metadata.uid &&
+            p->pod->spec.priority.value_or(0) >= priority) {
+          add.push_back(&p);
+        }
+      }
+      if (!add.empty()) {
+        NodeInfo with = node;
+        auto with_state = state.Clone();
+        for (const auto* p : add) {
+          with.AddPodInfo(*p);
+          Status s = fw.RunPreFilterExtensionAddPod(*with_state, *pod.pod, **p, with);
+          if (!s.IsSuccess()) return s;
+        }
+        Status s = fw.RunFilterPlugins(*with_state, pod, with);
+        if (!s.IsSuccess()) return s;
+      }
+    }
+  }
+  return fw.RunFilterPlugins(state, pod, node);
+}
+
+Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, const PodInfo& pod,
+                                   const NominatedPods& nominated, FitError& fit) {
+  const auto& all = snapshot_.List();
+  feasible_.clear();
+  framework::PreFilterResult pre;
+  Status s = fw.RunPreFilterPlugins(state, pod, all, pre, fit.unschedulable_plugins);
+  if (!s.IsSuccess()) {
+    if (!s.IsRejected()) return s;
+    fit.pre_filter_msg = s.Message();
+    for (const auto* n : all) fit.node_statuses.emplace_back(n->name(), s);
+    return s;
+  }
+  candidates_.clear();
+  if (pre.node_names) {
+    for (const auto& name : *pre.node_names) {
+      if (const NodeInfo* n = snapshot_.Get(name)) candidates_.push_back(n);
+    }
+  }
+  const std::vector<const NodeInfo*>& nodes = pre.node_names ? candidates_ : all;
+  // A pod nominated to a node (e.g. after preemption) tries that node first, alone.
+  const std::string& nominated_node = pod->status.nominated_node_name;
+  if (!nominated_node.empty()) {
+    const NodeInfo* n = snapshot_.Get(nominated_node);
+    if (n && (!pre.node_names || pre.node_names->count(nominated_node)) &&
+        FilterWithNominatedPods(fw, state, pod, *n, nominated).IsSuccess()) {
+      feasible_.push_back(n);
+      return {};
+    }
+  }
+  size_t n = nodes.size();
+  size_t to_find = fw.HasScorePlugins() ? NumFeasibleNodesToFind(fw, n) : std::min<size_t>(1, n);
+  feasible_.assign(to_find, nullptr);
+  if (statuses_.size() < n) statuses_.resize(n);
+  failed_.assign(n, 0);
+  std::atomic<size_t> found{0};
+  std::atomic<bool> error{false};
+  size_t start = pre.node_names ? 0 : next_start_node_index_ % std::max<size_t>(n, 1);
+  pool_.Until(
+      n,
+      [&](size_t i) {
+        size_t idx = (start + i) % n;
+        Status st = FilterWithNominatedPods(fw, state, pod, *nodes[idx], nominated);
+        if (st.IsSuccess()) {
+          size_t k = found.fetch_add(1);
+          if (k < to_find) feasible_[k] = nodes[idx];
+          return;
+        }
+        if (st.IsError()) error = true;
+        statuses_[idx] = std::move(st);
+        failed_[idx] = 1;
+      },
+      [&] { return found.load() >= to_find || error.load(); });
+  size_t num_feasible = std::min(found.load(), to_find);
+  feasible_.resize(num_feasible);
+  size_t processed = num_feasible;
+  Status first_error;
+  for (size_t i = 0; i < n; ++i) {
+    if (!failed_[i]) continue;
+    ++processed;
+    Status st = std::move(statuses_[i]);
+    statuses_[i] = Status();
+    if (st.IsError()) {
+      if (first_error.IsSuccess()) first_error = std::move(st);
+      continue;
+    }
+    fit.unschedulable_plugins.insert(st.plugin());
+    fit.node_statuses.emplace_back(nodes[i]->name(), std::move(st));
+  }
+  if (!first_error.IsSuccess()) return first_error;
+  if (!pre.node_names) {
+    next_start_node_index_ = (next_start_node_index_ + processed) % std::max<size_t>(all.size(), 1);
+  } else {
+    // Nodes PreFilter excluded count as rejected by it, with upstream's message.
+    for (const auto* node : all) {
+      if (pre.node_names->count(node->name())) continue;
+      fit.node_statuses.emplace_back(
+          node->name(), Status::Unresolvable("node(s) didn't satisfy plugin(s) [PreFilter]"));
+    }
+  }
+  return {};
+}
+
+const std::string& Algorithm::SelectHost() {
+  // Uniform choice among the best-scoring nodes (reservoir sampling).
+  size_t best = 0;
+  uint64_t ties = 0;
+  for (size_t i = 0; i < feasible_.size(); ++i) {
+    if (i == 0 || scores_[i] > scores_[best]) {
+      best = i;
+      ties = 1;
+    } else if (scores_[i] == scores_[best] && rng_() % ++ties == 0) {
+      best = i;
+    }
+  }
+  return feasible_[best]->name();
+}
+
+Status Algorithm::SchedulePod(framework::Framework& fw, CycleState& state, const PodInfo& pod,
+                              const NominatedPods& nominated, ScheduleResult& result,
+                              FitError& fit) {
+  fit.num_all_nodes = static_cast<int>(snapshot_.List().size());
+  if (snapshot_.List().empty()) {
+    fit.pre_filter_msg = "no nodes available to schedule pods";
+    return Status::Unresolvable("no nodes available to schedule pods");
+  }
+  Status s = FindNodesThatFit(fw, state, pod, nominated, fit);
+  if (!s.IsSuccess() && !s.IsRejected()) return s;
+  result.evaluated = static_cast<int>(feasible_.size() + fit.node_statuses.size());
+  result.feasible = static_cast<int>(feasible_.size());
+  if (feasible_.empty()) return Status::Unschedulable("no feasible node");
+  if (feasible_.size() == 1) {
+    result.host = feasible_[0]->name();
+    return {};
+  }
+  if (Status ps = fw.RunPreScorePlugins(state, pod, feasible_); !ps.IsSuccess()) return ps;
+  if (Status ss = fw.RunScorePlugins(state, pod, feasible_, scores_); !ss.IsSuccess()) return ss;
+  if (!fw.HasScorePlugins()) scores_.assign(feasible_.size(), 1);
+  result.host = SelectHost();
+  return {};
+}
+
+}  // namespace stowage::scheduler

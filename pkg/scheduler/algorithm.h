@@ -1,0 +1,84 @@
+// Algorithm: the search half of a scheduling cycle (upstream schedule_one.go schedulePod,
+// findNodesThatFitPod, prioritizeNodes, selectHost), separated from the queue, the cache and the
+// API so it can be run and measured on a synthetic snapshot (bench/cycle).
+//
+// One Algorithm serves the single scheduling thread: it keeps the rotating start index and the
+// per-cycle scratch buffers, reused so a cycle does not allocate them again. Not thread-safe;
+// Filter and Score fan out over the Parallelizer inside one call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/framework/cycle_state.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/runtime.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::scheduler {
+
+struct ScheduleResult {
+  std::string host;
+  int evaluated = 0;
+  int feasible = 0;
+};
+
+// A failed search: per-node statuses, or a PreFilter rejection applying to all nodes.
+struct FitError {
+  int num_all_nodes = 0;
+  framework::NodeToStatus node_statuses;
+  std::string pre_filter_msg;
+  std::set<std::string> unschedulable_plugins;
+};
+
+// Pods nominated to each node (node name -> pods), as the queue's nominator reports them.
+using NominatedPods = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>;
+
+class Algorithm {
+ public:
+  // percentage_of_nodes_to_score is the global setting; a profile's own value wins.
+  Algorithm(const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
+            std::optional<int32_t> percentage_of_nodes_to_score);
+
+  // Finds a host for pod on the snapshot as it is now. On a rejection fills fit and returns
+  // the rejecting status; an internal error returns an Error status.
+  framework::Status SchedulePod(framework::Framework& fw, framework::CycleState& state,
+                                const framework::PodInfo& pod, const NominatedPods& nominated,
+                                ScheduleResult& result, FitError& fit);
+
+  // How many feasible nodes are enough before scoring (adaptive percentageOfNodesToScore).
+  size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;
+
+ private:
+  framework::Status FindNodesThatFit(framework::Framework& fw, framework::CycleState& state,
+                                     const framework::PodInfo& pod, const NominatedPods& nominated,
+                                     FitError& fit);
+  // Filters with the pods nominated to the node of equal or higher priority counted on it
+  // first, then without them: the pod must fit both ways (RunFilterPluginsWithNominatedPods).
+  framework::Status FilterWithNominatedPods(framework::Framework& fw,
+                                            const framework::CycleState& state,
+                                            const framework::PodInfo& pod,
+                                            const framework::NodeInfo& node,
+                                            const NominatedPods& nominated);
+  const std::string& SelectHost();
+
+  const framework::NodeInfoLister& snapshot_;
+  framework::Parallelizer& pool_;
+  const std::optional<int32_t> percentage_of_nodes_to_score_;
+  size_t next_start_node_index_ = 0;
+  std::mt19937_64 rng_{std::random_device{}()};
+  // Scratch reused across cycles.
+  std::vector<const framework::NodeInfo*> candidates_;
+  std::vector<const framework::NodeInfo*> feasible_;
+  std::vector<framework::Status> statuses_;
+  std::vector<uint8_t> failed_;
+  std::vector<int64_t> scores_;
+};
+
+}  // namespace stowage::scheduler
