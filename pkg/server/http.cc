@@ -1,0 +1,99 @@
+// Request accessors and the small encoding helpers handlers share.
+#include "pkg/server/http.h"
+
+#include <strings.h>
+
+namespace stowage::server {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Walks the query pairs as Go's url.ParseQuery does: '&' separates pairs, empty pairs are
+// skipped, and a pair containing ';' or a bad escape is dropped (Go reports it and moves on).
+template <typename Fn>
+void ForEachQueryPair(std::string_view query, Fn fn) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty() || pair.find(';') != std::string_view::npos) continue;
+    size_t eq = pair.find('=');
+    std::string_view raw_key = pair.substr(0, eq);
+    std::string_view raw_value = eq == std::string_view::npos ? "" : pair.substr(eq + 1);
+    auto key = PercentDecode(raw_key, true);
+    auto value = PercentDecode(raw_value, true);
+    if (!key || !value) continue;
+    if (!fn(*key, *value)) return;
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> PercentDecode(std::string_view s, bool plus_as_space) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '%') {
+      if (i + 2 >= s.size()) return std::nullopt;  // '%' needs two hex digits after it
+      int hi = HexValue(s[i + 1]);
+      int lo = HexValue(s[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plus_as_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string_view Request::Header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers) {
+    if (name == lower_name) return value;
+  }
+  return {};
+}
+
+std::optional<std::string> Request::QueryParam(std::string_view name) const {
+  std::optional<std::string> found;
+  ForEachQueryPair(query, [&](const std::string& key, const std::string& value) {
+    if (key != name) return true;
+    found = value;
+    return false;
+  });
+  return found;
+}
+
+std::vector<std::string> Request::QueryParams(std::string_view name) const {
+  std::vector<std::string> values;
+  ForEachQueryPair(query, [&](const std::string& key, const std::string& value) {
+    if (key == name) values.push_back(value);
+    return true;
+  });
+  return values;
+}
+
+std::optional<std::string_view> Response::Header(std::string_view name) const {
+  for (const auto& [n, v] : headers) {
+    if (n.size() == name.size() && strncasecmp(n.data(), name.data(), n.size()) == 0) return v;
+  }
+  return std::nullopt;
+}
+
+Response ErrorResponse(int status, std::string_view message) {
+  Response r;
+  r.status = status;
+  r.body = std::string(message) + "\n";
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  return r;
+}
+
+}  // namespace stowage::server

@@ -1,0 +1,61 @@
+// WorkerPool: runs request handlers off the I/O thread, on up to max_threads threads that are
+// started on demand (a pool nobody uses costs no thread).
+//
+// Thread-safe. Tasks run in submission order as threads free up. Stop() drops queued tasks and
+// waits up to a grace period for running ones; a thread still inside a task after that (a handler
+// blocked on the network) is detached, not killed: it finishes on its own and exits, touching only
+// state it shares by shared_ptr. Handlers must therefore own what they use (as the server does).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pkg/common/clock.h"
+#include "pkg/common/thread_annotations.h"
+
+namespace stowage::server {
+
+class WorkerPool {
+ public:
+  WorkerPool(std::string name, size_t max_threads);
+  ~WorkerPool();  // Stop(0) if not yet stopped
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Queues task; false (task dropped) after Stop().
+  bool Submit(std::function<void()> task);
+
+  // Stops accepting tasks, drops queued ones, and waits up to grace for running ones.
+  void Stop(Duration grace);
+
+  // Threads started so far and tasks running now, for tests.
+  size_t ThreadCountForTest() const;
+  size_t BusyCountForTest() const;
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;       // work arrived or stopping
+    std::condition_variable idle_cv;  // a task finished
+    std::deque<std::function<void()>> queue GUARDED_BY(mu);
+    size_t idle = 0 GUARDED_BY(mu);
+    size_t busy = 0 GUARDED_BY(mu);
+    bool stopping = false GUARDED_BY(mu);
+  };
+  static void Loop(std::shared_ptr<State> state);
+
+  const std::string name_;
+  const size_t max_threads_;
+  std::shared_ptr<State> state_;
+  mutable std::mutex threads_mu_;
+  std::vector<std::thread> threads_ GUARDED_BY(threads_mu_);
+};
+
+}  // namespace stowage::server
