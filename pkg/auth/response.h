@@ -1,0 +1,50 @@
+// Decision: the outcome of authenticating and authorizing one request to the secure port, and
+// the answer upstream's filters write when it is not an allow, byte for byte:
+//   401  application/json   metav1.Status reason Unauthorized, message "Unauthorized"
+//   403  application/json   metav1.Status reason Forbidden, message
+//                           `forbidden: User "<name>" cannot <verb> path "<path>"[: <reason>]`
+//   500  text/plain         `Internal Server Error: "<request-uri>": <error>`
+//   400  text/plain         `400 Bad Request` (a request target Go's server would not parse)
+// Each body ends with a newline, as Go's encoders write it. 403 and 500 answers also carry
+// "X-Content-Type-Options: nosniff". The JSON bodies are always JSON, whatever the Accept
+// header asks for (upstream would negotiate YAML or protobuf on request). Pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "pkg/auth/user_info.h"
+
+namespace stowage::auth {
+
+struct Decision {
+  // 200 allow (serve the request), 400, 401, 403 or 500.
+  int http_status = 200;
+  // Who the request was authenticated as (anonymous included); empty for 400 and 401.
+  UserInfo user;
+  // 403: the authorizers' reasons, joined by newlines (often empty). 400, 401 and 500: what
+  // went wrong, for the log (401 answers do not reveal it).
+  std::string reason;
+  // The authorization attributes: verb (the lower-cased HTTP method) and the decoded path.
+  std::string verb;
+  std::string path;
+  // The request target as received, quoted in 500 answers.
+  std::string request_uri;
+
+  bool allowed() const { return http_status == 200; }
+};
+
+// The body to send for a denied request (empty for an allowed one).
+std::string ResponseBody(const Decision& d);
+// Its Content-Type.
+std::string_view ResponseContentType(const Decision& d);
+// Whether to add "X-Content-Type-Options: nosniff".
+bool ResponseNoSniff(const Decision& d);
+
+// Go's %q of s (strconv.Quote): printable UTF-8 kept, everything else escaped.
+std::string GoQuote(std::string_view s);
+// s as a JSON string literal, quotes included, escaped as Go's encoding/json does (HTML
+// characters, U+2028/U+2029 and invalid UTF-8 included).
+std::string GoJsonString(std::string_view s);
+
+}  // namespace stowage::auth
