@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <sstream>
 #include <thread>
 
 #include "pkg/api/encode.h"
@@ -16,8 +17,11 @@ namespace stowage::leaderelection {
 using api::JsonQuote;
 
 namespace {
+// "15s", "0.5s".
 std::string Seconds(Duration d) {
-  return std::to_string(std::chrono::duration<double>(d).count()) + "s";
+  std::ostringstream out;
+  out << std::chrono::duration<double>(d).count() << "s";
+  return out.str();
 }
 }  // namespace
 
@@ -29,8 +33,8 @@ Status LeaderElector::Validate(const Config& c, const Callbacks& cb) {
   }
   if (c.renew_deadline <= std::chrono::duration_cast<Duration>(kJitterFactor * c.retry_period)) {
     return bad("renew deadline (" + Seconds(c.renew_deadline) +
-               ") must be greater than retry period (" + Seconds(c.retry_period) + ") * " +
-               std::to_string(kJitterFactor));
+               ") must be greater than retry period (" + Seconds(c.retry_period) +
+               ") * 1.2 (the jitter factor)");
   }
   if (c.lease_duration < std::chrono::seconds(1)) {
     // The lease stores whole seconds: anything shorter would be written as 0.
@@ -145,6 +149,8 @@ Status LeaderElector::PollRenew(std::stop_token stop) {
     MonoTime now = clock_.Now();
     next = std::max(next + config_.retry_period, now);
     if (next >= deadline) {
+      // As upstream's poll, give up when the deadline passes, not at the last attempt before it.
+      if (!clock_.Sleep(deadline - now, stop)) return CancelledError("stopped");
       return DeadlineExceededError("no renewal succeeded within the renew deadline of " +
                                    Seconds(config_.renew_deadline) +
                                    "; last attempt: " + last.ToString());
