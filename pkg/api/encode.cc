@@ -138,7 +138,15 @@ std::string EncodeEvent(const EventRecord& e) {
             {"note", e.note},
             {"type", e.type},
             {"regarding", regarding}};
+  if (e.series_count > 0) {
+    j["series"] = {{"count", e.series_count}, {"lastObservedTime", e.series_last_observed_time}};
+  }
   return Dump(j);
+}
+
+std::string EncodeEventSeriesPatch(int32_t count, std::string_view last_observed_time) {
+  return Dump(json{{"series",
+                    {{"count", count}, {"lastObservedTime", std::string(last_observed_time)}}}});
 }
 
 std::string EncodePodStatusPatch(const Condition& c,

@@ -38,8 +38,14 @@ struct EventRecord {
   std::string regarding_kind;
   std::string regarding_api_version;
   ObjectMeta regarding;  // namespace, name, uid, resourceVersion are used
+  // The series, once the event has been seen more than once (series_count >= 2).
+  int32_t series_count = 0;
+  std::string series_last_observed_time;  // MicroTime
 };
 std::string EncodeEvent(const EventRecord& event);
+// The strategic-merge patch that updates an event's series, as client-go's event broadcaster
+// computes it: {"series":{"count":N,"lastObservedTime":"..."}}.
+std::string EncodeEventSeriesPatch(int32_t count, std::string_view last_observed_time);
 
 // A strategic-merge patch of pods/status setting one condition and, when given, the
 // nominated node name (empty string clears it).

@@ -1,19 +1,100 @@
 #include "pkg/scheduler/event_recorder.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <random>
 
+#include "pkg/api/name_validation.h"
+#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
 
 namespace stowage::scheduler {
 
 namespace {
-// Upstream truncates event notes to the API's 1 KiB limit, marking the cut with " ...".
-constexpr size_t kNoteLengthLimit = 1024;
+
+constexpr std::string_view kTruncatedSuffix = " ...";
+// Events are named within DNS-subdomain limits; longer object names get a random name.
+constexpr size_t kMaxNameLength = 253;
+// The worker wakes at least this often even when nothing is due (a changed clock, spurious
+// stop requests), so periodic work is never late by more.
+constexpr Duration kMaxIdleWait = std::chrono::minutes(1);
+
+// Fields joined with a separator no Kubernetes name or reason contains.
+std::string JoinKey(std::initializer_list<std::string_view> parts) {
+  std::string key;
+  for (std::string_view p : parts) {
+    key.append(p);
+    key += '\x1f';
+  }
+  return key;
+}
+
+// client-go's eventKey: the note is deliberately not part of it.
+std::string SeriesKey(const api::EventRecord& e) {
+  return JoinKey({e.type, e.action, e.reason, e.reporting_controller, e.reporting_instance,
+                  e.regarding_kind, e.regarding_api_version, e.regarding.namespace_,
+                  e.regarding.name, e.regarding.uid, e.regarding.resource_version});
+}
+
+// client-go's getSpamKey: source, object and event type.
+std::string SpamKey(const api::EventRecord& e) {
+  return JoinKey({e.reporting_controller, e.reporting_instance, e.regarding_kind,
+                  e.regarding.namespace_, e.regarding.name, e.regarding.uid,
+                  e.regarding_api_version, e.type});
+}
+
+std::string EventPath(const api::EventRecord& e) {
+  return "/apis/events.k8s.io/v1/namespaces/" + e.namespace_ + "/events/" + e.name;
+}
+
+// Failures that say nothing about the event itself: the API server was unreachable, busy or
+// timed out, so the same write may succeed later.
+bool IsTransient(const Status& s) {
+  return client::IsServerError(s) || client::IsTooManyRequests(s) ||
+         s.code() == StatusCode::kDeadlineExceeded;
+}
+
+std::string RandomUuid() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;                     // version 4
+  lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);         // RFC 4122 variant
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(hi >> 32),
+                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
+                static_cast<unsigned long long>(hi & 0xFFFF),
+                static_cast<unsigned long long>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+  return buf;
+}
+
 }  // namespace
 
+std::string TruncateNote(std::string note) {
+  if (note.size() <= kNoteLengthLimit) return note;
+  size_t cut = kNoteLengthLimit - kTruncatedSuffix.size();
+  // Never split a UTF-8 character: the API server would reject the invalid string.
+  while (cut > 0 && (static_cast<unsigned char>(note[cut]) & 0xC0) == 0x80) --cut;
+  note.resize(cut);
+  note += kTruncatedSuffix;
+  return note;
+}
+
 EventRecorder::EventRecorder(client::RestClient& client, std::string instance, size_t capacity)
-    : client_(client), instance_(std::move(instance)), capacity_(capacity) {
+    : EventRecorder(client, std::move(instance),
+                    EventRecorderOptions{.queue_capacity = capacity}) {}
+
+EventRecorder::EventRecorder(client::RestClient& client, std::string instance,
+                             EventRecorderOptions options)
+    : client_(client),
+      instance_(std::move(instance)),
+      options_(options),
+      clock_(options.clock ? *options.clock : RealClock()) {
+  MonoTime now = clock_.Now();
+  next_finish_ = now + options_.series_finish_interval;
+  next_refresh_ = now + options_.series_refresh_interval;
   thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
 }
 
@@ -22,51 +103,181 @@ EventRecorder::~EventRecorder() {
   cv_.notify_all();
 }
 
+std::string EventRecorder::NextEventName(const std::string& object_name) {
+  // client-go names events <object>.<unix nanos in hex>; the nanos are kept strictly increasing
+  // so two events in the same nanosecond still get distinct names.
+  int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      clock_.WallNow().time_since_epoch()).count();
+  int64_t last = last_name_nanos_.load();
+  int64_t next;
+  do {
+    next = std::max(nanos, last + 1);
+  } while (!last_name_nanos_.compare_exchange_weak(last, next));
+  char suffix[24];
+  std::snprintf(suffix, sizeof(suffix), ".%llx", static_cast<unsigned long long>(next));
+  std::string name = object_name + suffix;
+  if (name.size() > kMaxNameLength || !api::IsDNS1123Subdomain(name)) return RandomUuid();
+  return name;
+}
+
 void EventRecorder::Record(const api::Pod& regarding, std::string_view controller,
                            std::string_view type, std::string_view reason,
                            std::string_view action, std::string note) {
-  if (note.size() > kNoteLengthLimit) note = note.substr(0, kNoteLengthLimit - 4) + " ...";
-  api::EventRecord e;
-  char suffix[24];
-  std::snprintf(suffix, sizeof(suffix), ".%llx%04llx",
-                static_cast<unsigned long long>(RealClock().WallNow().time_since_epoch().count() &
-                                                0xffffffffffULL),
-                static_cast<unsigned long long>(seq_++ & 0xffff));
-  e.name = regarding.metadata.name + suffix;
-  e.namespace_ = regarding.metadata.namespace_;
-  e.event_time = api::FormatTime(RealClock().WallNow(), true);
+  if (type != "Normal" && type != "Warning") {
+    LOG_ERROR("Unsupported event type eventType=\"{}\"", type);
+    return;
+  }
+  Pending p;
+  api::EventRecord& e = p.event;
+  e.name = NextEventName(regarding.metadata.name);
+  e.namespace_ = regarding.metadata.namespace_.empty() ? "default" : regarding.metadata.namespace_;
+  e.event_time = api::FormatTime(clock_.WallNow(), true);
   e.reporting_controller = std::string(controller);
   e.reporting_instance = std::string(controller) + "-" + instance_;
   e.action = std::string(action);
   e.reason = std::string(reason);
-  e.note = std::move(note);
+  e.note = TruncateNote(std::move(note));
   e.type = std::string(type);
   e.regarding_kind = "Pod";
   e.regarding_api_version = "v1";
   e.regarding = regarding.metadata;
+  p.at = clock_.Now();
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (queue_.size() >= capacity_) {
+    if (queue_.size() >= options_.queue_capacity) {
       dropped_++;
       return;
     }
-    queue_.push_back(std::move(e));
+    queue_.push_back(std::move(p));
   }
   cv_.notify_one();
 }
 
+void EventRecorder::SyncForTest() {
+  std::unique_lock<std::mutex> l(mu_);
+  uint64_t target = passes_started_ + 1;
+  sync_requested_ = true;
+  cv_.notify_all();
+  sync_cv_.wait(l, [&] { return passes_done_ >= target; });
+}
+
 void EventRecorder::Loop(std::stop_token stop) {
-  for (;;) {
-    api::EventRecord e;
+  while (!stop.stop_requested()) {
+    MonoTime due = std::min(next_finish_, next_refresh_);
+    Duration wait = std::clamp<Duration>(due - clock_.Now(), Duration::zero(), kMaxIdleWait);
+    std::deque<Pending> batch;
+    uint64_t pass;
     {
       std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, stop, [&] { return !queue_.empty(); });
-      if (queue_.empty()) return;  // stopped
-      e = std::move(queue_.front());
-      queue_.pop_front();
+      cv_.wait_for(l, stop, wait, [&] { return !queue_.empty() || sync_requested_; });
+      if (stop.stop_requested()) return;
+      batch.swap(queue_);
+      sync_requested_ = false;
+      pass = ++passes_started_;
     }
-    Status s = client::CreateEvent(client_, e);
-    if (!s.ok()) VLOG(2, "event {} for {}/{} not recorded: {}", e.reason, e.namespace_, e.regarding.name, s.ToString());
+    for (Pending& p : batch) {
+      if (stop.stop_requested()) return;
+      Process(p);
+    }
+    RunPeriodic(clock_.Now());
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      passes_done_ = pass;
+    }
+    sync_cv_.notify_all();
+  }
+}
+
+void EventRecorder::Process(Pending& p) {
+  std::string key = SeriesKey(p.event);
+  if (auto it = series_.find(key); it != series_.end()) {
+    Cached& c = it->second;
+    c.last_observed = p.at;
+    c.event.series_last_observed_time = p.event.event_time;
+    // The second occurrence turns the event into a series at once; later ones wait for the
+    // periodic writes.
+    if (++c.count == 2) WriteSeries(c);
+    return;
+  }
+  if (!AllowSpam(p.event, p.at)) {
+    spam_filtered_++;
+    VLOG(4, "Event filtered as spam object=\"{}/{}\" reason=\"{}\"", p.event.regarding.namespace_,
+         p.event.regarding.name, p.event.reason);
+    return;
+  }
+  auto [it, inserted] = series_.emplace(std::move(key), Cached{p.event, p.at, p.at, 1});
+  (void)inserted;
+  if (Status s = Post(it->second.event); !s.ok()) {
+    failed_writes_++;
+    LOG_ERROR_ERR(s, "Unable to write event (will not retry!) event=\"{}/{}\"",
+                  it->second.event.namespace_, it->second.event.name);
+  }
+}
+
+bool EventRecorder::AllowSpam(const api::EventRecord& e, MonoTime now) {
+  const double burst = options_.spam_burst;
+  auto [it, inserted] = spam_.try_emplace(SpamKey(e), Bucket{burst, now});
+  Bucket& b = it->second;
+  if (!inserted && now > b.last) {
+    double refill = std::chrono::duration<double>(now - b.last) /
+                    std::chrono::duration<double>(options_.spam_refill_interval);
+    b.tokens = std::min(burst, b.tokens + refill);
+    b.last = now;
+  }
+  if (b.tokens < 1) return false;
+  b.tokens -= 1;
+  return true;
+}
+
+Status EventRecorder::Post(const api::EventRecord& e) { return client::CreateEvent(client_, e); }
+
+bool EventRecorder::WriteSeries(Cached& c) {
+  c.event.series_count = c.count;
+  std::string patch = api::EncodeEventSeriesPatch(c.count, c.event.series_last_observed_time);
+  Status s = client_.Patch(EventPath(c.event), patch, client::kStrategicMergePatch).status();
+  if (client::IsNotFound(s)) {
+    // The event expired or its first POST failed: create it whole, series included.
+    s = Post(c.event);
+    // Someone created it in between (a very young event): the patch applies now.
+    if (client::IsAlreadyExists(s)) {
+      s = client_.Patch(EventPath(c.event), patch, client::kStrategicMergePatch).status();
+    }
+  }
+  if (s.ok()) return true;
+  failed_writes_++;
+  LOG_ERROR_ERR(s, "Unable to update event series event=\"{}/{}\" count={}", c.event.namespace_,
+                c.event.name, c.count);
+  return !IsTransient(s);
+}
+
+void EventRecorder::RunPeriodic(MonoTime now) {
+  if (now >= next_finish_) {
+    // upstream's finishSeries: write the final count of series that ended, forget old singles.
+    for (auto it = series_.begin(); it != series_.end();) {
+      Cached& c = it->second;
+      bool forget = false;
+      if (c.count >= 2) {
+        forget = c.last_observed + options_.series_finish_interval < now && WriteSeries(c);
+      } else {
+        forget = c.first_seen + options_.series_finish_interval < now;
+      }
+      it = forget ? series_.erase(it) : std::next(it);
+    }
+    // A bucket that has refilled completely is the same as no bucket.
+    for (auto it = spam_.begin(); it != spam_.end();) {
+      double refill = std::chrono::duration<double>(now - it->second.last) /
+                      std::chrono::duration<double>(options_.spam_refill_interval);
+      bool full = it->second.tokens + refill >= options_.spam_burst;
+      it = full ? spam_.erase(it) : std::next(it);
+    }
+    next_finish_ = now + options_.series_finish_interval;
+  }
+  if (now >= next_refresh_) {
+    // upstream's refreshExistingEventSeries: every live series gets its current count.
+    for (auto& [key, c] : series_) {
+      if (c.count >= 2) WriteSeries(c);
+    }
+    next_refresh_ = now + options_.series_refresh_interval;
   }
 }
 

@@ -1,43 +1,138 @@
-// EventRecorder: writes events.k8s.io/v1 Events about pods without blocking the scheduling
-// loop. Events go into a bounded queue drained by one thread; when the queue is full new events
-// are dropped (and counted), so a storm of failures cannot stall scheduling or flood the API
-// server. Thread-safe.
+// EventRecorder: writes events.k8s.io/v1 Events about pods the way client-go's tools/events
+// broadcaster does for kube-scheduler, without ever blocking the scheduling loop.
+//
+// Record() only builds the event and appends it to a bounded queue (1000, upstream's
+// maxQueuedEvents); when the queue is full the event is dropped and counted. One worker thread
+// drains the queue and talks to the API server:
+//
+//  * Series (upstream's isomorphic events). Events with the same type, action, reason,
+//    reporting controller and instance, and regarding object (kind, apiVersion, namespace,
+//    name, uid, resourceVersion) are one series. As upstream, the note is not part of that key:
+//    a later event with another note counts as one more occurrence of the first. The first
+//    occurrence is POSTed; the second PATCHes series {count: 2, lastObservedTime}; later ones
+//    only bump the count in memory. Every 30 minutes each series is PATCHed with its count
+//    (upstream's refreshTime); every 6 minutes (finishTime) a series not observed for 6 minutes
+//    gets a final PATCH and is forgotten, and a single event older than 6 minutes is forgotten,
+//    so the next occurrence starts a new Event. A PATCH answered 404 (the Event expired) is
+//    replaced by a POST of the whole event with its series.
+//  * Spam filter. Each object (and event type) has a token bucket: 25 events at once, then one
+//    per 5 minutes. These are client-go's legacy EventSourceObjectSpamFilter numbers, which
+//    kube-scheduler relied on before events.k8s.io: enough for every event a pod normally gets
+//    (a few FailedScheduling, one Scheduled), while a pod failing in a loop costs at most one
+//    write per 5 minutes once its burst is spent. Only new Events spend tokens; occurrences that
+//    join a series are free (they cost at most the one PATCH above), so series counts stay
+//    right. Filtered events are counted.
+//  * Notes longer than the API's 1024-byte limit are cut, ending in " ..." as schedule_one.go's
+//    truncateMessage does (the cut backs off to a UTF-8 character boundary).
+//
+// Writes use the RestClient's retries; an event that still fails is logged and dropped (upstream
+// retries up to 12 times, 10 s apart, from a goroutine per event). Thread-safe: Record() may be
+// called from any thread; the series and spam state belong to the worker thread.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "pkg/api/encode.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/common/clock.h"
+#include "pkg/common/thread_annotations.h"
 
 namespace stowage::scheduler {
+
+struct EventRecorderOptions {
+  size_t queue_capacity = 1000;
+  int spam_burst = 25;
+  Duration spam_refill_interval = std::chrono::minutes(5);
+  Duration series_finish_interval = std::chrono::minutes(6);
+  Duration series_refresh_interval = std::chrono::minutes(30);
+  Clock* clock = nullptr;  // RealClock() when null
+};
+
+// The events.k8s.io note limit and the marker upstream puts at the end of a cut note.
+inline constexpr size_t kNoteLengthLimit = 1024;
+// note cut to kNoteLengthLimit bytes ending in " ..." when longer.
+std::string TruncateNote(std::string note);
 
 class EventRecorder {
  public:
   EventRecorder(client::RestClient& client, std::string instance, size_t capacity = 1000);
+  EventRecorder(client::RestClient& client, std::string instance, EventRecorderOptions options);
   ~EventRecorder();
+  EventRecorder(const EventRecorder&) = delete;
+  EventRecorder& operator=(const EventRecorder&) = delete;
 
-  // type "Normal" or "Warning"; controller is the profile's scheduler name, as upstream.
+  // type "Normal" or "Warning" (others are dropped, as upstream); controller is the profile's
+  // scheduler name, as upstream. Never blocks on the network.
   void Record(const api::Pod& regarding, std::string_view controller, std::string_view type,
               std::string_view reason, std::string_view action, std::string note);
+
+  // Events dropped because the queue was full.
   uint64_t dropped() const { return dropped_.load(); }
+  // Events dropped by the per-object spam filter.
+  uint64_t spam_filtered() const { return spam_filtered_.load(); }
+  // Writes the API server refused or that failed after the client's retries.
+  uint64_t failed_writes() const { return failed_writes_.load(); }
+
+  // Waits until the worker has handled everything recorded before the call and has run the
+  // periodic series work that is due by the clock's current time.
+  void SyncForTest();
 
  private:
+  struct Pending {
+    api::EventRecord event;
+    MonoTime at;
+  };
+  struct Cached {
+    api::EventRecord event;  // as first written
+    MonoTime first_seen;
+    MonoTime last_observed;
+    int32_t count = 1;  // >= 2 once a series
+  };
+  struct Bucket {
+    double tokens;
+    MonoTime last;
+  };
+
   void Loop(std::stop_token stop);
+  void Process(Pending& p);
+  void RunPeriodic(MonoTime now);
+  bool AllowSpam(const api::EventRecord& e, MonoTime now);
+  // Writes the series of c; returns false when the failure is worth retrying later.
+  bool WriteSeries(Cached& c);
+  Status Post(const api::EventRecord& e);
+  std::string NextEventName(const std::string& object_name);
 
   client::RestClient& client_;
   const std::string instance_;
-  const size_t capacity_;
+  const EventRecorderOptions options_;
+  Clock& clock_;
+
   std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<api::EventRecord> queue_;
+  std::condition_variable_any cv_;       // work for the worker
+  std::condition_variable_any sync_cv_;  // a worker pass finished
+  std::deque<Pending> queue_ GUARDED_BY(mu_);
+  bool sync_requested_ GUARDED_BY(mu_) = false;
+  uint64_t passes_started_ GUARDED_BY(mu_) = 0;
+  uint64_t passes_done_ GUARDED_BY(mu_) = 0;
+
+  // Worker-thread state.
+  std::map<std::string, Cached> series_;
+  std::map<std::string, Bucket> spam_;
+  MonoTime next_finish_;
+  MonoTime next_refresh_;
+
   std::atomic<uint64_t> dropped_{0};
-  std::atomic<uint64_t> seq_{0};
-  std::jthread thread_;
+  std::atomic<uint64_t> spam_filtered_{0};
+  std::atomic<uint64_t> failed_writes_{0};
+  std::atomic<int64_t> last_name_nanos_{0};
+  std::jthread thread_;  // last: starts after everything above is initialized
 };
 
 }  // namespace stowage::scheduler

@@ -1,0 +1,327 @@
+// EventRecorder's series aggregation, spam filter, note truncation and queue bound, over a
+// recording fake transport and a FakeClock (the code under test sits above the client).
+#include "pkg/scheduler/event_recorder.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+
+namespace stowage::scheduler {
+namespace {
+
+using json = nlohmann::json;
+using ::testing::EndsWith;
+using ::testing::StartsWith;
+
+// Answers every request (201 for POST, 200 otherwise unless a handler says more) and keeps them.
+class RecordingTransport : public client::Transport {
+ public:
+  std::function<int(const client::HttpRequest&)> status_for;  // optional
+  std::function<void()> on_request;                           // optional, may block
+
+  StatusOr<client::HttpResponse> RoundTrip(const client::HttpRequest& req) override {
+    if (on_request) on_request();
+    std::lock_guard<std::mutex> l(mu_);
+    requests_.push_back(req);
+    int status = status_for ? status_for(req) : (req.method == "POST" ? 201 : 200);
+    std::string body = status < 300 ? req.body : R"({"kind":"Status","code":)" +
+                                                     std::to_string(status) + "}";
+    return client::HttpResponse{status, body, ""};
+  }
+  StatusOr<client::HttpResponse> Stream(const client::HttpRequest&,
+                                        const std::function<bool(std::string_view)>&,
+                                        std::stop_token) override {
+    return InternalError("not used");
+  }
+  std::vector<client::HttpRequest> Requests() {
+    std::lock_guard<std::mutex> l(mu_);
+    return requests_;
+  }
+  std::vector<client::HttpRequest> Requests(std::string_view method) {
+    std::vector<client::HttpRequest> out;
+    for (auto& r : Requests()) {
+      if (r.method == method) out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<client::HttpRequest> requests_;
+};
+
+struct Fixture {
+  FakeClock clock;
+  RecordingTransport* transport;
+  std::unique_ptr<client::RestClient> client;
+  std::unique_ptr<EventRecorder> recorder;
+
+  explicit Fixture(EventRecorderOptions options = {}) {
+    auto t = std::make_unique<RecordingTransport>();
+    transport = t.get();
+    client::RestConfig cfg;
+    cfg.qps = 0;
+    client = std::make_unique<client::RestClient>(cfg, std::move(t),
+                                                  client::RetryPolicy{.max_retries = 0}, clock);
+    options.clock = &clock;
+    recorder = std::make_unique<EventRecorder>(*client, "host-1", options);
+  }
+  ~Fixture() { recorder.reset(); }
+
+  void Failed(const api::Pod& pod, std::string note = "0/3 nodes are available") {
+    recorder->Record(pod, "default-scheduler", "Warning", "FailedScheduling", "Scheduling",
+                     std::move(note));
+  }
+  // Moves time forward and lets the recorder catch up with it.
+  void Advance(Duration d) {
+    clock.Advance(d);
+    recorder->SyncForTest();
+  }
+};
+
+api::Pod MakePod(std::string name, std::string rv = "7") {
+  api::Pod p;
+  p.metadata.name = std::move(name);
+  p.metadata.namespace_ = "ns";
+  p.metadata.uid = "uid-" + p.metadata.name;
+  p.metadata.resource_version = std::move(rv);
+  return p;
+}
+
+TEST(EventRecorder, PostsAnEventsV1EventAboutThePod) {
+  Fixture f;
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Normal", "Scheduled", "Binding",
+                     "Successfully assigned ns/p to n1");
+  f.recorder->SyncForTest();
+  auto posts = f.transport->Requests("POST");
+  ASSERT_EQ(posts.size(), 1u);
+  EXPECT_EQ(posts[0].target, "/apis/events.k8s.io/v1/namespaces/ns/events");
+  json e = json::parse(posts[0].body);
+  EXPECT_EQ(e["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ(e["reportingController"], "default-scheduler");
+  EXPECT_EQ(e["reportingInstance"], "default-scheduler-host-1");
+  EXPECT_EQ(e["regarding"]["uid"], "uid-p");
+  EXPECT_EQ(e["regarding"]["resourceVersion"], "7");
+  EXPECT_EQ(e["note"], "Successfully assigned ns/p to n1");
+  EXPECT_FALSE(e.contains("series"));
+  // client-go's name: <object>.<unix nanos in hex>.
+  EXPECT_THAT(e["metadata"]["name"].get<std::string>(), StartsWith("p."));
+}
+
+TEST(EventRecorder, IdenticalEventsBecomeOneSeries) {
+  Fixture f;
+  for (int i = 0; i < 5; ++i) f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  auto posts = f.transport->Requests("POST");
+  auto patches = f.transport->Requests("PATCH");
+  ASSERT_EQ(posts.size(), 1u);
+  // The second occurrence patches at once; the rest wait for the periodic write.
+  ASSERT_EQ(patches.size(), 1u);
+  std::string name = json::parse(posts[0].body)["metadata"]["name"];
+  EXPECT_EQ(patches[0].target, "/apis/events.k8s.io/v1/namespaces/ns/events/" + name);
+  EXPECT_EQ(patches[0].content_type, client::kStrategicMergePatch);
+  json patch = json::parse(patches[0].body);
+  EXPECT_EQ(patch["series"]["count"], 2);
+  EXPECT_TRUE(patch["series"].contains("lastObservedTime"));
+  EXPECT_EQ(patch.size(), 1u);
+
+  // Six minutes without a new occurrence end the series with a final write of the count.
+  f.Advance(std::chrono::minutes(7));
+  patches = f.transport->Requests("PATCH");
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_EQ(json::parse(patches[1].body)["series"]["count"], 5);
+
+  // Once forgotten, the next occurrence is a new Event.
+  f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 2u);
+}
+
+TEST(EventRecorder, LiveSeriesAreRefreshedEveryThirtyMinutes) {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  // One more occurrence every 5 minutes keeps the series alive.
+  for (int step = 0; step < 6; ++step) {
+    f.clock.Advance(std::chrono::minutes(5));
+    f.Failed(MakePod("p"));
+    f.recorder->SyncForTest();
+  }
+  auto patches = f.transport->Requests("PATCH");
+  ASSERT_EQ(patches.size(), 2u);
+  EXPECT_EQ(json::parse(patches[0].body)["series"]["count"], 2);
+  EXPECT_EQ(json::parse(patches[1].body)["series"]["count"], 9);
+  EXPECT_EQ(f.transport->Requests("POST").size(), 1u);
+}
+
+TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
+  Fixture f;
+  f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  f.Advance(std::chrono::minutes(5));
+  f.Failed(MakePod("p"));  // still within the window: joins
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("PATCH").size(), 1u);
+
+  Fixture g;
+  g.Failed(MakePod("p"));
+  g.recorder->SyncForTest();
+  g.Advance(std::chrono::minutes(7));
+  g.Failed(MakePod("p"));  // forgotten: a new event
+  g.recorder->SyncForTest();
+  EXPECT_EQ(g.transport->Requests("POST").size(), 2u);
+  EXPECT_EQ(g.transport->Requests("PATCH").size(), 0u);
+}
+
+TEST(EventRecorder, WhatMakesEventsIsomorphic) {
+  Fixture f;
+  // As client-go's eventKey, the note is not part of the key: another note joins the series.
+  f.Failed(MakePod("p"), "0/3 nodes are available: 3 Insufficient cpu.");
+  f.Failed(MakePod("p"), "0/4 nodes are available: 4 Insufficient cpu.");
+  // Another reason, object or object version is another event.
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Normal", "Scheduled", "Binding", "x");
+  f.Failed(MakePod("q"));
+  f.Failed(MakePod("p", "8"));
+  f.recorder->Record(MakePod("p"), "other-scheduler", "Warning", "FailedScheduling",
+                     "Scheduling", "x");
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 5u);
+  ASSERT_EQ(f.transport->Requests("PATCH").size(), 1u);
+  // The stored note stays the first one.
+  EXPECT_EQ(json::parse(f.transport->Requests("POST")[0].body)["note"],
+            "0/3 nodes are available: 3 Insufficient cpu.");
+}
+
+TEST(EventRecorder, SpamFilterLimitsNewEventsPerObject) {
+  Fixture f;
+  for (int i = 0; i < 30; ++i) {
+    f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "Reason" + std::to_string(i),
+                       "Scheduling", "n");
+  }
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 25u);
+  EXPECT_EQ(f.recorder->spam_filtered(), 5u);
+
+  // Other objects and other event types have their own budget.
+  f.Failed(MakePod("q"));
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Normal", "Scheduled", "Binding", "n");
+  // Repeats of an event already written join its series for free.
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "Reason0", "Scheduling", "n");
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 27u);
+  EXPECT_EQ(f.transport->Requests("PATCH").size(), 1u);
+  EXPECT_EQ(f.recorder->spam_filtered(), 5u);
+
+  // One token comes back every 5 minutes.
+  f.clock.Advance(std::chrono::minutes(5));
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "New1", "Scheduling", "n");
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "New2", "Scheduling", "n");
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 28u);
+  EXPECT_EQ(f.recorder->spam_filtered(), 6u);
+}
+
+TEST(EventRecorder, LongNotesAreCutToTheApiLimit) {
+  Fixture f;
+  f.Failed(MakePod("p"), std::string(3000, 'x'));
+  f.recorder->SyncForTest();
+  auto posts = f.transport->Requests("POST");
+  ASSERT_EQ(posts.size(), 1u);
+  std::string note = json::parse(posts[0].body)["note"];
+  EXPECT_EQ(note.size(), 1024u);
+  EXPECT_THAT(note, EndsWith("x ..."));
+}
+
+TEST(TruncateNote, KeepsShortNotesAndCutsOnCharacterBoundaries) {
+  EXPECT_EQ(TruncateNote("short"), "short");
+  EXPECT_EQ(TruncateNote(std::string(1024, 'a')), std::string(1024, 'a'));
+  EXPECT_EQ(TruncateNote(std::string(1025, 'a')), std::string(1020, 'a') + " ...");
+  // "é" is two bytes; one that would straddle byte 1020 is dropped whole.
+  std::string s = std::string(1019, 'a') + "é" + std::string(10, 'b');
+  EXPECT_EQ(TruncateNote(s), std::string(1019, 'a') + " ...");
+}
+
+TEST(EventRecorder, ExpiredSeriesEventIsCreatedAgain) {
+  Fixture f;
+  f.transport->status_for = [](const client::HttpRequest& r) {
+    return r.method == "PATCH" ? 404 : 201;
+  };
+  f.Failed(MakePod("p"));
+  f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  auto posts = f.transport->Requests("POST");
+  ASSERT_EQ(posts.size(), 2u);
+  json second = json::parse(posts[1].body);
+  EXPECT_EQ(second["series"]["count"], 2);
+  EXPECT_EQ(second["metadata"]["name"], json::parse(posts[0].body)["metadata"]["name"]);
+  EXPECT_EQ(f.recorder->failed_writes(), 0u);
+}
+
+TEST(EventRecorder, RejectedWritesAreCountedNotRetried) {
+  Fixture f;
+  f.transport->status_for = [](const client::HttpRequest&) { return 422; };
+  f.Failed(MakePod("p"));
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests().size(), 1u);
+  EXPECT_EQ(f.recorder->failed_writes(), 1u);
+}
+
+TEST(EventRecorder, UnsupportedTypesAreDropped) {
+  Fixture f;
+  f.recorder->Record(MakePod("p"), "default-scheduler", "Error", "R", "A", "n");
+  f.recorder->SyncForTest();
+  EXPECT_TRUE(f.transport->Requests().empty());
+}
+
+TEST(EventRecorder, FullQueueDropsWithoutBlocking) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, release = false;
+  EventRecorderOptions options;
+  options.queue_capacity = 1;
+  Fixture f(options);
+  f.transport->on_request = [&] {
+    std::unique_lock<std::mutex> l(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait(l, [&] { return release; });
+  };
+  f.recorder->Record(MakePod("a"), "s", "Normal", "R", "A", "n");
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return entered; });  // the worker is stuck writing "a"
+  }
+  f.recorder->Record(MakePod("b"), "s", "Normal", "R", "A", "n");  // queued
+  f.recorder->Record(MakePod("c"), "s", "Normal", "R", "A", "n");  // dropped
+  EXPECT_EQ(f.recorder->dropped(), 1u);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    release = true;
+  }
+  cv.notify_all();
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->Requests("POST").size(), 2u);
+}
+
+TEST(EventRecorder, EventNamesAreUniqueAndFallBackForLongObjectNames) {
+  Fixture f;
+  f.recorder->Record(MakePod("p"), "s", "Normal", "R1", "A", "n");
+  f.recorder->Record(MakePod("p"), "s", "Normal", "R2", "A", "n");  // same nanosecond
+  f.recorder->Record(MakePod(std::string(250, 'a')), "s", "Normal", "R", "A", "n");
+  f.recorder->SyncForTest();
+  auto posts = f.transport->Requests("POST");
+  ASSERT_EQ(posts.size(), 3u);
+  std::string n0 = json::parse(posts[0].body)["metadata"]["name"];
+  std::string n1 = json::parse(posts[1].body)["metadata"]["name"];
+  std::string n2 = json::parse(posts[2].body)["metadata"]["name"];
+  EXPECT_NE(n0, n1);
+  EXPECT_EQ(n2.size(), 36u);  // a UUID
+  EXPECT_EQ(n2[14], '4');
+}
+
+}  // namespace
+}  // namespace stowage::scheduler
