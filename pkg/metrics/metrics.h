@@ -1,0 +1,129 @@
+// The scheduler's metric families (upstream pkg/scheduler/metrics, the volume binder's pair),
+// registered in Registry::Global() under upstream kube-scheduler 1.36's names, types, HELP,
+// stability, labels and buckets, plus the accessors the scheduler, framework, queue and cache
+// use to update them.
+//
+// Register() registers the families once per process, as upstream's metrics.Register(), with
+// the gate-conditional ones following the feature gates given (1.36 defaults otherwise); a
+// family whose gate is off still accepts updates but is not served. Accessors register with
+// defaults if Register() was not called first.
+//
+// Cost: the accessors for per-pod and per-event paths (queue moves, event handlers, results)
+// look the series up in a ChildCache (a short mutex, no allocation once the series exists);
+// callers on the per-node or per-plugin path hold references or use profile_metrics.h. Label
+// values are upstream's exact strings. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+
+#include "pkg/metrics/child_cache.h"
+#include "pkg/metrics/registry.h"
+
+namespace stowage::metrics {
+
+// The gates that decide which optional families upstream registers; defaults are 1.36's.
+struct FeatureGates {
+  bool scheduler_queueing_hints = true;        // GA, locked
+  bool scheduler_async_preemption = true;      // Beta, on
+  bool scheduler_async_api_calls = false;      // Beta, off
+  bool dra_extended_resource = true;           // Beta, on in 1.36
+  bool generic_workload = false;               // Alpha, off
+  bool dra_device_binding_conditions = true;   // Beta, on in 1.36
+};
+
+// Registers the scheduler's families; the first call decides, later ones are ignored.
+void Register(const FeatureGates& gates = {});
+
+// The descriptors of every scheduler family (registered or not), in upstream's order: for
+// tests and documentation.
+std::vector<FamilyDesc> SchedulerFamilyDescs();
+
+// --- label values ---------------------------------------------------------------------------
+
+// schedule_attempts_total / scheduling_attempt_duration_seconds "result".
+enum class Result : uint8_t { kScheduled, kUnschedulable, kError };
+std::string_view ResultName(Result r);  // "scheduled", "unschedulable", "error"
+
+// "extension_point" values, upstream's strings ("PreEnqueue" is the queue's).
+enum class ExtensionPoint : uint8_t {
+  kPreFilter,
+  kFilter,
+  kPreFilterExtensionAddPod,
+  kPreFilterExtensionRemovePod,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kScoreExtensionNormalize,
+  kPreBind,
+  kPreBindPreFlight,
+  kBind,
+  kPostBind,
+  kReserve,
+  kUnreserve,
+  kPermit,
+  kSign,
+  kPreEnqueue,
+};
+inline constexpr size_t kNumExtensionPoints = 17;
+std::string_view ExtensionPointName(ExtensionPoint p);
+
+// "status" values: framework Code names, indexed by the numeric value of framework::Code
+// (upstream's order: Success, Error, Unschedulable, UnschedulableAndUnresolvable, Wait, Skip,
+// Pending). Out-of-range codes read "Unknown".
+inline constexpr size_t kNumCodes = 7;
+std::string_view CodeName(uint8_t code);
+
+// pending_pods / queue_incoming_pods_total "queue" ("gated" is pending_pods only).
+enum class Queue : uint8_t { kActive, kBackoff, kUnschedulable, kGated };
+std::string_view QueueName(Queue q);
+
+// queueing_hint_execution_duration_seconds "hint".
+enum class HintResult : uint8_t { kQueue, kQueueSkip, kError };
+std::string_view HintResultName(HintResult h);  // "Queue", "QueueSkip", "Error"
+
+// cache_size "type".
+enum class CacheType : uint8_t { kAssumedPods, kPods, kNodes };
+
+// Operation label of goroutines for binding cycles.
+inline constexpr std::string_view kBindingOperation = "binding";
+
+// --- accessors --------------------------------------------------------------------------------
+
+// scheduling_algorithm_duration_seconds.
+prometheus::Histogram& SchedulingAlgorithmDuration();
+// event_handling_duration_seconds{event}, e.g. "NodeAdd", "AssignedPodDelete".
+prometheus::Histogram& EventHandlingDuration(std::string_view event);
+// pending_pods{queue}.
+prometheus::Gauge& PendingPods(Queue q);
+// queue_incoming_pods_total{queue,event}.
+prometheus::Counter& QueueIncomingPods(Queue q, std::string_view event);
+// inflight_events{event} ("PodPopped" for pods being scheduled).
+prometheus::Gauge& InflightEvents(std::string_view event);
+// queueing_hint_execution_duration_seconds{plugin,event,hint}.
+void ObserveQueueingHint(std::string_view plugin, std::string_view event, HintResult hint,
+                         double seconds);
+// unschedulable_pods{plugin,profile}.
+prometheus::Gauge& UnschedulablePods(std::string_view plugin, std::string_view profile);
+// goroutines{operation}.
+prometheus::Gauge& Goroutines(std::string_view operation);
+// permit_wait_duration_seconds{result}, result being a Code name.
+prometheus::Histogram& PermitWaitDuration(uint8_t code);
+// cache_size{type}.
+prometheus::Gauge& CacheSize(CacheType t);
+// A pod bound after `attempts` scheduling attempts, `sli_seconds` after it first entered
+// activeQ: pod_scheduling_attempts and pod_scheduling_sli_duration_seconds{attempts} ("1".."14",
+// "15+").
+void ObservePodScheduled(int attempts, double sli_seconds);
+// pod_scheduled_after_flush_total.
+prometheus::Counter& PodScheduledAfterFlush();
+// preemption_attempts_total, preemption_victims, and the async preemption pair.
+prometheus::Counter& PreemptionAttempts();
+prometheus::Histogram& PreemptionVictims();
+void ObservePreemptionGoroutine(bool success, double seconds);
+
+}  // namespace stowage::metrics

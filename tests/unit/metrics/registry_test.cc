@@ -1,0 +1,77 @@
+#include "pkg/metrics/registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace stowage::metrics {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(ExponentialBuckets, RepeatedMultiplicationAsComponentBase) {
+  EXPECT_EQ(ExponentialBuckets(0.001, 2, 4), (std::vector<double>{0.001, 0.002, 0.004, 0.008}));
+  auto b = ExponentialBuckets(0.00001, 1.5, 3);
+  EXPECT_EQ(b[1], 0.00001 * 1.5);
+  EXPECT_EQ(b[2], 0.00001 * 1.5 * 1.5);
+}
+
+TEST(Registry, RendersStabilityPrefixAndOnlyFamiliesWithSeries) {
+  Registry r;
+  auto& c = r.AddCounter({"x_total", "Counts x.", Type::kCounter, Stability::kStable, {"kind"}, {}});
+  r.AddGauge({"unused", "Never set.", Type::kGauge, Stability::kAlpha, {"a"}, {}});
+  c.Add({{"kind", "k"}}).Increment(3);
+  std::string out = r.Render();
+  EXPECT_THAT(out, HasSubstr("# HELP x_total [STABLE] Counts x.\n# TYPE x_total counter\n"
+                             "x_total{kind=\"k\"} 3\n"));
+  EXPECT_THAT(out, Not(HasSubstr("unused")));
+}
+
+TEST(Registry, CountsRegisteredFamiliesByStability) {
+  Registry r;
+  r.AddCounter({"a_total", "A.", Type::kCounter, Stability::kAlpha, {}, {}});
+  r.AddCounter({"b_total", "B.", Type::kCounter, Stability::kAlpha, {}, {}});
+  r.AddGauge({"s", "S.", Type::kGauge, Stability::kStable, {}, {}});
+  std::string out = r.Render();
+  // Three of its own families (registered, disabled, hidden) are BETA.
+  EXPECT_THAT(out, HasSubstr("registered_metrics_total{deprecated_version=\"\",stability_level="
+                             "\"ALPHA\"} 2\n"));
+  EXPECT_THAT(out, HasSubstr("registered_metrics_total{deprecated_version=\"\",stability_level="
+                             "\"BETA\"} 3\n"));
+  EXPECT_THAT(out, HasSubstr("registered_metrics_total{deprecated_version=\"\",stability_level="
+                             "\"STABLE\"} 1\n"));
+  EXPECT_THAT(out, HasSubstr("disabled_metrics_total 0\n"));
+  EXPECT_THAT(out, HasSubstr("hidden_metrics_total 0\n"));
+}
+
+TEST(Registry, DisabledMetricsAreNotServed) {
+  Registry r;
+  r.AddGauge({"keep", "K.", Type::kGauge, Stability::kAlpha, {}, {}}).Add({}).Set(1);
+  r.AddGauge({"drop", "D.", Type::kGauge, Stability::kAlpha, {}, {}}).Add({}).Set(1);
+  r.SetDisabled({"drop", "not_a_metric"});
+  std::string out = r.Render();
+  EXPECT_THAT(out, HasSubstr("keep 1\n"));
+  EXPECT_THAT(out, Not(HasSubstr("drop")));
+  EXPECT_THAT(out, HasSubstr("disabled_metrics_total 1\n"));  // unknown names are not counted
+  r.SetDisabled({});
+  EXPECT_THAT(r.Render(), HasSubstr("drop 1\n"));
+}
+
+TEST(Registry, GlobalServesProcessMetricsFromProc) {
+  std::string out = Registry::Global().Render();
+  for (const char* name :
+       {"process_cpu_seconds_total ", "process_resident_memory_bytes ", "process_open_fds ",
+        "process_max_fds ", "process_start_time_seconds ", "process_virtual_memory_bytes "}) {
+    EXPECT_THAT(out, HasSubstr(std::string("\n") + name)) << name;
+  }
+  EXPECT_THAT(out, HasSubstr("# HELP process_open_fds Number of open file descriptors.\n"));
+  EXPECT_THAT(out, Not(HasSubstr("go_")));
+  // The start time is a plausible epoch time (after 2020), not a tick count.
+  auto pos = out.find("\nprocess_start_time_seconds ");
+  ASSERT_NE(pos, std::string::npos);
+  double start = std::stod(out.substr(pos + 28));
+  EXPECT_GT(start, 1.5e9);
+}
+
+}  // namespace
+}  // namespace stowage::metrics
