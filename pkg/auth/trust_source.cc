@@ -148,8 +148,8 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
   auto body = client_->Get(kAuthenticationConfigMapPath);
   if (!body.ok()) {
     if (client::IsNotFound(body.status())) {
-      // Nothing is trusted yet; upstream's request-header lookup counts this as success.
-      out.other = NotFoundError("configmap \"extension-apiserver-authentication\" not found");
+      // Nothing to trust (yet): not a failure, and what was trusted before stays.
+      VLOG(2, "configmap \"extension-apiserver-authentication\" not found in kube-system");
       return out;
     }
     if (client::IsForbidden(body.status())) {
@@ -175,7 +175,9 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
                      std::string_view name) {
     std::string pem = value(key);
     if (pem.empty()) {
-      return InvalidArgumentError("missing content for CA bundle \"" + std::string(name) + "\"");
+      // The API server has no such CA (a cluster without a front proxy, say); keep the last.
+      VLOG(2, "missing content for CA bundle \"{}\"", name);
+      return OkStatus();
     }
     return UpdateBundle(bundle, pem, std::string(name));
   };

@@ -7,7 +7,8 @@
 //     ConfigMap's requestheader-* keys.
 // The ConfigMap is read with the authentication client; without one, the in-cluster sources are
 // off (with upstream's warnings). Everything is read again on Refresh(); a source that fails
-// keeps its last good value, as upstream's dynamic CA controllers do.
+// keeps its last good value, as upstream's dynamic CA controllers do; so does a CA whose
+// ConfigMap or key is missing (nothing is trusted until one appears).
 //
 // Startup (New) fails when a CA file is unreadable or malformed, and when the first read of
 // the front-proxy settings from the ConfigMap fails with tolerate_lookup_failure off. With it
