@@ -53,6 +53,7 @@ void WorkerPool::Stop(Duration grace) {
   bool finished;
   {
     std::unique_lock<std::mutex> l(state_->mu);
+    if (state_->stopping) return;  // already stopped (e.g. Stop, then the destructor)
     state_->stopping = true;
     dropped.swap(state_->queue);
     state_->cv.notify_all();

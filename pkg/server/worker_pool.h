@@ -32,7 +32,8 @@ class WorkerPool {
   // Queues task; false (task dropped) after Stop().
   bool Submit(std::function<void()> task);
 
-  // Stops accepting tasks, drops queued ones, and waits up to grace for running ones.
+  // Stops accepting tasks, drops queued ones, and waits up to grace for running ones. Only the
+  // first call does anything.
   void Stop(Duration grace);
 
   // Threads started so far and tasks running now, for tests.
