@@ -1,6 +1,7 @@
 #include "pkg/cache/cache.h"
 
 #include "pkg/common/logging.h"
+#include "pkg/metrics/metrics.h"
 
 namespace stowage::cache {
 
@@ -14,6 +15,12 @@ const NodeInfo* Snapshot::Get(std::string_view name) const {
 
 std::string Cache::PodKey(const api::Pod& pod) {
   return pod.metadata.uid.empty() ? api::NamespacedName(pod.metadata) : pod.metadata.uid;
+}
+
+void Cache::UpdateMetrics() {
+  metrics::CacheSize(metrics::CacheType::kAssumedPods).Set(static_cast<double>(assumed_));
+  metrics::CacheSize(metrics::CacheType::kPods).Set(static_cast<double>(pods_.size()));
+  metrics::CacheSize(metrics::CacheType::kNodes).Set(static_cast<double>(nodes_.size()));
 }
 
 NodeInfo& Cache::NodeEntry(const std::string& name) {
@@ -43,6 +50,8 @@ Status Cache::AssumePod(PodInfoPtr pod) {
   }
   AddPodLocked(pod);
   pods_[key] = PodState{std::move(pod), true, false};
+  ++assumed_;
+  UpdateMetrics();
   return OkStatus();
 }
 
@@ -63,6 +72,8 @@ Status Cache::ForgetPod(const api::Pod& pod) {
   }
   RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
   pods_.erase(it);
+  --assumed_;
+  UpdateMetrics();
   return OkStatus();
 }
 
@@ -83,6 +94,8 @@ Status Cache::AddPod(api::PodPtr pod) {
     PodInfoPtr info = framework::NewPodInfo(std::move(pod));
     AddPodLocked(info);
     it->second = PodState{std::move(info), false, false};
+    --assumed_;
+    UpdateMetrics();
     return OkStatus();
   }
   if (it != pods_.end()) {
@@ -91,6 +104,7 @@ Status Cache::AddPod(api::PodPtr pod) {
   PodInfoPtr info = framework::NewPodInfo(std::move(pod));
   AddPodLocked(info);
   pods_[key] = PodState{std::move(info), false, false};
+  UpdateMetrics();
   return OkStatus();
 }
 
@@ -115,7 +129,9 @@ Status Cache::RemovePod(const api::Pod& pod) {
     return NotFoundError("pod " + api::NamespacedName(pod.metadata) + " is not in the cache");
   }
   RemovePodLocked(*it->second.info->pod, it->second.info->pod->spec.node_name);
+  if (it->second.assumed) --assumed_;
   pods_.erase(it);
+  UpdateMetrics();
   return OkStatus();
 }
 
@@ -131,6 +147,7 @@ void Cache::AddNode(api::NodePtr node) {
   info.SetNode(std::move(node));
   RefreshImageSummaries(info);
   tree_changed_ = true;
+  UpdateMetrics();
 }
 
 void Cache::UpdateNode(const api::NodePtr& old_node, api::NodePtr new_node) {
@@ -150,6 +167,7 @@ void Cache::RemoveNode(const api::Node& node) {
     it->second->RemoveNode();  // pods still point here until their deletions arrive
   }
   tree_changed_ = true;
+  UpdateMetrics();
 }
 
 void Cache::UpdateImageStates(const api::Node* old_node, const api::Node* new_node) {

@@ -14,6 +14,10 @@
 // default TTL of zero, assumed pods do not expire. Pods may arrive before their node: they are
 // kept on a node entry without a Node until the Node arrives; a node removed while it still has
 // pods stays as such an entry until they are gone. Thread-safe.
+//
+// Metrics: cache_size{type="assumed_pods"|"pods"|"nodes"} follows every change (upstream
+// refreshes it once a second); "pods" includes assumed pods and "nodes" node entries without a
+// Node, as upstream counts them.
 #pragma once
 
 #include <memory>
@@ -65,6 +69,7 @@ class Cache {
   void RemovePodLocked(const api::Pod& pod, const std::string& node) REQUIRES(mu_);
   void UpdateImageStates(const api::Node* old_node, const api::Node* new_node) REQUIRES(mu_);
   void RefreshImageSummaries(framework::NodeInfo& info) REQUIRES(mu_);
+  void UpdateMetrics() REQUIRES(mu_);
 
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::unique_ptr<framework::NodeInfo>> nodes_ GUARDED_BY(mu_);
@@ -78,6 +83,7 @@ class Cache {
   std::unordered_map<std::string, ImageState> images_ GUARDED_BY(mu_);
   bool images_changed_ GUARDED_BY(mu_) = false;
   bool tree_changed_ GUARDED_BY(mu_) = true;
+  size_t assumed_ GUARDED_BY(mu_) = 0;  // entries of pods_ with assumed set
 };
 
 }  // namespace stowage::cache

@@ -1,6 +1,7 @@
 #include "pkg/client/rest_client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 
 #include "pkg/api/decode.h"
@@ -22,11 +23,44 @@ bool IsSuccess(int code) { return code >= 200 && code < 300; }
 
 double Millis(Duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
+std::atomic<RequestObserver> g_observer{nullptr};
+
+// "https://host:port/prefix" -> "host:port".
+std::string HostOf(std::string_view server) {
+  if (auto scheme = server.find("://"); scheme != std::string_view::npos) {
+    server.remove_prefix(scheme + 3);
+  }
+  return std::string(server.substr(0, server.find('/')));
+}
+
 }  // namespace
+
+void SetRequestObserver(RequestObserver observer) {
+  g_observer.store(observer, std::memory_order_release);
+}
+
+void RestClient::Observe(std::string_view verb, const StatusOr<HttpResponse>& r,
+                         MonoTime limiter_start, MonoTime start, MonoTime end,
+                         size_t request_bytes, bool has_response_bytes, bool will_retry) const {
+  RequestObserver observer = g_observer.load(std::memory_order_acquire);
+  if (observer == nullptr) return;
+  RequestObservation o;
+  o.verb = verb;
+  o.host = host_;
+  o.code = r.ok() ? r->status : 0;
+  o.latency = end - start;
+  o.rate_limiter_wait = start - limiter_start;
+  o.request_bytes = request_bytes;
+  o.has_response_bytes = has_response_bytes && r.ok();
+  o.response_bytes = r.ok() ? r->body.size() : 0;
+  o.will_retry = will_retry;
+  observer(o);
+}
 
 RestClient::RestClient(const RestConfig& config, std::unique_ptr<Transport> transport,
                        RetryPolicy retry, Clock& clock)
     : config_(config),
+      host_(HostOf(config.server)),
       transport_(std::move(transport)),
       retry_(retry),
       clock_(clock),
@@ -55,24 +89,20 @@ StatusOr<std::string> RestClient::Delete(std::string_view path) {
   return Do("DELETE", path, "", "");
 }
 
+bool RestClient::WouldRetry(std::string_view method, const StatusOr<HttpResponse>& r) const {
+  bool idempotent = method == "GET";
+  if (!r.ok()) return r.status().code() == StatusCode::kUnavailable || idempotent;
+  int code = r->status;
+  bool has_after = !r->retry_after.empty();
+  return code == 429 || (code >= 500 && has_after) || (code >= 500 && code != 501 && idempotent);
+}
+
 bool RestClient::ShouldRetry(std::string_view method, const StatusOr<HttpResponse>& r,
                              int attempt, Duration& backoff, std::stop_token stop) {
-  if (attempt >= retry_.max_retries) return false;
-  bool idempotent = method == "GET";
+  if (attempt >= retry_.max_retries || !WouldRetry(method, r)) return false;
   Duration wait = backoff;
-  if (!r.ok()) {
-    bool never_sent = r.status().code() == StatusCode::kUnavailable;
-    if (!never_sent && !idempotent) return false;
-  } else {
-    int code = r->status;
-    Duration after = ParseRetryAfter(r->retry_after, retry_.max_retry_after);
-    bool has_after = !r->retry_after.empty();
-    if (code == 429 || (code >= 500 && has_after)) {
-      if (has_after) wait = after;
-    } else if (code >= 500 && code != 501 && idempotent) {
-    } else {
-      return false;
-    }
+  if (r.ok() && !r->retry_after.empty() && (r->status == 429 || r->status >= 500)) {
+    wait = ParseRetryAfter(r->retry_after, retry_.max_retry_after);
   }
   backoff = std::min(backoff * 2, retry_.max_backoff);
   VLOG(2, "retrying {} after {:.0f}ms (attempt {})", method, Millis(wait), attempt + 1);
@@ -85,12 +115,20 @@ StatusOr<std::string> RestClient::Do(std::string_view method, std::string_view p
                   std::string(content_type), config_.timeout};
   Duration backoff = retry_.initial_backoff;
   for (int attempt = 0;; ++attempt) {
+    MonoTime limiter_start = clock_.Now();
     limiter_.Wait();
     MonoTime start = clock_.Now();
     auto r = transport_->RoundTrip(req);
+    MonoTime end = clock_.Now();
     VLOG(6, "{} {} {} in {:.1f}ms", method, path,
-         r.ok() ? std::to_string(r->status) : r.status().ToString(), Millis(clock_.Now() - start));
-    if (r.ok() && IsSuccess(r->status)) return std::move(r->body);
+         r.ok() ? std::to_string(r->status) : r.status().ToString(), Millis(end - start));
+    if (r.ok() && IsSuccess(r->status)) {
+      Observe(method, r, limiter_start, start, end, req.body.size(), true, false);
+      return std::move(r->body);
+    }
+    // Reported before ShouldRetry, which sleeps out the backoff.
+    bool retry = attempt < retry_.max_retries && WouldRetry(method, r);
+    Observe(method, r, limiter_start, start, end, req.body.size(), true, retry);
     if (ShouldRetry(method, r, attempt, backoff, {})) continue;
     if (!r.ok()) return r.status();
     return HttpError(method, path, r->status, r->body);
@@ -103,16 +141,23 @@ Status RestClient::Watch(std::string_view path,
   HttpRequest req{"GET", std::string(path), "", "", idle_timeout};
   Duration backoff = retry_.initial_backoff;
   for (int attempt = 0;; ++attempt) {
+    MonoTime limiter_start = clock_.Now();
     if (!limiter_.Wait(stop)) return OkStatus();
     LineSplitter lines(api::kMaxObjectBytes);
     Status split_error;
     bool delivered = false;
+    MonoTime start = clock_.Now();
+    MonoTime first_data{};
     auto on_data = [&](std::string_view data) {
+      if (!delivered) first_data = clock_.Now();
       delivered = true;
       split_error = lines.Feed(data, on_line);
       return split_error.ok() && !lines.stopped();
     };
     auto r = transport_->Stream(req, on_data, stop);
+    // The request's latency is the time to its answer, not the life of the stream.
+    Observe("GET", r, limiter_start, start, delivered ? first_data : clock_.Now(), 0, false,
+            false);
     if (!split_error.ok()) return split_error.WithPrefix("watch " + std::string(path));
     if (r.ok() && r->status == 200) return OkStatus();
     if (stop.stop_requested()) return OkStatus();

@@ -7,6 +7,10 @@
 // carrying Retry-After, is retried whatever its verb (the server did not process it); other 5xx
 // answers and connections lost mid-answer are retried for GET only. Credentials never appear in
 // logs or errors.
+//
+// Every attempt of a request is reported to the process-wide RequestObserver, if one is set
+// (SetRequestObserver), which is how client-go's rest_client_* metrics are fed without this
+// package depending on the metrics package.
 #pragma once
 
 #include <functional>
@@ -32,6 +36,25 @@ struct RetryPolicy {
 inline constexpr std::string_view kMergePatch = "application/merge-patch+json";
 inline constexpr std::string_view kStrategicMergePatch = "application/strategic-merge-patch+json";
 inline constexpr std::string_view kJsonPatch = "application/json-patch+json";
+
+// One attempt of a request, as client-go's request metrics see it.
+struct RequestObservation {
+  std::string_view verb;  // "GET", "POST", ...
+  std::string_view host;  // the server's host:port, e.g. "127.0.0.1:6443"
+  int code = 0;           // HTTP status; 0 when no response was received
+  Duration latency{};     // from sending the request to the response (or the error)
+  Duration rate_limiter_wait{};  // spent waiting for the client-side rate limiter
+  size_t request_bytes = 0;
+  bool has_response_bytes = false;  // false for watch streams
+  size_t response_bytes = 0;
+  bool will_retry = false;          // the client retries after this attempt
+};
+using RequestObserver = void (*)(const RequestObservation&);
+
+// Installs the observer every RestClient of the process reports its request attempts to;
+// nullptr removes it. Set it once at startup; it is called concurrently from many threads, so
+// it must be thread-safe, and it should be cheap.
+void SetRequestObserver(RequestObserver observer);
 
 class RestClient {
  public:
@@ -62,11 +85,18 @@ class RestClient {
  private:
   StatusOr<std::string> Do(std::string_view method, std::string_view path, std::string body,
                            std::string_view content_type);
+  // Whether the answer r is of a kind ShouldRetry retries (attempts left aside).
+  bool WouldRetry(std::string_view method, const StatusOr<HttpResponse>& r) const;
   // Decides whether to retry after an attempt and sleeps accordingly; false means give up.
   bool ShouldRetry(std::string_view method, const StatusOr<HttpResponse>& r, int attempt,
                    Duration& backoff, std::stop_token stop);
 
+  void Observe(std::string_view verb, const StatusOr<HttpResponse>& r, MonoTime limiter_start,
+               MonoTime start, MonoTime end, size_t request_bytes, bool has_response_bytes,
+               bool will_retry) const;
+
   const RestConfig config_;
+  const std::string host_;  // host:port of config_.server, the metrics' host label
   std::unique_ptr<Transport> transport_;
   const RetryPolicy retry_;
   Clock& clock_;

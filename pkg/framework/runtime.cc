@@ -4,11 +4,40 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <random>
+
+#include "pkg/metrics/metrics.h"
 
 namespace stowage::framework {
 
 namespace {
 constexpr std::chrono::milliseconds kMaxPermitWait = std::chrono::minutes(15);
+constexpr std::string_view kRecordPluginMetricsKey = "stowage.io/record-plugin-metrics";
+
+using EP = metrics::ExtensionPoint;
+using SteadyClock = std::chrono::steady_clock;
+
+double Since(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+uint8_t CodeOf(const Status& s) { return static_cast<uint8_t>(s.code()); }
+
+// The cycle-state marker of a sampled cycle.
+struct RecordPluginMetrics final : StateData {
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<RecordPluginMetrics>();
+  }
+};
+
+// Runs call() and, when record is set, observes its duration for the plugin at point.
+template <typename Call>
+Status Timed(bool record, metrics::PluginMetrics* m, EP point, Call&& call) {
+  if (!record || m == nullptr) return call();
+  auto start = SteadyClock::now();
+  Status s = call();
+  m->ObserveDuration(point, CodeOf(s), Since(start));
+  return s;
+}
 
 template <typename P, typename E>
 stowage::Status Collect(const std::vector<PluginSpec>& specs, const char* point,
@@ -26,6 +55,15 @@ stowage::Status Collect(const std::vector<PluginSpec>& specs, const char* point,
   return OkStatus();
 }
 }  // namespace
+
+void SetRecordPluginMetrics(CycleState& state, bool record) {
+  if (record) state.Write(kRecordPluginMetricsKey, std::make_unique<RecordPluginMetrics>());
+  else state.Write(kRecordPluginMetricsKey, nullptr);
+}
+
+bool ShouldRecordPluginMetrics(const CycleState& state) {
+  return state.Read<RecordPluginMetrics>(kRecordPluginMetricsKey) != nullptr;
+}
 
 StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
                                                     const ProfileSpec& spec, Handle& handle) {
@@ -65,7 +103,28 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
   RETURN_IF_ERROR((Collect<PreBindPlugin>(spec.pre_bind, "PreBind", profile, f->plugins_, f->pre_bind_)));
   RETURN_IF_ERROR((Collect<BindPlugin>(spec.bind, "Bind", profile, f->plugins_, f->bind_)));
   RETURN_IF_ERROR((Collect<PostBindPlugin>(spec.post_bind, "PostBind", profile, f->plugins_, f->post_bind_)));
-  for (auto& e : pre_enqueue) f->pre_enqueue_.push_back(e.plugin);
+  f->metrics_ = std::make_unique<metrics::ProfileMetrics>(profile);
+  for (const auto& [name, plugin] : f->plugins_) {
+    f->plugin_metrics_.emplace(name, std::make_unique<metrics::PluginMetrics>(name, profile));
+  }
+  auto attach = [&](auto& entries) {
+    for (auto& e : entries) e.metrics = f->plugin_metrics_.at(e.name).get();
+  };
+  attach(f->pre_filter_);
+  attach(f->filter_);
+  attach(f->post_filter_);
+  attach(f->pre_score_);
+  attach(f->score_);
+  attach(f->reserve_);
+  attach(f->permit_);
+  attach(f->pre_bind_);
+  attach(f->bind_);
+  attach(f->post_bind_);
+  for (auto& e : pre_enqueue) {
+    f->pre_enqueue_.push_back(e.plugin);
+    f->pre_enqueue_metrics_.push_back(f->plugin_metrics_.at(e.name).get());
+  }
+  f->score_goroutines_ = &metrics::Goroutines("Score");
   if (queue_sort.size() != 1) {
     return InvalidArgumentError("profile \"" + profile + "\": exactly one queueSort plugin is "
                                 "required, found " + std::to_string(queue_sort.size()));
@@ -78,11 +137,21 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
 }
 
 Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
-  for (auto* p : pre_enqueue_) {
-    Status s = p->PreEnqueue(pod);
-    if (!s.IsSuccess()) return std::move(s.WithPlugin(p->Name()));
+  // The queue's point: upstream samples its plugin durations per call, not per cycle.
+  const bool record = metrics::SampleCycleForPluginMetrics();
+  auto start = SteadyClock::now();
+  Status result;
+  for (size_t i = 0; i < pre_enqueue_.size(); ++i) {
+    PreEnqueuePlugin* p = pre_enqueue_[i];
+    Status s = Timed(record, pre_enqueue_metrics_[i], EP::kPreEnqueue,
+                     [&] { return p->PreEnqueue(pod); });
+    if (!s.IsSuccess()) {
+      result = std::move(s.WithPlugin(p->Name()));
+      break;
+    }
   }
-  return {};
+  metrics_->ObserveExtensionPoint(EP::kPreEnqueue, CodeOf(result), Since(start));
+  return result;
 }
 
 bool Framework::QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
@@ -93,9 +162,23 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       const std::vector<const NodeInfo*>& nodes,
                                       PreFilterResult& result,
                                       std::set<std::string>& unschedulable_plugins) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  record_filter_metrics_.store(record, std::memory_order_relaxed);
+  auto start = SteadyClock::now();
+  Status s = PreFilterLoop(state, pod, nodes, result, unschedulable_plugins, record);
+  metrics_->ObserveExtensionPoint(EP::kPreFilter, CodeOf(s), Since(start));
+  return s;
+}
+
+Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
+                                const std::vector<const NodeInfo*>& nodes,
+                                PreFilterResult& result,
+                                std::set<std::string>& unschedulable_plugins, bool record) {
   for (auto& e : pre_filter_) {
     PreFilterResult r;
-    Status s = e.plugin->PreFilter(state, pod, nodes, r);
+    e.metrics->Evaluated(EP::kPreFilter);
+    Status s = Timed(record, e.metrics, EP::kPreFilter,
+                     [&] { return e.plugin->PreFilter(state, pod, nodes, r); });
     if (s.IsSkip()) {
       state.skip_filter_plugins.insert(e.name);
       continue;
@@ -127,9 +210,12 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
+  const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
   for (const auto& e : filter_) {
     if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) continue;
-    Status s = e.plugin->Filter(state, pod, node);
+    e.metrics->Evaluated(EP::kFilter);
+    Status s = Timed(record, e.metrics, EP::kFilter,
+                     [&] { return e.plugin->Filter(state, pod, node); });
     if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
   }
   return {};
@@ -140,7 +226,9 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
   for (auto& e : pre_filter_) {
     if (state.skip_filter_plugins.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
-      Status s = ext->AddPod(state, pod, to_add, node);
+      Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
+                       EP::kPreFilterExtensionAddPod,
+                       [&] { return ext->AddPod(state, pod, to_add, node); });
       if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
     }
   }
@@ -152,7 +240,9 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
   for (auto& e : pre_filter_) {
     if (state.skip_filter_plugins.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
-      Status s = ext->RemovePod(state, pod, to_remove, node);
+      Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
+                       EP::kPreFilterExtensionRemovePod,
+                       [&] { return ext->RemovePod(state, pod, to_remove, node); });
       if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
     }
   }
@@ -161,32 +251,57 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 
 Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
                                        const NodeToStatus& filtered, NominatingInfo& result) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
   Status last = Status::Unschedulable("");
   for (auto& e : post_filter_) {
-    Status s = e.plugin->PostFilter(state, pod, filtered, result);
-    if (s.IsSuccess()) return s;
-    if (!s.IsRejected()) return std::move(s.WithPlugin(e.name));
+    Status s = Timed(record, e.metrics, EP::kPostFilter,
+                     [&] { return e.plugin->PostFilter(state, pod, filtered, result); });
+    if (s.IsSuccess() || !s.IsRejected()) {
+      if (!s.IsSuccess()) s.WithPlugin(e.name);
+      metrics_->ObserveExtensionPoint(EP::kPostFilter, CodeOf(s), Since(start));
+      return s;
+    }
     last = std::move(s.WithPlugin(e.name));
   }
+  metrics_->ObserveExtensionPoint(EP::kPostFilter, CodeOf(last), Since(start));
   return last;
 }
 
 Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                                      const std::vector<const NodeInfo*>& nodes) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status result;
   for (auto& e : pre_score_) {
-    Status s = e.plugin->PreScore(state, pod, nodes);
+    e.metrics->Evaluated(EP::kPreScore);
+    Status s = Timed(record, e.metrics, EP::kPreScore,
+                     [&] { return e.plugin->PreScore(state, pod, nodes); });
     if (s.IsSkip()) {
       state.skip_score_plugins.insert(e.name);
       continue;
     }
-    if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
+    if (!s.IsSuccess()) {
+      result = std::move(s.WithPlugin(e.name));
+      break;
+    }
   }
-  return {};
+  metrics_->ObserveExtensionPoint(EP::kPreScore, CodeOf(result), Since(start));
+  return result;
 }
 
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   const std::vector<const NodeInfo*>& nodes,
                                   std::vector<int64_t>& totals) {
+  auto start = SteadyClock::now();
+  Status s = ScoreLoop(state, pod, nodes, totals, ShouldRecordPluginMetrics(state));
+  metrics_->ObserveExtensionPoint(EP::kScore, CodeOf(s), Since(start));
+  return s;
+}
+
+Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
+                            const std::vector<const NodeInfo*>& nodes,
+                            std::vector<int64_t>& totals, bool record) {
   totals.assign(nodes.size(), 0);
   std::vector<const Entry<ScorePlugin>*> active;
   for (const auto& e : score_) {
@@ -200,22 +315,28 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
   handle_.parallelizer().Until(
       nodes.size(),
       [&](size_t i) {
+        score_goroutines_->Increment();
         for (size_t p = 0; p < active.size(); ++p) {
           int64_t score = 0;
-          Status s = active[p]->plugin->Score(state, pod, *nodes[i], score);
+          active[p]->metrics->Evaluated(EP::kScore);
+          Status s = Timed(record, active[p]->metrics, EP::kScore,
+                           [&] { return active[p]->plugin->Score(state, pod, *nodes[i], score); });
           if (!s.IsSuccess()) {
             std::lock_guard<std::mutex> l(err_mu);
             if (!failed.exchange(true)) first_error = std::move(s.WithPlugin(active[p]->name));
+            score_goroutines_->Decrement();
             return;
           }
           scores[p][i] = {nodes[i]->name(), score};
         }
+        score_goroutines_->Decrement();
       },
       [&] { return failed.load(std::memory_order_relaxed); });
   if (failed) return first_error;
   for (size_t p = 0; p < active.size(); ++p) {
     if (auto* ext = active[p]->plugin->Extensions()) {
-      Status s = ext->NormalizeScore(state, pod, scores[p]);
+      Status s = Timed(record, active[p]->metrics, EP::kScoreExtensionNormalize,
+                       [&] { return ext->NormalizeScore(state, pod, scores[p]); });
       if (!s.IsSuccess()) return std::move(s.WithPlugin(active[p]->name));
     }
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -234,16 +355,32 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod,
                                            std::string_view node) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status result;
   for (auto& e : reserve_) {
-    Status s = e.plugin->Reserve(state, pod, node);
-    if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
+    Status s = Timed(record, e.metrics, EP::kReserve,
+                     [&] { return e.plugin->Reserve(state, pod, node); });
+    if (!s.IsSuccess()) {
+      result = std::move(s.WithPlugin(e.name));
+      break;
+    }
   }
-  return {};
+  metrics_->ObserveExtensionPoint(EP::kReserve, CodeOf(result), Since(start));
+  return result;
 }
 
 void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod,
                                            std::string_view node) {
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) it->plugin->Unreserve(state, pod, node);
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+    Timed(record, it->metrics, EP::kUnreserve, [&] {
+      it->plugin->Unreserve(state, pod, node);
+      return Status();
+    });
+  }
+  metrics_->ObserveExtensionPoint(EP::kUnreserve, CodeOf(Status()), Since(start));
 }
 
 namespace {
@@ -300,11 +437,21 @@ class WaitingPodImpl final : public WaitingPod {
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                                    std::chrono::milliseconds& wait) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status s = PermitLoop(state, pod, node, wait, record);
+  metrics_->ObserveExtensionPoint(EP::kPermit, CodeOf(s), Since(start));
+  return s;
+}
+
+Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node,
+                             std::chrono::milliseconds& wait, bool record) {
   wait = std::chrono::milliseconds::zero();
   std::map<std::string, std::chrono::milliseconds> pending;
   for (auto& e : permit_) {
     std::chrono::milliseconds timeout{0};
-    Status s = e.plugin->Permit(state, pod, node, timeout);
+    Status s = Timed(record, e.metrics, EP::kPermit,
+                     [&] { return e.plugin->Permit(state, pod, node, timeout); });
     if (s.IsWait()) {
       pending[e.name] = std::min(timeout, kMaxPermitWait);
       wait = std::max(wait, pending[e.name]);
@@ -321,7 +468,9 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
 Status Framework::WaitOnPermit(const api::Pod& pod) {
   std::shared_ptr<WaitingPod> w = GetWaitingPod(pod.metadata.uid);
   if (!w) return {};
+  auto start = SteadyClock::now();
   Status s = static_cast<WaitingPodImpl&>(*w).Wait();
+  metrics::PermitWaitDuration(CodeOf(s)).Observe(Since(start));
   std::lock_guard<std::mutex> l(waiting_mu_);
   waiting_.erase(pod.metadata.uid);
   return s;
@@ -334,26 +483,48 @@ std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const
 }
 
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status result;
   for (auto& e : pre_bind_) {
-    Status s = e.plugin->PreBind(state, pod, node);
+    Status s = Timed(record, e.metrics, EP::kPreBind,
+                     [&] { return e.plugin->PreBind(state, pod, node); });
     if (s.IsSkip()) continue;
-    if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
+    if (!s.IsSuccess()) {
+      result = std::move(s.WithPlugin(e.name));
+      break;
+    }
   }
-  return {};
+  metrics_->ObserveExtensionPoint(EP::kPreBind, CodeOf(result), Since(start));
+  return result;
 }
 
 Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status result = Status::Error("all bind plugins skipped the pod");
   for (auto& e : bind_) {
-    Status s = e.plugin->Bind(state, pod, node);
+    Status s = Timed(record, e.metrics, EP::kBind,
+                     [&] { return e.plugin->Bind(state, pod, node); });
     if (s.IsSkip()) continue;
     if (!s.IsSuccess()) s.WithPlugin(e.name);
-    return s;
+    result = std::move(s);
+    break;
   }
-  return Status::Error("all bind plugins skipped the pod");
+  metrics_->ObserveExtensionPoint(EP::kBind, CodeOf(result), Since(start));
+  return result;
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
-  for (auto& e : post_bind_) e.plugin->PostBind(state, pod, node);
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  for (auto& e : post_bind_) {
+    Timed(record, e.metrics, EP::kPostBind, [&] {
+      e.plugin->PostBind(state, pod, node);
+      return Status();
+    });
+  }
+  metrics_->ObserveExtensionPoint(EP::kPostBind, CodeOf(Status()), Since(start));
 }
 
 std::vector<PluginEvent> Framework::EventsToRegister() const {

@@ -6,9 +6,17 @@
 // RunFilterPlugins and the per-node part of scoring run concurrently on the worker pool. The
 // binding-cycle functions (Permit wait, PreBind, Bind, PostBind) may run concurrently for
 // different pods.
+//
+// Metrics (pkg/metrics, upstream's names): each Run* records
+// framework_extension_point_duration_seconds for its point (Filter excepted: it runs per node,
+// so the caller measures the whole Filter phase through metrics()), plugin_evaluation_total per
+// plugin call at PreFilter, Filter, PreScore and Score, and, in cycles marked by
+// SetRecordPluginMetrics, plugin_execution_duration_seconds per plugin call.
 #pragma once
 
 #include <any>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -21,8 +29,15 @@
 #include "pkg/framework/interface.h"
 #include "pkg/common/macros.h"
 #include "pkg/framework/registry.h"
+#include "pkg/metrics/profile_metrics.h"
 
 namespace stowage::framework {
+
+// Upstream samples plugin durations in 10% of scheduling cycles: the scheduler marks the cycle's
+// state when it creates it (metrics::SampleCycleForPluginMetrics decides), and every plugin call
+// of that cycle and of its binding cycle is then timed.
+void SetRecordPluginMetrics(CycleState& state, bool record);
+bool ShouldRecordPluginMetrics(const CycleState& state);
 
 struct PluginSpec {
   std::string name;
@@ -58,6 +73,8 @@ class Framework {
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
   const std::vector<PreEnqueuePlugin*>& pre_enqueue_plugins() const { return pre_enqueue_; }
+  // This profile's metric handles: the scheduler records attempts and the Filter phase here.
+  metrics::ProfileMetrics& metrics() const { return *metrics_; }
 
   Status RunPreEnqueuePlugins(const api::Pod& pod) const;
   bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
@@ -99,17 +116,35 @@ class Framework {
  private:
   Framework(ProfileSpec spec, Handle& handle) : spec_(std::move(spec)), handle_(handle) {}
 
+  // The bodies of the Run* functions that measure their extension point around them.
+  Status PreFilterLoop(CycleState& state, const PodInfo& pod,
+                       const std::vector<const NodeInfo*>& nodes, PreFilterResult& result,
+                       std::set<std::string>& unschedulable_plugins, bool record);
+  Status ScoreLoop(const CycleState& state, const PodInfo& pod,
+                   const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals,
+                   bool record);
+  Status PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node,
+                    std::chrono::milliseconds& wait, bool record);
+
   template <typename P>
   struct Entry {
     P* plugin;
     std::string name;
     int32_t weight;
+    metrics::PluginMetrics* metrics = nullptr;  // owned by plugin_metrics_
   };
 
   ProfileSpec spec_;
   Handle& handle_;
   std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;
+  std::unique_ptr<metrics::ProfileMetrics> metrics_;
+  std::map<std::string, std::unique_ptr<metrics::PluginMetrics>, std::less<>> plugin_metrics_;
   std::vector<PreEnqueuePlugin*> pre_enqueue_;
+  std::vector<metrics::PluginMetrics*> pre_enqueue_metrics_;  // parallel to pre_enqueue_
+  prometheus::Gauge* score_goroutines_ = nullptr;  // goroutines{operation="Score"}
+  // Whether the current scheduling cycle's Filter calls are timed: set by RunPreFilterPlugins
+  // from the cycle state, read by the concurrent RunFilterPlugins calls of the same cycle.
+  mutable std::atomic<bool> record_filter_metrics_{false};
   QueueSortPlugin* queue_sort_ = nullptr;
   std::vector<Entry<PreFilterPlugin>> pre_filter_;
   std::vector<Entry<FilterPlugin>> filter_;

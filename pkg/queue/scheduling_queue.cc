@@ -1,8 +1,10 @@
 #include "pkg/queue/scheduling_queue.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "pkg/common/logging.h"
+#include "pkg/metrics/metrics.h"
 
 namespace stowage::queue {
 
@@ -15,6 +17,17 @@ namespace {
 MonoTime Truncate(MonoTime t) {
   return MonoTime(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()));
 }
+
+// Upstream's special event labels.
+constexpr std::string_view kUnscheduledPodAdd = "UnschedulablePodAdd";
+constexpr std::string_view kUnscheduledPodUpdate = "UnschedulablePodUpdate";
+constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
+constexpr std::string_view kBackoffComplete = "BackoffComplete";
+constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
+constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
+constexpr std::string_view kPodPopped = "PodPopped";
+
+using metrics::Queue;
 }  // namespace
 
 std::string SchedulingQueue::Key(const api::Pod& pod) { return api::NamespacedName(pod.metadata); }
@@ -72,24 +85,82 @@ void SchedulingQueue::RemoveEverywhere(const std::string& key) {
     backoff_.erase(it->second);
     index_.erase(it);
   }
-  unschedulable_.erase(key);
+  EraseUnschedulable(key);
 }
 
-void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p) {
+void SchedulingQueue::PutUnschedulable(const std::string& key, QueuedPodInfoPtr p,
+                                       std::string_view event) {
+  auto [it, inserted] = unschedulable_.try_emplace(key);
+  if (!inserted && !it->second->gating_plugin.empty()) --gated_;
+  if (!p->gating_plugin.empty()) ++gated_;
+  if (inserted) metrics::QueueIncomingPods(Queue::kUnschedulable, event).Increment();
+  it->second = std::move(p);
+}
+
+void SchedulingQueue::EraseUnschedulable(const std::string& key) {
+  auto it = unschedulable_.find(key);
+  if (it == unschedulable_.end()) return;
+  if (!it->second->gating_plugin.empty()) --gated_;
+  unschedulable_.erase(it);
+}
+
+void SchedulingQueue::SyncPendingGauges() {
+  metrics::PendingPods(Queue::kActive).Set(static_cast<double>(active_.size()));
+  metrics::PendingPods(Queue::kBackoff).Set(static_cast<double>(backoff_.size()));
+  metrics::PendingPods(Queue::kUnschedulable)
+      .Set(static_cast<double>(unschedulable_.size() - gated_));
+  metrics::PendingPods(Queue::kGated).Set(static_cast<double>(gated_));
+}
+
+void SchedulingQueue::CountRejectors(const QueuedPodInfo& p, int delta) const {
+  const std::string& profile = p.pod().spec.scheduler_name;
+  for (const auto& plugin : p.unschedulable_plugins) {
+    metrics::UnschedulablePods(plugin, profile).Increment(delta);
+  }
+  for (const auto& plugin : p.pending_plugins) {
+    if (p.unschedulable_plugins.count(plugin)) continue;
+    metrics::UnschedulablePods(plugin, profile).Increment(delta);
+  }
+}
+
+void SchedulingQueue::EndInFlight(const std::string& uid) {
+  if (in_flight_.erase(uid) > 0) metrics::InflightEvents(kPodPopped).Decrement();
+}
+
+void SchedulingQueue::RecordInFlight(const ClusterEvent& event, const EventObject& old_obj,
+                                     const EventObject& new_obj, InFlight* only) {
+  if (only == nullptr && in_flight_.empty()) return;
+  prometheus::Gauge& gauge = metrics::InflightEvents(event.label);
+  gauge.Increment();
+  // The count drops when the last in-flight pod holding the event lets it go.
+  std::shared_ptr<void> token(nullptr, [&gauge](void*) { gauge.Decrement(); });
+  if (only != nullptr) {
+    only->events.emplace_back(event, old_obj, new_obj, std::move(token));
+    return;
+  }
+  for (auto& [uid, flight] : in_flight_) flight.events.emplace_back(event, old_obj, new_obj, token);
+}
+
+void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
   framework::Framework* fw = ProfileFor(p->pod());
   framework::Status s = fw ? fw->RunPreEnqueuePlugins(p->pod()) : framework::Status();
   RemoveEverywhere(key);
   if (!s.IsSuccess()) {
     p->gating_plugin = s.plugin();
-    p->unschedulable_plugins.insert(s.plugin());
+    if (p->unschedulable_plugins.insert(s.plugin()).second && !p->pending_plugins.count(s.plugin())) {
+      metrics::UnschedulablePods(s.plugin(), p->pod().spec.scheduler_name).Increment();
+    }
     VLOG(4, "pod {} is gated by {}: {}", key, s.plugin(), s.Message());
-    unschedulable_[key] = std::move(p);
+    PutUnschedulable(key, std::move(p), event);
     return;
   }
   p->gating_plugin.clear();
+  // The SLI clock starts when the pod first enters activeQ, as upstream's InitialAttemptTimestamp.
+  if (p->initial_attempt_timestamp == MonoTime{}) p->initial_attempt_timestamp = clock_.Now();
   active_.insert(p);
   index_[key] = std::move(p);
+  metrics::QueueIncomingPods(Queue::kActive, event).Increment();
   cv_.notify_one();
 }
 
@@ -99,7 +170,8 @@ void SchedulingQueue::Add(api::PodPtr pod) {
   p->timestamp = clock_.Now();
   std::lock_guard<std::mutex> l(mu_);
   UpdateNomination(p->pod_info);
-  MoveToActive(std::move(p));
+  MoveToActive(std::move(p), kUnscheduledPodAdd);
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
@@ -107,9 +179,9 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::lock_guard<std::mutex> l(mu_);
   UpdateNomination(framework::NewPodInfo(new_pod));
   if (auto f = in_flight_.find(new_pod->metadata.uid); f != in_flight_.end()) {
-    f->second.events.emplace_back(ClusterEvent{framework::EventResource::kUnschedulablePod,
-                                               framework::kUpdate, "UnschedulablePodUpdate"},
-                                  old_pod, new_pod);
+    RecordInFlight(ClusterEvent{framework::EventResource::kUnschedulablePod, framework::kUpdate,
+                                std::string(kUnscheduledPodUpdate)},
+                   old_pod, new_pod, &f->second);
     return;
   }
   if (auto it = index_.find(key); it != index_.end()) {
@@ -124,28 +196,41 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
     QueuedPodInfoPtr p = it->second;
     p->pod_info = framework::NewPodInfo(new_pod);
     uint32_t action = framework::kUpdate;
+    std::string label(kUnscheduledPodUpdate);  // upstream's label: resource + action
     if (old_pod->spec.scheduling_gates.size() > 0 && new_pod->spec.scheduling_gates.empty()) {
       action = framework::kUpdatePodSchedulingGatesEliminated;
+      label += "UpdatePodSchedulingGatesEliminated";
     } else if (!(old_pod->metadata.labels == new_pod->metadata.labels)) {
       action = framework::kUpdatePodLabel;
+      label += "UpdatePodLabel";
     }
-    ClusterEvent ev{framework::EventResource::kUnschedulablePod, action, "UnschedulablePodUpdate"};
+    ClusterEvent ev{framework::EventResource::kUnschedulablePod, action, label};
     if (WorthRequeuing(*p, ev, old_pod, new_pod)) {
-      unschedulable_.erase(it);
-      Requeue(std::move(p));
+      EraseUnschedulable(key);
+      Requeue(std::move(p), ev.label);
+      SyncPendingGauges();
     }
     return;
   }
   auto p = std::make_shared<QueuedPodInfo>();
   p->pod_info = framework::NewPodInfo(std::move(new_pod));
   p->timestamp = clock_.Now();
-  MoveToActive(std::move(p));
+  MoveToActive(std::move(p), kUnscheduledPodUpdate);
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::Delete(const api::Pod& pod) {
+  std::string key = Key(pod);
   std::lock_guard<std::mutex> l(mu_);
   RemoveNomination(pod.metadata.uid);
-  RemoveEverywhere(Key(pod));
+  // Its rejectors stop counting it wherever it waits (upstream forgets pods in backoffQ).
+  if (auto it = index_.find(key); it != index_.end()) CountRejectors(*it->second, -1);
+  if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
+    CountRejectors(*it->second, -1);
+  }
+  flushed_.erase(pod.metadata.uid);
+  RemoveEverywhere(key);
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::RemoveNomination(const std::string& uid) {
@@ -192,22 +277,32 @@ QueuedPodInfoPtr SchedulingQueue::Pop() {
     // PopFromBackoffQ: an idle scheduler does not wait out a backoff.
     p = *backoff_.begin();
     backoff_.erase(backoff_.begin());
+    metrics::QueueIncomingPods(Queue::kActive, kPopFromBackoffQ).Increment();
   }
   index_.erase(Key(p->pod()));
   p->attempts++;
   if (!p->attempted) {
     p->attempted = true;
-    p->initial_attempt_timestamp = clock_.Now();
+    if (p->initial_attempt_timestamp == MonoTime{}) p->initial_attempt_timestamp = clock_.Now();
   }
+  CountRejectors(*p, -1);
   p->unschedulable_plugins.clear();
   p->pending_plugins.clear();
-  in_flight_[p->pod().metadata.uid] = InFlight{};
+  if (in_flight_.try_emplace(p->pod().metadata.uid).second) {
+    metrics::InflightEvents(kPodPopped).Increment();
+  }
+  SyncPendingGauges();
   return p;
 }
 
 void SchedulingQueue::Done(const api::Pod& pod) {
   std::lock_guard<std::mutex> l(mu_);
-  in_flight_.erase(pod.metadata.uid);
+  EndInFlight(pod.metadata.uid);
+}
+
+bool SchedulingQueue::WasFlushedFromUnschedulable(const api::Pod& pod) const {
+  std::lock_guard<std::mutex> l(mu_);
+  return flushed_.count(pod.metadata.uid) > 0;
 }
 
 bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent& event,
@@ -220,26 +315,32 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent&
       auto [begin, end] = events_.equal_range(plugin);
       for (auto it = begin; it != end; ++it) {
         if (!it->second.event.Matches(event)) continue;
-        if (!it->second.hint ||
-            it->second.hint(p.pod(), old_obj, new_obj) == framework::QueueingHint::kQueue) {
-          return true;
-        }
+        // A plugin without a hint function queues, as upstream's default hint does.
+        auto start = std::chrono::steady_clock::now();
+        bool queue = !it->second.hint || it->second.hint(p.pod(), old_obj, new_obj) ==
+                                             framework::QueueingHint::kQueue;
+        metrics::ObserveQueueingHint(
+            plugin, event.label,
+            queue ? metrics::HintResult::kQueue : metrics::HintResult::kQueueSkip,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (queue) return true;
       }
     }
   }
   return false;
 }
 
-void SchedulingQueue::Requeue(QueuedPodInfoPtr p) {
+void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
-  if (!p->gating_plugin.empty()) return MoveToActive(std::move(p));
+  if (!p->gating_plugin.empty()) return MoveToActive(std::move(p), event);
   if (IsBackingOff(*p)) {
     backoff_.insert(p);
     index_[key] = std::move(p);
+    metrics::QueueIncomingPods(Queue::kBackoff, event).Increment();
     cv_.notify_one();  // PopFromBackoffQ lets an idle scheduler take it
     return;
   }
-  MoveToActive(std::move(p));
+  MoveToActive(std::move(p), event);
 }
 
 void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool error) {
@@ -249,8 +350,10 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
   InFlight flight;
   if (auto f = in_flight_.find(p->pod().metadata.uid); f != in_flight_.end()) {
     flight = std::move(f->second);
-    in_flight_.erase(f);
+    EndInFlight(p->pod().metadata.uid);
   }
+  flushed_.erase(p->pod().metadata.uid);
+  CountRejectors(*p, +1);
   if (error) {
     p->consecutive_errors_count++;
   } else {
@@ -259,19 +362,24 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
   }
   p->timestamp = clock_.Now();
   bool requeue = error || p->unschedulable_plugins.empty();
-  for (const auto& [ev, o, n] : flight.events) {
+  for (const auto& [ev, o, n, token] : flight.events) {
     if (requeue) break;
     requeue = WorthRequeuing(*p, ev, o, n);
   }
-  if (requeue) return Requeue(std::move(p));
-  unschedulable_[key] = std::move(p);
+  if (requeue) {
+    Requeue(std::move(p), kScheduleAttemptFailure);
+  } else {
+    PutUnschedulable(key, std::move(p), kScheduleAttemptFailure);
+  }
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
                                                     const EventObject& old_obj,
                                                     const EventObject& new_obj) {
   std::lock_guard<std::mutex> l(mu_);
-  for (auto& [uid, flight] : in_flight_) flight.events.emplace_back(event, old_obj, new_obj);
+  RecordInFlight(event, old_obj, new_obj, nullptr);
+  bool moved = false;
   for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
     // A gated pod's gating plugin is among its unschedulable plugins, so its events decide.
     if (!WorthRequeuing(*it->second, event, old_obj, new_obj)) {
@@ -279,9 +387,12 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
       continue;
     }
     QueuedPodInfoPtr pod = std::move(it->second);
+    if (!pod->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
-    Requeue(std::move(pod));
+    Requeue(std::move(pod), event.label);
+    moved = true;
   }
+  if (moved) SyncPendingGauges();
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {
@@ -292,8 +403,10 @@ void SchedulingQueue::FlushBackoffQCompleted() {
     index_.erase(Key(p->pod()));
     active_.insert(p);
     index_[Key(p->pod())] = std::move(p);
+    metrics::QueueIncomingPods(Queue::kActive, kBackoffComplete).Increment();
     cv_.notify_one();
   }
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::FlushUnschedulablePodsLeftover() {
@@ -305,9 +418,12 @@ void SchedulingQueue::FlushUnschedulablePodsLeftover() {
       continue;
     }
     QueuedPodInfoPtr p = std::move(it->second);
+    if (!p->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
-    Requeue(std::move(p));
+    flushed_.insert(p->pod().metadata.uid);
+    Requeue(std::move(p), kUnschedulableTimeout);
   }
+  SyncPendingGauges();
 }
 
 void SchedulingQueue::Run() {

@@ -11,6 +11,14 @@
 // Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed
 // against its rejecting plugins when it comes back, so no event is missed. Error failures back
 // off separately from rejections (consecutive_errors_count). Thread-safe; Pop blocks.
+//
+// Metrics (upstream's names and label values): pending_pods{queue} follows the four sets after
+// every change; queue_incoming_pods_total{queue,event} counts each arrival with the event that
+// caused it ("UnschedulablePodAdd", "ScheduleAttemptFailure", "BackoffComplete", "NodeAdd"...);
+// unschedulable_pods{plugin,profile} counts the pods a plugin rejected, from the failure until
+// the pod is popped again or deleted; inflight_events{event} counts the events retained for pods
+// being scheduled ("PodPopped" for the pods themselves); queueing_hint_execution_duration_seconds
+// times every hint call.
 #pragma once
 
 #include <condition_variable>
@@ -21,6 +29,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pkg/common/clock.h"
@@ -74,6 +83,10 @@ class SchedulingQueue {
   // Forgets the nomination of a pod (it was assumed on a node, or deleted).
   void DeleteNominatedPodIfExists(const api::Pod& pod);
 
+  // Whether the pod was last moved out of unschedulable by the 5-minute flush rather than by an
+  // event (pod_scheduled_after_flush_total); cleared when it fails again or is deleted.
+  bool WasFlushedFromUnschedulable(const api::Pod& pod) const;
+
   // Counts for metrics and tests.
   size_t ActiveSize() const;
   size_t BackoffSize() const;
@@ -89,23 +102,39 @@ class SchedulingQueue {
     const SchedulingQueue* q;
     bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
   };
+  // An event recorded for in-flight pods; token keeps inflight_events{event} up while any of
+  // them still holds the event.
+  using RecordedEvent = std::tuple<framework::ClusterEvent, framework::EventObject,
+                                   framework::EventObject, std::shared_ptr<void>>;
   struct InFlight {
-    std::vector<std::tuple<framework::ClusterEvent, framework::EventObject, framework::EventObject>>
-        events;
+    std::vector<RecordedEvent> events;
   };
 
   static std::string Key(const api::Pod& pod);
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   MonoTime BackoffExpiry(const framework::QueuedPodInfo& p) const;
   bool IsBackingOff(const framework::QueuedPodInfo& p) const REQUIRES(mu_);
-  // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated.
-  void MoveToActive(QueuedPodInfoPtr p) REQUIRES(mu_);
+  // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated; event labels the
+  // move in queue_incoming_pods_total.
+  void MoveToActive(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
   void RemoveEverywhere(const std::string& key) REQUIRES(mu_);
+  void PutUnschedulable(const std::string& key, QueuedPodInfoPtr p, std::string_view event)
+      REQUIRES(mu_);
+  void EraseUnschedulable(const std::string& key) REQUIRES(mu_);
+  // pending_pods from the sizes of the sets.
+  void SyncPendingGauges() REQUIRES(mu_);
+  // unschedulable_pods{plugin,profile} += delta for each plugin that rejected (or gates) p.
+  void CountRejectors(const framework::QueuedPodInfo& p, int delta) const;
+  // Stops in-flight tracking of a pod (its PodPopped count goes down).
+  void EndInFlight(const std::string& uid) REQUIRES(mu_);
+  // Records an event for every in-flight pod, counted once in inflight_events.
+  void RecordInFlight(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
+                      const framework::EventObject& new_obj, InFlight* only) REQUIRES(mu_);
   // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.
   bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
                       const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj) const;
-  void Requeue(QueuedPodInfoPtr p) REQUIRES(mu_);
+  void Requeue(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
   // Records or clears the pod's nomination from its status.nominatedNodeName.
   void UpdateNomination(const framework::PodInfoPtr& pod) REQUIRES(mu_);
   void RemoveNomination(const std::string& uid) REQUIRES(mu_);
@@ -127,6 +156,8 @@ class SchedulingQueue {
   std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> nominated_ GUARDED_BY(mu_);
   std::unordered_map<std::string, std::string> nominated_node_of_ GUARDED_BY(mu_);  // uid -> node
   bool closed_ GUARDED_BY(mu_) = false;
+  size_t gated_ GUARDED_BY(mu_) = 0;  // entries of unschedulable_ held back by PreEnqueue
+  std::unordered_set<std::string> flushed_ GUARDED_BY(mu_);  // UIDs moved by the leftover flush
   std::jthread timer_;
 };
 

@@ -6,6 +6,8 @@
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/metrics/metrics.h"
+#include "pkg/metrics/profile_metrics.h"
 #include "pkg/scheduler/scheduler.h"
 
 namespace stowage::scheduler {
@@ -15,6 +17,12 @@ using framework::CycleState;
 using framework::NodeInfo;
 using framework::PodInfo;
 using framework::Status;
+
+namespace {
+double SecondsSince(MonoTime start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
 
 std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
                             const std::string& pre_filter_msg, const std::string& post_filter_msg) {
@@ -56,7 +64,9 @@ void Scheduler::ScheduleOne() {
     queue_->Done(pod);
     return;
   }
+  const MonoTime start = std::chrono::steady_clock::now();
   auto state = std::make_unique<CycleState>();
+  if (metrics::SampleCycleForPluginMetrics()) framework::SetRecordPluginMetrics(*state, true);
   ScheduleResult result;
   FitError fit;
   Status s;
@@ -64,9 +74,10 @@ void Scheduler::ScheduleOne() {
     s = Status::Error(std::string(us.message()));
   } else {
     s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
+    metrics::SchedulingAlgorithmDuration().Observe(SecondsSince(start));
   }
   if (!s.IsSuccess()) {
-    HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr);
+    HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr, start);
     return;
   }
   // Assume: the next cycle must already see the pod on its node.
@@ -74,7 +85,7 @@ void Scheduler::ScheduleOne() {
   bound->spec.node_name = result.host;
   framework::PodInfoPtr assumed = framework::NewPodInfo(bound);
   if (auto as = cache_.AssumePod(assumed); !as.ok()) {
-    HandleFailure(fw, std::move(qpod), Status::Error(std::string(as.message())), nullptr);
+    HandleFailure(fw, std::move(qpod), Status::Error(std::string(as.message())), nullptr, start);
     return;
   }
   queue_->DeleteNominatedPodIfExists(pod);
@@ -85,7 +96,7 @@ void Scheduler::ScheduleOne() {
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, rs);
     one.unschedulable_plugins.insert(rs.plugin());
-    HandleFailure(fw, std::move(qpod), rs, rs.IsRejected() ? &one : nullptr);
+    HandleFailure(fw, std::move(qpod), rs, rs.IsRejected() ? &one : nullptr, start);
     return;
   }
   std::chrono::milliseconds wait{0};
@@ -96,21 +107,31 @@ void Scheduler::ScheduleOne() {
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, permit);
-    HandleFailure(fw, std::move(qpod), permit, permit.IsRejected() ? &one : nullptr);
+    HandleFailure(fw, std::move(qpod), permit, permit.IsRejected() ? &one : nullptr, start);
     return;
   }
   VLOG(4, "attempting to bind pod {} to node {} ({} evaluated, {} feasible)",
        api::NamespacedName(pod.metadata), result.host, result.evaluated, result.feasible);
-  SubmitBinding([this, fw, st = state.release(), qpod, assumed, host = result.host, wait]() mutable {
-    BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
-                 std::move(host), wait);
-  });
+  SubmitBinding(
+      [this, fw, st = state.release(), qpod, assumed, host = result.host, wait, start]() mutable {
+        BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
+                     std::move(host), wait, start);
+      });
 }
 
 void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleState> state,
                              queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed,
-                             std::string host, std::chrono::milliseconds permit_wait) {
+                             std::string host, std::chrono::milliseconds permit_wait,
+                             MonoTime start) {
+  static prometheus::Gauge& binding_goroutines = metrics::Goroutines(metrics::kBindingOperation);
+  binding_goroutines.Increment();
+  struct Done {
+    prometheus::Gauge& g;
+    ~Done() { g.Decrement(); }
+  } done{binding_goroutines};
   const api::Pod& pod = *assumed->pod;
+  // Read before binding: once the binding is observed, the queue forgets the pod.
+  const bool flushed = queue_->WasFlushedFromUnschedulable(pod);
   Status s;
   if (permit_wait.count() > 0) s = fw->WaitOnPermit(pod);
   queue_->Done(pod);
@@ -118,6 +139,9 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
   if (s.IsSuccess()) {
     (void)cache_.FinishBinding(pod);
+    fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
+    metrics::ObservePodScheduled(qpod->attempts, SecondsSince(qpod->initial_attempt_timestamp));
+    if (flushed) metrics::PodScheduledAfterFlush().Increment();
     VLOG(2, "Successfully bound pod to node pod=\"{}\" node=\"{}\"", api::NamespacedName(pod.metadata), host);
     events_->Record(pod, fw->scheduler_name(), "Normal", "Scheduled", "Binding",
                     "Successfully assigned " + api::NamespacedName(pod.metadata) + " to " + host);
@@ -129,13 +153,18 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   queue_->MoveAllToActiveOrBackoffQueue(
       {framework::EventResource::kAssignedPod, framework::kDelete, "AssignedPodDelete"}, assumed->pod, {});
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
-  HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()), nullptr);
+  HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()), nullptr,
+                start);
 }
 
 void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
-                              const Status& status, const FitError* fit) {
+                              const Status& status, const FitError* fit, MonoTime start) {
   const api::Pod& pod = qpod->pod();
   bool rejected = fit != nullptr;
+  // As upstream, a rejection counts as "unschedulable" and anything else as "error".
+  fw->metrics().ObserveAttempt(
+      status.IsRejected() ? metrics::Result::kUnschedulable : metrics::Result::kError,
+      SecondsSince(start));
   std::string msg = rejected ? FitErrorMessage(fit->num_all_nodes, fit->node_statuses,
                                                fit->pre_filter_msg, "")
                              : status.Message();

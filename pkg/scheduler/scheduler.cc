@@ -3,6 +3,7 @@
 
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/metrics/metrics.h"
 
 namespace stowage::scheduler {
 
@@ -88,42 +89,88 @@ stowage::Status Scheduler::BindPod(const api::Pod& pod, std::string_view node_na
 }
 
 namespace {
-// Which scheduling-relevant parts of a node changed (upstream NodeSchedulingPropertiesChange).
-uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
-  uint32_t a = 0;
-  if (o.spec.unschedulable != n.spec.unschedulable || !(o.spec.taints == n.spec.taints)) {
-    a |= framework::kUpdateNodeTaint;
+// One event per scheduling-relevant change of a node, in upstream's order and with upstream's
+// labels (NodeSchedulingPropertiesChange): each is handled, and measured, on its own.
+std::vector<ClusterEvent> NodeUpdateEvents(const api::Node& o, const api::Node& n) {
+  std::vector<ClusterEvent> events;
+  auto add = [&](uint32_t action, const char* label) {
+    events.push_back({EventResource::kNode, action, label});
+  };
+  if (o.spec.unschedulable != n.spec.unschedulable) {
+    add(framework::kUpdateNodeTaint, "NodeUpdateNodeTaint");
   }
-  if (!(o.status.allocatable == n.status.allocatable)) a |= framework::kUpdateNodeAllocatable;
-  if (!(o.metadata.labels == n.metadata.labels)) a |= framework::kUpdateNodeLabel;
-  if (!(o.metadata.annotations == n.metadata.annotations)) a |= framework::kUpdateNodeAnnotation;
-  if (o.status.declared_features != n.status.declared_features) {
-    a |= framework::kUpdateNodeDeclaredFeature;
+  if (!(o.status.allocatable == n.status.allocatable)) {
+    add(framework::kUpdateNodeAllocatable, "NodeUpdateNodeAllocatable");
   }
+  if (!(o.metadata.labels == n.metadata.labels)) {
+    add(framework::kUpdateNodeLabel, "NodeUpdateNodeLabel");
+  }
+  if (!(o.spec.taints == n.spec.taints)) add(framework::kUpdateNodeTaint, "NodeUpdateNodeTaint");
   auto conds = [](const api::Node& x) {
     std::vector<std::pair<std::string, std::string>> c;
     for (const auto& cond : x.status.conditions) c.emplace_back(cond.type, cond.status);
     return c;
   };
-  if (conds(o) != conds(n)) a |= framework::kUpdateNodeCondition;
-  return a;
+  if (conds(o) != conds(n)) add(framework::kUpdateNodeCondition, "NodeUpdateNodeCondition");
+  if (!(o.metadata.annotations == n.metadata.annotations)) {
+    add(framework::kUpdateNodeAnnotation, "NodeUpdateNodeAnnotation");
+  }
+  if (o.status.declared_features != n.status.declared_features) {
+    add(framework::kUpdateNodeDeclaredFeature, "NodeUpdateNodeDeclaredFeature");
+  }
+  return events;
+}
+
+using SteadyClock = std::chrono::steady_clock;
+
+double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Observes event_handling_duration_seconds{event} when the handler returns.
+class HandlingTimer {
+ public:
+  explicit HandlingTimer(prometheus::Histogram& h) : h_(h), start_(SteadyClock::now()) {}
+  ~HandlingTimer() { h_.Observe(Seconds(SteadyClock::now() - start_)); }
+
+ private:
+  prometheus::Histogram& h_;
+  SteadyClock::time_point start_;
+};
+
+prometheus::Histogram& Handling(std::string_view event) {
+  return metrics::EventHandlingDuration(event);
 }
 }  // namespace
 
 void Scheduler::RegisterHandlers() {
+  // The histograms of fixed labels are looked up once.
+  static prometheus::Histogram& node_add = Handling("NodeAdd");
+  static prometheus::Histogram& node_delete = Handling("NodeDelete");
+  static prometheus::Histogram& assigned_add = Handling("AssignedPodAdd");
+  static prometheus::Histogram& assigned_update = Handling("AssignedPodUpdate");
+  static prometheus::Histogram& assigned_delete = Handling("AssignedPodDelete");
+  static prometheus::Histogram& unscheduled_add = Handling("UnschedulablePodAdd");
+  static prometheus::Histogram& unscheduled_update = Handling("UnschedulablePodUpdate");
+  static prometheus::Histogram& unscheduled_delete = Handling("UnschedulablePodDelete");
+
   auto nodes = std::make_shared<informer::FuncHandler<api::Node>>();
   nodes->add = [this](const api::NodePtr& n, bool) {
+    HandlingTimer t(node_add);
     cache_.AddNode(n);
     queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kAdd, "NodeAdd"}, {}, n);
   };
   nodes->update = [this](const api::NodePtr& o, const api::NodePtr& n) {
+    auto start = SteadyClock::now();
     cache_.UpdateNode(o, n);
-    uint32_t changes = NodeChanges(*o, *n);
-    if (changes) {
-      queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, changes, "NodeUpdate"}, o, n);
+    auto updating = SteadyClock::now() - start;
+    // As upstream, each change is observed as the cache update plus its own requeueing.
+    for (const ClusterEvent& ev : NodeUpdateEvents(*o, *n)) {
+      auto moving = SteadyClock::now();
+      queue_->MoveAllToActiveOrBackoffQueue(ev, o, n);
+      Handling(ev.label).Observe(Seconds(updating + (SteadyClock::now() - moving)));
     }
   };
   nodes->del = [this](const api::NodePtr& n, bool) {
+    HandlingTimer t(node_delete);
     cache_.RemoveNode(*n);
     queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kDelete, "NodeDelete"},
                                           n, {});
@@ -133,16 +180,20 @@ void Scheduler::RegisterHandlers() {
   auto pods = std::make_shared<informer::FuncHandler<api::Pod>>();
   pods->add = [this](const api::PodPtr& p, bool) {
     if (!p->spec.node_name.empty()) {
+      HandlingTimer t(assigned_add);
       if (auto s = cache_.AddPod(p); !s.ok()) VLOG(4, "cache add: {}", s.message());
       queue_->MoveAllToActiveOrBackoffQueue(
           {EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"}, {}, p);
     } else if (Responsible(*p)) {
+      HandlingTimer t(unscheduled_add);
       queue_->Add(p);
     }
   };
   pods->update = [this](const api::PodPtr& o, const api::PodPtr& n) {
     if (o->metadata.resource_version == n->metadata.resource_version) return;
     if (!n->spec.node_name.empty()) {
+      // Upstream sees a binding as the assigned-pod handler's Add, any other change as Update.
+      HandlingTimer t(o->spec.node_name.empty() ? assigned_add : assigned_update);
       if (o->spec.node_name.empty()) {
         // The binding was observed: the pod leaves the queue and is confirmed in the cache.
         queue_->Delete(*n);
@@ -155,11 +206,13 @@ void Scheduler::RegisterHandlers() {
       queue_->MoveAllToActiveOrBackoffQueue(
           {EventResource::kAssignedPod, framework::kUpdate, "AssignedPodUpdate"}, o, n);
     } else if (Responsible(*n)) {
+      HandlingTimer t(unscheduled_update);
       if (cache_.IsAssumedPod(*n)) return;  // its binding is in flight
       queue_->Update(o, n);
     }
   };
   pods->del = [this](const api::PodPtr& p, bool) {
+    HandlingTimer t(p->spec.node_name.empty() ? unscheduled_delete : assigned_delete);
     if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
       if (cache_.IsAssumedPod(*p) && p->spec.node_name.empty()) {
         (void)cache_.ForgetPod(*p);
@@ -175,6 +228,13 @@ void Scheduler::RegisterHandlers() {
   informers_
       .For<api::Pod>(informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
       .AddEventHandler(pods);
+}
+
+std::vector<api::PodPtr> Scheduler::ListPods() const {
+  return informers_
+      .For<api::Pod>(informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
+      .store()
+      .List();
 }
 
 void Scheduler::Run(std::stop_token stop) {
