@@ -1,16 +1,14 @@
 // The per-connection request loop on Beast's TLS stream.
 #include "pkg/server/connection.h"
 
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
 #include <strings.h>
 
 #include <boost/asio/ssl/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cctype>
 #include <ctime>
-#include <exception>
 
 #include "pkg/common/logging.h"
 
@@ -40,44 +38,6 @@ std::string HttpDate() {
   char buf[64];
   size_t n = std::strftime(buf, sizeof(buf), "%a, %d %b %Y %H:%M:%S GMT", &tm);
   return std::string(buf, n);
-}
-
-// Splits a request target into its decoded path and raw query; false when the target is not
-// origin-form ("/p?q"), absolute-form ("https://host/p?q") or "*", or its path escapes are bad.
-bool SplitTarget(std::string_view target, std::string* path, std::string* query) {
-  if (target == "*") {
-    *path = "*";
-    return true;
-  }
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (target.size() >= scheme.size() &&
-        strncasecmp(target.data(), scheme.data(), scheme.size()) == 0) {
-      target.remove_prefix(scheme.size());
-      size_t slash = target.find_first_of("/?");
-      target = slash == std::string_view::npos ? "/" : target.substr(slash);
-      if (target.front() == '?') return SplitTarget("/" + std::string(target), path, query);
-    }
-  }
-  if (target.empty() || target.front() != '/') return false;
-  size_t q = target.find('?');
-  if (q != std::string_view::npos) *query = std::string(target.substr(q + 1));
-  auto decoded = PercentDecode(target.substr(0, q), false);
-  if (!decoded) return false;
-  *path = std::move(*decoded);
-  return true;
-}
-
-// Runs the handler with upstream's panic recovery: an exception becomes a 500.
-Response InvokeHandler(const Handler& handler, const Request& req) {
-  try {
-    return handler(req);
-  } catch (const std::exception& e) {
-    LOG_ERROR("Handler panic'd: method={} URI={}: {}", req.method, req.target, e.what());
-  } catch (...) {
-    LOG_ERROR("Handler panic'd: method={} URI={}: unknown exception", req.method, req.target);
-  }
-  return ErrorResponse(500,
-                       "This request caused apiserver to panic. Look in the logs for details.");
 }
 
 bool IsQuietError(const boost::system::error_code& ec) {
@@ -121,31 +81,8 @@ void Connection::OnHandshake(boost::system::error_code ec) {
     Close();
     return;
   }
-  peer_chain_ = PeerChainDer();
+  peer_chain_ = PeerCertificateChainDer(stream_.native_handle());
   WaitForRequest();
-}
-
-std::vector<std::string> Connection::PeerChainDer() {
-  std::vector<std::string> out;
-  SSL* ssl = stream_.native_handle();
-  auto append = [&out](X509* x) {
-    int n = i2d_X509(x, nullptr);
-    if (n <= 0) return;
-    std::string der(static_cast<size_t>(n), '\0');
-    auto* p = reinterpret_cast<unsigned char*>(der.data());
-    i2d_X509(x, &p);
-    out.push_back(std::move(der));
-  };
-  X509* leaf = SSL_get0_peer_certificate(ssl);
-  if (leaf == nullptr) return out;
-  append(leaf);
-  // On a server the peer chain excludes the leaf.
-  STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl);
-  for (int i = 0; chain != nullptr && i < sk_X509_num(chain); ++i) {
-    X509* x = sk_X509_value(chain, i);
-    if (X509_cmp(x, leaf) != 0) append(x);
-  }
-  return out;
 }
 
 void Connection::WaitForRequest() {
@@ -263,7 +200,7 @@ void Connection::Dispatch() {
   Request req;
   req.method = std::string(msg.method_string());
   req.target = std::string(msg.target());
-  if (!SplitTarget(req.target, &req.path, &req.query)) {
+  if (!SplitRequestTarget(req.target, &req.path, &req.query)) {
     RejectAndClose(400, "400 Bad Request");
     return;
   }
@@ -281,7 +218,7 @@ void Connection::Dispatch() {
   MonoTime start = RealClock().Now();
   WorkerPool& pool = core_->IsFastLane(req.path) ? core_->fast_pool : core_->pool;
   bool queued = pool.Submit([self, start, req = std::move(req)]() {
-    Response res = InvokeHandler(self->core_->handler, req);
+    Response res = InvokeWithPanicRecovery(self->core_->handler, req);
     std::string user_agent(req.Header("user-agent"));
     self->core_->PostToIo([self, res = std::move(res), method = req.method, target = req.target,
                            user_agent = std::move(user_agent), start]() mutable {

@@ -63,7 +63,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Answers a request the server rejects before any handler (400, 413, 431), then closes.
   void RejectAndClose(int status, const std::string& text);
   void GracefulClose();
-  std::vector<std::string> PeerChainDer();
 
   // core_ and tls_ are declared first so they outlive the stream that refers to them.
   std::shared_ptr<Core> core_;

@@ -3,6 +3,10 @@
 
 #include <strings.h>
 
+#include <exception>
+
+#include "pkg/common/logging.h"
+
 namespace stowage::server {
 namespace {
 
@@ -94,6 +98,41 @@ Response ErrorResponse(int status, std::string_view message) {
   r.body = std::string(message) + "\n";
   r.headers.emplace_back("X-Content-Type-Options", "nosniff");
   return r;
+}
+
+bool SplitRequestTarget(std::string_view target, std::string* path, std::string* query) {
+  if (target == "*") {
+    *path = "*";
+    return true;
+  }
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (target.size() >= scheme.size() &&
+        strncasecmp(target.data(), scheme.data(), scheme.size()) == 0) {
+      target.remove_prefix(scheme.size());
+      size_t slash = target.find_first_of("/?");
+      target = slash == std::string_view::npos ? "/" : target.substr(slash);
+      if (target.front() == '?') return SplitRequestTarget("/" + std::string(target), path, query);
+    }
+  }
+  if (target.empty() || target.front() != '/') return false;
+  size_t q = target.find('?');
+  if (q != std::string_view::npos) *query = std::string(target.substr(q + 1));
+  auto decoded = PercentDecode(target.substr(0, q), false);
+  if (!decoded) return false;
+  *path = std::move(*decoded);
+  return true;
+}
+
+Response InvokeWithPanicRecovery(const Handler& handler, const Request& req) {
+  try {
+    return handler(req);
+  } catch (const std::exception& e) {
+    LOG_ERROR("Handler panic'd: method={} URI={}: {}", req.method, req.target, e.what());
+  } catch (...) {
+    LOG_ERROR("Handler panic'd: method={} URI={}: unknown exception", req.method, req.target);
+  }
+  return ErrorResponse(500,
+                       "This request caused apiserver to panic. Look in the logs for details.");
 }
 
 }  // namespace stowage::server

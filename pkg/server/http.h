@@ -60,4 +60,12 @@ Response ErrorResponse(int status, std::string_view message);
 // nullopt when an escape is malformed, as Go's url.PathUnescape/QueryUnescape reject it.
 std::optional<std::string> PercentDecode(std::string_view s, bool plus_as_space);
 
+// Splits a request target into its percent-decoded path and raw query. Accepts origin-form
+// ("/p?q"), absolute-form ("https://host/p?q") and "*"; false for anything else or a bad escape.
+bool SplitRequestTarget(std::string_view target, std::string* path, std::string* query);
+
+// Calls handler with upstream's panic recovery (WithPanicRecovery): an exception is logged and
+// becomes a 500 with upstream's message.
+Response InvokeWithPanicRecovery(const Handler& handler, const Request& req);
+
 }  // namespace stowage::server

@@ -143,4 +143,26 @@ std::string ServedCertificateDer(const TlsContextPtr& ctx) {
   return der;
 }
 
+std::vector<std::string> PeerCertificateChainDer(SSL* ssl) {
+  std::vector<std::string> out;
+  auto append = [&out](X509* x) {
+    int n = i2d_X509(x, nullptr);
+    if (n <= 0) return;
+    std::string der(static_cast<size_t>(n), '\0');
+    auto* p = reinterpret_cast<unsigned char*>(der.data());
+    i2d_X509(x, &p);
+    out.push_back(std::move(der));
+  };
+  X509* leaf = SSL_get0_peer_certificate(ssl);
+  if (leaf == nullptr) return out;
+  append(leaf);
+  // On a server the peer chain excludes the leaf.
+  STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl);
+  for (int i = 0; chain != nullptr && i < sk_X509_num(chain); ++i) {
+    X509* x = sk_X509_value(chain, i);
+    if (X509_cmp(x, leaf) != 0) append(x);
+  }
+  return out;
+}
+
 }  // namespace stowage::server

@@ -20,6 +20,8 @@
 #include "pkg/common/status.h"
 #include "pkg/server/self_signed.h"
 
+typedef struct ssl_st SSL;
+
 namespace boost::asio::ssl {
 class context;
 }
@@ -49,5 +51,8 @@ StatusOr<TlsContextPtr> NewServerTlsContext(const TlsSettings& settings, const C
 
 // The leaf certificate a context serves, DER; empty if none. For logs and tests.
 std::string ServedCertificateDer(const TlsContextPtr& ctx);
+
+// The certificate chain the peer of ssl presented, leaf first, DER; empty when it sent none.
+std::vector<std::string> PeerCertificateChainDer(SSL* ssl);
 
 }  // namespace stowage::server

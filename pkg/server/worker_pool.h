@@ -46,9 +46,9 @@ class WorkerPool {
     std::condition_variable cv;       // work arrived or stopping
     std::condition_variable idle_cv;  // a task finished
     std::deque<std::function<void()>> queue GUARDED_BY(mu);
-    size_t idle = 0 GUARDED_BY(mu);
-    size_t busy = 0 GUARDED_BY(mu);
-    bool stopping = false GUARDED_BY(mu);
+    size_t idle GUARDED_BY(mu) = 0;
+    size_t busy GUARDED_BY(mu) = 0;
+    bool stopping GUARDED_BY(mu) = false;
   };
   static void Loop(std::shared_ptr<State> state);
 
