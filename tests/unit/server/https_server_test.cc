@@ -173,5 +173,19 @@ TEST_F(HttpsServerTest, ExpectContinueIsAnswered) {
   EXPECT_THAT(r->body, HasSubstr("PUT /echo q= body=abc"));
 }
 
+TEST_F(HttpsServerTest, UnspecifiedIpv6AddressAlsoServesIpv4) {
+  ServingOptions o = TestOptions();
+  o.bind_address = "::";
+  auto s = SecureServer::Start(o, [](const Request&) { return Response{}; });
+  if (!s.ok() && s.status().message().find("Address family not supported") != std::string::npos) {
+    GTEST_SKIP() << "no IPv6 here: " << s.status();
+  }
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_THAT((*s)->address(), ::testing::StartsWith("[::]:"));
+  auto r = HttpsGet((*s)->port(), "/");  // the test client dials 127.0.0.1
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200);
+}
+
 }  // namespace
 }  // namespace stowage::server

@@ -122,6 +122,19 @@ TEST_F(RobustnessTest, SlowlorisClientsDoNotBlockHealthAndAreCutOffAtTheHeaderDe
   ExpectHealthy(server->port());
 }
 
+TEST_F(RobustnessTest, IdleKeepAliveConnectionsAreClosedAfterTheIdleTimeout) {
+  ServingOptions o;
+  o.idle_timeout = std::chrono::milliseconds(300);
+  auto server = Start(o);
+  ASSERT_NE(server, nullptr);
+  auto c = TlsClient::Connect(server->port());
+  ASSERT_TRUE(c.ok());
+  auto r = (*c)->Get("/healthz");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->Header("connection"), "");  // kept alive...
+  EXPECT_TRUE((*c)->ServerClosed());       // ...until it idles out
+}
+
 TEST_F(RobustnessTest, ConnectionFloodBeyondTheLimitStillLetsHealthIn) {
   ServingOptions o;
   o.max_connections = 16;
