@@ -1,0 +1,172 @@
+// Command benchbinder is the benchmark's ceiling: a "scheduler" with no scheduling logic that
+// binds every pending pod of schedulerName default-scheduler to the next node round-robin.
+// What it reaches is the most bindings per second this apiserver on this machine takes, at the
+// client limits of the KubeSchedulerConfiguration it is given (clientConnection.kubeconfig,
+// qps, burst), the same file the real schedulers get.
+//
+// Usage: benchbinder --config FILE [--workers N]
+//
+// It watches unbound pods and nodes with informers and binds from N workers (default 16,
+// kube-scheduler's parallelism). It posts no events and keeps no cache: an upper bound. A
+// failed binding is retried with backoff unless the pod is already bound. SIGTERM stops it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"sync"
+	"syscall"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/yaml"
+)
+
+// config is the part of KubeSchedulerConfiguration the binder uses.
+type config struct {
+	ClientConnection struct {
+		Kubeconfig string  `json:"kubeconfig"`
+		QPS        float32 `json:"qps"`
+		Burst      int     `json:"burst"`
+	} `json:"clientConnection"`
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchbinder:", err)
+	os.Exit(1)
+}
+
+// nodeRing hands out node names round-robin.
+type nodeRing struct {
+	mu    sync.Mutex
+	names []string
+	next  int
+}
+
+func (r *nodeRing) set(names []string) {
+	sort.Strings(names)
+	r.mu.Lock()
+	r.names = names
+	r.mu.Unlock()
+}
+
+func (r *nodeRing) pick() (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.names) == 0 {
+		return "", false
+	}
+	n := r.names[r.next%len(r.names)]
+	r.next++
+	return n, true
+}
+
+func main() {
+	cfgPath := flag.String("config", "", "KubeSchedulerConfiguration file (clientConnection is read)")
+	workers := flag.Int("workers", 16, "concurrent bindings")
+	flag.Parse()
+	raw, err := os.ReadFile(*cfgPath)
+	if err != nil {
+		fail(err)
+	}
+	var cfg config
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		fail(fmt.Errorf("%s: %w", *cfgPath, err))
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", cfg.ClientConnection.Kubeconfig)
+	if err != nil {
+		fail(err)
+	}
+	rc.QPS, rc.Burst = cfg.ClientConnection.QPS, cfg.ClientConnection.Burst
+	rc.ContentType = "application/vnd.kubernetes.protobuf"
+	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	rc.UserAgent = "stowage-benchbinder"
+	cs, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		fail(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	factory := informers.NewSharedInformerFactory(cs, 0)
+	nodes := factory.Core().V1().Nodes().Informer()
+	ring := &nodeRing{}
+	refresh := func(any) {
+		var names []string
+		for _, o := range nodes.GetStore().List() {
+			names = append(names, o.(*v1.Node).Name)
+		}
+		ring.set(names)
+	}
+	_, _ = nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: refresh,
+		DeleteFunc: refresh})
+
+	pending := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.AndSelectors(fields.OneTermEqualSelector("spec.nodeName", ""),
+				fields.OneTermEqualSelector("spec.schedulerName", v1.DefaultSchedulerName)).String()
+		}))
+	pods := pending.Core().V1().Pods().Informer()
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[*v1.Pod]())
+	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
+		if p, ok := o.(*v1.Pod); ok && p.DeletionTimestamp == nil {
+			queue.Add(p)
+		}
+	}})
+	factory.Start(ctx.Done())
+	pending.Start(ctx.Done())
+	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced)
+	refresh(nil)
+	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes, binding with %d workers at qps %v burst %d\n",
+		len(nodes.GetStore().List()), *workers, rc.QPS, rc.Burst)
+
+	var wg sync.WaitGroup
+	for i := 0; i < *workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				p, shutdown := queue.Get()
+				if shutdown {
+					return
+				}
+				bind(ctx, cs, ring, queue, p)
+				queue.Done(p)
+			}
+		}()
+	}
+	<-ctx.Done()
+	queue.ShutDown()
+	wg.Wait()
+}
+
+func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing,
+	queue workqueue.TypedRateLimitingInterface[*v1.Pod], p *v1.Pod) {
+	node, ok := ring.pick()
+	if !ok {
+		queue.AddRateLimited(p) // no nodes yet
+		return
+	}
+	b := &v1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
+		Target: v1.ObjectReference{Kind: "Node", Name: node}}
+	err := cs.CoreV1().Pods(p.Namespace).Bind(ctx, b, metav1.CreateOptions{})
+	switch {
+	case err == nil, apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		queue.Forget(p)
+	case ctx.Err() != nil:
+	default:
+		fmt.Fprintf(os.Stderr, "benchbinder: binding %s/%s to %s: %v\n", p.Namespace, p.Name, node, err)
+		queue.AddRateLimited(p)
+	}
+}
