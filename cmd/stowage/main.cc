@@ -25,7 +25,10 @@ int main(int argc, char** argv) {
     std::fputs(app::VersionText(*options).c_str(), stdout);
     return 0;
   }
-  logging::Init(static_cast<int>(options->logs.verbosity));
+  if (Status s = logging::Init(app::LoggingConfig(options->logs)); !s.ok()) {
+    std::fprintf(stderr, "Error: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
   for (const auto& w : options->warnings) LOG_WARN("{}", w);
   auto cfg = app::BuildConfig(*options);
   if (!cfg.ok()) {
@@ -41,5 +44,5 @@ int main(int argc, char** argv) {
     LOG_INFO("wrote configuration to {}", options->write_config_to);
     return 0;
   }
-  return app::RunScheduler(*cfg, app::RunOptions{options->master});
+  return app::RunScheduler(*options, *cfg);
 }

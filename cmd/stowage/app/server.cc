@@ -3,27 +3,91 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <thread>
 
+#include "cmd/stowage/app/endpoints.h"
+#include "cmd/stowage/app/secure_port.h"
 #include "pkg/client/kubeconfig.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/sdnotify.h"
 #include "pkg/informer/informer_factory.h"
+#include "pkg/leaderelection/leader_elector.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
 #include "pkg/scheduler/scheduler.h"
+#include "pkg/server/https_server.h"
 
 namespace stowage::app {
+namespace {
 
-int RunScheduler(const config::KubeSchedulerConfiguration& cfg, const RunOptions& opts) {
-  // Termination signals are taken synchronously by a dedicated thread; block them everywhere.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+// Turns SIGTERM/SIGINT into a stop request. The signals are blocked in every thread (the mask is
+// set before any thread starts) and taken synchronously here.
+class SignalWatcher {
+ public:
+  SignalWatcher() {
+    sigemptyset(&sigs_);
+    sigaddset(&sigs_, SIGTERM);
+    sigaddset(&sigs_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs_, nullptr);
+    thread_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&sigs_, &sig);
+      LOG_INFO("received {}, shutting down", strsignal(sig));
+      stop_.request_stop();
+    });
+    thread_.detach();  // blocked in sigwait until a signal; the process exit ends it
+  }
+  std::stop_token token() const { return stop_.get_token(); }
 
-  auto rc = client::BuildConfig(opts.master, cfg.client_connection.kubeconfig);
+ private:
+  sigset_t sigs_;
+  std::stop_source stop_;
+  std::thread thread_;
+};
+
+leaderelection::Config ElectionConfig(const config::KubeSchedulerConfiguration& cfg) {
+  const auto& le = cfg.leader_election;
+  leaderelection::Config c;
+  c.lock_namespace = le.resource_namespace;
+  c.lock_name = le.resource_name;
+  c.identity = leaderelection::LeaderElector::NewIdentity();
+  c.lease_duration = le.lease_duration;
+  c.renew_deadline = le.renew_deadline;
+  c.retry_period = le.retry_period;
+  c.release_on_cancel = true;
+  c.name = "kube-scheduler";
+  if (!cfg.profiles.empty() && cfg.profiles[0].scheduler_name) {
+    c.event_source = *cfg.profiles[0].scheduler_name;
+  }
+  return c;
+}
+
+}  // namespace
+
+logging::Config LoggingConfig(const LogsOptions& logs) {
+  logging::Config c;
+  c.verbosity = static_cast<int>(logs.verbosity);
+  c.format = logs.format == "json" ? logging::Format::kJson : logging::Format::kText;
+  for (const auto& m : logs.vmodule) {
+    if (!c.vmodule.empty()) c.vmodule += ",";
+    c.vmodule += m.file_pattern + "=" + std::to_string(m.verbosity);
+  }
+  c.split_stream = c.format == logging::Format::kJson ? logs.json_split_stream
+                                                      : logs.text_split_stream;
+  return c;
+}
+
+int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg) {
+  const WallTime start_time = RealClock().WallNow();
+  SignalWatcher signals;
+  signal(SIGPIPE, SIG_IGN);  // a peer closing mid-write must not kill the process
+  std::stop_token shutdown = signals.token();
+  LOG_INFO("Starting stowage (kube-scheduler {} compatible), version {}", kKubeSchedulerVersion,
+           StowageVersion());
+
+  auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
   if (!rc.ok()) {
     LOG_ERROR("{}", rc.status().ToString());
     return 1;
@@ -36,11 +100,9 @@ int RunScheduler(const config::KubeSchedulerConfiguration& cfg, const RunOptions
     LOG_ERROR("{}", c.status().ToString());
     return 1;
   }
-  if (cfg.leader_election.leader_elect.value_or(true)) {
-    LOG_WARN("leader election is not implemented yet; this instance schedules as if it were the "
-             "leader (run a single instance, or pass --leader-elect=false)");
-  }
-  informer::InformerFactory informers(**c);
+  client::RestClient& api = **c;
+
+  informer::InformerFactory informers(api);
   scheduler::Options so;
   so.parallelism = cfg.parallelism.value_or(16);
   so.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
@@ -49,7 +111,7 @@ int RunScheduler(const config::KubeSchedulerConfiguration& cfg, const RunOptions
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   so.instance = host;
-  scheduler::Scheduler sched(**c, informers, so);
+  scheduler::Scheduler sched(api, informers, so);
   framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::BuildProfiles(cfg, registry, sched, plugins::NotYetImplemented());
   if (!built.ok()) {
@@ -61,21 +123,118 @@ int RunScheduler(const config::KubeSchedulerConfiguration& cfg, const RunOptions
     LOG_ERROR("{}", s.ToString());
     return 1;
   }
+
+  const bool elect = cfg.leader_election.leader_elect.value_or(true);
+  std::unique_ptr<client::RestClient> election_client;
+  std::unique_ptr<leaderelection::LeaderElector> elector;
+  std::atomic<bool> leading{!elect};
+  if (elect) {
+    leaderelection::Config lc = ElectionConfig(cfg);
+    auto ec = client::RestClient::New(leaderelection::LeaderElectionRestConfig(*rc, lc.renew_deadline));
+    if (!ec.ok()) {
+      LOG_ERROR("{}", ec.status().ToString());
+      return 1;
+    }
+    election_client = std::move(*ec);
+    leaderelection::Callbacks cb;
+    cb.on_started_leading = [&](std::stop_token stop) {
+      leading = true;
+      sched.Run(stop);
+    };
+    cb.on_stopped_leading = [&] { leading = false; };
+    cb.on_new_leader = [&](const std::string& id) {
+      if (id != lc.identity) LOG_INFO("new leader elected: {}", id);
+    };
+    auto e = leaderelection::LeaderElector::New(*election_client, lc, std::move(cb));
+    if (!e.ok()) {
+      LOG_ERROR("couldn't create leader elector: {}", e.status().ToString());
+      return 1;
+    }
+    elector = std::move(*e);
+  }
+
+  // The secure port starts before the election, so a standby answers probes and scrapes.
+  std::atomic<bool> handlers_synced{false};
+  std::atomic<bool> shutting_down{false};
+  server::HealthCheckMetrics slis;
+  std::shared_ptr<server::Router> router;
+  std::unique_ptr<server::SecureServer> https;
+  SecurePortAuth port_auth;
+  if (options.secure_serving.bind_port != 0) {
+    auto a = NewSecurePortAuth(options);
+    if (!a.ok()) {
+      LOG_ERROR("{}", a.status().ToString());
+      return 1;
+    }
+    port_auth = std::move(*a);
+    EndpointSources es;
+    if (elector) {
+      server::HealthCheck watchdog =
+          server::NamedHealthCheck("leaderElection", [&] { return elector->Check(); });
+      es.healthz_checks.push_back(watchdog);
+      es.readyz_checks.push_back(watchdog);
+    }
+    es.readyz_checks.push_back(server::ShutdownHealthCheck([&] { return shutting_down.load(); }));
+    es.readyz_checks.push_back(server::NamedHealthCheck("sched-handler-sync", [&] {
+      return handlers_synced ? OkStatus()
+                             : UnavailableError("handlers are not fully synchronized");
+    }));
+    es.profiling = cfg.debugging.enable_profiling.value_or(true);
+    es.options = &options;
+    es.config = &cfg;
+    es.start_time = start_time;
+    auto r = NewRouter(es, &slis);
+    if (!r.ok()) {
+      LOG_ERROR("{}", r.status().ToString());
+      return 1;
+    }
+    router = std::move(*r);
+    server::ServingOptions sv = ServingOptionsFrom(options);
+    sv.request_client_certs = true;
+    auto srv = server::SecureServer::Start(sv, WithAuth(router, port_auth.auth));
+    if (!srv.ok()) {
+      LOG_ERROR("failed to start secure server: {}", srv.status().ToString());
+      return 1;
+    }
+    https = std::move(*srv);
+    port_auth.auth->Start();
+    LOG_INFO("serving securely on {}", https->address());
+  }
+
   LOG_INFO("starting stowage against {} ({}), {} profile(s)", rc->server, rc->source,
            built->profiles.size());
   informers.Start();
   while (!informers.WaitForCacheSync(std::chrono::seconds(10))) {
+    if (shutdown.stop_requested()) break;
     LOG_INFO("waiting for the informer caches to sync");
   }
+  handlers_synced = true;
   LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
-  std::jthread loop([&](std::stop_token stop) { sched.Run(stop); });
-  int sig = 0;
-  sigwait(&sigs, &sig);
-  LOG_INFO("received {}, shutting down", strsignal(sig));
-  loop.request_stop();
-  loop.join();
+  sdnotify::Notify("READY=1");
+
+  int code = 0;
+  if (!shutdown.stop_requested()) {
+    if (elector) {
+      elector->Run(shutdown);
+      if (!shutdown.stop_requested()) {
+        LOG_ERROR("Leaderelection lost");
+        code = 1;
+      }
+      elector->FlushEvents(std::chrono::seconds(2));
+    } else {
+      sched.Run(shutdown);
+    }
+  }
+  shutting_down = true;
+  sdnotify::Notify("STOPPING=1");
+  if (https) {
+    https->Shutdown();
+    LOG_INFO("[graceful-termination] secure server has stopped listening");
+  }
+  if (port_auth.auth) port_auth.auth->Stop();
   informers.Stop();
-  return 0;
+  if (code == 0) LOG_INFO("Requested to terminate, exiting");
+  return code;
 }
 
 }  // namespace stowage::app

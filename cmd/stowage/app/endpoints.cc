@@ -1,0 +1,131 @@
+#include "cmd/stowage/app/endpoints.h"
+
+#include <charconv>
+
+#include "cmd/stowage/app/zpages.h"
+#include "pkg/common/logging.h"
+
+namespace stowage::app {
+namespace {
+
+server::Response Text(std::string body, std::string content_type = "text/plain; charset=utf-8") {
+  server::Response r;
+  r.body = std::move(body);
+  r.content_type = std::move(content_type);
+  return r;
+}
+
+// /debug/flags/v as upstream's routes.DebugFlags: GET reads -v, PUT sets it from the body.
+server::Response DebugFlagV(const server::Request& req) {
+  if (req.method == "GET") return Text(std::to_string(logging::Verbosity()));
+  if (req.method != "PUT") return server::ErrorResponse(405, "only GET and PUT are supported");
+  std::string_view body = req.body;
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ')) body.remove_suffix(1);
+  int v = 0;
+  auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (ec != std::errc() || end != body.data() + body.size() || v < 0) {
+    return server::ErrorResponse(400, "invalid verbosity \"" + std::string(body) + "\"");
+  }
+  logging::SetVerbosity(v);
+  LOG_INFO("verbosity set to {} through /debug/flags/v", v);
+  return Text("successfully set klog.logging.verbosity to " + std::to_string(v));
+}
+
+ZpageRequest ZRequest(const server::Request& req) {
+  return ZpageRequest{req.Header("accept"), req.Header("user-agent"), req.query};
+}
+
+server::Response FromZpage(ZpageResponse z) {
+  server::Response r;
+  r.status = z.status;
+  r.content_type = std::move(z.content_type);
+  r.headers = std::move(z.headers);
+  r.body = std::move(z.body);
+  return r;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sources,
+                                                   server::HealthCheckMetrics* slis) {
+  auto router = std::make_shared<server::Router>("kube-scheduler");
+  if (auto s = server::InstallHealthChecks(*router, "/healthz", sources.healthz_checks, slis);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = server::InstallHealthChecks(*router, "/livez", {}, slis); !s.ok()) return s;
+  if (auto s = server::InstallHealthChecks(*router, "/readyz", sources.readyz_checks, slis);
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::pair<std::string, server::Handler>> routes;
+  if (sources.metrics) {
+    routes.emplace_back("/metrics", [m = sources.metrics](const server::Request&) {
+      return Text(m(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+  }
+  if (sources.resource_metrics) {
+    routes.emplace_back("/metrics/resources", [m = sources.resource_metrics](const server::Request&) {
+      std::string body = m();
+      // Upstream writes nothing (an empty 200) when not the leader.
+      return Text(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
+    });
+  }
+  if (slis != nullptr) {
+    routes.emplace_back("/metrics/slis", [slis](const server::Request& req) {
+      if (req.method == "DELETE") slis->Reset();
+      return Text(slis->Render(), "text/plain; version=0.0.4; charset=utf-8");
+    });
+  }
+  if (sources.config != nullptr) {
+    routes.emplace_back("/configz", [cfg = sources.config](const server::Request&) {
+      return FromZpage(Configz(*cfg));
+    });
+  }
+  const server::Router* listed = router.get();
+  if (sources.options != nullptr) {
+    routes.emplace_back("/flagz", [flags = FlagValues(*sources.options)](const server::Request& req) {
+      return FromZpage(Flagz(flags, ZRequest(req)));
+    });
+    routes.emplace_back("/statusz", [o = sources.options, start = sources.start_time,
+                                      listed](const server::Request& req) {
+      StatuszInfo info = DefaultStatuszInfo(*o, start, RealClock().WallNow(), listed->ListedPaths());
+      return FromZpage(Statusz(info, ZRequest(req)));
+    });
+  }
+  if (sources.profiling) {
+    routes.emplace_back("/debug/flags/v", DebugFlagV);
+    routes.emplace_back("/debug/flags", [](const server::Request&) { return Text("v\n"); });
+  }
+  for (auto& [path, handler] : routes) {
+    if (auto s = router->Handle(path, std::move(handler)); !s.ok()) return s;
+  }
+  return router;
+}
+
+server::Handler WithAuth(std::shared_ptr<const server::Router> router,
+                         std::shared_ptr<auth::DelegatingAuth> auth) {
+  return [router, auth](const server::Request& req) -> server::Response {
+    if (auth) {
+      auth::Request ar;
+      ar.method = req.method;
+      ar.target = req.target;
+      ar.headers = req.headers;
+      ar.peer_certificates = req.peer_certificates_der;
+      auth::Decision d = auth->Check(ar);
+      if (!d.allowed()) {
+        VLOG(3, "{} {} from {}: {} ({})", req.method, req.path, req.remote_address,
+             d.http_status, d.reason);
+        server::Response r;
+        r.status = d.http_status;
+        r.content_type = std::string(auth::ResponseContentType(d));
+        r.body = auth::ResponseBody(d);
+        if (auth::ResponseNoSniff(d)) r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+        return r;
+      }
+    }
+    return router->Serve(req);
+  };
+}
+
+}  // namespace stowage::app
