@@ -63,9 +63,10 @@ AuthzResult SubjectAccessReviewer::Authorize(const UserInfo& user, std::string_v
       reviews_sent_.fetch_add(1);
       auto sent = client_.Post(kSubjectAccessReviewPath, body);
       if (!sent.ok()) {
-        Status s = sent.status().WithPrefix("SubjectAccessReview failed");
-        LOG_ERROR("Failed to make webhook authorizer request: {}", s.message());
-        return s;
+        LOG_ERROR("Failed to make webhook authorizer request: {}", sent.status().message());
+        // The 500 answer shows this text, as upstream shows client-go's error.
+        return Status(sent.status().code(),
+                      ClientErrorText(sent.status(), "POST", kSubjectAccessReviewPath));
       }
       auto status = DecodeSubjectAccessReview(*sent);
       if (!status.ok()) return status.status();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "pkg/auth/negotiation.h"
 #include "pkg/common/logging.h"
 
 namespace stowage::auth {
@@ -79,17 +80,18 @@ UserInfo WithAuthenticatedGroup(UserInfo u) {
   return u;
 }
 
+// The first value of header `lower_name` ("" when absent), as http.Header.Get.
+std::string_view FirstHeader(const Headers& headers, std::string_view lower_name) {
+  for (const auto& [k, v] : headers) {
+    if (Lower(k) == lower_name) return v;
+  }
+  return {};
+}
+
 // The token of "Authorization: Bearer <token>", or "" when the header holds none; parsed as
 // upstream's bearertoken authenticator (scheme case-insensitive, a single space before it).
 std::string_view BearerToken(const Headers& headers) {
-  std::string_view auth;
-  for (const auto& [k, v] : headers) {
-    if (Lower(k) == "authorization") {
-      auth = v;
-      break;
-    }
-  }
-  auth = TrimSpace(auth);
+  std::string_view auth = TrimSpace(FirstHeader(headers, "authorization"));
   size_t sp = auth.find(' ');
   if (sp == std::string_view::npos || Lower(auth.substr(0, sp)) != "bearer") return {};
   std::string_view rest = auth.substr(sp + 1);
@@ -189,6 +191,10 @@ Decision DelegatingAuth::Check(const Request& request) {
     return d;
   }
   d.path = std::move(*path);
+  size_t q = request.target.find('?');
+  d.format = NegotiateStatusFormat(
+      FirstHeader(request.headers, "accept"), FirstHeader(request.headers, "user-agent"),
+      q == std::string::npos ? std::string_view() : std::string_view(request.target).substr(q + 1));
   auto user = Authenticate(request, trust_->Current());
   if (!user.ok()) {
     d.http_status = 401;

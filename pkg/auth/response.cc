@@ -1,6 +1,8 @@
 #include "pkg/auth/response.h"
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace stowage::auth {
 namespace {
@@ -60,15 +62,27 @@ void AppendHex(std::string& out, uint32_t v, int digits) {
   for (int i = digits - 1; i >= 0; --i) out += kLowerHex[(v >> (4 * i)) & 0xF];
 }
 
-// The metav1.Status JSON that upstream's serializer writes for 401 and 403.
-std::string StatusJson(std::string_view message, std::string_view reason, bool details,
-                       int code) {
-  std::string s = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":)";
-  s += GoJsonString(message);
-  s += R"(,"reason":)";
-  s += GoJsonString(reason);
-  if (details) s += R"(,"details":{})";
-  s += R"(,"code":)" + std::to_string(code) + "}\n";
+// The metav1.Status JSON that upstream's serializer writes for 401 and 403, field by field in
+// the struct's order.
+std::string StatusJson(BodyFormat format, std::string_view message, std::string_view reason,
+                       bool details, int code) {
+  const bool pretty = format == BodyFormat::kPretty;
+  std::vector<std::pair<std::string_view, std::string>> fields = {
+      {"kind", GoJsonString("Status")},     {"apiVersion", GoJsonString("v1")},
+      {"metadata", "{}"},                   {"status", GoJsonString("Failure")},
+      {"message", GoJsonString(message)},   {"reason", GoJsonString(reason)}};
+  if (details) fields.emplace_back("details", "{}");
+  fields.emplace_back("code", std::to_string(code));
+  std::string s = "{";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) s += ',';
+    if (pretty) s += "\n  ";
+    s += '"';
+    s += fields[i].first;
+    s += pretty ? "\": " : "\":";
+    s += fields[i].second;
+  }
+  s += pretty ? "\n}" : "}\n";
   return s;
 }
 
@@ -165,12 +179,12 @@ std::string ResponseBody(const Decision& d) {
     case 400:
       return "400 Bad Request";  // Go's server writes it without a newline
     case 401:
-      return StatusJson("Unauthorized", "Unauthorized", false, 401);
+      return StatusJson(d.format, "Unauthorized", "Unauthorized", false, 401);
     case 403: {
       std::string msg = Sanitize("User " + GoQuote(d.user.name) + " cannot " + d.verb +
                                  " path " + GoQuote(d.path));
       if (!d.reason.empty()) msg += ": " + d.reason;
-      return StatusJson("forbidden: " + msg, "Forbidden", true, 403);
+      return StatusJson(d.format, "forbidden: " + msg, "Forbidden", true, 403);
     }
     default:
       return Sanitize("Internal Server Error: " + GoQuote(d.request_uri) + ": " + d.reason) +

@@ -5,17 +5,22 @@
 //                           `forbidden: User "<name>" cannot <verb> path "<path>"[: <reason>]`
 //   500  text/plain         `Internal Server Error: "<request-uri>": <error>`
 //   400  text/plain         `400 Bad Request` (a request target Go's server would not parse)
-// Each body ends with a newline, as Go's encoders write it. 403 and 500 answers also carry
-// "X-Content-Type-Options: nosniff". The JSON bodies are always JSON, whatever the Accept
-// header asks for (upstream would negotiate YAML or protobuf on request). Pure functions.
+// The JSON bodies are compact and end with a newline, or are indented by two spaces without a
+// final newline when upstream would pretty-print (see negotiation.h); the text bodies end with a
+// newline. 403 and 500 answers also carry "X-Content-Type-Options: nosniff". Pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "pkg/auth/user_info.h"
 
 namespace stowage::auth {
+
+// How a JSON Status body is laid out: Go's json.Encoder (compact, newline) or
+// json.MarshalIndent with two spaces (no newline).
+enum class BodyFormat : uint8_t { kCompact, kPretty };
 
 struct Decision {
   // 200 allow (serve the request), 400, 401, 403 or 500.
@@ -30,6 +35,8 @@ struct Decision {
   std::string path;
   // The request target as received, quoted in 500 answers.
   std::string request_uri;
+  // The layout of a 401 or 403 body, negotiated from the request as upstream does.
+  BodyFormat format = BodyFormat::kCompact;
 
   bool allowed() const { return http_status == 200; }
 };

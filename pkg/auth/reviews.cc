@@ -147,8 +147,8 @@ StatusOr<TokenReviewStatus> DecodeTokenReview(std::string_view body) {
 
 std::string EncodeSubjectAccessReview(const UserInfo& user, std::string_view verb,
                                       std::string_view path) {
-  json spec = {{"nonResourceAttributes", {{"path", std::string(path)}, {"verb", std::string(verb)}}},
-               {"user", user.name}};
+  json attributes = {{"path", std::string(path)}, {"verb", std::string(verb)}};
+  json spec = {{"nonResourceAttributes", std::move(attributes)}, {"user", user.name}};
   if (!user.groups.empty()) spec["groups"] = user.groups;
   if (!user.extra.empty()) spec["extra"] = user.extra;
   if (!user.uid.empty()) spec["uid"] = user.uid;
@@ -194,6 +194,15 @@ StatusOr<std::map<std::string, std::string>> DecodeConfigMapData(std::string_vie
     out.emplace(std::string(field.key), std::string(v));
   }
   return out;
+}
+
+std::string ClientErrorText(const Status& s, std::string_view method, std::string_view path) {
+  std::string_view m = s.message();
+  std::string prefix = std::string(method) + " " + std::string(path) + ": HTTP ";
+  if (m.substr(0, prefix.size()) != prefix) return std::string(m);
+  size_t sep = m.find(": ", prefix.size());
+  if (sep == std::string_view::npos) return std::string(m);  // no server message
+  return std::string(m.substr(sep + 2));
 }
 
 StatusOr<std::vector<std::string>> DecodeStringList(std::string_view text) {

@@ -46,6 +46,11 @@ StatusOr<SubjectAccessReviewStatus> DecodeSubjectAccessReview(std::string_view b
 // The data map of a ConfigMap object.
 StatusOr<std::map<std::string, std::string>> DecodeConfigMapData(std::string_view body);
 
+// The text client-go would give for a failed request: for an HTTP error answer, the server's
+// own message without RestClient's "<method> <path>: HTTP <code> <phrase>: " prefix; otherwise
+// the whole message. Upstream shows this text in its 500 answers.
+std::string ClientErrorText(const Status& s, std::string_view method, std::string_view path);
+
 // A JSON array of strings, as the ConfigMap's requestheader-* values are written; "" is an
 // empty list.
 StatusOr<std::vector<std::string>> DecodeStringList(std::string_view json);

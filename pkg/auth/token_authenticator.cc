@@ -66,9 +66,9 @@ StatusOr<std::optional<UserInfo>> TokenAuthenticator::Review(std::string_view to
   OPENSSL_cleanse(body.data(), body.size());
   if (!answer.ok()) {
     // RestClient's errors carry the verb, path and server message, never the request body.
-    Status s = answer.status().WithPrefix("TokenReview failed");
-    LOG_ERROR("Failed to make webhook authenticator request: {}", s.message());
-    return s;
+    LOG_ERROR("Failed to make webhook authenticator request: {}", answer.status().message());
+    return Status(answer.status().code(),
+                  ClientErrorText(answer.status(), "POST", kTokenReviewPath));
   }
   auto review = DecodeTokenReview(*answer);
   if (!review.ok()) return review.status();

@@ -8,6 +8,8 @@
 // Thread-safe. Authenticate blocks for the round trip; the client's timeout bounds it.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

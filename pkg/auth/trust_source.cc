@@ -8,7 +8,8 @@
 namespace stowage::auth {
 namespace {
 
-constexpr std::string_view kConfigMapRef = "configmap/extension-apiserver-authentication in kube-system";
+constexpr std::string_view kConfigMapRef =
+    "configmap/extension-apiserver-authentication in kube-system";
 // upstream's CA content names: purpose::namespace::name::key.
 constexpr std::string_view kClientCAName =
     "client-ca::kube-system::extension-apiserver-authentication::client-ca-file";

@@ -49,11 +49,13 @@ class TrustSource {
   Status Refresh();
 
   // Whether anything is read again on Refresh (some file or the ConfigMap is in use).
-  bool dynamic() const { return !client_ca_file_.empty() || !proxy_ca_file_.empty() || in_cluster(); }
+  bool dynamic() const {
+    return !client_ca_file_.empty() || !proxy_ca_file_.empty() || in_cluster();
+  }
 
  private:
   enum class Origin { kNone, kFile, kConfigMap };
-  TrustSource(client::RestClient* client) : client_(client) {}
+  explicit TrustSource(client::RestClient* client) : client_(client) {}
   bool in_cluster() const {
     return client_ca_origin_ == Origin::kConfigMap || proxy_origin_ == Origin::kConfigMap;
   }

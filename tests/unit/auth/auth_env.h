@@ -68,7 +68,8 @@ struct AuthEnv {
   void ScriptAccess() {
     authz.api->Handle(kSubjectAccessReviewPath, [](const client::HttpRequest& r) {
       auto spec = BodyOf(r)["spec"];
-      bool allowed = spec["user"] == "reader" && spec["nonResourceAttributes"]["path"] == "/metrics";
+      bool allowed =
+          spec["user"] == "reader" && spec["nonResourceAttributes"]["path"] == "/metrics";
       return SarAnswer(allowed);
     });
   }

@@ -47,7 +47,9 @@ struct Fixture {
   size_t Reviews() const { return fc.api->Count(kSubjectAccessReviewPath); }
 };
 
-UserInfo Alice() { return UserInfo{"alice", "uid-1", {"devs", "system:authenticated"}, {{"scopes", {"a", "b"}}}}; }
+UserInfo Alice() {
+  return UserInfo{"alice", "uid-1", {"devs", "system:authenticated"}, {{"scopes", {"a", "b"}}}};
+}
 
 TEST(SubjectAccessReviewer, SendsNonResourceAttributesAndTheWholeUser) {
   Fixture f;
@@ -136,8 +138,7 @@ TEST(SubjectAccessReviewer, FailuresAreErrorsAndNotCached) {
   });
   AuthzResult r = f.sar.Authorize(Alice(), "get", "/metrics");
   EXPECT_EQ(r.decision, AuthzDecision::kNoOpinion);
-  EXPECT_THAT(r.error.message(), HasSubstr("SubjectAccessReview failed"));
-  EXPECT_THAT(r.error.message(), HasSubstr("etcd down"));
+  EXPECT_EQ(r.error.message(), "etcd down");
   f.fc.api->Handle(kSubjectAccessReviewPath,
                    [](const client::HttpRequest&) { return SarAnswer(true); });
   EXPECT_EQ(f.sar.Authorize(Alice(), "get", "/metrics").decision, AuthzDecision::kAllow);

@@ -87,7 +87,9 @@ inline client::HttpResponse TokenReviewAnswer(bool authenticated, const std::str
                                               const std::vector<std::string>& groups = {},
                                               const std::string& error = "") {
   nlohmann::json status = {{"authenticated", authenticated}};
-  if (!user.empty()) status["user"] = {{"username", user}, {"uid", user + "-uid"}, {"groups", groups}};
+  if (!user.empty()) {
+    status["user"] = {{"username", user}, {"uid", user + "-uid"}, {"groups", groups}};
+  }
   if (!error.empty()) status["error"] = error;
   return Json(201, {{"kind", "TokenReview"}, {"apiVersion", "authentication.k8s.io/v1"},
                     {"status", status}});

@@ -90,12 +90,12 @@ TEST(TokenAuthenticator, RejectionsWithAReasonAreErrorsAndNotCached) {
 TEST(TokenAuthenticator, ApiErrorsAreErrorsAndNotCached) {
   Fixture f;
   f.fc.api->Handle(kTokenReviewPath, [](const client::HttpRequest&) {
-    return client::HttpResponse{403, R"({"kind":"Status","message":"no create tokenreviews","code":403})", ""};
+    return client::HttpResponse{
+        403, R"({"kind":"Status","message":"no create tokenreviews","code":403})", ""};
   });
   auto u = f.auth.Authenticate("tok-secret");
   ASSERT_FALSE(u.ok());
-  EXPECT_THAT(u.status().message(), HasSubstr("TokenReview failed"));
-  EXPECT_THAT(u.status().message(), HasSubstr("no create tokenreviews"));
+  EXPECT_EQ(u.status().message(), "no create tokenreviews") << "the server's words, as client-go";
   EXPECT_THAT(u.status().message(), Not(HasSubstr("tok-secret")));
   f.fc.api->Handle(kTokenReviewPath,
                    [](const client::HttpRequest&) { return TokenReviewAnswer(true, "u"); });

@@ -168,7 +168,8 @@ TEST_F(TrustTest, LookupFailureIsToleratedByDefault) {
   env_.options.tolerate_lookup_failure = false;
   Status s = env_.Make();
   ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), HasSubstr("unable to load configmap based request-header-client-ca-file"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("unable to load configmap based request-header-client-ca-file"));
 }
 
 TEST_F(TrustTest, WithoutAnAuthenticationClientNothingIsLookedUp) {
@@ -204,7 +205,8 @@ TEST_F(TrustTest, FrontProxyHeadersFromTheConfigMap) {
   r.peer_certificates = {env_.ClientCert(proxy_ca, "someone-else").Der()};
   Decision bad = env_.auth->Check(r);
   EXPECT_EQ(bad.http_status, 401);
-  EXPECT_THAT(bad.reason, HasSubstr("x509: subject with cn=someone-else is not in the allowed list"));
+  EXPECT_THAT(bad.reason,
+              HasSubstr("x509: subject with cn=someone-else is not in the allowed list"));
 
   // Headers without a certificate from the proxy CA assert nothing.
   r.peer_certificates.clear();

@@ -83,9 +83,10 @@ TEST_F(X509Test, ExpiredAndNotYetValidCertificatesAreErrors) {
 
 TEST_F(X509Test, ValidityIsJudgedAtTheTimeGiven) {
   auto leaf = MakeCert(Leaf("alice"), &ca_);
-  EXPECT_TRUE(AuthenticateClientCertificate(Bundle(ca_).get(), {leaf.Der()}, clock_.WallNow()).ok());
+  auto bundle = Bundle(ca_);
+  EXPECT_TRUE(AuthenticateClientCertificate(bundle.get(), {leaf.Der()}, clock_.WallNow()).ok());
   clock_.Advance(std::chrono::hours(2));
-  EXPECT_FALSE(AuthenticateClientCertificate(Bundle(ca_).get(), {leaf.Der()}, clock_.WallNow()).ok());
+  EXPECT_FALSE(AuthenticateClientCertificate(bundle.get(), {leaf.Der()}, clock_.WallNow()).ok());
 }
 
 TEST_F(X509Test, ServerAuthOnlyCertificateIsRejected) {
