@@ -1,13 +1,12 @@
 #include "cmd/stowage/app/secure_port.h"
 
 #include "pkg/client/kubeconfig.h"
-#include "pkg/common/logging.h"
 
 namespace stowage::app {
 namespace {
 
 // The client of a delegated check: --authentication-kubeconfig / --authorization-kubeconfig, else
-// the in-cluster configuration, else none (nullptr with a warning, as upstream).
+// the in-cluster configuration, else none (nullptr; DelegatingAuth warns about what is lost).
 StatusOr<std::unique_ptr<client::RestClient>> DelegationClient(const std::string& kubeconfig,
                                                                std::string_view flag,
                                                                Duration timeout) {
@@ -53,22 +52,10 @@ StatusOr<SecurePortAuth> NewSecurePortAuth(const Options& options) {
                                 an.token_request_timeout);
   if (!authn.ok()) return authn.status();
   out.authn_client = std::move(*authn);
-  if (!out.authn_client) {
-    LOG_WARN("No authentication-kubeconfig provided in order to lookup client-ca-file in "
-             "configmap/extension-apiserver-authentication in kube-system, so client certificate "
-             "authentication won't work.");
-    LOG_WARN("No authentication-kubeconfig provided in order to lookup "
-             "requestheader-client-ca-file in configmap/extension-apiserver-authentication in "
-             "kube-system, so request-header client certificate authentication won't work.");
-  }
   auto authz = DelegationClient(az.remote_kubeconfig_file, "authorization-kubeconfig",
                                 az.client_timeout);
   if (!authz.ok()) return authz.status();
   out.authz_client = std::move(*authz);
-  if (!out.authz_client) {
-    LOG_WARN("No authorization-kubeconfig provided, so SubjectAccessReview of authorization "
-             "tokens won't work.");
-  }
   auth::Options ao;
   ao.token_cache_ttl = an.cache_ttl;
   ao.client_ca_file = an.client_ca_file;

@@ -20,7 +20,7 @@ using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
 
-constexpr const char* kAcquired = "successfully acquired lease";
+constexpr const char* kAcquired = "Successfully acquired lease";
 
 std::vector<std::string> ElectionFlags(const std::string& lease, int duration_s, int renew_s,
                                        int retry_s) {
