@@ -65,7 +65,7 @@ TEST(Registry, GlobalServesProcessMetricsFromProc) {
     EXPECT_THAT(out, HasSubstr(std::string("\n") + name)) << name;
   }
   EXPECT_THAT(out, HasSubstr("# HELP process_open_fds Number of open file descriptors.\n"));
-  EXPECT_THAT(out, Not(HasSubstr("go_")));
+  EXPECT_THAT(out, Not(HasSubstr("# TYPE go_")));  // stowage is not a Go program
   // The start time is a plausible epoch time (after 2020), not a tick count.
   auto pos = out.find("\nprocess_start_time_seconds ");
   ASSERT_NE(pos, std::string::npos);
