@@ -33,6 +33,7 @@ type Collector struct {
 	mu         sync.Mutex
 	bound      map[string]int // namespace -> pods seen becoming (or created) bound
 	firstBound time.Time
+	firstIn    map[string]time.Time
 	lastBound  map[string]time.Time
 
 	samples []float64 // in the order taken; sorted only for percentiles
@@ -47,6 +48,7 @@ func StartCollector(ctx context.Context, cs kubernetes.Interface) (*Collector, e
 		factory:   informers.NewSharedInformerFactory(cs, 0),
 		stop:      make(chan struct{}),
 		bound:     map[string]int{},
+		firstIn:   map[string]time.Time{},
 		lastBound: map[string]time.Time{},
 	}
 	inf := c.factory.Core().V1().Pods().Informer()
@@ -78,6 +80,9 @@ func (c *Collector) onChange(oldObj, newObj any) {
 	defer c.mu.Unlock()
 	c.bound[n.Namespace]++
 	c.lastBound[n.Namespace] = now
+	if _, ok := c.firstIn[n.Namespace]; !ok {
+		c.firstIn[n.Namespace] = now
+	}
 	if c.firstBound.IsZero() {
 		c.firstBound = now
 	}
@@ -95,6 +100,13 @@ func (c *Collector) FirstBound() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.firstBound
+}
+
+// FirstBoundIn is when the first pod of ns was seen bound (zero: none yet).
+func (c *Collector) FirstBoundIn(ns string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.firstIn[ns]
 }
 
 // LastBound is when the last pod of ns was seen bound.

@@ -4,9 +4,12 @@ package main
 //
 //  1. start a test cluster; create the nodes and the init pods (no scheduler runs yet);
 //  2. start the scheduler; the first binding times its start-up; wait for every init pod;
-//  3. scrape /metrics and read the scheduler's CPU time, then create the measured pods as fast
-//     as possible while sampling throughput, until every measured pod is bound;
-//  4. read CPU, peak RSS and /metrics again; stop the scheduler and the cluster.
+//  3. measure (measure.go), in one of two modes:
+//     stream (scheduler_perf's way): create the measured pods as fast as possible while the
+//     scheduler runs, sampling throughput until every one is bound;
+//     backlog: stop the scheduler, create every measured pod, start it again and sample
+//     throughput until the backlog is bound, so creation never competes with scheduling;
+//  4. read CPU, peak RSS and /metrics; stop the scheduler and the cluster.
 //
 // Every wait is bounded by the workload's timeout; a run that times out or whose scheduler
 // exits fails with a message saying which phase and why.
@@ -46,6 +49,7 @@ type RunResult struct {
 	Workload    string `json:"workload"`
 	Scheduler   string `json:"scheduler"`
 	Run         int    `json:"run"`
+	Mode        string `json:"mode"`
 	StartedAt   string `json:"startedAt"`
 	Error       string `json:"error,omitempty"`
 	Nodes       int    `json:"nodes"`
@@ -59,6 +63,8 @@ type RunResult struct {
 	CreatorSeconds      float64 `json:"creatorSeconds"`
 	StartToFirstBinding float64 `json:"startToFirstBindingSeconds"`
 	StartToInitDone     float64 `json:"startToInitScheduledSeconds"`
+	// Backlog mode: from the second start (every measured pod pending) to its first binding.
+	BacklogStartToFirstBinding float64 `json:"backlogStartToFirstBindingSeconds,omitempty"`
 
 	Throughput     Throughput `json:"throughput"`
 	Series         []Sample   `json:"series"`
@@ -110,167 +116,144 @@ leaderElection:
 
 // RunOnce performs one run; failures are returned in RunResult.Error.
 func RunOnce(env RunEnv, w *Workload, spec SchedulerSpec, run int) RunResult {
-	r := RunResult{Workload: w.Name, Scheduler: spec.Name, Run: run,
+	r := RunResult{Workload: w.Name, Scheduler: spec.Name, Run: run, Mode: w.Mode,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Nodes: w.Nodes, InitPods: w.InitPods,
 		MeasurePods: w.MeasurePods, QPS: w.QPS, Burst: w.Burst}
-	if err := runOnce(env, w, spec, &r); err != nil {
+	x := &runner{env: env, w: w, spec: spec, r: &r,
+		timeout: time.Duration(w.TimeoutSeconds) * time.Second}
+	// Setup, init phase, creation and measured phase each get the workload's bound.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*x.timeout+3*time.Minute)
+	defer cancel()
+	x.ctx = ctx
+	err := x.run()
+	x.cleanup()
+	if err != nil {
 		r.Error = err.Error()
 	}
 	return r
 }
 
-func runOnce(env RunEnv, w *Workload, spec SchedulerSpec, r *RunResult) error {
-	timeout := time.Duration(w.TimeoutSeconds) * time.Second
-	// Setup, init phase and measured phase each get the workload's bound, plus start-up slack.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*timeout+3*time.Minute)
-	defer cancel()
-	t, err := w.Templates()
-	if err != nil {
+// runner holds one run's cluster, collector and current scheduler process.
+type runner struct {
+	env     RunEnv
+	w       *Workload
+	spec    SchedulerSpec
+	r       *RunResult
+	ctx     context.Context
+	timeout time.Duration
+	t       Templates
+	cl      *Cluster
+	col     *Collector
+	cfgPath string
+	child   *Child
+	port    int
+}
+
+func (x *runner) cleanup() {
+	x.stopScheduler()
+	if x.col != nil {
+		x.col.Close()
+	}
+	if x.cl != nil {
+		x.cl.Stop()
+	}
+}
+
+// setup starts the cluster and creates the namespaces, nodes and init pods.
+func (x *runner) setup() error {
+	var err error
+	if x.t, err = x.w.Templates(); err != nil {
 		return err
 	}
-	cl, err := StartCluster(env.TestCluster, env.WorkDir, 2*time.Minute)
-	if err != nil {
-		return fmt.Errorf("setup: %w", err)
+	if x.cl, err = StartCluster(x.env.TestCluster, x.env.WorkDir, 2*time.Minute); err != nil {
+		return err
 	}
-	defer cl.Stop()
 	for _, ns := range []string{initNS, measureNS} {
-		if err := CreateNamespace(ctx, cl.Client, ns); err != nil {
-			return fmt.Errorf("setup: %w", err)
+		if err := CreateNamespace(x.ctx, x.cl.Client, ns); err != nil {
+			return err
 		}
 	}
-	setupCtx, setupCancel := context.WithTimeout(ctx, timeout)
-	defer setupCancel()
-	nodes, err := CreateNodes(setupCtx, cl.Client, w, t)
-	if err != nil {
-		return fmt.Errorf("setup: %w", err)
-	}
-	r.NodeCreateRate = nodes.Rate()
-	if _, err := CreatePods(setupCtx, cl.Client, initNS, w.InitPods, t.InitPod); err != nil {
-		return fmt.Errorf("setup: %w", err)
-	}
-	col, err := StartCollector(setupCtx, cl.Client)
-	if err != nil {
-		return fmt.Errorf("setup: pod informer: %w", err)
-	}
-	defer col.Close()
-
-	base := fmt.Sprintf("%s-%s-%d", w.Slug(), spec.Name, r.Run)
-	cfgPath := filepath.Join(cl.Dir, "scheduler-config.yaml")
-	if err := writeConfig(cfgPath, cl.Kubeconfig, w); err != nil {
-		return err
-	}
-	port, err := freePort()
+	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
+	defer cancel()
+	nodes, err := CreateNodes(ctx, x.cl.Client, x.w, x.t)
 	if err != nil {
 		return err
 	}
-	child, err := StartChild(spec.Name, spec.Binary, spec.Args(cfgPath, port),
-		filepath.Join(env.LogDir, base+".log"))
-	if err != nil {
+	x.r.NodeCreateRate = nodes.Rate()
+	if _, err := CreatePods(ctx, x.cl.Client, initNS, x.w.InitPods, x.t.InitPod); err != nil {
 		return err
 	}
-	defer func() {
-		cpu, rss := child.Stop(20 * time.Second)
-		r.CPUTotal = cpu
-		if r.PeakRSSBytes == 0 {
-			r.PeakRSSBytes = rss
-		}
-	}()
-
-	// Init phase: start-up, then every init pod bound.
-	err = waitFor(ctx, timeout, "init phase: scheduling the init pods", func() (bool, error) {
-		if !child.Alive() {
-			return false, child.ExitError()
-		}
-		return col.Bound(initNS) >= w.InitPods, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%w (%d/%d bound)", err, col.Bound(initNS), w.InitPods)
+	if x.col, err = StartCollector(ctx, x.cl.Client); err != nil {
+		return fmt.Errorf("pod informer: %w", err)
 	}
-	r.StartToFirstBinding = col.FirstBound().Sub(child.Started).Seconds()
-	r.StartToInitDone = col.LastBound(initNS).Sub(child.Started).Seconds()
+	x.cfgPath = filepath.Join(x.cl.Dir, "scheduler-config.yaml")
+	return writeConfig(x.cfgPath, x.cl.Kubeconfig, x.w)
+}
 
-	var scraper *Scraper
-	var before string
-	if spec.Metrics {
-		scraper = NewScraper(port, cl.Token)
-		before, err = scrapeWithRetry(ctx, scraper, 3)
-		if err != nil {
-			r.MetricsNote = "no /metrics: " + err.Error()
-			scraper = nil
-		}
-	} else {
-		r.MetricsNote = "serves no /metrics"
-	}
-	cpu0, err := CPUSeconds(child.Pid())
-	if err != nil {
+// startScheduler starts the scheduler on a free port; its log is named after the run.
+func (x *runner) startScheduler(suffix string) error {
+	var err error
+	if x.port, err = freePort(); err != nil {
 		return err
 	}
-	api0, _ := CPUSeconds(cl.Pid())
+	log := fmt.Sprintf("%s-%s-%d%s.log", x.w.Slug(), x.spec.Name, x.r.Run, suffix)
+	x.child, err = StartChild(x.spec.Name, x.spec.Binary, x.spec.Args(x.cfgPath, x.port),
+		filepath.Join(x.env.LogDir, log))
+	return err
+}
 
-	// Measured phase.
-	r.LoadAvg[0] = loadAvg1()
-	phaseStart := time.Now()
-	col.StartSampling(measureNS, phaseStart)
-	type outcome struct {
-		res CreateResult
-		err error
+// stopScheduler stops the current process, adding its CPU to the total and keeping the
+// largest peak RSS seen.
+func (x *runner) stopScheduler() {
+	if x.child == nil {
+		return
 	}
-	created := make(chan outcome, 1)
-	go func() {
-		res, err := CreatePods(ctx, cl.Client, measureNS, w.MeasurePods, t.Pod)
-		created <- outcome{res, err}
-	}()
-	var creation *outcome
-	err = waitFor(ctx, timeout, "measured phase: scheduling the measured pods", func() (bool, error) {
-		if !child.Alive() {
-			return false, child.ExitError()
+	if rss, err := PeakRSSBytes(x.child.Pid()); err == nil && rss > x.r.PeakRSSBytes {
+		x.r.PeakRSSBytes = rss
+	}
+	cpu, rss := x.child.Stop(20 * time.Second)
+	x.r.CPUTotal += cpu
+	if rss > x.r.PeakRSSBytes {
+		x.r.PeakRSSBytes = rss
+	}
+	x.child = nil
+}
+
+// waitBound waits until n pods of ns are bound, failing if the scheduler exits.
+func (x *runner) waitBound(ns string, n int, what string, also func() error) error {
+	err := waitFor(x.ctx, x.timeout, what, func() (bool, error) {
+		if !x.child.Alive() {
+			return false, x.child.ExitError()
 		}
-		if creation == nil {
-			select {
-			case o := <-created:
-				if o.err != nil {
-					return false, o.err
-				}
-				creation = &o
-			default:
+		if also != nil {
+			if err := also(); err != nil {
+				return false, err
 			}
 		}
-		return creation != nil && col.Bound(measureNS) >= w.MeasurePods, nil
+		return x.col.Bound(ns) >= n, nil
 	})
-	samples, series := col.StopSampling()
 	if err != nil {
-		return fmt.Errorf("%w (%d/%d bound)", err, col.Bound(measureNS), w.MeasurePods)
-	}
-	r.CreatorSeconds, r.CreatorRate = creation.res.Seconds, creation.res.Rate()
-	r.MeasureSeconds = col.LastBound(measureNS).Sub(phaseStart).Seconds()
-	r.ElapsedRate = float64(w.MeasurePods) / r.MeasureSeconds
-	r.Throughput, r.Series = SummarizeThroughput(samples), series
-	cpu1, err := CPUSeconds(child.Pid())
-	if err != nil {
-		return err
-	}
-	r.LoadAvg[1] = loadAvg1()
-	r.CPUPer1000Pods = (cpu1 - cpu0) * 1000 / float64(w.MeasurePods)
-	if api1, err := CPUSeconds(cl.Pid()); err == nil {
-		r.APIServerCPUPer1000Pods = (api1 - api0) * 1000 / float64(w.MeasurePods)
-	}
-	if rss, err := PeakRSSBytes(child.Pid()); err == nil {
-		r.PeakRSSBytes = rss
-	}
-	if scraper != nil {
-		after, err := scrapeWithRetry(ctx, scraper, 3)
-		if err != nil {
-			r.MetricsNote = "no /metrics after the measured phase: " + err.Error()
-		} else {
-			r.AttemptLatency = latency(before, after, "scheduler_scheduling_attempt_duration_seconds",
-				map[string]string{"result": "scheduled"})
-			r.AlgorithmLatency = latency(before, after, "scheduler_scheduling_algorithm_duration_seconds", nil)
-			if r.AttemptLatency == nil || r.AlgorithmLatency == nil {
-				r.MetricsNote = "/metrics lacks a scheduling latency histogram"
-			}
-		}
+		return fmt.Errorf("%w (%d/%d bound)", err, x.col.Bound(ns), n)
 	}
 	return nil
+}
+
+func (x *runner) run() error {
+	if err := x.setup(); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	if err := x.startScheduler(""); err != nil {
+		return err
+	}
+	if err := x.waitBound(initNS, x.w.InitPods, "init phase: scheduling the init pods", nil); err != nil {
+		return err
+	}
+	x.r.StartToFirstBinding = x.col.FirstBound().Sub(x.child.Started).Seconds()
+	x.r.StartToInitDone = x.col.LastBound(initNS).Sub(x.child.Started).Seconds()
+	if x.w.Mode == ModeBacklog {
+		return x.measureBacklog()
+	}
+	return x.measureStream()
 }
 
 // loadAvg1 is the first field of /proc/loadavg (0 if unreadable).
@@ -282,31 +265,4 @@ func loadAvg1() float64 {
 	var v float64
 	fmt.Sscanf(string(b), "%f", &v)
 	return v
-}
-
-func scrapeWithRetry(ctx context.Context, s *Scraper, attempts int) (string, error) {
-	var err error
-	for i := 0; i < attempts; i++ {
-		var text string
-		if text, err = s.Scrape(ctx); err == nil {
-			return text, nil
-		}
-		time.Sleep(time.Second)
-	}
-	return "", err
-}
-
-// latency is the histogram's summary over after-before; nil when absent or empty.
-func latency(before, after, name string, selector map[string]string) *Latency {
-	a, ok := ParseHistogram(after, name, selector)
-	if !ok {
-		return nil
-	}
-	b, _ := ParseHistogram(before, name, selector)
-	d := a.Sub(b)
-	if d.Count <= 0 {
-		return nil
-	}
-	return &Latency{P50Ms: d.Quantile(0.5) * 1000, P99Ms: d.Quantile(0.99) * 1000,
-		AvgMs: d.Sum / d.Count * 1000, Count: d.Count}
 }

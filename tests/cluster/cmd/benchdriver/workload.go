@@ -27,7 +27,10 @@ type Workload struct {
 	MeasurePods int      `json:"measurePods"`
 	QPS         int      `json:"qps"`
 	Burst       int      `json:"burst"`
-	// TimeoutSeconds bounds the measured phase; the init phase gets the same bound again.
+	// Mode is stream (default: measured pods created while the scheduler runs, as
+	// scheduler_perf) or backlog (all created first, then the scheduler is started again).
+	Mode string `json:"mode,omitempty"`
+	// TimeoutSeconds bounds each phase (setup, init, creation, measured).
 	TimeoutSeconds int `json:"timeoutSeconds"`
 	// Merge patches over the default node, measured pod and init pod (init defaults to the
 	// measured pod's patch).
@@ -65,6 +68,11 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: qps and burst must be at least 1", where)
 		case w.TimeoutSeconds < 10:
 			return nil, fmt.Errorf("%s: timeoutSeconds must be at least 10", where)
+		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog:
+			return nil, fmt.Errorf("%s: mode must be %s or %s", where, ModeStream, ModeBacklog)
+		}
+		if w.Mode == "" {
+			f.Workloads[i].Mode = ModeStream
 		}
 		for k, vs := range w.NodeLabelsByIndex {
 			if len(vs) == 0 {
