@@ -147,8 +147,10 @@ TEST(Serving, TlsVersionsAndCertificateFilesReplacedWithoutRestart) {
 }
 
 TEST(Serving, ProfilingFalseLeavesNoDebugEndpoint) {
-  Instance off({"--leader-elect=false", "--profiling=false"});
-  Instance on({"--leader-elect=false"});
+  std::vector<std::string> off_flags = AuthFlags();
+  off_flags.push_back("--profiling=false");
+  Instance off(off_flags);
+  Instance on(AuthFlags());
   ASSERT_TRUE(WaitReady(off)) << off.Log();
   ASSERT_TRUE(WaitReady(on)) << on.Log();
   EXPECT_EQ(Curl(on.url("/debug/flags/v"), AdminToken()).code, 200);
