@@ -14,8 +14,11 @@
 #include "pkg/common/sdnotify.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/leaderelection/leader_elector.h"
+#include "pkg/metrics/component.h"
+#include "pkg/metrics/metrics.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
+#include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/server/https_server.h"
 
@@ -87,6 +90,13 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   LOG_INFO("Starting stowage (kube-scheduler {} compatible), version {}", kKubeSchedulerVersion,
            StowageVersion());
 
+  // Metrics first, so every client and the scheduler report from their first request.
+  metrics::Register();
+  metrics::RegisterComponentMetrics();
+  metrics::SetBuildInfo(metrics::BuildInfo{});
+  metrics::Registry::Global().SetDisabled(options.metrics.disabled_metrics);
+  scheduler::InstallApiClientMetrics();
+
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
   if (!rc.ok()) {
     LOG_ERROR("{}", rc.status().ToString());
@@ -142,6 +152,8 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
       sched.Run(stop);
     };
     cb.on_stopped_leading = [&] { leading = false; };
+    cb.on_leader_status = [](bool leader) { metrics::SetLeader("kube-scheduler", leader); };
+    cb.on_slow_path = [] { metrics::LeaderSlowpathExercised("kube-scheduler"); };
     cb.on_new_leader = [&](const std::string& id) {
       if (id != lc.identity) LOG_INFO("new leader elected: {}", id);
     };
@@ -179,6 +191,11 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
       return handlers_synced ? OkStatus()
                              : UnavailableError("handlers are not fully synchronized");
     }));
+    es.metrics = [] { return metrics::Registry::Global().Render(); };
+    // Only the leader reports the pods' resources, so a standby does not double them.
+    es.resource_metrics = [&]() -> std::string {
+      return leading ? scheduler::RenderPodResourceMetrics(sched) : std::string();
+    };
     es.profiling = cfg.debugging.enable_profiling.value_or(true);
     es.options = &options;
     es.config = &cfg;

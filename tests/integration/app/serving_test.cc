@@ -84,7 +84,10 @@ TEST(Serving, HealthIsOpenAndMetricsNeedAGrantThroughTheApiserver) {
   EXPECT_EQ(denied.code, 403) << denied.body;
   HttpResult allowed = Curl(in.url("/metrics"), reader);
   EXPECT_EQ(allowed.code, 200) << allowed.body;
-  EXPECT_THAT(allowed.body, HasSubstr("# TYPE scheduler_schedule_attempts_total counter"));
+  // Families with series from the start (labelled families appear with their first series).
+  EXPECT_THAT(allowed.body, HasSubstr("# TYPE scheduler_pending_pods gauge"));
+  EXPECT_THAT(allowed.body, HasSubstr("scheduler_pending_pods{queue=\"active\"}"));
+  EXPECT_THAT(allowed.body, HasSubstr("# TYPE scheduler_scheduling_algorithm_duration_seconds histogram"));
   // The grant covers /metrics only.
   EXPECT_EQ(Curl(in.url("/configz"), reader).code, 403);
   // system:masters may read everything.
