@@ -125,6 +125,7 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
     f->pre_enqueue_metrics_.push_back(f->plugin_metrics_.at(e.name).get());
   }
   f->score_goroutines_ = &metrics::Goroutines("Score");
+  f->filter_stops_ = std::make_unique<std::atomic<uint64_t>[]>(f->filter_.size() + 1);
   if (queue_sort.size() != 1) {
     return InvalidArgumentError("profile \"" + profile + "\": exactly one queueSort plugin is "
                                 "required, found " + std::to_string(queue_sort.size()));
@@ -162,12 +163,32 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       const std::vector<const NodeInfo*>& nodes,
                                       PreFilterResult& result,
                                       std::set<std::string>& unschedulable_plugins) {
+  FlushMetrics();  // the previous cycle's Filter counts, under that cycle's skip set
   const bool record = ShouldRecordPluginMetrics(state);
   record_filter_metrics_.store(record, std::memory_order_relaxed);
   auto start = SteadyClock::now();
   Status s = PreFilterLoop(state, pod, nodes, result, unschedulable_plugins, record);
   metrics_->ObserveExtensionPoint(EP::kPreFilter, CodeOf(s), Since(start));
+  filter_skip_mask_ = 0;
+  for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
+    if (state.skip_filter_plugins.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
+  }
   return s;
+}
+
+void Framework::FlushMetrics() {
+  const size_t n = filter_.size();
+  std::vector<uint64_t> runs(n, 0);
+  for (size_t stop = 0; stop <= n; ++stop) {
+    uint64_t calls = filter_stops_[stop].exchange(0, std::memory_order_relaxed);
+    if (calls == 0) continue;
+    // A call that stopped at plugin `stop` ran every plugin up to it; one that passed ran all.
+    for (size_t i = 0; i < n && i <= stop; ++i) runs[i] += calls;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    bool skipped = i < 64 && (filter_skip_mask_ >> i) & 1;
+    if (!skipped) filter_[i].metrics->Evaluated(EP::kFilter, runs[i]);
+  }
 }
 
 Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
@@ -211,13 +232,17 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
-  for (const auto& e : filter_) {
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    const auto& e = filter_[i];
     if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) continue;
-    e.metrics->Evaluated(EP::kFilter);
     Status s = Timed(record, e.metrics, EP::kFilter,
                      [&] { return e.plugin->Filter(state, pod, node); });
-    if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
+    if (!s.IsSuccess()) {
+      filter_stops_[i].fetch_add(1, std::memory_order_relaxed);
+      return std::move(s.WithPlugin(e.name));
+    }
   }
+  filter_stops_[filter_.size()].fetch_add(1, std::memory_order_relaxed);
   return {};
 }
 
@@ -312,26 +337,29 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   std::mutex err_mu;
   Status first_error;
   std::atomic<bool> failed{false};
+  // As many workers as the pool puts on the nodes score at once (upstream counts goroutines).
+  const double workers = static_cast<double>(
+      std::min<size_t>(nodes.size(), std::max(1, handle_.parallelizer().parallelism())));
+  score_goroutines_->Increment(workers);
   handle_.parallelizer().Until(
       nodes.size(),
       [&](size_t i) {
-        score_goroutines_->Increment();
         for (size_t p = 0; p < active.size(); ++p) {
           int64_t score = 0;
-          active[p]->metrics->Evaluated(EP::kScore);
           Status s = Timed(record, active[p]->metrics, EP::kScore,
                            [&] { return active[p]->plugin->Score(state, pod, *nodes[i], score); });
           if (!s.IsSuccess()) {
             std::lock_guard<std::mutex> l(err_mu);
             if (!failed.exchange(true)) first_error = std::move(s.WithPlugin(active[p]->name));
-            score_goroutines_->Decrement();
             return;
           }
           scores[p][i] = {nodes[i]->name(), score};
         }
-        score_goroutines_->Decrement();
       },
       [&] { return failed.load(std::memory_order_relaxed); });
+  score_goroutines_->Decrement(workers);
+  // Every active plugin scored every node (on an error the loop stopped early; counted alike).
+  for (const auto* e : active) e->metrics->Evaluated(EP::kScore, nodes.size());
   if (failed) return first_error;
   for (size_t p = 0; p < active.size(); ++p) {
     if (auto* ext = active[p]->plugin->Extensions()) {

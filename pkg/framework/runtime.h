@@ -110,6 +110,11 @@ class Framework {
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
 
+  // Adds the Filter evaluations counted since the last flush to plugin_evaluation_total. Filter
+  // runs count one atomic add per node, not one per plugin, and are attributed to plugins here;
+  // the scheduler calls this when a cycle's search is over (the next PreFilter also does).
+  void FlushMetrics();
+
   // The events every EnqueueExtensions plugin registered, for the queue's hints.
   std::vector<PluginEvent> EventsToRegister() const;
 
@@ -142,6 +147,10 @@ class Framework {
   std::vector<PreEnqueuePlugin*> pre_enqueue_;
   std::vector<metrics::PluginMetrics*> pre_enqueue_metrics_;  // parallel to pre_enqueue_
   prometheus::Gauge* score_goroutines_ = nullptr;  // goroutines{operation="Score"}
+  // filter_stops_[i]: RunFilterPlugins calls since the last flush whose last evaluated plugin
+  // was filter_[i] (i == filter_.size(): all passed), so plugins 0..i ran except skipped ones.
+  std::unique_ptr<std::atomic<uint64_t>[]> filter_stops_;
+  uint64_t filter_skip_mask_ = 0;  // bit i: filter_[i] skipped in the counted cycle (i < 64)
   // Whether the current scheduling cycle's Filter calls are timed: set by RunPreFilterPlugins
   // from the cycle state, read by the concurrent RunFilterPlugins calls of the same cycle.
   mutable std::atomic<bool> record_filter_metrics_{false};

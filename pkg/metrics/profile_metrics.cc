@@ -54,13 +54,14 @@ void ProfileMetrics::ObserveExtensionPoint(ExtensionPoint point, uint8_t code, d
 PluginMetrics::PluginMetrics(std::string plugin, std::string profile)
     : plugin_(std::move(plugin)), profile_(std::move(profile)) {}
 
-void PluginMetrics::Evaluated(ExtensionPoint point) {
+void PluginMetrics::Evaluated(ExtensionPoint point, uint64_t n) {
+  if (n == 0) return;
   Resolve(evaluated_[static_cast<size_t>(point)], [&]() -> prometheus::Counter& {
     return families::PerProfileFamilies().plugin_evaluation->Add(
         {{"plugin", plugin_},
          {"extension_point", std::string(ExtensionPointName(point))},
          {"profile", profile_}});
-  }).Increment();
+  }).Increment(static_cast<double>(n));
 }
 
 void PluginMetrics::ObserveDuration(ExtensionPoint point, uint8_t code, double seconds) {

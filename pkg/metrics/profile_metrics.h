@@ -52,9 +52,9 @@ class PluginMetrics {
 
   const std::string& plugin() const { return plugin_; }
 
-  // plugin_evaluation_total{plugin,extension_point,profile}: the plugin ran for a pod (per node
-  // at Filter and Score). Upstream counts PreFilter, Filter, PreScore and Score only.
-  void Evaluated(ExtensionPoint point);
+  // plugin_evaluation_total{plugin,extension_point,profile} += n: the plugin ran n times for a
+  // pod (per node at Filter and Score). Upstream counts PreFilter, Filter, PreScore and Score.
+  void Evaluated(ExtensionPoint point, uint64_t n = 1);
 
   // plugin_execution_duration_seconds{plugin,extension_point,status}, for sampled cycles.
   void ObserveDuration(ExtensionPoint point, uint8_t code, double seconds);

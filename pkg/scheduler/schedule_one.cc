@@ -75,6 +75,7 @@ void Scheduler::ScheduleOne() {
   } else {
     s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
     metrics::SchedulingAlgorithmDuration().Observe(SecondsSince(start));
+    fw->FlushMetrics();
   }
   if (!s.IsSuccess()) {
     HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr, start);

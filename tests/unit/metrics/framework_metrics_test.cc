@@ -116,6 +116,7 @@ class FrameworkMetrics : public ::testing::Test {
     std::set<std::string> rejectors;
     if (!fw_->RunPreFilterPlugins(state, *pod, nodes_, pre, rejectors).IsSuccess()) return;
     for (const NodeInfo* n : nodes_) (void)fw_->RunFilterPlugins(state, *pod, *n);
+    fw_->FlushMetrics();  // as the scheduler does when the search is over
   }
 
   testing::FakeHandle handle_;
