@@ -1,6 +1,9 @@
 #include "pkg/scheduler/algorithm.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "pkg/metrics/metrics.h"
 
 namespace stowage::scheduler {
 
@@ -99,6 +102,8 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   std::atomic<size_t> found{0};
   std::atomic<bool> error{false};
   size_t start = pre.node_names ? 0 : next_start_node_index_ % std::max<size_t>(n, 1);
+  // The Filter phase as one extension point (upstream times findNodesThatPassFilters).
+  const auto filter_start = std::chrono::steady_clock::now();
   pool_.Until(
       n,
       [&](size_t i) {
@@ -114,6 +119,10 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
         failed_[idx] = 1;
       },
       [&] { return found.load() >= to_find || error.load(); });
+  fw.metrics().ObserveExtensionPoint(
+      metrics::ExtensionPoint::kFilter,
+      static_cast<uint8_t>(error.load() ? framework::Code::kError : framework::Code::kSuccess),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - filter_start).count());
   size_t num_feasible = std::min(found.load(), to_find);
   feasible_.resize(num_feasible);
   size_t processed = num_feasible;

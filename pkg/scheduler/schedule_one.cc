@@ -54,6 +54,7 @@ void Scheduler::ScheduleOne() {
     queue_->Done(pod);
     return;
   }
+  VLOG(3, "Attempting to schedule pod pod=\"{}\"", api::NamespacedName(pod.metadata));
   if (pod.metadata.deletion_timestamp) {
     events_->Record(pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling",
                     "skip schedule deleting pod: " + api::NamespacedName(pod.metadata));

@@ -241,9 +241,16 @@ void Scheduler::Run(std::stop_token stop) {
   queue_->Run();
   std::stop_callback close(stop, [this] { queue_->Close(); });
   while (!stop.stop_requested()) ScheduleOne();
-  // Let in-flight bindings finish so assumed pods do not leak.
+  // Let in-flight bindings finish so assumed pods do not leak, within a bound so that an
+  // unreachable API server cannot hold up shutdown (the pods stay unbound and are retried by
+  // whichever scheduler runs next).
   std::unique_lock<std::mutex> l(bind_mu_);
-  bind_cv_.wait(l, [&] { return bind_tasks_.empty() && bind_running_ == 0; });
+  if (!bind_cv_.wait_for(l, options_.binding_drain_timeout,
+                         [&] { return bind_tasks_.empty() && bind_running_ == 0; })) {
+    LOG_WARN("{} binding(s) still in flight after {}s; stopping without them",
+             bind_tasks_.size() + bind_running_,
+             std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
+  }
 }
 
 }  // namespace stowage::scheduler

@@ -43,6 +43,8 @@ struct Options {
   std::optional<int32_t> percentage_of_nodes_to_score;  // global; profiles may override
   queue::QueueOptions queue;
   int binding_workers = 16;
+  // How long Run waits, once stopped, for bindings already in flight.
+  std::chrono::milliseconds binding_drain_timeout = std::chrono::seconds(15);
   std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
 };
 

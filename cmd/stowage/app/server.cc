@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -94,6 +95,10 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   metrics::Register();
   metrics::RegisterComponentMetrics();
   metrics::SetBuildInfo(metrics::BuildInfo{});
+  for (const FeatureGateSpec& g : KnownFeatureGates()) {
+    metrics::SetFeatureEnabled(g.name, g.stage == "GA" ? "" : g.stage,
+                               options.feature_gates.Enabled(g.name));
+  }
   metrics::Registry::Global().SetDisabled(options.metrics.disabled_metrics);
   scheduler::InstallApiClientMetrics();
 
@@ -251,7 +256,10 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   if (port_auth.auth) port_auth.auth->Stop();
   informers.Stop();
   if (code == 0) LOG_INFO("Requested to terminate, exiting");
-  return code;
+  // Exit now, as upstream's os.Exit: tearing down the scheduler would wait for bindings the
+  // drain bound already gave up on.
+  spdlog::default_logger()->flush();
+  std::_Exit(code);
 }
 
 }  // namespace stowage::app
