@@ -23,9 +23,12 @@
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
+#include "tests/testing/running_scheduler.h"
 
 namespace stowage {
 namespace {
+
+using testing::RunningScheduler;
 
 using ::testing::HasSubstr;
 using testing::MakeNode;
@@ -34,45 +37,6 @@ using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
 
-// A stowage scheduler with the default profile, running in this process.
-class RunningScheduler {
- public:
-  RunningScheduler() {
-    auto cfg = config::ParseConfig(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "leaderElection:\n  leaderElect: false\n",
-        "test config");
-    EXPECT_TRUE(cfg.ok()) << cfg.status();
-    config::SetDefaults(*cfg);
-    EXPECT_TRUE(config::Validate(*cfg).ok());
-    client_ = std::move(*client::RestClient::New(SharedCluster().AdminConfig()));
-    informers_ = std::make_unique<informer::InformerFactory>(*client_);
-    scheduler::Options opts;
-    opts.instance = "metrics-test";
-    sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
-    registry_ = plugins::NewInTreeRegistry();
-    auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
-    EXPECT_TRUE(built.ok()) << built.status();
-    Status init = sched_->Init(registry_, built->profiles);
-    EXPECT_TRUE(init.ok()) << init;
-    informers_->Start();
-    EXPECT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(60)));
-    loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
-  }
-  ~RunningScheduler() {
-    loop_.request_stop();
-    loop_.join();
-    informers_->Stop();
-  }
-  const scheduler::Scheduler& scheduler() const { return *sched_; }
-
- private:
-  std::unique_ptr<client::RestClient> client_;
-  std::unique_ptr<informer::InformerFactory> informers_;
-  framework::Registry registry_;
-  std::unique_ptr<scheduler::Scheduler> sched_;
-  std::jthread loop_;
-};
 
 // One scrape: series ("name{a=\"x\",b=\"y\"}", labels sorted as served) to value.
 class Scrape {

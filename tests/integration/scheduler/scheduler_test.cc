@@ -27,11 +27,14 @@
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
+#include "tests/testing/running_scheduler.h"
 
 extern char** environ;
 
 namespace stowage {
 namespace {
+
+using testing::RunningScheduler;
 
 using ::testing::HasSubstr;
 using testing::MakeNode;
@@ -40,55 +43,7 @@ using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
 
-// A stowage scheduler running in this process against the shared cluster.
-class RunningScheduler {
- public:
-  explicit RunningScheduler(const std::string& config_yaml) {
-    auto cfg = config::ParseConfig(config_yaml, "test config");
-    EXPECT_TRUE(cfg.ok()) << cfg.status();
-    config::SetDefaults(*cfg);
-    Status valid = config::Validate(*cfg);
-    EXPECT_TRUE(valid.ok()) << valid;
-    client::RestConfig rc = SharedCluster().AdminConfig();
-    rc.qps = 5000;
-    rc.burst = 5000;
-    client_ = std::move(*client::RestClient::New(rc));
-    informers_ = std::make_unique<informer::InformerFactory>(*client_);
-    scheduler::Options opts;
-    opts.instance = "test";
-    sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
-    registry_ = plugins::NewInTreeRegistry();
-    auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
-    EXPECT_TRUE(built.ok()) << built.status();
-    warnings_ = built->warnings;
-    Status init = sched_->Init(registry_, built->profiles);
-    EXPECT_TRUE(init.ok()) << init;
-    informers_->Start();
-    EXPECT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(60)));
-    loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
-  }
-  ~RunningScheduler() {
-    loop_.request_stop();
-    loop_.join();
-    informers_->Stop();
-  }
-  const std::vector<std::string>& warnings() const { return warnings_; }
 
- private:
-  std::unique_ptr<client::RestClient> client_;
-  std::unique_ptr<informer::InformerFactory> informers_;
-  framework::Registry registry_;
-  std::unique_ptr<scheduler::Scheduler> sched_;
-  std::vector<std::string> warnings_;
-  std::jthread loop_;
-};
-
-std::string Profiles(std::vector<std::string> names) {
-  std::string y = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-                  "leaderElection:\n  leaderElect: false\nprofiles:\n";
-  for (const auto& n : names) y += "- schedulerName: " + n + "\n";
-  return y;
-}
 
 std::vector<api::PodPtr> Pods(const std::string& ns) {
   auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = ns});
@@ -135,7 +90,7 @@ TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
     if (i % 50 == 3) p.HostPort(8080);
     pods.push_back(p);
   }
-  RunningScheduler sched(Profiles({"stowage"}));
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   ASSERT_TRUE(testing::CreatePods(Admin(), pods, 8).ok());
   ASSERT_TRUE(Eventually([&] { return CountBound(ns) == 2000; }, 300))
       << CountBound(ns) << " of 2000 pods bound";
@@ -174,7 +129,7 @@ TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
 TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGetsItScheduled) {
   const std::string ns = "nofit";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
-  RunningScheduler sched(Profiles({"stowage"}));
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   auto nodes = client::ListPage<api::Node>(Admin(), {});
   ASSERT_TRUE(nodes.ok());
   size_t n = nodes->items.size();
@@ -237,7 +192,7 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
   ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/high/status",
                             R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
                   .ok());
-  RunningScheduler sched(Profiles({"nominating"}));
+  RunningScheduler sched(testing::ProfilesConfig({"nominating"}));
   auto low = MakePod().Namespace(ns).Name("low").SchedulerName("nominating").Req("cpu", "500m");
   std::string low_body = low.Json();
   low_body.replace(low_body.find("\"spec\":{"), 8, R"("spec":{"nodeSelector":{"only":"small"},)");
@@ -259,7 +214,7 @@ TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
   const std::string ns = "profiles";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("profiles-node")).ok());
-  RunningScheduler sched(Profiles({"stowage-a", "stowage-b"}));
+  RunningScheduler sched(testing::ProfilesConfig({"stowage-a", "stowage-b"}));
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("a").SchedulerName("stowage-a")).ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("b").SchedulerName("stowage-b")).ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("other").SchedulerName("someone-else")).ok());
@@ -273,7 +228,7 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
   const std::string ns = "beside";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("beside-node")).ok());
-  RunningScheduler sched(Profiles({"stowage"}));
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   // Before upstream runs, default-scheduler pods stay pending: stowage does not take them.
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("up-0")).ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("ours-0").SchedulerName("stowage")).ok());
