@@ -2,7 +2,7 @@ package main
 
 // The scheduler under test as a child process: started with its log going to a file, its CPU
 // time read from /proc/<pid>/stat and its peak RSS from /proc/<pid>/status (VmHWM) while it
-// runs, stopped with SIGTERM, and its rusage taken when it is reaped.
+// runs, stopped with SIGTERM, and its rusage CPU taken when it is reaped.
 
 import (
 	"fmt"
@@ -110,9 +110,9 @@ func PeakRSSBytes(pid int) (int64, error) {
 // Pid of the process.
 func (c *Child) Pid() int { return c.cmd.Process.Pid }
 
-// Stop sends SIGTERM, waits up to grace, then kills. It returns the CPU seconds and peak RSS
-// (bytes) of the whole life from rusage, or zeros if the process could not be reaped.
-func (c *Child) Stop(grace time.Duration) (cpu float64, maxRSS int64) {
+// Stop sends SIGTERM, waits up to grace, then kills. It returns the CPU seconds of the whole
+// life from rusage (0 if the process could not be reaped).
+func (c *Child) Stop(grace time.Duration) float64 {
 	if c.Alive() {
 		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -123,14 +123,13 @@ func (c *Child) Stop(grace time.Duration) (cpu float64, maxRSS int64) {
 		}
 	}
 	if c.state == nil {
-		return 0, 0
+		return 0
 	}
 	ru, ok := c.state.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return 0, 0
+		return 0
 	}
-	cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-	return cpu, ru.Maxrss * 1024 // Linux reports ru_maxrss in KiB
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // tail is the last n lines of a file (for error messages).

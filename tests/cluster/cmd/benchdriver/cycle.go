@@ -6,6 +6,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 )
 
@@ -14,7 +15,9 @@ type CycleResult struct {
 	Name       string
 	RealNs     float64
 	CPUNs      float64 // the benchmark thread only
-	ProcessNs  float64 // every thread of the process (counter process_cpu_ns_per_pod), 0 if absent
+	ProcessNs  float64 // every thread of the process (counter process_cpu_ns_per_pod); NaN if absent
+	SnapshotNs float64 // wall time in UpdateSnapshot (counter update_snapshot_ns); NaN if absent
+	ScheduleNs float64 // wall time in SchedulePod (counter schedule_pod_ns); NaN if absent
 	Iterations int64
 }
 
@@ -45,10 +48,16 @@ func LoadCycle(path string) ([]CycleResult, error) {
 		name, _ := e["name"].(string)
 		real, _ := e["real_time"].(float64)
 		cpu, _ := e["cpu_time"].(float64)
-		proc, _ := e["process_cpu_ns_per_pod"].(float64)
+		counter := func(key string) float64 {
+			if v, ok := e[key].(float64); ok {
+				return v
+			}
+			return math.NaN()
+		}
 		iters, _ := e["iterations"].(float64)
 		out = append(out, CycleResult{Name: name, RealNs: real * scale, CPUNs: cpu * scale,
-			ProcessNs: proc, Iterations: int64(iters)})
+			ProcessNs: counter("process_cpu_ns_per_pod"), SnapshotNs: counter("update_snapshot_ns"),
+			ScheduleNs: counter("schedule_pod_ns"), Iterations: int64(iters)})
 	}
 	return out, nil
 }

@@ -118,14 +118,19 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 			}
 			p("\n")
 		}
+		var bound []string
 		for _, g := range gs {
 			for _, r := range g.OK {
 				if r.Mode == ModeStream && r.CreatorRate < 1.5*r.Throughput.Average {
-					p("\nNote: in %s run %d the creator (%.0f pods/s) was not well ahead of "+
-						"scheduling (%.0f pods/s); that figure may be creation-bound.\n",
-						g.Scheduler, r.Run, r.CreatorRate, r.Throughput.Average)
+					bound = append(bound, fmt.Sprintf("%s #%d (%.0f created/s, %.0f scheduled/s)",
+						g.Scheduler, r.Run, r.CreatorRate, r.Throughput.Average))
 				}
 			}
+		}
+		if len(bound) > 0 {
+			p("\nCreation was not well ahead of scheduling (creator < 1.5 x pods/s) in: %s. In "+
+				"stream mode creation and binding share the apiserver; see the backlog mode.\n",
+				strings.Join(bound, ", "))
 		}
 		p("\nRuns (Average pods/s, elapsed pods/s, CPU s/1000 pods, peak RSS MiB, machine load " +
 			"average at the start and end of the measured phase):\n\n")
@@ -155,9 +160,11 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 		p("\n## Scheduling cycle without the API (bench_cycle)\n\n")
 		p("Google Benchmark, one iteration = one pod through UpdateSnapshot + Algorithm::SchedulePod " +
 			"+ AssumePod on a synthetic snapshot with the default plugins.\n\n")
-		p("| benchmark | wall ns/pod | CPU ns/pod (all threads) | iterations |\n|---|---|---|---|\n")
+		p("| benchmark | wall us/pod | CPU us/pod (all threads) | UpdateSnapshot us | SchedulePod us " +
+			"| iterations |\n|---|---|---|---|---|---|\n")
 		for _, c := range cycle {
-			p("| %s | %.0f | %s | %d |\n", c.Name, c.RealNs, num(c.ProcessNs, 0), c.Iterations)
+			p("| %s | %.0f | %s | %s | %s | %d |\n", c.Name, c.RealNs/1e3, num(c.ProcessNs/1e3, 0),
+				num(c.SnapshotNs/1e3, 0), num(c.ScheduleNs/1e3, 0), c.Iterations)
 		}
 	}
 	return b.String()
