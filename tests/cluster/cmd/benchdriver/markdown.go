@@ -47,9 +47,20 @@ func algorithmP(q int) func(r RunResult) float64 {
 	}
 }
 
-func average(r RunResult) float64 { return r.Throughput.Average }
-func cpu(r RunResult) float64     { return r.CPUPer1000Pods }
-func rssMiB(r RunResult) float64  { return float64(r.PeakRSSBytes) / (1 << 20) }
+// tp reads a throughput figure; NaN when the phase was too short for any 1 s sample.
+func tp(f func(t Throughput) float64) func(r RunResult) float64 {
+	return func(r RunResult) float64 {
+		if r.Throughput.Samples == 0 {
+			return math.NaN()
+		}
+		return f(r.Throughput)
+	}
+}
+
+var average = tp(func(t Throughput) float64 { return t.Average })
+
+func cpu(r RunResult) float64    { return r.CPUPer1000Pods }
+func rssMiB(r RunResult) float64 { return float64(r.PeakRSSBytes) / (1 << 20) }
 
 // Markdown renders the report.
 func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, cycle []CycleResult) string {
@@ -67,7 +78,8 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 		p("* duration of the API runs: %.1f min\n", meta.DurationSeconds/60)
 	}
 	p("\nEach figure is the median over the successful runs (n). pods/s are scheduler_perf's " +
-		"SchedulingThroughput (1 s samples of the measured pods' bindings: Average, Perc50-99); " +
+		"SchedulingThroughput (1 s samples of the measured pods' bindings: Average, Perc50-99; " +
+		"n/a when the phase was over before a second sample); " +
 		"elapsed = measured pods / (start of the measured phase to last binding). Mode stream " +
 		"creates the measured pods while the scheduler runs (scheduler_perf); backlog creates " +
 		"them all with the scheduler stopped, then starts it again (its whole second life is " +
@@ -94,10 +106,10 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 			m := g.median
 			p("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s | %s |\n",
 				g.Scheduler, len(g.OK), num(m(average), 0),
-				num(m(func(r RunResult) float64 { return r.Throughput.Perc50 }), 0),
-				num(m(func(r RunResult) float64 { return r.Throughput.Perc90 }), 0),
-				num(m(func(r RunResult) float64 { return r.Throughput.Perc95 }), 0),
-				num(m(func(r RunResult) float64 { return r.Throughput.Perc99 }), 0),
+				num(m(tp(func(t Throughput) float64 { return t.Perc50 })), 0),
+				num(m(tp(func(t Throughput) float64 { return t.Perc90 })), 0),
+				num(m(tp(func(t Throughput) float64 { return t.Perc95 })), 0),
+				num(m(tp(func(t Throughput) float64 { return t.Perc99 })), 0),
 				num(m(func(r RunResult) float64 { return r.ElapsedRate }), 0),
 				num(m(cpu), 2), num(m(rssMiB), 0),
 				num(m(attemptP(50)), 2), num(m(attemptP(99)), 2),
@@ -121,14 +133,14 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 		var bound []string
 		for _, g := range gs {
 			for _, r := range g.OK {
-				if r.Mode == ModeStream && r.CreatorRate < 1.5*r.Throughput.Average {
-					bound = append(bound, fmt.Sprintf("%s #%d (%.0f created/s, %.0f scheduled/s)",
-						g.Scheduler, r.Run, r.CreatorRate, r.Throughput.Average))
+				if r.Mode == ModeStream && r.CreatorRate < 1.5*r.ElapsedRate {
+					bound = append(bound, fmt.Sprintf("%s #%d (%.0f created/s, %.0f bound/s)",
+						g.Scheduler, r.Run, r.CreatorRate, r.ElapsedRate))
 				}
 			}
 		}
 		if len(bound) > 0 {
-			p("\nCreation was not well ahead of scheduling (creator < 1.5 x pods/s) in: %s. In "+
+			p("\nCreation was not well ahead of scheduling (creator < 1.5 x elapsed pods/s) in: %s. In "+
 				"stream mode creation and binding share the apiserver; see the backlog mode.\n",
 				strings.Join(bound, ", "))
 		}
