@@ -45,6 +45,17 @@ func main() {
 	meta := ReportMeta{Command: *command, Commit: *commit, Cycle: *cycle,
 		Machine: DescribeMachine(), Date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
 	if *reportOnly {
+		// Re-rendering keeps when, where and how the runs were made; flags given now win.
+		if old, err := LoadMeta(*out); err == nil {
+			cycle := meta.Cycle
+			if *command != "" {
+				old.Command = *command
+			}
+			if *commit != "" {
+				old.Commit = *commit
+			}
+			meta, meta.Cycle = old, cycle
+		}
 		fatal(WriteReport(*out, meta))
 		return
 	}

@@ -7,6 +7,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -36,6 +38,13 @@ func (x *runner) beginMetrics(p *phase) {
 		return
 	}
 	p.beforeMetrics, p.hasMetrics = text, true
+	x.saveMetrics("before", text)
+}
+
+// saveMetrics keeps a scrape beside the scheduler's log, for looking into a run afterwards.
+func (x *runner) saveMetrics(when, text string) {
+	name := fmt.Sprintf("%s-%s-%d.metrics-%s.txt", x.w.Slug(), x.spec.Name, x.r.Run, when)
+	_ = os.WriteFile(filepath.Join(x.env.LogDir, name), []byte(text), 0o644)
 }
 
 func (x *runner) measureStream() error {
@@ -139,6 +148,7 @@ func (x *runner) finish(p phase) error {
 		r.MetricsNote = "no /metrics after the measured phase: " + err.Error()
 		return nil
 	}
+	x.saveMetrics("after", after)
 	r.AttemptLatency = latency(p.beforeMetrics, after,
 		"scheduler_scheduling_attempt_duration_seconds", map[string]string{"result": "scheduled"})
 	r.AlgorithmLatency = latency(p.beforeMetrics, after,

@@ -51,6 +51,19 @@ func DescribeMachine() string {
 	return fmt.Sprintf("%d cores (nproc), %s%s%s", runtime.NumCPU(), model, mem, kernel)
 }
 
+// LoadMeta reads the metadata of an earlier report in dir (results.json).
+func LoadMeta(dir string) (ReportMeta, error) {
+	var doc struct {
+		Meta ReportMeta `json:"meta"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return doc.Meta, err
+	}
+	err = json.Unmarshal(b, &doc)
+	return doc.Meta, err
+}
+
 // LoadRuns reads DIR/runs/*.json in run order (start time).
 func LoadRuns(dir string) ([]RunResult, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "runs", "*.json"))

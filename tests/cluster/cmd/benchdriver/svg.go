@@ -2,7 +2,9 @@ package main
 
 // throughput.svg: one panel per workload, throughput over time (the 1 s samples) of each
 // scheduler's median run (the run whose Average is nearest the median). Hand-written SVG so
-// the one command needs no plotting package.
+// the one command needs no plotting package. t=0 is the start of the measured phase: creation
+// of the measured pods (stream) or the scheduler's restart (backlog); the first sample comes
+// a second or two later because scheduler_perf skips the first.
 
 import (
 	"fmt"
@@ -91,8 +93,11 @@ func ThroughputSVG(workloads []string, groups map[string][]*Group) string {
 			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e0e0e0"/>`+"\n", px(0), py(r), px(maxT), py(r))
 			p(`<text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n", px(0)-6, py(r)+4, r)
 		}
-		p(`<text x="%.1f" y="%.1f" text-anchor="middle">seconds since the measured pods began to be created</text>`+"\n",
-			left+plotW/2, y0+panelH-8)
+		xlabel := "seconds since the measured pods began to be created"
+		if len(lines) > 0 && lines[0].run.Mode == ModeBacklog {
+			xlabel = "seconds since the scheduler was started on the backlog"
+		}
+		p(`<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", left+plotW/2, y0+panelH-8, xlabel)
 		for k, l := range lines {
 			var pts []string
 			for _, s := range l.run.Series {
@@ -100,6 +105,9 @@ func ThroughputSVG(workloads []string, groups map[string][]*Group) string {
 			}
 			if len(pts) > 0 {
 				p(`<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", l.color, strings.Join(pts, " "))
+			}
+			for _, s := range l.run.Series { // markers, so a phase with one sample still shows
+				p(`<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`+"\n", px(s.T), py(s.Rate), l.color)
 			}
 			ly := y0 + top + 10 + float64(k)*20
 			p(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="3"/>`+"\n",
