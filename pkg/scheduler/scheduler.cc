@@ -17,7 +17,8 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       options_(std::move(options)),
       pool_(options_.parallelism),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score) {
-  events_ = std::make_unique<EventRecorder>(client_, options_.instance);
+  events_ = std::make_unique<EventRecorder>(
+      options_.event_client != nullptr ? *options_.event_client : client_, options_.instance);
   for (int i = 0; i < std::max(1, options_.binding_workers); ++i) {
     bind_workers_.emplace_back([this] {
       for (;;) {

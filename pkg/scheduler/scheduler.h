@@ -46,6 +46,9 @@ struct Options {
   // How long Run waits, once stopped, for bindings already in flight.
   std::chrono::milliseconds binding_drain_timeout = std::chrono::seconds(15);
   std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
+  // The client events are written with; null: the scheduler's client. Upstream gives events a
+  // client of their own so that they do not spend the bindings' rate limit.
+  client::RestClient* event_client = nullptr;
 };
 
 class Scheduler : public framework::Handle {

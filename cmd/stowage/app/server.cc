@@ -116,6 +116,14 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     return 1;
   }
   client::RestClient& api = **c;
+  // Events get a client (and so a rate limiter) of their own, as upstream's event broadcaster.
+  client::RestConfig event_rc = *rc;
+  event_rc.user_agent = "stowage/events";
+  auto event_client = client::RestClient::New(event_rc);
+  if (!event_client.ok()) {
+    LOG_ERROR("{}", event_client.status().ToString());
+    return 1;
+  }
 
   informer::InformerFactory informers(api);
   scheduler::Options so;
@@ -126,6 +134,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   so.instance = host;
+  so.event_client = event_client->get();
   scheduler::Scheduler sched(api, informers, so);
   framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::BuildProfiles(cfg, registry, sched, plugins::NotYetImplemented());
