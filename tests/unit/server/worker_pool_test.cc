@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <latch>
+#include <thread>
 
 namespace stowage::server {
 namespace {
@@ -17,10 +19,11 @@ TEST(WorkerPoolTest, StartsThreadsOnDemandUpToTheCap) {
   std::promise<void> release;
   std::shared_future<void> gate = release.get_future().share();
   std::latch started(3);
+  std::atomic<int> starts{0};
   std::atomic<int> done{0};
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(pool.Submit([&, gate] {
-      started.count_down();
+      if (starts.fetch_add(1) < 3) started.count_down();  // a latch must not go below zero
       gate.wait();
       ++done;
     }));
@@ -29,8 +32,14 @@ TEST(WorkerPoolTest, StartsThreadsOnDemandUpToTheCap) {
   EXPECT_EQ(pool.ThreadCountForTest(), 3u);
   EXPECT_EQ(pool.BusyCountForTest(), 3u);
   release.set_value();  // ...and the other two run after them
-  pool.Stop(std::chrono::seconds(30));
+  // Stop drops queued tasks, so wait for all five before stopping.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (done.load() < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_EQ(done.load(), 5);
+  EXPECT_EQ(pool.ThreadCountForTest(), 3u);
+  pool.Stop(std::chrono::seconds(30));
   EXPECT_FALSE(pool.Submit([] {}));
 }
 

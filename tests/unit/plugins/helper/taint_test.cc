@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct TolerationCase {
   bool comparison_operators;
   bool want;
 };
+
+// Names the case in test listings instead of dumping the struct's bytes.
+void PrintTo(const TolerationCase& c, std::ostream* os) { *os << c.name; }
 
 class ToleratesTaintTest : public ::testing::TestWithParam<TolerationCase> {};
 
