@@ -9,9 +9,23 @@ using framework::NodeInfo;
 using framework::PodInfoPtr;
 
 const NodeInfo* Snapshot::Get(std::string_view name) const {
-  auto it = nodes_.find(std::string(name));
+  auto it = nodes_.find(name);
   return it == nodes_.end() ? nullptr : it->second.get();
 }
+
+namespace {
+bool SameSummaries(const std::unordered_map<std::string, framework::ImageStateSummary>& a,
+                   const std::unordered_map<std::string, framework::ImageStateSummary>& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, s] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || it->second.size != s.size || it->second.num_nodes != s.num_nodes) {
+      return false;
+    }
+  }
+  return true;
+}
+}  // namespace
 
 std::string Cache::PodKey(const api::Pod& pod) {
   return pod.metadata.uid.empty() ? api::NamespacedName(pod.metadata) : pod.metadata.uid;
@@ -23,22 +37,43 @@ void Cache::UpdateMetrics() {
   metrics::CacheSize(metrics::CacheType::kNodes).Set(static_cast<double>(nodes_.size()));
 }
 
-NodeInfo& Cache::NodeEntry(const std::string& name) {
+void Cache::Unlink(NodeItem* item) {
+  if (item->prev) item->prev->next = item->next;
+  if (item->next) item->next->prev = item->prev;
+  if (head_ == item) head_ = item->next;
+  item->prev = item->next = nullptr;
+}
+
+void Cache::MoveToHead(NodeItem* item) {
+  if (head_ == item) return;
+  Unlink(item);
+  item->next = head_;
+  if (head_) head_->prev = item;
+  head_ = item;
+}
+
+NodeInfo& Cache::TouchNode(const std::string& name) {
   auto& slot = nodes_[name];
-  if (!slot) slot = std::make_unique<NodeInfo>();
-  return *slot;
+  if (!slot) slot = std::make_unique<NodeItem>();
+  MoveToHead(slot.get());
+  return slot->info;
 }
 
 void Cache::AddPodLocked(PodInfoPtr info) {
-  NodeEntry(info->pod->spec.node_name).AddPodInfo(info);
+  TouchNode(info->pod->spec.node_name).AddPodInfo(info);
 }
 
 void Cache::RemovePodLocked(const api::Pod& pod, const std::string& node) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) return;
-  it->second->RemovePod(pod);
+  NodeItem* item = it->second.get();
+  MoveToHead(item);
+  item->info.RemovePod(pod);
   // A node entry without a Node and without pods has no reason to exist.
-  if (it->second->node() == nullptr && it->second->pods().empty()) nodes_.erase(it);
+  if (item->info.node() == nullptr && item->info.pods().empty()) {
+    Unlink(item);
+    nodes_.erase(it);
+  }
 }
 
 Status Cache::AssumePod(PodInfoPtr pod) {
@@ -137,16 +172,16 @@ Status Cache::RemovePod(const api::Pod& pod) {
 
 void Cache::AddNode(api::NodePtr node) {
   std::lock_guard<std::mutex> l(mu_);
-  NodeInfo& info = NodeEntry(node->metadata.name);
+  NodeInfo& info = TouchNode(node->metadata.name);
   if (info.node()) {
-    tree_.UpdateNode(*info.node(), *node);
+    if (tree_.UpdateNode(*info.node(), *node)) ++tree_version_;
   } else {
     tree_.AddNode(*node);
+    ++tree_version_;
   }
   UpdateImageStates(info.node(), node.get());
   info.SetNode(std::move(node));
   RefreshImageSummaries(info);
-  tree_changed_ = true;
   UpdateMetrics();
 }
 
@@ -158,15 +193,18 @@ void Cache::UpdateNode(const api::NodePtr& old_node, api::NodePtr new_node) {
 void Cache::RemoveNode(const api::Node& node) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = nodes_.find(node.metadata.name);
-  if (it == nodes_.end() || it->second->node() == nullptr) return;
-  tree_.RemoveNode(*it->second->node());
-  UpdateImageStates(it->second->node(), nullptr);
-  if (it->second->pods().empty()) {
+  if (it == nodes_.end() || it->second->info.node() == nullptr) return;
+  NodeItem* item = it->second.get();
+  tree_.RemoveNode(*item->info.node());
+  UpdateImageStates(item->info.node(), nullptr);
+  if (item->info.pods().empty()) {
+    Unlink(item);
     nodes_.erase(it);
   } else {
-    it->second->RemoveNode();  // pods still point here until their deletions arrive
+    MoveToHead(item);
+    item->info.RemoveNode();  // pods still point here until their deletions arrive
   }
-  tree_changed_ = true;
+  ++tree_version_;
   UpdateMetrics();
 }
 
@@ -197,7 +235,7 @@ void Cache::UpdateImageStates(const api::Node* old_node, const api::Node* new_no
   }
 }
 
-void Cache::RefreshImageSummaries(NodeInfo& info) {
+bool Cache::RefreshImageSummaries(NodeInfo& info) {
   std::unordered_map<std::string, framework::ImageStateSummary> summaries;
   if (const api::Node* n = info.node()) {
     for (const auto& img : n->status.images) {
@@ -208,68 +246,84 @@ void Cache::RefreshImageSummaries(NodeInfo& info) {
       }
     }
   }
-  if (summaries.empty() && info.image_states().empty()) return;
+  if (SameSummaries(summaries, info.image_states())) return false;
   info.SetImageStates(std::move(summaries));
+  return true;
 }
 
 Status Cache::UpdateSnapshot(Snapshot& snapshot) {
   std::lock_guard<std::mutex> l(mu_);
   if (images_changed_) {
-    // How many nodes hold an image changed: every node's summaries may be stale.
-    for (auto& [name, info] : nodes_) RefreshImageSummaries(*info);
+    // How many nodes hold an image changed: any node's summaries may be stale.
+    for (auto& [name, item] : nodes_) {
+      if (RefreshImageSummaries(item->info)) MoveToHead(item.get());
+    }
     images_changed_ = false;
   }
-  bool rebuild = tree_changed_;
-  bool copied = false;
-  int64_t newest = snapshot.generation_;
-  for (const auto& [name, info] : nodes_) {
-    if (info->node() == nullptr) continue;
-    auto& slot = snapshot.nodes_[name];
+  bool all_lists = snapshot.tree_version_ != tree_version_;
+  bool affinity_lists = false;
+  // Newest first, down to the last change this snapshot has seen.
+  for (NodeItem* item = head_; item && item->info.generation() > snapshot.generation_;
+       item = item->next) {
+    const NodeInfo& info = item->info;
+    if (info.node() == nullptr) continue;  // pods waiting for their node; not schedulable
+    auto& slot = snapshot.nodes_[info.name()];
     if (!slot) {
-      slot = std::make_unique<NodeInfo>(*info);
-      rebuild = true;
-      copied = true;
-    } else if (slot->generation() != info->generation()) {
-      *slot = *info;  // in place: pointers in the lists stay valid
-      copied = true;
+      slot = std::make_unique<NodeInfo>(info);
+      all_lists = true;
+      continue;
     }
-    newest = std::max(newest, info->generation());
+    if (slot->pods_with_affinity().empty() != info.pods_with_affinity().empty() ||
+        slot->pods_with_required_anti_affinity().empty() !=
+            info.pods_with_required_anti_affinity().empty()) {
+      affinity_lists = true;
+    }
+    *slot = info;  // in place: pointers in the lists stay valid
   }
+  if (head_) snapshot.generation_ = std::max(snapshot.generation_, head_->info.generation());
+  if (snapshot.nodes_.size() > tree_.size()) {
+    RemoveDeletedNodesFromSnapshot(snapshot);
+    all_lists = true;
+  }
+  if (all_lists || affinity_lists) RebuildLists(snapshot, all_lists);
+  if (snapshot.list_.size() != tree_.size()) {
+    LOG_ERROR("snapshot has {} nodes but the node tree {}; rebuilding", snapshot.list_.size(),
+              tree_.size());
+    snapshot.generation_ = 0;  // the next update copies every node again
+    snapshot.tree_version_ = 0;
+    return InternalError("scheduler cache and snapshot disagree on the node count");
+  }
+  return OkStatus();
+}
+
+void Cache::RemoveDeletedNodesFromSnapshot(Snapshot& snapshot) {
   for (auto it = snapshot.nodes_.begin(); it != snapshot.nodes_.end();) {
     auto live = nodes_.find(it->first);
-    if (live == nodes_.end() || live->second->node() == nullptr) {
+    if (live == nodes_.end() || live->second->info.node() == nullptr) {
       it = snapshot.nodes_.erase(it);
-      rebuild = true;
     } else {
       ++it;
     }
   }
-  snapshot.generation_ = newest;
-  if (rebuild) {
+}
+
+void Cache::RebuildLists(Snapshot& snapshot, bool all_nodes) {
+  if (all_nodes) {
     snapshot.list_.clear();
     for (const auto& name : tree_.List()) {
       auto it = snapshot.nodes_.find(name);
       if (it != snapshot.nodes_.end()) snapshot.list_.push_back(it->second.get());
     }
-    tree_changed_ = false;
+    snapshot.tree_version_ = tree_version_;
   }
-  if (rebuild || copied) {
-    snapshot.with_affinity_.clear();
-    snapshot.with_required_anti_affinity_.clear();
-    for (const auto* n : snapshot.list_) {
-      if (!n->pods_with_affinity().empty()) snapshot.with_affinity_.push_back(n);
-      if (!n->pods_with_required_anti_affinity().empty()) {
-        snapshot.with_required_anti_affinity_.push_back(n);
-      }
+  snapshot.with_affinity_.clear();
+  snapshot.with_required_anti_affinity_.clear();
+  for (const auto* n : snapshot.list_) {
+    if (!n->pods_with_affinity().empty()) snapshot.with_affinity_.push_back(n);
+    if (!n->pods_with_required_anti_affinity().empty()) {
+      snapshot.with_required_anti_affinity_.push_back(n);
     }
   }
-  if (snapshot.list_.size() != tree_.size()) {
-    LOG_ERROR("snapshot has {} nodes but the node tree {}; rebuilding", snapshot.list_.size(),
-              tree_.size());
-    tree_changed_ = true;
-    return InternalError("scheduler cache and snapshot disagree on the node count");
-  }
-  return OkStatus();
 }
 
 size_t Cache::NodeCount() const {

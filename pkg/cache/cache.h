@@ -50,8 +50,10 @@ class Cache {
   void UpdateNode(const api::NodePtr& old_node, api::NodePtr new_node);
   void RemoveNode(const api::Node& node);
 
-  // Brings snapshot up to date with the cache. An inconsistency (which would be a bug) is
-  // repaired by a full rebuild and reported as an error, and the cycle fails.
+  // Brings snapshot up to date with the cache, copying only the nodes changed since its last
+  // update; the node list is rebuilt only when nodes were added, removed or changed zone. An
+  // inconsistency (which would be a bug) is repaired by a full rebuild and reported as an error,
+  // and the cycle fails.
   Status UpdateSnapshot(Snapshot& snapshot);
 
   size_t NodeCount() const;
@@ -63,16 +65,30 @@ class Cache {
     bool assumed = false;
     bool binding_finished = false;
   };
+  // A node entry, linked into a list ordered by the generation of its last change (newest
+  // first), so UpdateSnapshot visits only the nodes changed since the snapshot's generation.
+  struct NodeItem {
+    framework::NodeInfo info;
+    NodeItem* prev = nullptr;
+    NodeItem* next = nullptr;
+  };
   static std::string PodKey(const api::Pod& pod);
-  framework::NodeInfo& NodeEntry(const std::string& name) REQUIRES(mu_);
+  // The entry for name, created if absent, moved to the head because the caller will change it.
+  framework::NodeInfo& TouchNode(const std::string& name) REQUIRES(mu_);
+  void MoveToHead(NodeItem* item) REQUIRES(mu_);
+  void Unlink(NodeItem* item) REQUIRES(mu_);
   void AddPodLocked(framework::PodInfoPtr info) REQUIRES(mu_);
   void RemovePodLocked(const api::Pod& pod, const std::string& node) REQUIRES(mu_);
   void UpdateImageStates(const api::Node* old_node, const api::Node* new_node) REQUIRES(mu_);
-  void RefreshImageSummaries(framework::NodeInfo& info) REQUIRES(mu_);
+  // True if the node's image summaries changed (and with them its generation).
+  bool RefreshImageSummaries(framework::NodeInfo& info) REQUIRES(mu_);
+  void RemoveDeletedNodesFromSnapshot(Snapshot& snapshot) REQUIRES(mu_);
+  void RebuildLists(Snapshot& snapshot, bool all_nodes) REQUIRES(mu_);
   void UpdateMetrics() REQUIRES(mu_);
 
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<framework::NodeInfo>> nodes_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::unique_ptr<NodeItem>> nodes_ GUARDED_BY(mu_);
+  NodeItem* head_ GUARDED_BY(mu_) = nullptr;  // most recently changed node entry
   std::unordered_map<std::string, PodState> pods_ GUARDED_BY(mu_);  // by UID (or ns/name)
   NodeTree tree_ GUARDED_BY(mu_);
   // image name -> (size, names of nodes that have it)
@@ -82,7 +98,8 @@ class Cache {
   };
   std::unordered_map<std::string, ImageState> images_ GUARDED_BY(mu_);
   bool images_changed_ GUARDED_BY(mu_) = false;
-  bool tree_changed_ GUARDED_BY(mu_) = true;
+  // Counts changes of the node order; a snapshot that saw an older count rebuilds its list.
+  int64_t tree_version_ GUARDED_BY(mu_) = 1;
   size_t assumed_ GUARDED_BY(mu_) = 0;  // entries of pods_ with assumed set
 };
 

@@ -25,7 +25,6 @@ void NodeTree::AddNode(const api::Node& node) {
   if (names.empty() && std::find(zones_.begin(), zones_.end(), zone) == zones_.end()) {
     zones_.push_back(zone);
   }
-  if (std::find(names.begin(), names.end(), node.metadata.name) != names.end()) return;
   names.push_back(node.metadata.name);
   ++num_nodes_;
 }
@@ -45,10 +44,11 @@ void NodeTree::RemoveNode(const api::Node& node) {
   }
 }
 
-void NodeTree::UpdateNode(const api::Node& old_node, const api::Node& new_node) {
-  if (ZoneKey(old_node) == ZoneKey(new_node)) return;
+bool NodeTree::UpdateNode(const api::Node& old_node, const api::Node& new_node) {
+  if (ZoneKey(old_node) == ZoneKey(new_node)) return false;
   RemoveNode(old_node);
   AddNode(new_node);
+  return true;
 }
 
 std::vector<std::string> NodeTree::List() const {

@@ -16,8 +16,10 @@ std::string ZoneKey(const api::Node& node);
 
 class NodeTree {
  public:
+  // node must not be in the tree already (the cache adds a node once, then updates it).
   void AddNode(const api::Node& node);
-  void UpdateNode(const api::Node& old_node, const api::Node& new_node);
+  // True if the node moved to another zone, which changes the listing order.
+  bool UpdateNode(const api::Node& old_node, const api::Node& new_node);
   void RemoveNode(const api::Node& node);
   std::vector<std::string> List() const;
   size_t size() const { return num_nodes_; }

@@ -1,15 +1,16 @@
 // Snapshot: the NodeInfos one scheduling cycle works on, copied from the cache at the start of
 // the cycle. UpdateSnapshot copies only nodes whose generation changed since the last update,
 // reusing the snapshot's existing objects, so a cycle costs little when few nodes changed.
-// Read-only during a cycle, and then safe to read from many threads.
+// The node list is rebuilt only when nodes come, go or change zone. Read-only during a cycle, and
+// then safe to read from many threads.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "pkg/common/string_map.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/types.h"
 
@@ -30,11 +31,12 @@ class Snapshot : public framework::NodeInfoLister {
 
  private:
   friend class Cache;
-  std::unordered_map<std::string, std::unique_ptr<framework::NodeInfo>> nodes_;
+  StringMap<std::unique_ptr<framework::NodeInfo>> nodes_;
   std::vector<const framework::NodeInfo*> list_;  // node-tree order
   std::vector<const framework::NodeInfo*> with_affinity_;
   std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
   int64_t generation_ = 0;
+  int64_t tree_version_ = 0;  // the cache's node-order version the list reflects
 };
 
 }  // namespace stowage::cache

@@ -1,12 +1,29 @@
 #include "pkg/framework/parallelize.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 
 namespace stowage::framework {
+namespace {
+
+// CPUs this process may run on (taskset, cpuset), at least 1.
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
 
 WorkerPool::WorkerPool(int parallelism) : parallelism_(std::max(1, parallelism)) {
-  for (int i = 1; i < parallelism_; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  // Upstream's 16 goroutines share GOMAXPROCS threads; 16 OS threads on fewer CPUs would only
+  // add context switches, so run at most one thread per CPU. The chunk size still follows
+  // parallelism, as upstream's.
+  const int threads = std::min(parallelism_, UsableCpus());
+  for (int i = 1; i < threads; ++i) threads_.emplace_back([this] { WorkerLoop(); });
 }
 
 WorkerPool::~WorkerPool() {
