@@ -95,12 +95,69 @@ EventRecorder::EventRecorder(client::RestClient& client, std::string instance,
   MonoTime now = clock_.Now();
   next_finish_ = now + options_.series_finish_interval;
   next_refresh_ = now + options_.series_refresh_interval;
+  for (int i = 0; i < std::max(1, options_.writers); ++i) {
+    auto w = std::make_unique<Writer>();
+    Writer* raw = w.get();
+    w->thread = std::jthread([this, raw](std::stop_token stop) { WriterLoop(*raw, stop); });
+    writers_.push_back(std::move(w));
+  }
   thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
 }
 
 EventRecorder::~EventRecorder() {
+  // The worker first, since it feeds the writers.
   thread_.request_stop();
   cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  for (auto& w : writers_) {
+    w->thread.request_stop();
+    w->cv.notify_all();
+  }
+  for (auto& w : writers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+void EventRecorder::WriterLoop(Writer& w, std::stop_token stop) {
+  while (true) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> l(w.mu);
+      w.busy = false;
+      w.cv.notify_all();  // SyncForTest waits for idle writers
+      w.cv.wait(l, stop, [&] { return !w.tasks.empty(); });
+      if (stop.stop_requested()) return;
+      task = std::move(w.tasks.front());
+      w.tasks.pop_front();
+      w.busy = true;
+    }
+    task();
+  }
+}
+
+void EventRecorder::Dispatch(const std::string& key, std::function<void()> write) {
+  Writer& w = *writers_[std::hash<std::string>{}(key) % writers_.size()];
+  {
+    std::lock_guard<std::mutex> l(w.mu);
+    if (w.tasks.size() >= options_.queue_capacity) {
+      CountDrop();
+      return;
+    }
+    w.tasks.push_back(std::move(write));
+  }
+  w.cv.notify_one();
+}
+
+void EventRecorder::CountDrop() {
+  uint64_t n = ++dropped_;
+  // At most one line per 10 s: a flood of drops must not become a flood of logs.
+  int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    clock_.Now().time_since_epoch()).count();
+  int64_t last = last_drop_log_nanos_.load();
+  if ((last == 0 || now - last >= 10'000'000'000LL) &&
+      last_drop_log_nanos_.compare_exchange_strong(last, now)) {
+    LOG_WARN("Event queue is full; dropping events (dropped so far: {})", n);
+  }
 }
 
 std::string EventRecorder::NextEventName(const std::string& object_name) {
@@ -145,7 +202,7 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
   {
     std::lock_guard<std::mutex> l(mu_);
     if (queue_.size() >= options_.queue_capacity) {
-      dropped_++;
+      CountDrop();
       return;
     }
     queue_.push_back(std::move(p));
@@ -154,11 +211,17 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
 }
 
 void EventRecorder::SyncForTest() {
-  std::unique_lock<std::mutex> l(mu_);
-  uint64_t target = passes_started_ + 1;
-  sync_requested_ = true;
-  cv_.notify_all();
-  sync_cv_.wait(l, [&] { return passes_done_ >= target; });
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    uint64_t target = passes_started_ + 1;
+    sync_requested_ = true;
+    cv_.notify_all();
+    sync_cv_.wait(l, [&] { return passes_done_ >= target; });
+  }
+  for (auto& w : writers_) {
+    std::unique_lock<std::mutex> l(w->mu);
+    w->cv.wait(l, [&] { return w->tasks.empty() && !w->busy; });
+  }
 }
 
 void EventRecorder::Loop(std::stop_token stop) {
@@ -196,7 +259,10 @@ void EventRecorder::Process(Pending& p) {
     c.event.series_last_observed_time = p.event.event_time;
     // The second occurrence turns the event into a series at once; later ones wait for the
     // periodic writes.
-    if (++c.count == 2) WriteSeries(c);
+    if (++c.count == 2) {
+      c.event.series_count = c.count;
+      Dispatch(key, [this, e = c.event] { WriteSeries(e); });
+    }
     return;
   }
   if (!AllowSpam(p.event, p.at)) {
@@ -205,13 +271,15 @@ void EventRecorder::Process(Pending& p) {
          p.event.regarding.name, p.event.reason);
     return;
   }
-  auto [it, inserted] = series_.emplace(std::move(key), Cached{p.event, p.at, p.at, 1});
+  auto [it, inserted] = series_.emplace(key, Cached{p.event, p.at, p.at, 1});
   (void)inserted;
-  if (Status s = Post(it->second.event); !s.ok()) {
-    failed_writes_++;
-    LOG_ERROR_ERR(s, "Unable to write event (will not retry!) event=\"{}/{}\"",
-                  it->second.event.namespace_, it->second.event.name);
-  }
+  Dispatch(key, [this, e = std::move(p.event)] {
+    if (Status s = Post(e); !s.ok()) {
+      failed_writes_++;
+      LOG_ERROR_ERR(s, "Unable to write event (will not retry!) event=\"{}/{}\"", e.namespace_,
+                    e.name);
+    }
+  });
 }
 
 bool EventRecorder::AllowSpam(const api::EventRecord& e, MonoTime now) {
@@ -231,22 +299,21 @@ bool EventRecorder::AllowSpam(const api::EventRecord& e, MonoTime now) {
 
 Status EventRecorder::Post(const api::EventRecord& e) { return client::CreateEvent(client_, e); }
 
-bool EventRecorder::WriteSeries(Cached& c) {
-  c.event.series_count = c.count;
-  std::string patch = api::EncodeEventSeriesPatch(c.count, c.event.series_last_observed_time);
-  Status s = client_.Patch(EventPath(c.event), patch, client::kStrategicMergePatch).status();
+bool EventRecorder::WriteSeries(const api::EventRecord& e) {
+  std::string patch = api::EncodeEventSeriesPatch(e.series_count, e.series_last_observed_time);
+  Status s = client_.Patch(EventPath(e), patch, client::kStrategicMergePatch).status();
   if (client::IsNotFound(s)) {
     // The event expired or its first POST failed: create it whole, series included.
-    s = Post(c.event);
+    s = Post(e);
     // Someone created it in between (a very young event): the patch applies now.
     if (client::IsAlreadyExists(s)) {
-      s = client_.Patch(EventPath(c.event), patch, client::kStrategicMergePatch).status();
+      s = client_.Patch(EventPath(e), patch, client::kStrategicMergePatch).status();
     }
   }
   if (s.ok()) return true;
   failed_writes_++;
-  LOG_ERROR_ERR(s, "Unable to update event series event=\"{}/{}\" count={}", c.event.namespace_,
-                c.event.name, c.count);
+  LOG_ERROR_ERR(s, "Unable to update event series event=\"{}/{}\" count={}", e.namespace_,
+                e.name, e.series_count);
   return !IsTransient(s);
 }
 
@@ -257,7 +324,8 @@ void EventRecorder::RunPeriodic(MonoTime now) {
       Cached& c = it->second;
       bool forget = false;
       if (c.count >= 2) {
-        forget = c.last_observed + options_.series_finish_interval < now && WriteSeries(c);
+        c.event.series_count = c.count;
+        forget = c.last_observed + options_.series_finish_interval < now && WriteSeries(c.event);
       } else {
         forget = c.first_seen + options_.series_finish_interval < now;
       }
@@ -275,7 +343,9 @@ void EventRecorder::RunPeriodic(MonoTime now) {
   if (now >= next_refresh_) {
     // upstream's refreshExistingEventSeries: every live series gets its current count.
     for (auto& [key, c] : series_) {
-      if (c.count >= 2) WriteSeries(c);
+      if (c.count < 2) continue;
+      c.event.series_count = c.count;
+      WriteSeries(c.event);
     }
     next_refresh_ = now + options_.series_refresh_interval;
   }

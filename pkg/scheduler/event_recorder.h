@@ -2,8 +2,10 @@
 // broadcaster does for kube-scheduler, without ever blocking the scheduling loop.
 //
 // Record() only builds the event and appends it to a bounded queue (1000, upstream's
-// maxQueuedEvents); when the queue is full the event is dropped and counted. One worker thread
-// drains the queue and talks to the API server:
+// maxQueuedEvents); when the queue is full the event is dropped, counted and logged. One worker
+// thread drains the queue and decides what to write; the writes go to a few writer threads
+// (upstream starts a goroutine per write), each with a bounded queue, and all writes about one
+// series go to the same writer so they stay in order:
 //
 //  * Series (upstream's isomorphic events). Events with the same type, action, reason,
 //    reporting controller and instance, and regarding object (kind, apiVersion, namespace,
@@ -27,17 +29,21 @@
 //
 // Writes use the RestClient's retries; an event that still fails is logged and dropped (upstream
 // retries up to 12 times, 10 s apart, from a goroutine per event). Thread-safe: Record() may be
-// called from any thread; the series and spam state belong to the worker thread.
+// called from any thread; the series and spam state belong to the worker thread. On destruction
+// writes not yet started are dropped.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "pkg/api/encode.h"
 #include "pkg/client/rest_client.h"
@@ -47,7 +53,8 @@
 namespace stowage::scheduler {
 
 struct EventRecorderOptions {
-  size_t queue_capacity = 1000;
+  size_t queue_capacity = 1000;  // events waiting for the worker, and writes per writer
+  int writers = 8;
   int spam_burst = 25;
   Duration spam_refill_interval = std::chrono::minutes(5);
   Duration series_finish_interval = std::chrono::minutes(6);
@@ -73,7 +80,7 @@ class EventRecorder {
   void Record(const api::Pod& regarding, std::string_view controller, std::string_view type,
               std::string_view reason, std::string_view action, std::string note);
 
-  // Events dropped because the queue was full.
+  // Events dropped because a queue was full.
   uint64_t dropped() const { return dropped_.load(); }
   // Events dropped by the per-object spam filter.
   uint64_t spam_filtered() const { return spam_filtered_.load(); }
@@ -81,7 +88,7 @@ class EventRecorder {
   uint64_t failed_writes() const { return failed_writes_.load(); }
 
   // Waits until the worker has handled everything recorded before the call and has run the
-  // periodic series work that is due by the clock's current time.
+  // periodic series work that is due by the clock's current time, and the writers are idle.
   void SyncForTest();
 
  private:
@@ -99,13 +106,24 @@ class EventRecorder {
     double tokens;
     MonoTime last;
   };
+  struct Writer {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::deque<std::function<void()>> tasks GUARDED_BY(mu);
+    bool busy GUARDED_BY(mu) = false;
+    std::jthread thread;
+  };
 
   void Loop(std::stop_token stop);
+  void WriterLoop(Writer& w, std::stop_token stop);
+  // Queues a write on the writer that owns key; drops it when that writer is full.
+  void Dispatch(const std::string& key, std::function<void()> write);
+  void CountDrop();
   void Process(Pending& p);
   void RunPeriodic(MonoTime now);
   bool AllowSpam(const api::EventRecord& e, MonoTime now);
-  // Writes the series of c; returns false when the failure is worth retrying later.
-  bool WriteSeries(Cached& c);
+  // Writes the series of e (series_count set); false when the failure is worth retrying later.
+  bool WriteSeries(const api::EventRecord& e);
   Status Post(const api::EventRecord& e);
   std::string NextEventName(const std::string& object_name);
 
@@ -132,6 +150,8 @@ class EventRecorder {
   std::atomic<uint64_t> spam_filtered_{0};
   std::atomic<uint64_t> failed_writes_{0};
   std::atomic<int64_t> last_name_nanos_{0};
+  std::atomic<int64_t> last_drop_log_nanos_{0};
+  std::vector<std::unique_ptr<Writer>> writers_;  // started before the worker
   std::jthread thread_;  // last: starts after everything above is initialized
 };
 
