@@ -48,10 +48,4 @@ std::string_view ResponseContentType(const Decision& d);
 // Whether to add "X-Content-Type-Options: nosniff".
 bool ResponseNoSniff(const Decision& d);
 
-// Go's %q of s (strconv.Quote): printable UTF-8 kept, everything else escaped.
-std::string GoQuote(std::string_view s);
-// s as a JSON string literal, quotes included, escaped as Go's encoding/json does (HTML
-// characters, U+2028/U+2029 and invalid UTF-8 included).
-std::string GoJsonString(std::string_view s);
-
 }  // namespace stowage::auth

@@ -121,7 +121,7 @@ bool TypeMeta(Decoder& d, const std::string& k, const YAML::Node& v, const Field
     d.Get(v, p, version);
     if (!version.empty() && version != kGroupVersion) {
       d.Fail(p, "args for plugin " + plugin + " must be " + std::string(kGroupVersion) +
-                    ", got " + QuoteValue(version));
+                    ", got " + GoQuote(version));
     }
     return true;
   }

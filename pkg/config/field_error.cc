@@ -8,8 +8,6 @@
 namespace stowage::config {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
 std::string_view TypeText(FieldError::Type type) {
   switch (type) {
     case FieldError::Type::kRequired: return "Required value";
@@ -104,63 +102,10 @@ FieldError NotSupported(const FieldPath& path, std::string value,
     detail = "supported values: ";
     for (size_t i = 0; i < supported.size(); ++i) {
       if (i > 0) detail += ", ";
-      detail += QuoteValue(supported[i]);
+      detail += GoQuote(supported[i]);
     }
   }
   return {FieldError::Type::kNotSupported, path.str(), std::move(value), std::move(detail)};
-}
-
-std::string QuoteValue(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;  // printable ASCII, or UTF-8 kept as is
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string JsonValue(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        // Go's encoder also escapes <, > and & for HTML safety.
-        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-  return out;
 }
 
 std::string JsonList(const std::vector<std::string>& values) {
@@ -168,7 +113,7 @@ std::string JsonList(const std::vector<std::string>& values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ",";
-    out += JsonValue(values[i]);
+    out += GoJsonString(values[i]);
   }
   return out + "]";
 }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/common/go_quote.h"
+
 namespace stowage::config {
 
 // A field path such as "profiles[0].plugins.score.enabled[1].weight".
@@ -50,10 +52,6 @@ FieldError Duplicate(const FieldPath& path, std::string value);
 FieldError NotSupported(const FieldPath& path, std::string value,
                         const std::vector<std::string_view>& supported);
 
-// Go's %q of a string (strconv.Quote).
-std::string QuoteValue(std::string_view s);
-// A JSON string literal, as json.Marshal renders a named string type or a Duration.
-std::string JsonValue(std::string_view s);
 // A []string rendered as JSON; an empty list is "null", as a nil Go slice.
 std::string JsonList(const std::vector<std::string>& values);
 

@@ -13,7 +13,7 @@ namespace stowage::config {
 namespace {
 
 std::string Num(int64_t v) { return std::to_string(v); }
-std::string Dur(Duration d) { return JsonValue(FormatDuration(d)); }
+std::string Dur(Duration d) { return GoJsonString(FormatDuration(d)); }
 
 void Append(FieldErrors& to, FieldErrors from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
@@ -38,7 +38,7 @@ std::string InternalPluginSetValue(const PluginSet& set) {
     std::string out = "[";
     for (size_t i = 0; i < plugins.size(); ++i) {
       if (i > 0) out += ",";
-      out += "{\"Name\":" + JsonValue(plugins[i].name) +
+      out += "{\"Name\":" + GoJsonString(plugins[i].name) +
              ",\"Weight\":" + Num(plugins[i].weight.value_or(0)) + "}";
     }
     return out + "]";
@@ -82,7 +82,7 @@ void ValidateLeaderElection(const LeaderElectionConfiguration& le, FieldErrors& 
   if (le.resource_namespace.empty()) errs.push_back(Required(path.Child("resourceNamespace"), ""));
   if (le.resource_name.empty()) errs.push_back(Required(path.Child("resourceName"), ""));
   if (le.resource_lock != "leases") {
-    errs.push_back(Invalid(path.Child("resourceLock"), QuoteValue(le.resource_lock),
+    errs.push_back(Invalid(path.Child("resourceLock"), GoQuote(le.resource_lock),
                            "resourceLock value must be \"leases\""));
   }
 }
@@ -163,7 +163,7 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
       for (size_t i = 0; i < enabled.size(); ++i) {
         if (IsRemovedPlugin(enabled[i].name)) {
           errs.push_back(Invalid(plugins.Child(ExtensionPointName(point)).Child("enabled").Index(i),
-                                 QuoteValue(enabled[i].name), RemovedPluginDetail()));
+                                 GoQuote(enabled[i].name), RemovedPluginDetail()));
         }
       }
     }
@@ -172,9 +172,9 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
   for (size_t i = 0; i < profile.plugin_config.size(); ++i) {
     const PluginConfig& pc = profile.plugin_config[i];
     const FieldPath pc_path = path.Child("pluginConfig").Index(i);
-    if (!seen.insert(pc.name).second) errs.push_back(Duplicate(pc_path, QuoteValue(pc.name)));
+    if (!seen.insert(pc.name).second) errs.push_back(Duplicate(pc_path, GoQuote(pc.name)));
     if (IsRemovedPlugin(pc.name)) {
-      errs.push_back(Invalid(pc_path, QuoteValue(pc.name), RemovedPluginDetail()));
+      errs.push_back(Invalid(pc_path, GoQuote(pc.name), RemovedPluginDetail()));
       continue;
     }
     Append(errs, ValidateArgs(pc.name, pc.args, pc_path.Child("args"), features));
@@ -242,18 +242,18 @@ void ValidateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
       const FieldPath name_path = p.Child("managedResources").Index(j).Child("name");
       const std::vector<std::string> problems = QualifiedNameErrors(name);
       for (const std::string& msg : problems) {
-        errs.push_back(Invalid(name_path, JsonValue(name), msg));
+        errs.push_back(Invalid(name_path, GoJsonString(name), msg));
       }
       if (problems.empty() && !IsExtendedResourceName(name)) {
-        errs.push_back(Invalid(name_path, QuoteValue(name), "is an invalid extended resource name"));
+        errs.push_back(Invalid(name_path, GoQuote(name), "is an invalid extended resource name"));
       }
       if (!managed.insert(name).second) {
-        errs.push_back(Invalid(name_path, QuoteValue(name), "duplicate extender managed resource name"));
+        errs.push_back(Invalid(name_path, GoQuote(name), "duplicate extender managed resource name"));
       }
     }
   }
   if (binders > 1) {
-    errs.push_back(Invalid(path, QuoteValue("found " + std::to_string(binders) +
+    errs.push_back(Invalid(path, GoQuote("found " + std::to_string(binders) +
                                             " extenders implementing bind"),
                            "only one extender can implement bind"));
   }

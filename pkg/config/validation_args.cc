@@ -16,7 +16,7 @@ std::string Num(int64_t v) { return std::to_string(v); }
 // metav1validation.ValidateLabelName.
 void ValidateLabelName(const std::string& name, const FieldPath& path, FieldErrors& errs) {
   for (std::string& msg : QualifiedNameErrors(name)) {
-    errs.push_back(Invalid(path, QuoteValue(name), std::move(msg)));
+    errs.push_back(Invalid(path, GoQuote(name), std::move(msg)));
   }
 }
 
@@ -61,11 +61,11 @@ void ValidateLabelRequirement(const api::NodeSelectorRequirement& r, const Field
   static const std::vector<std::string_view> kOps = {"In", "NotIn", "Exists",
                                                      "DoesNotExist", "Gt", "Lt"};
   if (std::find(kOps.begin(), kOps.end(), r.op) == kOps.end()) {
-    errs.push_back(NotSupported(path.Child("operator"), JsonValue(r.op), kOps));
+    errs.push_back(NotSupported(path.Child("operator"), GoJsonString(r.op), kOps));
     return;
   }
   if (std::vector<std::string> key_errs = QualifiedNameErrors(r.key); !key_errs.empty()) {
-    errs.push_back(Invalid(path.Child("key"), QuoteValue(r.key), Join(key_errs)));
+    errs.push_back(Invalid(path.Child("key"), GoQuote(r.key), Join(key_errs)));
   }
   const FieldPath values = path.Child("values");
   if (r.op == "In" || r.op == "NotIn") {
@@ -85,14 +85,14 @@ void ValidateLabelRequirement(const api::NodeSelectorRequirement& r, const Field
     }
     for (size_t i = 0; i < r.values.size(); ++i) {
       if (!ParseInt64(r.values[i])) {
-        errs.push_back(Invalid(values.Index(i), QuoteValue(r.values[i]),
+        errs.push_back(Invalid(values.Index(i), GoQuote(r.values[i]),
                                "for 'Gt', 'Lt' operators, the value must be an integer"));
       }
     }
   }
   for (size_t i = 0; i < r.values.size(); ++i) {
     if (std::vector<std::string> v = LabelValueErrors(r.values[i]); !v.empty()) {
-      errs.push_back(Invalid(values.Index(i).Key(r.key), QuoteValue(r.values[i]), Join(v)));
+      errs.push_back(Invalid(values.Index(i).Key(r.key), GoQuote(r.values[i]), Join(v)));
     }
   }
 }
@@ -113,7 +113,7 @@ void ValidateTerm(const api::NodeSelectorTerm& term, const FieldPath& path, Fiel
         errs.push_back(Invalid(p.Child("values"), JsonList(r.values), "must have one element"));
       }
     } else {
-      errs.push_back(NotSupported(p.Child("operator"), JsonValue(r.op), {"In", "NotIn"}));
+      errs.push_back(NotSupported(p.Child("operator"), GoJsonString(r.op), {"In", "NotIn"}));
     }
   }
 }
@@ -151,10 +151,10 @@ FieldErrors ValidatePodTopologySpreadArgs(const FieldPath& path, const PodTopolo
   FieldErrors errs;
   const FieldPath type_path = path.Child("defaultingType");
   if (a.defaulting_type != kSystemDefaulting && a.defaulting_type != kListDefaulting) {
-    errs.push_back(NotSupported(type_path, JsonValue(a.defaulting_type),
+    errs.push_back(NotSupported(type_path, GoJsonString(a.defaulting_type),
                                 {kSystemDefaulting, kListDefaulting}));
   } else if (a.defaulting_type == kSystemDefaulting && !a.default_constraints.empty()) {
-    errs.push_back(Invalid(type_path, JsonValue(a.defaulting_type),
+    errs.push_back(Invalid(type_path, GoJsonString(a.defaulting_type),
                            "when .defaultConstraints are not empty"));
   }
   const FieldPath constraints = path.Child("defaultConstraints");
@@ -173,7 +173,7 @@ FieldErrors ValidatePodTopologySpreadArgs(const FieldPath& path, const PodTopolo
       errs.push_back(Required(p.Child("whenUnsatisfiable"), "can not be empty"));
     } else if (c.when_unsatisfiable != "DoNotSchedule" &&
                c.when_unsatisfiable != "ScheduleAnyway") {
-      errs.push_back(NotSupported(p.Child("whenUnsatisfiable"), JsonValue(c.when_unsatisfiable),
+      errs.push_back(NotSupported(p.Child("whenUnsatisfiable"), GoJsonString(c.when_unsatisfiable),
                                   {"DoNotSchedule", "ScheduleAnyway"}));
     }
     if (c.label_selector) {
@@ -186,7 +186,7 @@ FieldErrors ValidatePodTopologySpreadArgs(const FieldPath& path, const PodTopolo
       if (c.topology_key == other.topology_key &&
           c.when_unsatisfiable == other.when_unsatisfiable) {
         errs.push_back(Duplicate(
-            p, QuoteValue("{" + c.topology_key + ", " + c.when_unsatisfiable + "}")));
+            p, GoQuote("{" + c.topology_key + ", " + c.when_unsatisfiable + "}")));
         break;
       }
     }
@@ -226,7 +226,7 @@ FieldErrors ValidateNodeResourcesBalancedAllocationArgs(
   for (size_t i = 0; i < a.resources.size(); ++i) {
     const ResourceSpec& r = a.resources[i];
     if (!seen.insert(r.name).second) {
-      errs.push_back(Duplicate(resources.Index(i).Child("name"), QuoteValue(r.name)));
+      errs.push_back(Duplicate(resources.Index(i).Child("name"), GoQuote(r.name)));
     }
     if (r.weight != 1) {
       errs.push_back(Invalid(resources.Index(i).Child("weight"), Num(r.weight), "must be 1"));
@@ -245,7 +245,7 @@ FieldErrors ValidateNodeResourcesFitArgs(const FieldPath& path, const NodeResour
   for (size_t i = 0; i < a.ignored_resource_groups.size(); ++i) {
     const std::string& g = a.ignored_resource_groups[i];
     if (g.find('/') != std::string::npos) {
-      errs.push_back(Invalid(groups.Index(i), QuoteValue(g), "resource group name can't contain '/'"));
+      errs.push_back(Invalid(groups.Index(i), GoQuote(g), "resource group name can't contain '/'"));
     }
     ValidateLabelName(g, groups.Index(i), errs);
   }
@@ -256,7 +256,7 @@ FieldErrors ValidateNodeResourcesFitArgs(const FieldPath& path, const NodeResour
   }
   const ScoringStrategy& s = *a.scoring_strategy;
   if (s.type != kLeastAllocated && s.type != kMostAllocated && s.type != kRequestedToCapacityRatio) {
-    errs.push_back(NotSupported(strategy.Child("type"), JsonValue(s.type),
+    errs.push_back(NotSupported(strategy.Child("type"), GoJsonString(s.type),
                                 {kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio}));
   }
   ValidateResources(s.resources, strategy.Child("resources"), errs);
@@ -320,7 +320,7 @@ FieldErrors ValidateDynamicResourcesArgs(const FieldPath& path, const DynamicRes
   FieldErrors errs;
   if (features.dra_scheduler_filter_timeout) {
     if (a.filter_timeout && *a.filter_timeout < Duration(0)) {
-      errs.push_back(Invalid(path.Child("filterTimeout"), JsonValue(FormatDuration(*a.filter_timeout)),
+      errs.push_back(Invalid(path.Child("filterTimeout"), GoJsonString(FormatDuration(*a.filter_timeout)),
                              "must be zero or positive"));
     }
   } else if (a.filter_timeout) {
@@ -330,7 +330,7 @@ FieldErrors ValidateDynamicResourcesArgs(const FieldPath& path, const DynamicRes
   if (features.dra_device_binding_conditions && features.dra_resource_claim_device_status) {
     if (a.binding_timeout && *a.binding_timeout < std::chrono::seconds(1)) {
       errs.push_back(Invalid(path.Child("bindingTimeout"),
-                             JsonValue(FormatDuration(*a.binding_timeout)),
+                             GoJsonString(FormatDuration(*a.binding_timeout)),
                              "must be at least 1 second"));
     }
   } else if (a.binding_timeout) {

@@ -98,7 +98,7 @@ std::string Describe(const YAML::Node& node) {
     case ScalarKind::kBool: return std::string("bool ") + (s.boolean ? "true" : "false");
     case ScalarKind::kInt:
     case ScalarKind::kFloat: return "number " + s.text;
-    case ScalarKind::kString: return "string " + QuoteValue(s.text);
+    case ScalarKind::kString: return "string " + GoQuote(s.text);
   }
   return "";
 }
@@ -329,7 +329,7 @@ void Decoder::GetBytes(const YAML::Node& node, const FieldPath& path, std::strin
 
 namespace {
 
-nlohmann::json ToJsonValue(Decoder& d, const YAML::Node& node, const FieldPath& path,
+nlohmann::json ToGoJsonString(Decoder& d, const YAML::Node& node, const FieldPath& path,
                            size_t depth, size_t max_depth, const std::function<bool()>& spend) {
   if (!spend()) return nullptr;
   if (depth > max_depth) {
@@ -351,7 +351,7 @@ nlohmann::json ToJsonValue(Decoder& d, const YAML::Node& node, const FieldPath& 
         d.Fail(path.Child(key), "duplicate field");
         continue;
       }
-      obj[key] = ToJsonValue(d, entry.second, path.Child(key), depth + 1, max_depth, spend);
+      obj[key] = ToGoJsonString(d, entry.second, path.Child(key), depth + 1, max_depth, spend);
     }
     return obj;
   }
@@ -359,7 +359,7 @@ nlohmann::json ToJsonValue(Decoder& d, const YAML::Node& node, const FieldPath& 
     nlohmann::json arr = nlohmann::json::array();
     size_t i = 0;
     for (const auto& item : node) {
-      arr.push_back(ToJsonValue(d, item, path.Index(i++), depth + 1, max_depth, spend));
+      arr.push_back(ToGoJsonString(d, item, path.Index(i++), depth + 1, max_depth, spend));
     }
     return arr;
   }
@@ -387,7 +387,7 @@ nlohmann::json ToJsonValue(Decoder& d, const YAML::Node& node, const FieldPath& 
 
 std::string Decoder::ToJson(const YAML::Node& node, const FieldPath& path) {
   const std::function<bool()> spend = [&] { return Spend(path); };
-  return ToJsonValue(*this, node, path, 0, max_depth_, spend)
+  return ToGoJsonString(*this, node, path, 0, max_depth_, spend)
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -18,7 +18,7 @@ namespace {
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 Status NumError(std::string_view fn, std::string_view s, std::string_view what) {
-  return InvalidArgumentError("strconv." + std::string(fn) + ": parsing " + config::QuoteValue(s) +
+  return InvalidArgumentError("strconv." + std::string(fn) + ": parsing " + GoQuote(s) +
                               ": " + std::string(what));
 }
 

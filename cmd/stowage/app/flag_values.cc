@@ -225,7 +225,7 @@ class IPValue : public FlagValue {
       trimmed.remove_suffix(1);
     }
     auto ip = CanonicalIP(trimmed);
-    if (!ip) return InvalidArgumentError("failed to parse IP: " + config::QuoteValue(text));
+    if (!ip) return InvalidArgumentError("failed to parse IP: " + GoQuote(text));
     *p_ = *ip;
     return OkStatus();
   }

@@ -115,7 +115,7 @@ std::pair<std::string, std::string> UsageParts(const Flag& flag) {
   }
   if (!flag.value->IsZeroDefault(flag.def_value)) {
     if (flag.value->Type() == "string") {
-      usage += " (default " + config::QuoteValue(flag.def_value) + ")";
+      usage += " (default " + GoQuote(flag.def_value) + ")";
     } else {
       usage += " (default " + flag.def_value + ")";
     }
@@ -202,7 +202,7 @@ std::vector<const Flag*> FlagSet::Flags() const {
 Status FlagSet::Set(std::string_view name, std::string_view value) {
   Flag* f = Lookup(name);
   if (f == nullptr) {
-    return InvalidArgumentError("flag " + config::QuoteValue(name) + " does not exist");
+    return InvalidArgumentError("flag " + GoQuote(name) + " does not exist");
   }
   return SetFlag(*f, value);
 }
@@ -213,8 +213,8 @@ Status FlagSet::SetFlag(Flag& flag, std::string_view value) {
     const std::string shown = flag.shorthand
                                   ? std::string("-") + flag.shorthand + ", --" + flag.name
                                   : "--" + flag.name;
-    return InvalidArgumentError("invalid argument " + config::QuoteValue(value) + " for " +
-                                config::QuoteValue(shown) + " flag: " +
+    return InvalidArgumentError("invalid argument " + GoQuote(value) + " for " +
+                                GoQuote(shown) + " flag: " +
                                 std::string(s.message()));
   }
   flag.changed = true;

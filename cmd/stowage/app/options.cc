@@ -160,12 +160,12 @@ class VModuleValue : public FlagValue {
       const size_t eq = pat.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == pat.size() ||
           pat.find('=', eq + 1) != std::string_view::npos) {
-        return InvalidArgumentError(config::QuoteValue(pat) +
+        return InvalidArgumentError(GoQuote(pat) +
                                     " does not have the pattern=N format");
       }
       auto v = ParseGoUint(pat.substr(eq + 1), 31);
       if (!v.ok()) {
-        return InvalidArgumentError("parsing verbosity in " + config::QuoteValue(pat) + ": " +
+        return InvalidArgumentError("parsing verbosity in " + GoQuote(pat) + ": " +
                                     std::string(v.status().message()));
       }
       p_->push_back({std::string(pat.substr(0, eq)), static_cast<uint32_t>(*v)});
@@ -246,7 +246,7 @@ class VersionValue : public FlagValue {
         R"(^\s*v?([0-9]+)\.([0-9]+)\.([0-9]+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$)");
     std::smatch m;
     if (!std::regex_match(text, m, *kSemver)) {
-      return InvalidArgumentError("illegal version string " + config::QuoteValue(text));
+      return InvalidArgumentError("illegal version string " + GoQuote(text));
     }
     static const auto* kDefault = new std::regex(R"(^v([0-9]+)\.([0-9]+)\.([0-9]+)$)");
     std::smatch d;
@@ -254,9 +254,9 @@ class VersionValue : public FlagValue {
     std::regex_match(def, d, *kDefault);
     if (std::stoull(m[1]) != std::stoull(d[1]) || std::stoull(m[2]) != std::stoull(d[2]) ||
         std::stoull(m[3]) != std::stoull(d[3])) {
-      return InvalidArgumentError("version " + config::QuoteValue(text) +
+      return InvalidArgumentError("version " + GoQuote(text) +
                                   " must match major/minor/patch of default version " +
-                                  config::QuoteValue(def));
+                                  GoQuote(def));
     }
     return OkStatus();
   }
@@ -523,7 +523,7 @@ std::string GoQuoteList(const std::vector<std::string>& items) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ' ';
-    out += config::QuoteValue(items[i]);
+    out += GoQuote(items[i]);
   }
   return out + "]";
 }
@@ -590,7 +590,7 @@ StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   if (o.help) return o;
   for (const std::string& arg : fs.args()) {
     if (!arg.empty()) {
-      return FailedPreconditionError(config::QuoteValue(kCommandName) +
+      return FailedPreconditionError(GoQuote(kCommandName) +
                                      " does not take any arguments, got " +
                                      GoQuoteList(fs.args()));
     }

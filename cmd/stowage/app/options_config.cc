@@ -27,7 +27,7 @@ std::string JsonMap(const std::map<std::string, std::string>& m) {
   std::string out = "{";
   for (const auto& [k, v] : m) {
     if (out.size() > 1) out += ',';
-    out += config::JsonValue(k) + ":" + config::JsonValue(v);
+    out += GoJsonString(k) + ":" + GoJsonString(v);
   }
   return out + "}";
 }
@@ -45,11 +45,11 @@ FieldErrors ValidateLogs(const Options& o) {
   FieldErrors errs;
   if (l.flush_frequency.count() <= 0) {
     errs.push_back(config::Invalid(FieldPath("flushFrequency"),
-                                   config::JsonValue(config::FormatDuration(l.flush_frequency)),
+                                   GoJsonString(config::FormatDuration(l.flush_frequency)),
                                    "Must be greater than zero"));
   }
   if (l.format != "text" && l.format != "json") {
-    errs.push_back(config::Invalid(FieldPath("format"), config::QuoteValue(l.format),
+    errs.push_back(config::Invalid(FieldPath("format"), GoQuote(l.format),
                                    "Unsupported log format"));
   } else if (l.format == "json" && !o.feature_gates.Enabled("LoggingBetaOptions")) {
     errs.push_back(config::Forbidden(
@@ -94,7 +94,7 @@ void CheckBlank(std::string_view flag, const std::vector<std::string>& values,
                 std::vector<std::string>& errs) {
   for (const std::string& v : values) {
     if (v.find_first_not_of(" \t\n\r\v\f") == std::string::npos) {
-      errs.push_back("empty value in " + config::QuoteValue(flag));
+      errs.push_back("empty value in " + GoQuote(flag));
       return;
     }
   }
@@ -107,7 +107,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
   if (!m.show_hidden_metrics_for_version.empty() && m.show_hidden_metrics_for_version != "1.35") {
     errs.push_back(config::Invalid(
         root.Child("showHiddenMetricsForVersion"),
-        config::QuoteValue(m.show_hidden_metrics_for_version),
+        GoQuote(m.show_hidden_metrics_for_version),
         "must be omitted or have the value '1.35'; only the previous minor version is allowed"));
   }
   static const auto* kMetricName = new std::regex("^[a-zA-Z_:][a-zA-Z0-9_:]*$");
@@ -116,7 +116,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
       errs.push_back(config::Invalid(
           root.Child("disabledMetrics"), config::JsonList(m.disabled_metrics),
           "must be fully qualified metric names matching \"^[a-zA-Z_:][a-zA-Z0-9_:]*$\", got " +
-              config::QuoteValue(name)));
+              GoQuote(name)));
       break;
     }
   }
@@ -136,7 +136,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
     if (fd < 0) {
       errs.push_back(config::Invalid(
           root.Child("allowListMappingManifest"),
-          config::QuoteValue(m.allow_metric_labels_manifest),
+          GoQuote(m.allow_metric_labels_manifest),
           "failed to read allow list manifest: " +
               PathError("open", m.allow_metric_labels_manifest, errno)));
     } else {
@@ -147,7 +147,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
           root,
           "{\"allowListMapping\":" + JsonMap(m.allow_metric_labels) +
               ",\"allowListMappingManifest\":" +
-              config::JsonValue(m.allow_metric_labels_manifest) + "}",
+              GoJsonString(m.allow_metric_labels_manifest) + "}",
           "cannot specify both allowListMapping and allowListMappingManifest"));
     }
   }
