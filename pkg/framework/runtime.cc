@@ -510,6 +510,15 @@ std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const
   return it == waiting_.end() ? nullptr : it->second;
 }
 
+void Framework::RejectWaitingPods(const std::string& message) {
+  std::vector<std::shared_ptr<WaitingPod>> pods;
+  {
+    std::lock_guard<std::mutex> l(waiting_mu_);
+    for (const auto& [uid, w] : waiting_) pods.push_back(w);
+  }
+  for (const auto& w : pods) w->Reject("", message);  // outside the lock: Reject wakes waiters
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();

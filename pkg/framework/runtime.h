@@ -106,6 +106,8 @@ class Framework {
   // or timed out (Unschedulable). Success at once if the pod is not waiting.
   Status WaitOnPermit(const api::Pod& pod);
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const;
+  // Rejects every pod held at Permit (on shutdown, so their binding cycles end).
+  void RejectWaitingPods(const std::string& message);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);

@@ -124,21 +124,25 @@ void SchedulingQueue::CountRejectors(const QueuedPodInfo& p, int delta) const {
 }
 
 void SchedulingQueue::EndInFlight(const std::string& uid) {
-  if (in_flight_.erase(uid) > 0) metrics::InflightEvents(kPodPopped).Decrement();
+  auto f = in_flight_.find(uid);
+  if (f == in_flight_.end()) return;
+  in_flight_log_.erase(f->second);
+  in_flight_.erase(f);
+  metrics::InflightEvents(kPodPopped).Decrement();
+  // Events before the oldest in-flight pod concern no pod any more.
+  while (!in_flight_log_.empty() && !in_flight_log_.front().pod) {
+    in_flight_log_.front().gauge->Decrement();
+    in_flight_log_.pop_front();
+  }
 }
 
 void SchedulingQueue::RecordInFlight(const ClusterEvent& event, const EventObject& old_obj,
-                                     const EventObject& new_obj, InFlight* only) {
-  if (only == nullptr && in_flight_.empty()) return;
+                                     const EventObject& new_obj, const std::string* only) {
+  if (in_flight_.empty()) return;
   prometheus::Gauge& gauge = metrics::InflightEvents(event.label);
   gauge.Increment();
-  // The count drops when the last in-flight pod holding the event lets it go.
-  std::shared_ptr<void> token(nullptr, [&gauge](void*) { gauge.Decrement(); });
-  if (only != nullptr) {
-    only->events.emplace_back(event, old_obj, new_obj, std::move(token));
-    return;
-  }
-  for (auto& [uid, flight] : in_flight_) flight.events.emplace_back(event, old_obj, new_obj, token);
+  in_flight_log_.push_back(
+      LogEntry{false, only ? *only : std::string(), event, old_obj, new_obj, &gauge});
 }
 
 void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
@@ -178,10 +182,10 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::string key = Key(*new_pod);
   std::lock_guard<std::mutex> l(mu_);
   UpdateNomination(framework::NewPodInfo(new_pod));
-  if (auto f = in_flight_.find(new_pod->metadata.uid); f != in_flight_.end()) {
+  if (in_flight_.count(new_pod->metadata.uid)) {
     RecordInFlight(ClusterEvent{framework::EventResource::kUnschedulablePod, framework::kUpdate,
                                 std::string(kUnscheduledPodUpdate)},
-                   old_pod, new_pod, &f->second);
+                   old_pod, new_pod, &new_pod->metadata.uid);
     return;
   }
   if (auto it = index_.find(key); it != index_.end()) {
@@ -288,7 +292,8 @@ QueuedPodInfoPtr SchedulingQueue::Pop() {
   CountRejectors(*p, -1);
   p->unschedulable_plugins.clear();
   p->pending_plugins.clear();
-  if (in_flight_.try_emplace(p->pod().metadata.uid).second) {
+  if (const std::string& uid = p->pod().metadata.uid; !in_flight_.count(uid)) {
+    in_flight_[uid] = in_flight_log_.insert(in_flight_log_.end(), LogEntry{.pod = true});
     metrics::InflightEvents(kPodPopped).Increment();
   }
   SyncPendingGauges();
@@ -347,12 +352,8 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
   std::string key = Key(p->pod());
   std::lock_guard<std::mutex> l(mu_);
   if (index_.count(key) || unschedulable_.count(key)) return;
-  InFlight flight;
-  if (auto f = in_flight_.find(p->pod().metadata.uid); f != in_flight_.end()) {
-    flight = std::move(f->second);
-    EndInFlight(p->pod().metadata.uid);
-  }
-  flushed_.erase(p->pod().metadata.uid);
+  const std::string uid = p->pod().metadata.uid;
+  flushed_.erase(uid);
   CountRejectors(*p, +1);
   if (error) {
     p->consecutive_errors_count++;
@@ -362,9 +363,13 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
   }
   p->timestamp = clock_.Now();
   bool requeue = error || p->unschedulable_plugins.empty();
-  for (const auto& [ev, o, n, token] : flight.events) {
-    if (requeue) break;
-    requeue = WorthRequeuing(*p, ev, o, n);
+  if (auto f = in_flight_.find(uid); f != in_flight_.end()) {
+    // Replay what happened since the pod was popped.
+    for (auto e = std::next(f->second); !requeue && e != in_flight_log_.end(); ++e) {
+      if (e->pod || (!e->only_uid.empty() && e->only_uid != uid)) continue;
+      requeue = WorthRequeuing(*p, e->event, e->old_obj, e->new_obj);
+    }
+    EndInFlight(uid);
   }
   if (requeue) {
     Requeue(std::move(p), kScheduleAttemptFailure);

@@ -9,7 +9,10 @@
 //                  Pods held back by a PreEnqueue plugin ("gated") wait here too.
 //
 // Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed
-// against its rejecting plugins when it comes back, so no event is missed. Error failures back
+// against its rejecting plugins when it comes back, so no event is missed. As upstream, one log
+// holds the popped pods and the events in arrival order; a pod replays what follows its entry,
+// and events older than the oldest in-flight pod are dropped, so the log stays as long as the
+// events of one scheduling-plus-binding time, however many pods are in flight. Error failures back
 // off separately from rejections (consecutive_errors_count). Thread-safe; Pop blocks.
 //
 // Metrics (upstream's names and label values): pending_pods{queue} follows the four sets after
@@ -22,6 +25,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,6 +39,10 @@
 #include "pkg/common/clock.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/runtime.h"
+
+namespace prometheus {
+class Gauge;
+}  // namespace prometheus
 
 namespace stowage::queue {
 
@@ -102,13 +110,16 @@ class SchedulingQueue {
     const SchedulingQueue* q;
     bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
   };
-  // An event recorded for in-flight pods; token keeps inflight_events{event} up while any of
-  // them still holds the event.
-  using RecordedEvent = std::tuple<framework::ClusterEvent, framework::EventObject,
-                                   framework::EventObject, std::shared_ptr<void>>;
-  struct InFlight {
-    std::vector<RecordedEvent> events;
+  // An entry of the in-flight log: a popped pod (pod set), or an event for every pod popped
+  // before it (or only for the pod with UID only_uid).
+  struct LogEntry {
+    bool pod = false;
+    std::string only_uid;
+    framework::ClusterEvent event;
+    framework::EventObject old_obj, new_obj;
+    prometheus::Gauge* gauge = nullptr;  // inflight_events{event}, decremented when dropped
   };
+  using Log = std::list<LogEntry>;
 
   static std::string Key(const api::Pod& pod);
   framework::Framework* ProfileFor(const api::Pod& pod) const;
@@ -125,11 +136,14 @@ class SchedulingQueue {
   void SyncPendingGauges() REQUIRES(mu_);
   // unschedulable_pods{plugin,profile} += delta for each plugin that rejected (or gates) p.
   void CountRejectors(const framework::QueuedPodInfo& p, int delta) const;
-  // Stops in-flight tracking of a pod (its PodPopped count goes down).
+  // Stops in-flight tracking of a pod (its PodPopped count goes down) and drops the events no
+  // in-flight pod needs any more.
   void EndInFlight(const std::string& uid) REQUIRES(mu_);
-  // Records an event for every in-flight pod, counted once in inflight_events.
+  // Records an event for the in-flight pods (all, or only the one with UID *only), counted once
+  // in inflight_events.
   void RecordInFlight(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
-                      const framework::EventObject& new_obj, InFlight* only) REQUIRES(mu_);
+                      const framework::EventObject& new_obj, const std::string* only)
+      REQUIRES(mu_);
   // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.
   bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
                       const framework::EventObject& old_obj,
@@ -152,7 +166,8 @@ class SchedulingQueue {
   std::set<QueuedPodInfoPtr, BackoffLess> backoff_ GUARDED_BY(mu_);
   std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_ GUARDED_BY(mu_);
   std::unordered_map<std::string, QueuedPodInfoPtr> index_ GUARDED_BY(mu_);  // active+backoff
-  std::unordered_map<std::string, InFlight> in_flight_ GUARDED_BY(mu_);
+  Log in_flight_log_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, Log::iterator> in_flight_ GUARDED_BY(mu_);  // uid -> its entry
   std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> nominated_ GUARDED_BY(mu_);
   std::unordered_map<std::string, std::string> nominated_node_of_ GUARDED_BY(mu_);  // uid -> node
   bool closed_ GUARDED_BY(mu_) = false;

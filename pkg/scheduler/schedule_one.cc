@@ -118,7 +118,8 @@ void Scheduler::ScheduleOne() {
       [this, fw, st = state.release(), qpod, assumed, host = result.host, wait, start]() mutable {
         BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
                      std::move(host), wait, start);
-      });
+      },
+      permit.IsWait());
 }
 
 void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleState> state,

@@ -31,6 +31,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
           bind_tasks_.pop_front();
           ++bind_running_;
         }
+        room_cv_.notify_all();
         task();
         std::lock_guard<std::mutex> l(bind_mu_);
         --bind_running_;
@@ -46,16 +47,45 @@ Scheduler::~Scheduler() {
     bind_closed_ = true;
   }
   bind_cv_.notify_all();
+  room_cv_.notify_all();
   for (auto& t : bind_workers_) t.join();
+  // Pods still held at Permit would keep their threads (which use this object) waiting.
+  for (auto& [name, fw] : profiles_) fw->RejectWaitingPods("the scheduler is stopping");
+  {
+    std::unique_lock<std::mutex> l(bind_mu_);
+    bind_cv_.wait(l, [&] { return permit_threads_ == 0; });
+  }
   if (queue_) queue_->Close();
 }
 
-void Scheduler::SubmitBinding(std::function<void()> task) {
+void Scheduler::SubmitBinding(std::function<void()> task, bool waits_on_permit) {
+  if (waits_on_permit) {
+    {
+      std::lock_guard<std::mutex> l(bind_mu_);
+      ++bind_running_;
+      ++permit_threads_;
+    }
+    std::thread([this, task = std::move(task)] {
+      task();
+      std::lock_guard<std::mutex> l(bind_mu_);
+      --bind_running_;
+      --permit_threads_;
+      bind_cv_.notify_all();
+    }).detach();
+    return;
+  }
   {
     std::lock_guard<std::mutex> l(bind_mu_);
     bind_tasks_.push_back(std::move(task));
   }
   bind_cv_.notify_one();
+}
+
+void Scheduler::WaitForBindingRoom(std::stop_token stop) {
+  std::unique_lock<std::mutex> l(bind_mu_);
+  room_cv_.wait(l, stop, [&] {
+    return bind_closed_ || bind_tasks_.size() < std::max<size_t>(1, options_.max_queued_bindings);
+  });
 }
 
 stowage::Status Scheduler::Init(const framework::Registry& registry,
@@ -241,7 +271,11 @@ std::vector<api::PodPtr> Scheduler::ListPods() const {
 void Scheduler::Run(std::stop_token stop) {
   queue_->Run();
   std::stop_callback close(stop, [this] { queue_->Close(); });
-  while (!stop.stop_requested()) ScheduleOne();
+  while (!stop.stop_requested()) {
+    WaitForBindingRoom(stop);
+    if (stop.stop_requested()) break;
+    ScheduleOne();
+  }
   // Let in-flight bindings finish so assumed pods do not leak, within a bound so that an
   // unreachable API server cannot hold up shutdown (the pods stay unbound and are retried by
   // whichever scheduler runs next).

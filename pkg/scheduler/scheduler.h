@@ -28,6 +28,7 @@
 
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/common/thread_annotations.h"
 #include "pkg/framework/parallelize.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime.h"
@@ -43,6 +44,10 @@ struct Options {
   std::optional<int32_t> percentage_of_nodes_to_score;  // global; profiles may override
   queue::QueueOptions queue;
   int binding_workers = 16;
+  // Bindings waiting for a free worker at most. Beyond it the scheduling loop waits, so it does
+  // not run ahead of what the API server can bind: pods wait in the scheduling queue (where
+  // later events still reach them) rather than assumed in a binding backlog.
+  size_t max_queued_bindings = 32;
   // How long Run waits, once stopped, for bindings already in flight.
   std::chrono::milliseconds binding_drain_timeout = std::chrono::seconds(15);
   std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
@@ -86,7 +91,11 @@ class Scheduler : public framework::Handle {
   void RegisterHandlers();
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
-  void SubmitBinding(std::function<void()> task);
+  // Queues an API write for a binding worker. A pod held at Permit gets a thread of its own
+  // instead (upstream's goroutine), so waiting pods never take the workers or the queue's room.
+  void SubmitBinding(std::function<void()> task, bool waits_on_permit = false);
+  // Blocks while max_queued_bindings writes wait for a worker.
+  void WaitForBindingRoom(std::stop_token stop);
 
   client::RestClient& client_;
   informer::InformerFactory& informers_;
@@ -100,10 +109,12 @@ class Scheduler : public framework::Handle {
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
 
   std::mutex bind_mu_;
-  std::condition_variable bind_cv_;
-  std::deque<std::function<void()>> bind_tasks_;
-  int bind_running_ = 0;
-  bool bind_closed_ = false;
+  std::condition_variable bind_cv_;       // work for the workers; bindings finished
+  std::condition_variable_any room_cv_;  // a queued binding was taken by a worker
+  std::deque<std::function<void()>> bind_tasks_ GUARDED_BY(bind_mu_);
+  int bind_running_ GUARDED_BY(bind_mu_) = 0;  // on workers or on permit threads
+  int permit_threads_ GUARDED_BY(bind_mu_) = 0;
+  bool bind_closed_ GUARDED_BY(bind_mu_) = false;
   std::vector<std::thread> bind_workers_;
 };
 

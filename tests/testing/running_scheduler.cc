@@ -18,7 +18,8 @@ std::string ProfilesConfig(const std::vector<std::string>& scheduler_names) {
   return y;
 }
 
-RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string instance) {
+RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string instance,
+                                   RunningSchedulerSetup setup) {
   auto cfg = config::ParseConfig(config_yaml, "test config");
   EXPECT_TRUE(cfg.ok()) << cfg.status();
   if (!cfg.ok()) return;
@@ -30,10 +31,11 @@ RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string i
   rc.burst = 5000;
   client_ = std::move(*client::RestClient::New(rc));
   informers_ = std::make_unique<informer::InformerFactory>(*client_);
-  scheduler::Options opts;
+  scheduler::Options opts = std::move(setup.options);
   opts.instance = std::move(instance);
   sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
   registry_ = plugins::NewInTreeRegistry();
+  if (setup.add_plugins) setup.add_plugins(registry_);
   auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
   EXPECT_TRUE(built.ok()) << built.status();
   if (!built.ok()) return;

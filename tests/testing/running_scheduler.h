@@ -4,6 +4,7 @@
 // scheduler's decisions, events or metrics without starting the binary. Not thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,11 +20,18 @@ namespace stowage::testing {
 // The configuration of one profile per name, leader election off.
 std::string ProfilesConfig(const std::vector<std::string>& scheduler_names);
 
+// What a test may change beyond the configuration: the scheduler's options and plugins added to
+// the in-tree registry (out-of-tree plugins, as a user would register them).
+struct RunningSchedulerSetup {
+  scheduler::Options options;
+  std::function<void(framework::Registry&)> add_plugins;
+};
+
 class RunningScheduler {
  public:
   // Fails the current test (and leaves the scheduler stopped) if the configuration is invalid.
   explicit RunningScheduler(const std::string& config_yaml = ProfilesConfig({"default-scheduler"}),
-                            std::string instance = "test");
+                            std::string instance = "test", RunningSchedulerSetup setup = {});
   ~RunningScheduler();
   RunningScheduler(const RunningScheduler&) = delete;
   RunningScheduler& operator=(const RunningScheduler&) = delete;

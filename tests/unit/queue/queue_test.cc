@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <prometheus/gauge.h>
+
+#include "pkg/metrics/metrics.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
@@ -151,6 +154,50 @@ TEST_F(QueueTest, EventsDuringTheCycleAreNotLost) {
   q_->AddUnschedulableIfNotPresent(p, false);
   EXPECT_EQ(q_->UnschedulableSize(), 0u);
   EXPECT_EQ(q_->BackoffSize(), 1u);
+}
+
+TEST_F(QueueTest, APodReplaysOnlyTheEventsAfterItWasPopped) {
+  q_->Add(BuildPod().Name("a").UID("a").Obj());
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("b").UID("b").Obj());
+  auto a = q_->Pop();
+  AddNode(true);  // while a is in flight, before b is popped
+  auto b = q_->Pop();
+  b->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(b, false);
+  EXPECT_EQ(q_->UnschedulableSize(), 1u) << "the node came before b's attempt, which saw it";
+  a->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(a, false);
+  EXPECT_EQ(q_->BackoffSize(), 1u) << "a's attempt may have missed the node";
+}
+
+TEST_F(QueueTest, EventsNoInFlightPodNeedsAreDropped) {
+  prometheus::Gauge& retained = metrics::InflightEvents("NodeAdd");
+  const double before = retained.Value();
+  q_->Add(BuildPod().Name("a").UID("a").Obj());
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("b").UID("b").Obj());
+  auto a = q_->Pop();
+  AddNode(false);  // needed by a only
+  auto b = q_->Pop();
+  AddNode(false);  // needed by both
+  AddNode(false);
+  EXPECT_EQ(retained.Value() - before, 3);
+  q_->Done(b->pod());
+  EXPECT_EQ(retained.Value() - before, 3) << "a still needs all three";
+  q_->Done(a->pod());
+  EXPECT_EQ(retained.Value() - before, 0) << "nothing in flight";
+  auto c = BuildPod().Name("c").UID("c").Obj();
+  q_->Add(c);
+  auto cp = q_->Pop();
+  AddNode(false);
+  q_->Add(BuildPod().Name("d").UID("d").Obj());
+  auto d = q_->Pop();
+  AddNode(false);
+  q_->Done(cp->pod());
+  EXPECT_EQ(retained.Value() - before, 1) << "only the event after d was popped is kept";
+  q_->Done(d->pod());
+  EXPECT_EQ(retained.Value() - before, 0);
 }
 
 TEST_F(QueueTest, PopTakesABackingOffPodWhenNothingElseIsActive) {
