@@ -7,8 +7,29 @@ namespace {
 
 constexpr char kLowerHex[] = "0123456789abcdef";
 
-// Decodes one UTF-8 sequence at s[i] as Go's utf8.DecodeRuneInString: returns the rune and sets
-// len, or returns -1 with len 1 for an invalid byte (overlong forms and surrogates included).
+// Go's unicode.IsPrint for runes beyond ASCII, approximated: controls, format characters,
+// separators other than the ASCII space, private use and non-characters are not printable.
+bool IsPrintNonAscii(int32_t r) {
+  if (r <= 0x9F) return false;  // C1 controls
+  if (r == 0xA0 || r == 0xAD || r == 0x1680 || r == 0x061C || r == 0x06DD || r == 0x070F ||
+      r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF) {
+    return false;
+  }
+  if ((r >= 0x0600 && r <= 0x0605) || (r >= 0x2000 && r <= 0x200F) ||
+      (r >= 0x2028 && r <= 0x202E) || (r >= 0x2060 && r <= 0x206F) ||
+      (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF9 && r <= 0xFFFB) || r >= 0xF0000 ||
+      (r & 0xFFFE) == 0xFFFE) {
+    return false;
+  }
+  return true;
+}
+
+void AppendHex(std::string& out, uint32_t v, int digits) {
+  for (int i = digits - 1; i >= 0; --i) out += kLowerHex[(v >> (4 * i)) & 0xF];
+}
+
+}  // namespace
+
 int32_t DecodeRune(std::string_view s, size_t i, size_t& len) {
   auto b = [&](size_t k) { return static_cast<uint8_t>(s[i + k]); };
   auto cont = [&](size_t k) { return i + k < s.size() && (b(k) & 0xC0) == 0x80; };
@@ -39,31 +60,14 @@ int32_t DecodeRune(std::string_view s, size_t i, size_t& len) {
   return r;
 }
 
-// Go's unicode.IsPrint for runes beyond ASCII, approximated: controls, format characters,
-// separators other than the ASCII space, private use and non-characters are not printable.
-bool IsPrintNonAscii(int32_t r) {
-  if (r <= 0x9F) return false;  // C1 controls
-  if (r == 0xA0 || r == 0xAD || r == 0x1680 || r == 0x061C || r == 0x06DD || r == 0x070F ||
-      r == 0x202F || r == 0x205F || r == 0x3000 || r == 0xFEFF) {
-    return false;
-  }
-  if ((r >= 0x0600 && r <= 0x0605) || (r >= 0x2000 && r <= 0x200F) ||
-      (r >= 0x2028 && r <= 0x202E) || (r >= 0x2060 && r <= 0x206F) ||
-      (r >= 0xE000 && r <= 0xF8FF) || (r >= 0xFFF9 && r <= 0xFFFB) || r >= 0xF0000 ||
-      (r & 0xFFFE) == 0xFFFE) {
-    return false;
-  }
-  return true;
-}
-
-void AppendHex(std::string& out, uint32_t v, int digits) {
-  for (int i = digits - 1; i >= 0; --i) out += kLowerHex[(v >> (4 * i)) & 0xF];
-}
-
-}  // namespace
-
 std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
+  std::string out;
+  AppendGoQuote(out, s);
+  return out;
+}
+
+void AppendGoQuote(std::string& out, std::string_view s) {
+  out += '"';
   for (size_t i = 0; i < s.size();) {
     size_t len;
     int32_t r = DecodeRune(s, i, len);
@@ -102,7 +106,6 @@ std::string GoQuote(std::string_view s) {
     i += len;
   }
   out += '"';
-  return out;
 }
 
 std::string GoJsonString(std::string_view s) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "pkg/common/go_quote.h"
 #include "pkg/common/strconv.h"
 
 namespace stowage::logging {
@@ -40,23 +41,6 @@ std::atomic<uint64_t> g_vmodule_generation{1};
 thread_local int t_v = 0;
 thread_local std::optional<std::string> t_err;
 
-// The length of the valid UTF-8 sequence at s[i] (Go's utf8.DecodeRune rules: no overlong
-// forms, no surrogates, at most U+10FFFF), or 0 when the byte starts none.
-size_t Utf8Len(std::string_view s, size_t i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-  if (n == 0 || c > 0xF4 || c < 0xC2 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  auto c1 = static_cast<unsigned char>(s[i + 1]);
-  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) ||
-      (c == 0xF4 && c1 > 0x8F)) {
-    return 0;
-  }
-  return n;
-}
-
 void AppendHex2(std::string& out, const char* prefix, unsigned char c) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += prefix;
@@ -70,14 +54,13 @@ void AppendZapEscaped(std::string& out, std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
-      size_t n = Utf8Len(s, i);
-      if (n == 0) {
+      size_t n;
+      if (DecodeRune(s, i, n) < 0) {
         out += "\\ufffd";
-        ++i;
       } else {
         out.append(s.substr(i, n));
-        i += n;
       }
+      i += n;
       continue;
     }
     switch (c) {
@@ -97,52 +80,13 @@ void AppendZapEscaped(std::string& out, std::string_view s) {
   }
 }
 
-// Go's strconv.Quote, as klog quotes structured messages and values (non-ASCII runes are kept
-// as they are; Go would escape the few non-printable ones).
-void AppendGoQuoted(std::string& out, std::string_view s) {
-  out += '"';
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      size_t n = Utf8Len(s, i);
-      if (n == 0) {
-        AppendHex2(out, "\\x", c);
-        ++i;
-      } else {
-        out.append(s.substr(i, n));
-        i += n;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          AppendHex2(out, "\\x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
-  out += '"';
-}
-
 // klog's value syntax for key=value: quoted on one line, or the =<\n\tline\n > block.
 void AppendKlogValue(std::string& out, std::string_view key, std::string_view v) {
   out += ' ';
   out += key;
   if (v.find('\n') == std::string_view::npos) {
     out += '=';
-    AppendGoQuoted(out, v);
+    AppendGoQuote(out, v);
     return;
   }
   out += "=<\n";
@@ -215,7 +159,7 @@ class KlogFormatter : public spdlog::formatter {
     std::string_view payload(msg.payload.data(), msg.payload.size());
     if (t_err && IsError(msg.level)) {
       // klog's ErrorS: the message quoted, then err=.
-      AppendGoQuoted(out, payload);
+      AppendGoQuote(out, payload);
       AppendKlogValue(out, "err", *t_err);
       out += '\n';
       return out;

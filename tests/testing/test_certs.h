@@ -1,4 +1,4 @@
-// Certificates made on the fly for auth tests (unit and integration): CAs, intermediates and
+// Certificates made on the fly for TLS and auth tests (unit and integration): CAs, intermediates and
 // client or server leaves with chosen subject, usage and validity, on P-256 keys. Header-only so
 // both test binaries can use it; aborts the test binary on an OpenSSL failure (test setup only).
 #pragma once
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace stowage::auth::testing {
+namespace stowage::testing {
 
 inline void CheckSsl(bool ok, const char* what) {
   if (!ok) {
@@ -136,4 +136,4 @@ inline TestCert MakeCA(const std::string& cn, long serial = 1) {
   return MakeCert(s);
 }
 
-}  // namespace stowage::auth::testing
+}  // namespace stowage::testing

@@ -1,13 +1,13 @@
 #include "cmd/stowage/app/zpages.h"
 
 #include <algorithm>
-#include <charconv>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 
 #include "pkg/api/encode.h"
+#include "pkg/common/http_negotiation.h"
 #include "pkg/config/encode.h"
 
 namespace stowage::app {
@@ -33,91 +33,6 @@ std::string Banner(std::string_view page) {
          std::string(kWarning) + "\n";
 }
 
-// strconv.ParseBool; nullopt for anything else.
-std::optional<bool> GoBool(std::string_view s) {
-  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (s == t) return true;
-  }
-  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
-    if (s == f) return false;
-  }
-  return std::nullopt;
-}
-
-// upstream's isPrettyPrint: ?pretty=<bool> when given, else curl, Wget and browsers.
-bool WantsPretty(const ZpageRequest& r) {
-  if (r.query.find("pretty") != std::string_view::npos) {
-    std::string_view q = r.query;
-    while (!q.empty()) {
-      std::string_view item = q.substr(0, q.find('&'));
-      q.remove_prefix(std::min(q.size(), item.size() + 1));
-      if (item.substr(0, 7) != "pretty=" || item.size() == 7) continue;
-      return GoBool(item.substr(7)).value_or(false);
-    }
-  }
-  for (std::string_view p : {"curl", "Wget", "Mozilla/5.0"}) {
-    if (r.user_agent.substr(0, p.size()) == p) return true;
-  }
-  return false;
-}
-
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
-struct Clause {
-  std::string type, subtype;
-  double q = 1.0;
-  std::vector<std::pair<std::string, std::string>> params;
-};
-
-// goautoneg.ParseAccept: malformed clauses are skipped, q=0 is kept, the order is by q, then
-// concrete types before wildcards.
-std::vector<Clause> ParseAccept(std::string_view header) {
-  std::vector<Clause> out;
-  auto split = [](std::string_view& s, char sep) {
-    size_t i = s.find(sep);
-    std::string_view head = s.substr(0, i);
-    s = i == std::string_view::npos ? std::string_view() : s.substr(i + 1);
-    return head;
-  };
-  while (!header.empty()) {
-    std::string_view part = TrimSpaces(split(header, ','));
-    std::string_view media = split(part, ';');
-    Clause c;
-    c.type = std::string(TrimSpaces(split(media, '/')));
-    if (media.empty() && c.type != "*") continue;
-    if (media.find('/') != std::string_view::npos) continue;
-    c.subtype = media.empty() ? "*" : std::string(TrimSpaces(media));
-    while (!part.empty()) {
-      std::string_view param = split(part, ';');
-      size_t eq = param.find('=');
-      if (eq == std::string_view::npos || eq + 1 == param.size() ||
-          param.find('=', eq + 1) != std::string_view::npos) {
-        continue;
-      }
-      std::string_view key = TrimSpaces(param.substr(0, eq));
-      std::string_view value = param.substr(eq + 1);
-      if (key == "q") {
-        double q = 0;
-        auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), q);
-        c.q = ec == std::errc() && p == value.data() + value.size() ? q : 0;
-      } else {
-        c.params.emplace_back(key, TrimSpaces(value));
-      }
-    }
-    out.push_back(std::move(c));
-  }
-  std::stable_sort(out.begin(), out.end(), [](const Clause& a, const Clause& b) {
-    if (a.q != b.q) return a.q > b.q;
-    if ((a.type == "*") != (b.type == "*")) return b.type == "*";
-    return a.subtype != "*" && b.subtype == "*";
-  });
-  return out;
-}
-
 struct Negotiated {
   bool acceptable = false;
   bool json = false;     // else text
@@ -128,10 +43,10 @@ struct Negotiated {
 // The apiserver's NegotiateOutputMediaType with the z-pages' restrictions, over the media types
 // served here (JSON, then text).
 Negotiated Negotiate(const ZpageRequest& r, std::string_view kind) {
-  if (TrimSpaces(r.accept).empty()) return {true, false, "", false};
+  if (r.accept.find_first_not_of(' ') == std::string_view::npos) return {true, false, "", false};
   static constexpr std::pair<std::string_view, std::string_view> kServed[] = {
       {"application", "json"}, {"text", "plain"}};
-  for (const Clause& c : ParseAccept(r.accept)) {
+  for (const AcceptClause& c : ParseAccept(r.accept)) {
     for (const auto& [type, subtype] : kServed) {
       bool match = (c.type == type && (c.subtype == subtype || c.subtype == "*")) ||
                    (c.type == "*" && c.subtype == "*");
@@ -154,7 +69,7 @@ Negotiated Negotiate(const ZpageRequest& r, std::string_view kind) {
         continue;
       }
       if (convert && as == kind && g == kGroup && (v == "v1beta1" || v == "v1alpha1")) {
-        return {true, true, v, pretty || WantsPretty(r)};
+        return {true, true, v, pretty || IsPrettyPrint(r.user_agent, r.query)};
       }
     }
   }

@@ -21,7 +21,7 @@
 #include "pkg/client/errors.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
-#include "tests/unit/auth/test_certs.h"
+#include "tests/testing/test_certs.h"
 
 namespace stowage::auth {
 namespace {
@@ -30,10 +30,10 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using json = nlohmann::json;
-using testing::CertSpec;
-using testing::MakeCA;
-using testing::MakeCert;
-using testing::TestCert;
+using stowage::testing::CertSpec;
+using stowage::testing::MakeCA;
+using stowage::testing::MakeCert;
+using stowage::testing::TestCert;
 
 constexpr char kNs[] = "auth-it";
 

@@ -12,9 +12,15 @@
 
 #include "pkg/auth/delegating_auth.h"
 #include "tests/unit/auth/fake_api.h"
-#include "tests/unit/auth/test_certs.h"
+#include "tests/testing/test_certs.h"
 
 namespace stowage::auth::testing {
+
+using stowage::testing::CertSpec;
+using stowage::testing::MakeCA;
+using stowage::testing::MakeCert;
+using stowage::testing::TestCert;
+using stowage::testing::Usage;
 
 struct AuthEnv {
   FakeClock clock;

@@ -17,9 +17,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::AuthEnv;
 using testing::ConfigMapAnswer;
-using testing::MakeCA;
-using testing::TestCert;
-using testing::Usage;
+using stowage::testing::MakeCA;
+using stowage::testing::TestCert;
+using stowage::testing::Usage;
 
 class TrustTest : public ::testing::Test {
  protected:

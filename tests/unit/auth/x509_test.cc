@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/unit/auth/test_certs.h"
+#include "tests/testing/test_certs.h"
 
 namespace stowage::auth {
 namespace {
@@ -12,10 +12,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::CertSpec;
-using testing::MakeCA;
-using testing::MakeCert;
-using testing::Usage;
+using stowage::testing::CertSpec;
+using stowage::testing::MakeCA;
+using stowage::testing::MakeCert;
+using stowage::testing::Usage;
 
 class X509Test : public ::testing::Test {
  protected:
