@@ -22,15 +22,7 @@ ScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources) {
   return [resources = std::move(resources)](std::span<const int64_t> requested,
                                             std::span<const int64_t> /*allocated*/,
                                             std::span<const int64_t> allocatable) -> int64_t {
-    int64_t node_score = 0;
-    int64_t weight_sum = 0;
-    for (size_t i = 0; i < requested.size(); ++i) {
-      if (allocatable[i] == 0) continue;
-      const int64_t weight = resources[i].weight;
-      node_score += MostRequestedScore(requested[i], allocatable[i]) * weight;
-      weight_sum += weight;
-    }
-    return weight_sum == 0 ? 0 : node_score / weight_sum;
+    return WeightedResourceScore(resources, requested, allocatable, MostRequestedScore);
   };
 }
 

@@ -42,6 +42,22 @@ using ScorerFn = std::function<int64_t(std::span<const int64_t> requested,
                                        std::span<const int64_t> allocated,
                                        std::span<const int64_t> allocatable)>;
 
+// The weighted mean of per_resource(requested, allocatable) over the resources the node has
+// (allocatable > 0), 0 when it has none: LeastAllocated's and MostAllocated's combination.
+template <typename PerResource>
+int64_t WeightedResourceScore(const std::vector<ResourceSpec>& resources,
+                              std::span<const int64_t> requested,
+                              std::span<const int64_t> allocatable, PerResource per_resource) {
+  int64_t node_score = 0;
+  int64_t weight_sum = 0;
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (allocatable[i] == 0) continue;
+    node_score += per_resource(requested[i], allocatable[i]) * resources[i].weight;
+    weight_sum += resources[i].weight;
+  }
+  return weight_sum == 0 ? 0 : node_score / weight_sum;
+}
+
 // LeastAllocated: Σ w·((cap − req)·100 / cap) / Σ w; a resource over capacity scores 0.
 ScorerFn LeastAllocatedScorer(std::vector<ResourceSpec> resources);
 // MostAllocated: Σ w·(min(req, cap)·100 / cap) / Σ w.
