@@ -25,6 +25,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   for (const auto& [k, v] : data_) c->data_.emplace_back(k, v ? v->Clone() : nullptr);
   c->skip_filter_plugins = skip_filter_plugins;
   c->skip_score_plugins = skip_score_plugins;
+  c->skip_filter_mask = skip_filter_mask;
   return c;
 }
 

@@ -6,7 +6,9 @@
 // to simulate removing pods without disturbing the real cycle.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -42,6 +44,9 @@ class CycleState {
   // Plugins whose PreFilter / PreScore returned Skip: their Filter / Score is not run.
   std::set<std::string> skip_filter_plugins;
   std::set<std::string> skip_score_plugins;
+  // skip_filter_plugins as bits over the profile's Filter plugins (bit i: the i-th), set by the
+  // framework after PreFilter so the per-node Filter loop needs no string lookups.
+  std::optional<uint64_t> skip_filter_mask;
 
  private:
   const StateData* Find(std::string_view key) const;

@@ -173,6 +173,12 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
     if (state.skip_filter_plugins.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
   }
+  // The bits stand for the whole set only when every Filter plugin has one.
+  if (filter_.size() <= 64) {
+    state.skip_filter_mask = filter_skip_mask_;
+  } else {
+    state.skip_filter_mask.reset();
+  }
   return s;
 }
 
@@ -232,9 +238,13 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
+  const std::optional<uint64_t>& mask = state.skip_filter_mask;
   for (size_t i = 0; i < filter_.size(); ++i) {
     const auto& e = filter_[i];
-    if (!state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) continue;
+    if (mask ? ((*mask >> i) & 1) != 0
+             : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) {
+      continue;
+    }
     Status s = Timed(record, e.metrics, EP::kFilter,
                      [&] { return e.plugin->Filter(state, pod, node); });
     if (!s.IsSuccess()) {
