@@ -7,18 +7,11 @@
 #include "pkg/framework/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/stub_plugins.h"
 
 namespace stowage::framework {
 namespace {
 
-struct Sort : QueueSortPlugin {
-  std::string_view Name() const override { return "Sort"; }
-  bool Less(const QueuedPodInfo&, const QueuedPodInfo&) const override { return false; }
-};
-struct Binder : BindPlugin {
-  std::string_view Name() const override { return "Bind"; }
-  Status Bind(CycleState&, const api::Pod&, std::string_view) override { return {}; }
-};
 struct Waiter : PermitPlugin {
   std::chrono::milliseconds timeout;
   explicit Waiter(std::chrono::milliseconds t) : timeout(t) {}
@@ -32,15 +25,8 @@ struct Waiter : PermitPlugin {
 
 std::unique_ptr<Framework> Build(testing::FakeHandle& handle, std::chrono::milliseconds timeout) {
   Registry r;
-  auto add = [&](const char* name, std::function<Plugin*()> make) {
-    EXPECT_TRUE(r.Register(name, [make](const std::any&, Handle&)
-                                     -> StatusOr<std::unique_ptr<Plugin>> {
-                  return std::unique_ptr<Plugin>(make());
-                }).ok());
-  };
-  add("Sort", [] { return new Sort; });
-  add("Bind", [] { return new Binder; });
-  add("Waiter", [timeout] { return new Waiter(timeout); });
+  EXPECT_TRUE(testing::RegisterSortAndBind(r).ok());
+  EXPECT_TRUE(testing::RegisterStub(r, "Waiter", [timeout] { return new Waiter(timeout); }).ok());
   ProfileSpec spec;
   spec.scheduler_name = "p";
   spec.queue_sort = {{"Sort"}};

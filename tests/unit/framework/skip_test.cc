@@ -8,18 +8,11 @@
 #include "pkg/framework/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/stub_plugins.h"
 
 namespace stowage::framework {
 namespace {
 
-struct Sort : QueueSortPlugin {
-  std::string_view Name() const override { return "Sort"; }
-  bool Less(const QueuedPodInfo&, const QueuedPodInfo&) const override { return false; }
-};
-struct Binder : BindPlugin {
-  std::string_view Name() const override { return "Bind"; }
-  Status Bind(CycleState&, const api::Pod&, std::string_view) override { return {}; }
-};
 // Skips at PreFilter for pods labelled skip=<its name>; counts its Filter calls.
 struct Counting : PreFilterPlugin, FilterPlugin {
   std::string name;
@@ -40,16 +33,9 @@ struct Counting : PreFilterPlugin, FilterPlugin {
 TEST(Skip, PreFilterSkipDropsThatPluginsFilterForTheCycle) {
   std::atomic<int> a_calls{0}, b_calls{0};
   Registry r;
-  auto add = [&](const char* name, std::function<Plugin*()> make) {
-    ASSERT_TRUE(r.Register(name, [make](const std::any&, Handle&)
-                                     -> StatusOr<std::unique_ptr<Plugin>> {
-                  return std::unique_ptr<Plugin>(make());
-                }).ok());
-  };
-  add("Sort", [] { return new Sort; });
-  add("Bind", [] { return new Binder; });
-  add("A", [&] { return new Counting("A", &a_calls); });
-  add("B", [&] { return new Counting("B", &b_calls); });
+  ASSERT_TRUE(testing::RegisterSortAndBind(r).ok());
+  ASSERT_TRUE(testing::RegisterStub(r, "A", [&] { return new Counting("A", &a_calls); }).ok());
+  ASSERT_TRUE(testing::RegisterStub(r, "B", [&] { return new Counting("B", &b_calls); }).ok());
   ProfileSpec spec;
   spec.scheduler_name = "p";
   spec.queue_sort = {{"Sort"}};

@@ -13,6 +13,7 @@
 #include "pkg/metrics/registry.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/stub_plugins.h"
 
 namespace stowage::framework {
 namespace {
@@ -35,14 +36,6 @@ double Value(const std::string& series) {
 }
 bool Has(const std::string& series) { return Scrape().count(series) > 0; }
 
-struct Sort : QueueSortPlugin {
-  std::string_view Name() const override { return "Sort"; }
-  bool Less(const QueuedPodInfo&, const QueuedPodInfo&) const override { return false; }
-};
-struct Binder : BindPlugin {
-  std::string_view Name() const override { return "Bind"; }
-  Status Bind(CycleState&, const api::Pod&, std::string_view) override { return {}; }
-};
 // PreFilter rejects pods named "reject"; Filter rejects node "n2"; Score gives 10.
 struct Checker : PreFilterPlugin, FilterPlugin, ScorePlugin {
   std::string_view Name() const override { return "Checker"; }
@@ -75,16 +68,9 @@ class FrameworkMetrics : public ::testing::Test {
     const std::string profile = name + "-" + std::to_string(++runs);
     profile_ = profile;
     Registry r;
-    auto add = [&](const char* name, std::function<Plugin*()> make) {
-      ASSERT_TRUE(r.Register(name, [make](const std::any&, Handle&)
-                                       -> StatusOr<std::unique_ptr<Plugin>> {
-                    return std::unique_ptr<Plugin>(make());
-                  }).ok());
-    };
-    add("Sort", [] { return new Sort; });
-    add("Bind", [] { return new Binder; });
-    add("Checker", [] { return new Checker; });
-    add("Waiter", [] { return new Waiter; });
+    ASSERT_TRUE(testing::RegisterSortAndBind(r).ok());
+    ASSERT_TRUE(testing::RegisterStub(r, "Checker", [] { return new Checker; }).ok());
+    ASSERT_TRUE(testing::RegisterStub(r, "Waiter", [] { return new Waiter; }).ok());
     ProfileSpec spec;
     spec.scheduler_name = profile;
     spec.queue_sort = {{"Sort"}};

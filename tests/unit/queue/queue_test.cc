@@ -9,6 +9,7 @@
 #include "pkg/metrics/metrics.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/stub_plugins.h"
 
 namespace stowage::queue {
 namespace {
@@ -24,12 +25,6 @@ struct Sort : framework::QueueSortPlugin {
   bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
     int pa = a.pod().spec.priority.value_or(0), pb = b.pod().spec.priority.value_or(0);
     return pa != pb ? pa > pb : a.timestamp < b.timestamp;
-  }
-};
-struct Binder : framework::BindPlugin {
-  std::string_view Name() const override { return "Bind"; }
-  framework::Status Bind(framework::CycleState&, const api::Pod&, std::string_view) override {
-    return {};
   }
 };
 // Gates pods labelled gated=yes.
@@ -63,16 +58,11 @@ struct NeedsOkNode : framework::FilterPlugin, framework::EnqueueExtensions {
 class QueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto reg = [&](const char* name, auto make) {
-      ASSERT_TRUE(registry_.Register(name, [make](const std::any&, framework::Handle&)
-                                              -> StatusOr<std::unique_ptr<framework::Plugin>> {
-                    return std::unique_ptr<framework::Plugin>(make());
-                  }).ok());
-    };
-    reg("Sort", [] { return new Sort; });
-    reg("Bind", [] { return new Binder; });
-    reg("Gate", [] { return new Gate; });
-    reg("NeedsOkNode", [] { return new NeedsOkNode; });
+    using testing::RegisterStub;
+    ASSERT_TRUE(RegisterStub(registry_, "Sort", [] { return new Sort; }).ok());
+    ASSERT_TRUE(RegisterStub(registry_, "Bind", [] { return new testing::StubBinder; }).ok());
+    ASSERT_TRUE(RegisterStub(registry_, "Gate", [] { return new Gate; }).ok());
+    ASSERT_TRUE(RegisterStub(registry_, "NeedsOkNode", [] { return new NeedsOkNode; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.queue_sort = {{"Sort"}};

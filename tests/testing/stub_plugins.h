@@ -1,0 +1,47 @@
+// What every framework under test needs but no test is about: a queue sort ("Sort") and a binder
+// ("Bind") that do nothing, and a one-line registration of a plugin made by a lambda.
+#pragma once
+
+#include <any>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
+
+namespace stowage::testing {
+
+// Every pod ranks equal.
+struct StubSort : framework::QueueSortPlugin {
+  std::string_view Name() const override { return "Sort"; }
+  bool Less(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&) const override {
+    return false;
+  }
+};
+
+// Succeeds without writing anything.
+struct StubBinder : framework::BindPlugin {
+  std::string_view Name() const override { return "Bind"; }
+  framework::Status Bind(framework::CycleState&, const api::Pod&, std::string_view) override {
+    return {};
+  }
+};
+
+// Registers name with a factory that ignores the plugin's arguments and the handle.
+inline Status RegisterStub(framework::Registry& r, std::string name,
+                           std::function<framework::Plugin*()> make) {
+  return r.Register(std::move(name), [make = std::move(make)](const std::any&, framework::Handle&)
+                                         -> StatusOr<std::unique_ptr<framework::Plugin>> {
+    return std::unique_ptr<framework::Plugin>(make());
+  });
+}
+
+// Registers "Sort" and "Bind".
+inline Status RegisterSortAndBind(framework::Registry& r) {
+  if (Status s = RegisterStub(r, "Sort", [] { return new StubSort; }); !s.ok()) return s;
+  return RegisterStub(r, "Bind", [] { return new StubBinder; });
+}
+
+}  // namespace stowage::testing
