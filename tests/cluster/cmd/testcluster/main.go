@@ -1,4 +1,4 @@
-// Command testcluster runs a real etcd 3.6 and a real kube-apiserver 1.36 in one process, on
+// Command testcluster runs a real etcd and a real kube-apiserver (the release go.mod pins) in one process, on
 // loopback only, for stowage's integration tests, demo and benchmarks.
 //
 // Usage: testcluster -dir DIR [-port N]
