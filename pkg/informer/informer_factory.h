@@ -16,7 +16,10 @@ namespace stowage::informer {
 
 class InformerFactory {
  public:
-  explicit InformerFactory(client::RestClient& client) : client_(client) {}
+  // Informers of a named factory report client-go's informer_* metrics under that name
+  // (kube-scheduler's is "kube-scheduler").
+  explicit InformerFactory(client::RestClient& client, std::string name = {})
+      : client_(client), name_(std::move(name)) {}
   ~InformerFactory() { Stop(); }
 
   // The informer of kind T with this filter, created on first use. An informer created after
@@ -27,7 +30,7 @@ class InformerFactory {
     auto key = std::make_pair(std::type_index(typeid(T)), filter.Key());
     auto& slot = informers_[key];
     if (!slot) {
-      slot = std::make_unique<SharedInformer<T>>(client_, filter);
+      slot = std::make_unique<SharedInformer<T>>(client_, filter, 500, name_);
       if (started_) slot->Start();
     }
     return static_cast<SharedInformer<T>&>(*slot);
@@ -42,6 +45,7 @@ class InformerFactory {
 
  private:
   client::RestClient& client_;
+  const std::string name_;
   std::mutex mu_;
   bool started_ = false;
   std::map<std::pair<std::type_index, std::string>, std::unique_ptr<InformerBase>> informers_;

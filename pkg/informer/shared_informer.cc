@@ -1,5 +1,6 @@
 #include "pkg/informer/shared_informer.h"
 
+#include <cctype>
 #include <random>
 #include <unordered_map>
 
@@ -10,9 +11,34 @@
 
 namespace stowage::informer {
 
+namespace {
+
+// client-go's InformerNameAndResource labels: the group and version of the kind's API prefix and
+// the lower-case kind plus "s" (informer-gen's naive plural, so "storageclasss").
 template <typename T>
-SharedInformer<T>::SharedInformer(client::RestClient& client, Filter filter, int64_t page_size)
-    : client_(client), filter_(std::move(filter)), page_size_(page_size) {}
+metrics::InformerId IdOf(std::string_view name) {
+  std::string_view prefix = client::ResourceInfo<T>::kPrefix;  // "/api/v1", "/apis/apps/v1"
+  metrics::InformerId id{std::string(name), "", "", ""};
+  size_t last = prefix.rfind('/');
+  id.version = std::string(prefix.substr(last + 1));
+  if (prefix.rfind("/apis/", 0) == 0) id.group = std::string(prefix.substr(6, last - 6));
+  for (char c : api::KindName<T>()) id.resource += static_cast<char>(std::tolower(c));
+  id.resource += 's';
+  return id;
+}
+
+double SecondsSince(MonoTime start) {
+  return std::chrono::duration<double>(RealClock().Now() - start).count();
+}
+
+}  // namespace
+
+template <typename T>
+SharedInformer<T>::SharedInformer(client::RestClient& client, Filter filter, int64_t page_size,
+                                  std::string_view name)
+    : client_(client), filter_(std::move(filter)), page_size_(page_size) {
+  if (!name.empty()) metrics_ = std::make_unique<metrics::InformerMetrics>(IdOf<T>(name));
+}
 
 template <typename T>
 void SharedInformer<T>::AddEventHandler(std::shared_ptr<EventHandler<T>> handler) {
@@ -150,6 +176,7 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
   for (auto& obj : items) fresh.emplace(api::NamespacedName(obj->metadata), obj);
 
   std::lock_guard<std::mutex> l(dispatch_mu_);
+  MonoTime start = RealClock().Now();
   bool initial = !synced_.load(std::memory_order_relaxed);
   for (const std::string& key : store_.Keys()) {
     if (fresh.count(key)) continue;
@@ -165,6 +192,10 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
     }
   }
   SetResourceVersion(list_rv);
+  if (metrics_) {
+    metrics_->SetStoreResourceVersion(list_rv);
+    metrics_->ObserveProcessing(SecondsSince(start));
+  }
   synced_.store(true, std::memory_order_release);
   VLOG(2, "informer {}: listed {} objects at resourceVersion {}", api::KindName<T>(),
        fresh.size(), list_rv);
@@ -197,16 +228,18 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
     if (ev.type == api::WatchEventType::kBookmark) return true;
     std::string key = api::NamespacedName(ev.object->metadata);
     std::lock_guard<std::mutex> l(dispatch_mu_);
+    MonoTime start = RealClock().Now();
     if (ev.type == api::WatchEventType::kDeleted) {
       Ptr prev = store_.Remove(key);
       if (prev) Dispatch([&](EventHandler<T>& h) { h.OnDelete(ev.object, false); });
-      return true;
-    }
-    Ptr prev = store_.Upsert(key, ev.object);
-    if (prev) {
+    } else if (Ptr prev = store_.Upsert(key, ev.object)) {
       Dispatch([&](EventHandler<T>& h) { h.OnUpdate(prev, ev.object); });
     } else {
       Dispatch([&](EventHandler<T>& h) { h.OnAdd(ev.object, false); });
+    }
+    if (metrics_) {
+      metrics_->SetStoreResourceVersion(ev.object->metadata.resource_version);
+      metrics_->ObserveProcessing(SecondsSince(start));
     }
     return true;
   };

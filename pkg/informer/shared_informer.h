@@ -26,6 +26,7 @@
 #include "pkg/common/thread_annotations.h"
 #include "pkg/informer/event_handler.h"
 #include "pkg/informer/store.h"
+#include "pkg/metrics/informer.h"
 
 namespace stowage::informer {
 
@@ -51,7 +52,9 @@ class SharedInformer : public InformerBase {
  public:
   using Ptr = std::shared_ptr<const T>;
 
-  SharedInformer(client::RestClient& client, Filter filter, int64_t page_size = 500);
+  // A non-empty name (the factory's) gives the informer client-go's informer_* series.
+  SharedInformer(client::RestClient& client, Filter filter, int64_t page_size = 500,
+                 std::string_view name = {});
   ~SharedInformer() override { Stop(); }
 
   // Registers a handler. If the informer already holds objects, the handler first receives
@@ -92,6 +95,7 @@ class SharedInformer : public InformerBase {
   Store<T> store_;
   std::atomic<bool> synced_{false};
   std::atomic<int> list_count_{0};
+  std::unique_ptr<metrics::InformerMetrics> metrics_;  // null for an unnamed informer
 
   // Held while the store changes and the change is delivered, and while a handler is added.
   std::mutex dispatch_mu_;

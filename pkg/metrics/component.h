@@ -48,8 +48,8 @@ void ObserveRestRequest(const RestRequest& r);
 // the kube-scheduler version it replaces.
 struct BuildInfo {
   std::string major = "1";
-  std::string minor = "36";
-  std::string git_version = "v1.36.3";
+  std::string minor = "37";
+  std::string git_version = "v1.37.2";
   std::string git_commit;
   std::string git_tree_state;
   std::string build_date = "1970-01-01T00:00:00Z";

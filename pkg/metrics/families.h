@@ -1,5 +1,5 @@
 // The descriptors of the scheduler's families, one function per family, in the order of
-// upstream's pkg/scheduler/metrics/metrics.go (then the volume binder's pair): name, HELP as
+// upstream's pkg/scheduler/metrics/metrics.go (then the volume binder's pair), at 1.37: name, HELP as
 // upstream writes it, type, stability, label names in upstream's order, buckets. metrics.cc
 // registers from these, and tests compare them with upstream's exposition.
 #pragma once
@@ -19,17 +19,21 @@ FamilyDesc SchedulingAlgorithmDuration();
 FamilyDesc PreemptionVictims();
 FamilyDesc PreemptionAttempts();
 FamilyDesc PendingPods();
+FamilyDesc QueuedEntities();
 FamilyDesc InflightEvents();
 FamilyDesc Goroutines();
 FamilyDesc BatchAttempts();
 FamilyDesc BatchCacheFlushed();
+FamilyDesc BatchRescoreAttempts();
 FamilyDesc PodSchedulingSliDuration();
 FamilyDesc PodSchedulingAttempts();
 FamilyDesc PodScheduledAfterFlush();
+FamilyDesc PreQueueingHintEvaluations();
 FamilyDesc FrameworkExtensionPointDuration();
 FamilyDesc PluginExecutionDuration();
 FamilyDesc QueueingHintExecutionDuration();
 FamilyDesc QueueIncomingPods();
+FamilyDesc QueueIncomingEntities();
 FamilyDesc PermitWaitDuration();
 FamilyDesc CacheSize();
 FamilyDesc UnschedulablePods();
@@ -44,9 +48,19 @@ FamilyDesc DraBindingConditionsAllocations();
 FamilyDesc DraBindingConditionsWaitDuration();
 FamilyDesc GetNodeHintDuration();
 FamilyDesc StoreScheduleResultsDuration();
+FamilyDesc BatchRescoreDuration();
 FamilyDesc PodGroupScheduleAttempts();
 FamilyDesc PodGroupSchedulingAttemptDuration();
 FamilyDesc PodGroupSchedulingAlgorithmDuration();
+FamilyDesc WorkloadPreemptionAttempts();
+FamilyDesc WorkloadPreemptionVictims();
+FamilyDesc PreemptionWorkloadDisruptions();
+FamilyDesc PreemptionEvaluationDuration();
+FamilyDesc PreemptionExecutionDuration();
+FamilyDesc PreemptionPdbViolations();
+FamilyDesc GeneratedPlacements();
+FamilyDesc PlacementEvaluations();
+FamilyDesc PlacementEvaluationDuration();
 FamilyDesc VolumeBinderCacheRequests();
 FamilyDesc VolumeSchedulingStageError();
 

@@ -1,5 +1,6 @@
 #include "pkg/metrics/metrics.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -26,6 +27,25 @@ prometheus::Family<T>& Add(Registry& r, const FamilyDesc& d) {
   } else {
     return r.AddHistogram(d);
   }
+}
+
+// Serves `entities` as a copy of every series of `pods` with type="pod" added: the entity view of
+// a queue that holds single pods only.
+template <typename T>
+void AddPodEntities(Registry& r, prometheus::Family<T>& pods, const FamilyDesc& entities) {
+  r.AddCollector({entities}, [&pods, entities] {
+    std::vector<prometheus::MetricFamily> out = pods.Collect();
+    for (auto& family : out) {
+      family.name = entities.name;
+      family.help = entities.ExposedHelp();
+      for (auto& m : family.metric) {
+        m.label.push_back({"type", "pod"});
+        std::sort(m.label.begin(), m.label.end(),
+                  [](const auto& a, const auto& b) { return a.name < b.name; });
+      }
+    }
+    return out;
+  });
 }
 
 template <typename T>
@@ -73,12 +93,14 @@ Scheduler::Scheduler(const FeatureGates& g) {
   auto& victims = Add<Histogram>(on, f::PreemptionVictims());
   auto& preemptions = Add<Counter>(on, f::PreemptionAttempts());
   auto& pending_pods = Add<Gauge>(on, f::PendingPods());
+  AddPodEntities(on, pending_pods, f::QueuedEntities());
   auto& sli_family = Add<Histogram>(on, f::PodSchedulingSliDuration());
   auto& attempts_family = Add<Histogram>(on, f::PodSchedulingAttempts());
   auto& flush = Add<Counter>(on, f::PodScheduledAfterFlush());
   per_profile.extension_point_duration = &Add<Histogram>(on, f::FrameworkExtensionPointDuration());
   per_profile.plugin_execution_duration = &Add<Histogram>(on, f::PluginExecutionDuration());
   auto& incoming_family = Add<Counter>(on, f::QueueIncomingPods());
+  AddPodEntities(on, incoming_family, f::QueueIncomingEntities());
   auto& goroutines_family = Add<Gauge>(on, f::Goroutines());
   auto& permit = Add<Histogram>(on, f::PermitWaitDuration());
   auto& cache = Add<Gauge>(on, f::CacheSize());
@@ -86,13 +108,15 @@ Scheduler::Scheduler(const FeatureGates& g) {
   per_profile.plugin_evaluation = &Add<Counter>(on, f::PluginEvaluation());
   Add<Counter>(on, f::BatchAttempts());
   Add<Counter>(on, f::BatchCacheFlushed());
+  Add<Counter>(on, f::BatchRescoreAttempts());
+  Add<Histogram>(on, f::BatchRescoreDuration());
   Add<Histogram>(on, f::GetNodeHintDuration());
   Add<Histogram>(on, f::StoreScheduleResultsDuration());
+  auto& hints_family = Add<Histogram>(on, f::QueueingHintExecutionDuration());
+  auto& inflight_family = Add<Gauge>(on, f::InflightEvents());
+  Add<Counter>(on, f::PreQueueingHintEvaluations());
   Add<Counter>(on, f::VolumeBinderCacheRequests());
   Add<Counter>(on, f::VolumeSchedulingStageError());
-  Registry& qhint = g.scheduler_queueing_hints ? on : Unserved();
-  auto& hints_family = Add<Histogram>(qhint, f::QueueingHintExecutionDuration());
-  auto& inflight_family = Add<Gauge>(qhint, f::InflightEvents());
   Registry& async_preemption = g.scheduler_async_preemption ? on : Unserved();
   auto& pre_duration = Add<Histogram>(async_preemption, f::PreemptionGoroutinesDuration());
   auto& pre_total = Add<Counter>(async_preemption, f::PreemptionGoroutinesExecution());
@@ -105,6 +129,16 @@ Scheduler::Scheduler(const FeatureGates& g) {
   Add<Counter>(workload, f::PodGroupScheduleAttempts());
   Add<Histogram>(workload, f::PodGroupSchedulingAttemptDuration());
   Add<Histogram>(workload, f::PodGroupSchedulingAlgorithmDuration());
+  Add<Counter>(workload, f::WorkloadPreemptionAttempts());
+  Add<Histogram>(workload, f::WorkloadPreemptionVictims());
+  Add<Histogram>(workload, f::PreemptionWorkloadDisruptions());
+  Add<Histogram>(workload, f::PreemptionEvaluationDuration());
+  Add<Histogram>(workload, f::PreemptionExecutionDuration());
+  Add<Counter>(workload, f::PreemptionPdbViolations());
+  Registry& placements = g.topology_aware_workload_scheduling ? on : Unserved();
+  Add<Counter>(placements, f::GeneratedPlacements());
+  Add<Counter>(placements, f::PlacementEvaluations());
+  Add<Histogram>(placements, f::PlacementEvaluationDuration());
   Registry& binding_conditions = g.dra_device_binding_conditions ? on : Unserved();
   Add<Counter>(binding_conditions, f::DraBindingConditionsAllocations());
   Add<Histogram>(binding_conditions, f::DraBindingConditionsWaitDuration());
@@ -157,18 +191,24 @@ std::vector<FamilyDesc> SchedulerFamilyDescs() {
   namespace f = families;
   return {f::ScheduleAttempts(), f::SchedulingAttemptDuration(), f::SchedulingAlgorithmDuration(),
           f::EventHandlingDuration(), f::PreemptionVictims(), f::PreemptionAttempts(),
-          f::PendingPods(), f::PodSchedulingSliDuration(), f::PodSchedulingAttempts(),
-          f::PodScheduledAfterFlush(), f::FrameworkExtensionPointDuration(),
-          f::PluginExecutionDuration(), f::QueueIncomingPods(), f::Goroutines(),
+          f::PendingPods(), f::QueuedEntities(), f::PodSchedulingSliDuration(),
+          f::PodSchedulingAttempts(), f::PodScheduledAfterFlush(),
+          f::FrameworkExtensionPointDuration(), f::PluginExecutionDuration(),
+          f::QueueIncomingPods(), f::QueueIncomingEntities(), f::Goroutines(),
           f::PermitWaitDuration(), f::CacheSize(), f::UnschedulablePods(), f::PluginEvaluation(),
-          f::BatchAttempts(), f::BatchCacheFlushed(), f::GetNodeHintDuration(),
-          f::StoreScheduleResultsDuration(), f::VolumeBinderCacheRequests(),
-          f::VolumeSchedulingStageError(), f::QueueingHintExecutionDuration(),
-          f::InflightEvents(), f::PreemptionGoroutinesDuration(),
+          f::BatchAttempts(), f::BatchCacheFlushed(), f::BatchRescoreAttempts(),
+          f::BatchRescoreDuration(), f::GetNodeHintDuration(),
+          f::StoreScheduleResultsDuration(), f::QueueingHintExecutionDuration(),
+          f::InflightEvents(), f::PreQueueingHintEvaluations(), f::VolumeBinderCacheRequests(),
+          f::VolumeSchedulingStageError(), f::PreemptionGoroutinesDuration(),
           f::PreemptionGoroutinesExecution(), f::AsyncApiCallExecution(),
           f::AsyncApiCallExecutionDuration(), f::PendingAsyncApiCalls(),
           f::ResourceClaimCreates(), f::PodGroupScheduleAttempts(),
           f::PodGroupSchedulingAttemptDuration(), f::PodGroupSchedulingAlgorithmDuration(),
+          f::WorkloadPreemptionAttempts(), f::WorkloadPreemptionVictims(),
+          f::PreemptionWorkloadDisruptions(), f::PreemptionEvaluationDuration(),
+          f::PreemptionExecutionDuration(), f::PreemptionPdbViolations(),
+          f::GeneratedPlacements(), f::PlacementEvaluations(), f::PlacementEvaluationDuration(),
           f::DraBindingConditionsAllocations(), f::DraBindingConditionsWaitDuration()};
 }
 

@@ -1,7 +1,15 @@
 // The scheduler's metric families (upstream pkg/scheduler/metrics, the volume binder's pair),
-// registered in Registry::Global() under upstream kube-scheduler 1.36's names, types, HELP,
+// registered in Registry::Global() under upstream kube-scheduler 1.37's names, types, HELP,
 // stability, labels and buckets, plus the accessors the scheduler, framework, queue and cache
 // use to update them.
+//
+// Families stowage registers but never feeds, because it lacks the feature: batch_* (no
+// opportunistic batching), pre_queueing_hint_evaluations_total (no PreQueueingHint), the DRA,
+// volume binder and async API call families, and the pod group ones (GenericWorkload). Since
+// stowage queues single pods only, each pod is an entity of type "pod" and queued_entities and
+// queue_incoming_entities_total are derived at scrape time from pending_pods and
+// queue_incoming_pods_total (stowage counts a pod only when it enters a queue it was not in,
+// which is when upstream counts the entity).
 //
 // Register() registers the families once per process, as upstream's metrics.Register(), with
 // the gate-conditional ones following the feature gates given (1.36 defaults otherwise); a
@@ -26,14 +34,14 @@
 
 namespace stowage::metrics {
 
-// The gates that decide which optional families upstream registers; defaults are 1.36's.
+// The gates that decide which optional families upstream registers; defaults are 1.37's.
 struct FeatureGates {
-  bool scheduler_queueing_hints = true;        // GA, locked
-  bool scheduler_async_preemption = true;      // Beta, on
-  bool scheduler_async_api_calls = false;      // Beta, off
-  bool dra_extended_resource = true;           // Beta, on in 1.36
-  bool generic_workload = false;               // Alpha, off
-  bool dra_device_binding_conditions = true;   // Beta, on in 1.36
+  bool scheduler_async_preemption = true;            // Beta, on
+  bool scheduler_async_api_calls = false;            // Beta, off
+  bool dra_extended_resource = true;                 // GA, locked
+  bool generic_workload = false;                     // Beta, off
+  bool topology_aware_workload_scheduling = false;   // Alpha, off
+  bool dra_device_binding_conditions = true;         // Beta, on
 };
 
 // Registers the scheduler's families; the first call decides, later ones are ignored.

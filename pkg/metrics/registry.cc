@@ -1,7 +1,9 @@
 #include "pkg/metrics/registry.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <utility>
 
 #include "pkg/metrics/process.h"
 #include "pkg/metrics/text_format.h"
@@ -49,8 +51,19 @@ std::string_view StabilityName(Stability s) {
 }
 
 std::string FamilyDesc::ExposedHelp() const {
-  if (stability == Stability::kNone) return help;
-  return "[" + std::string(StabilityName(stability)) + "] " + help;
+  std::string deprecated =
+      deprecated_version.empty() ? "" : "(Deprecated since " + deprecated_version + ") ";
+  if (stability == Stability::kNone) return deprecated + help;
+  return "[" + std::string(StabilityName(stability)) + "] " + deprecated + help;
+}
+
+bool FamilyDesc::Hidden() const {
+  if (deprecated_version.empty()) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(deprecated_version.c_str(), "%d.%d", &major, &minor) != 2) return false;
+  if (major != 1) return major < 1;
+  int period = stability == Stability::kStable ? 3 : stability == Stability::kBeta ? 1 : 0;
+  return minor + period <= kMetricsMinor;
 }
 
 std::vector<double> ExponentialBuckets(double start, double factor, int count) {
@@ -136,6 +149,11 @@ void Registry::AddCollector(std::vector<FamilyDesc> descs, CollectFn fn) {
   collectors_.push_back(std::move(fn));
 }
 
+void Registry::SetShowHidden(bool show) {
+  std::lock_guard<std::mutex> l(mu_);
+  show_hidden_ = show;
+}
+
 void Registry::SetDisabled(const std::vector<std::string>& names) {
   std::lock_guard<std::mutex> l(mu_);
   disabled_.clear();
@@ -149,21 +167,26 @@ std::vector<FamilyDesc> Registry::Describe() const {
 
 std::vector<prometheus::MetricFamily> Registry::CollectOwn() const {
   std::lock_guard<std::mutex> l(mu_);
-  std::map<Stability, double> by_level;
-  double disabled = 0;
+  std::map<std::pair<std::string, Stability>, double> by_level;
+  double disabled = 0, hidden = 0;
   for (const auto& d : descs_) {
-    if (d.stability != Stability::kNone) by_level[d.stability]++;
+    if (d.Hidden() && !show_hidden_) {
+      hidden++;  // a hidden family is never created, so not counted as registered
+      continue;
+    }
+    if (d.stability != Stability::kNone) by_level[{d.deprecated_version, d.stability}]++;
     if (disabled_.count(d.name)) disabled++;
   }
   auto registered = Empty(RegisteredMetricsDesc(), prometheus::MetricType::Counter);
-  for (const auto& [level, n] : by_level) {
-    registered.metric.push_back(CounterSample(
-        n, {{"deprecated_version", ""}, {"stability_level", std::string(StabilityName(level))}}));
+  for (const auto& [key, n] : by_level) {
+    registered.metric.push_back(
+        CounterSample(n, {{"deprecated_version", key.first},
+                          {"stability_level", std::string(StabilityName(key.second))}}));
   }
   auto disabled_total = Empty(DisabledMetricsDesc(), prometheus::MetricType::Counter);
   disabled_total.metric.push_back(CounterSample(disabled, {}));
   auto hidden_total = Empty(HiddenMetricsDesc(), prometheus::MetricType::Counter);
-  hidden_total.metric.push_back(CounterSample(0, {}));  // stowage hides no metric
+  hidden_total.metric.push_back(CounterSample(hidden, {}));
   return {std::move(registered), std::move(disabled_total), std::move(hidden_total)};
 }
 
@@ -180,9 +203,13 @@ std::string Registry::Render() const {
   for (auto& f : CollectOwn()) all.push_back(std::move(f));
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!disabled_.empty()) {
+    std::set<std::string, std::less<>> left_out = disabled_;
+    for (const auto& d : descs_) {
+      if (d.Hidden() && !show_hidden_) left_out.insert(d.name);
+    }
+    if (!left_out.empty()) {
       all.erase(std::remove_if(all.begin(), all.end(),
-                               [&](const auto& f) { return disabled_.count(f.name) > 0; }),
+                               [&](const auto& f) { return left_out.count(f.name) > 0; }),
                 all.end());
     }
   }

@@ -5,7 +5,11 @@
 //
 // Every family is registered with a FamilyDesc: upstream's name, HELP as written in upstream's
 // source, type, component-base stability level (which becomes the "[ALPHA] "-style prefix of the
-// served HELP), variable label names and histogram buckets. Families computed at scrape time
+// served HELP), variable label names, histogram buckets and the version that deprecated it.
+// As component-base does, a deprecated family whose deprecation period has ended at
+// kMetricsVersion (an ALPHA one at once, BETA after one minor version, STABLE after three) is
+// hidden: left out of Render and registered_metrics_total and counted by hidden_metrics_total,
+// until SetShowHidden(true) (--show-hidden-metrics-for-version). Families computed at scrape time
 // (process_*) come from collectors. Render() writes the text exposition that `curl /metrics`
 // returns, in the format of text_format.h, without the families named in SetDisabled() and
 // with component-base's own registered_metrics_total, disabled_metrics_total and
@@ -51,10 +55,17 @@ struct FamilyDesc {
   Stability stability = Stability::kAlpha;
   std::vector<std::string> labels;  // variable label names, in upstream's order
   std::vector<double> buckets;      // histogram upper bounds, without +Inf
+  std::string deprecated_version;   // "1.37.0"; empty when not deprecated
 
-  // The HELP line's text: "[ALPHA] " + help (just help for kNone).
+  // The HELP line's text: "[ALPHA] " + help (just help for kNone), with "(Deprecated since
+  // <version>) " after the prefix when deprecated.
   std::string ExposedHelp() const;
+  // component-base's shouldHide at kMetricsVersion.
+  bool Hidden() const;
 };
+
+// The Kubernetes minor version whose metrics stowage serves (component-base's current version).
+inline constexpr int kMetricsMinor = 37;
 
 // component-base's ExponentialBuckets(start, factor, count): start, start*factor, ...
 std::vector<double> ExponentialBuckets(double start, double factor, int count);
@@ -84,6 +95,9 @@ class Registry {
   // the registered ones).
   void SetDisabled(const std::vector<std::string>& names);
 
+  // --show-hidden-metrics-for-version: serve the hidden deprecated families too.
+  void SetShowHidden(bool show);
+
   // Every registered family (including collectors' and the registry's own), in registration
   // order.
   std::vector<FamilyDesc> Describe() const;
@@ -107,6 +121,7 @@ class Registry {
   std::vector<CollectFn> collectors_ GUARDED_BY(mu_);
   std::vector<std::function<void()>> touchers_ GUARDED_BY(mu_);
   std::set<std::string, std::less<>> disabled_ GUARDED_BY(mu_);
+  bool show_hidden_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace stowage::metrics

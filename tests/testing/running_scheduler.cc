@@ -30,7 +30,7 @@ RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string i
   rc.qps = 5000;
   rc.burst = 5000;
   client_ = std::move(*client::RestClient::New(rc));
-  informers_ = std::make_unique<informer::InformerFactory>(*client_);
+  informers_ = std::make_unique<informer::InformerFactory>(*client_, "kube-scheduler");
   scheduler::Options opts = std::move(setup.options);
   opts.instance = std::move(instance);
   sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);

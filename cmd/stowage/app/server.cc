@@ -100,6 +100,8 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
                                options.feature_gates.Enabled(g.name));
   }
   metrics::Registry::Global().SetDisabled(options.metrics.disabled_metrics);
+  // Validation accepts only the previous minor version, so any value shows the hidden families.
+  metrics::Registry::Global().SetShowHidden(!options.metrics.show_hidden_metrics_for_version.empty());
   scheduler::InstallApiClientMetrics();
 
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
@@ -125,7 +127,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     return 1;
   }
 
-  informer::InformerFactory informers(api);
+  informer::InformerFactory informers(api, std::string(kZpageComponent));  // upstream's InformerName
   scheduler::Options so;
   so.parallelism = cfg.parallelism.value_or(16);
   so.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;

@@ -156,6 +156,18 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
             1);
   EXPECT_EQ(after["scheduler_unschedulable_pods{plugin=\"SchedulingGates\"," + kProfile + "}"], 1);
   EXPECT_EQ(after["scheduler_inflight_events{event=\"PodPopped\"}"], 0);
+  // Each queued pod is its own entity of type "pod".
+  EXPECT_EQ(after["scheduler_queued_entities{queue=\"unschedulable\",type=\"pod\"}"], 1);
+  EXPECT_EQ(after["scheduler_queued_entities{queue=\"gated\",type=\"pod\"}"], 1);
+
+  // The informers of the factory named "kube-scheduler", labelled as client-go labels them.
+  const std::string pods_informer =
+      "{group=\"\",name=\"kube-scheduler\",resource=\"pods\",version=\"v1\"}";
+  EXPECT_GE(after["informer_processing_latency_seconds_count" + pods_informer], 7);
+  EXPECT_GT(after["informer_store_resource_version" + pods_informer], 0);
+  EXPECT_TRUE(after.Has("informer_queued_items" + pods_informer));
+  EXPECT_TRUE(after.Has("informer_store_resource_version{group=\"\",name=\"kube-scheduler\","
+                        "resource=\"nodes\",version=\"v1\"}"));
 
   // The framework: every extension point of a successful cycle, by status.
   for (const char* point : {"PreFilter", "PreScore", "Score", "Reserve", "Permit", "PreBind",

@@ -62,14 +62,14 @@ TEST(ComponentMetrics, BuildInfoHasOneSeriesAndFeatureGatesTheirStage) {
   SetBuildInfo(BuildInfo{});
   EXPECT_THAT(Registry::Global().Render(),
               HasSubstr("kubernetes_build_info{build_date=\"1970-01-01T00:00:00Z\",compiler="
-                        "\"gcc\",git_commit=\"\",git_tree_state=\"\",git_version=\"v1.36.3\","
-                        "go_version=\"\",major=\"1\",minor=\"36\",platform=\"linux/amd64\"} 1\n"));
+                        "\"gcc\",git_commit=\"\",git_tree_state=\"\",git_version=\"v1.37.2\","
+                        "go_version=\"\",major=\"1\",minor=\"37\",platform=\"linux/amd64\"} 1\n"));
   BuildInfo info;
   info.git_version = "v1.36.3-stowage";
   SetBuildInfo(info);
   std::string out = Registry::Global().Render();
   EXPECT_THAT(out, HasSubstr("git_version=\"v1.36.3-stowage\""));
-  EXPECT_THAT(out, Not(HasSubstr("git_version=\"v1.36.3\",")));  // replaced, not added
+  EXPECT_THAT(out, Not(HasSubstr("git_version=\"v1.37.2\",")));  // replaced, not added
   SetFeatureEnabled("SchedulerQueueingHints", "", true);
   SetFeatureEnabled("GangScheduling", "ALPHA", false);
   out = Registry::Global().Render();

@@ -57,6 +57,38 @@ TEST(Registry, DisabledMetricsAreNotServed) {
   EXPECT_THAT(r.Render(), HasSubstr("drop 1\n"));
 }
 
+// component-base hides a deprecated family once its deprecation period (0 minor versions for
+// ALPHA, 1 for BETA, 3 for STABLE) has run out at the current version, 1.37.
+TEST(Registry, DeprecatedFamiliesHideWhenTheirPeriodEnds) {
+  auto desc = [](Stability s, std::string deprecated) {
+    return FamilyDesc{"f", "F.", Type::kGauge, s, {}, {}, std::move(deprecated)};
+  };
+  EXPECT_TRUE(desc(Stability::kAlpha, "1.37.0").Hidden());
+  EXPECT_FALSE(desc(Stability::kAlpha, "1.38.0").Hidden());
+  EXPECT_FALSE(desc(Stability::kBeta, "1.37.0").Hidden());
+  EXPECT_TRUE(desc(Stability::kBeta, "1.36.0").Hidden());
+  EXPECT_FALSE(desc(Stability::kStable, "1.35.0").Hidden());
+  EXPECT_TRUE(desc(Stability::kStable, "1.34.0").Hidden());
+  EXPECT_FALSE(desc(Stability::kAlpha, "").Hidden());
+  EXPECT_EQ(desc(Stability::kBeta, "1.37.0").ExposedHelp(), "[BETA] (Deprecated since 1.37.0) F.");
+}
+
+TEST(Registry, HiddenFamiliesAreServedOnlyWhenShown) {
+  Registry r;
+  r.AddGauge({"old", "Old.", Type::kGauge, Stability::kAlpha, {}, {}, "1.37.0"}).Add({}).Set(1);
+  std::string out = r.Render();
+  EXPECT_THAT(out, Not(HasSubstr("old")));
+  EXPECT_THAT(out, HasSubstr("hidden_metrics_total 1\n"));
+  EXPECT_THAT(out, Not(HasSubstr("stability_level=\"ALPHA\"")));  // hidden is not registered
+  r.SetShowHidden(true);
+  out = r.Render();
+  EXPECT_THAT(out, HasSubstr("# HELP old [ALPHA] (Deprecated since 1.37.0) Old.\n"));
+  EXPECT_THAT(out, HasSubstr("old 1\n"));
+  EXPECT_THAT(out, HasSubstr("hidden_metrics_total 0\n"));
+  EXPECT_THAT(out, HasSubstr("registered_metrics_total{deprecated_version=\"1.37.0\","
+                             "stability_level=\"ALPHA\"} 1\n"));
+}
+
 TEST(Registry, GlobalServesProcessMetricsFromProc) {
   std::string out = Registry::Global().Render();
   for (const char* name :

@@ -1,6 +1,6 @@
-// stowage's /metrics against upstream's: tests/fixtures/metrics/kube-scheduler-v1.36.3.txt holds
-// the HELP, TYPE, label names and buckets of every family the real kube-scheduler v1.36.3 serves
-// (captured by tests/fixtures/metrics/capture.sh). Every family in scope must exist in stowage
+// stowage's /metrics against upstream's: tests/fixtures/metrics/kube-scheduler-v1.37.2.txt holds
+// the HELP, TYPE, label names and buckets of every family the real kube-scheduler v1.37.2 serves
+// (captured by tests/fixtures/metrics/capture.sh), and the deprecated ones it hides. Every family in scope must exist in stowage
 // with the same TYPE, HELP (stability prefix included), label names and buckets, both in the
 // descriptors and in what Render() writes; families stowage deliberately lacks are listed below
 // with the reason.
@@ -15,6 +15,7 @@
 
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/families.h"
+#include "pkg/metrics/informer.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"
 #include "tests/testing/fixtures.h"
@@ -25,15 +26,19 @@ namespace {
 struct Upstream {
   std::string help, type, labels, buckets;
   bool scraped = false;  // from the live scrape (Go's number format) rather than describe/main.go
+  bool hidden = false;   // registered, deprecated, served only with --show-hidden-metrics
 };
+
+constexpr char kFixture[] = "metrics/kube-scheduler-v1.37.2.txt";
 
 // The fixture, by family name.
 std::map<std::string, Upstream> ReadUpstream() {
-  std::istringstream in(testing::ReadFixture("metrics/kube-scheduler-v1.36.3.txt"));
+  std::istringstream in(testing::ReadFixture(kFixture));
   std::map<std::string, Upstream> out;
   bool scraped = true;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("# registered without series", 0) == 0) scraped = false;
+    if (line.rfind("# HIDDEN ", 0) == 0) out[line.substr(9)].hidden = true;
     for (const char* kind : {"HELP", "TYPE", "LABELS", "BUCKETS"}) {
       std::string prefix = std::string("# ") + kind + " ";
       if (line.rfind(prefix, 0) != 0) continue;
@@ -54,7 +59,7 @@ std::map<std::string, Upstream> ReadUpstream() {
 
 bool InScope(const std::string& name) {
   for (const char* p : {"scheduler_", "leader_election_", "kube_pod_resource_", "rest_client_",
-                        "process_"}) {
+                        "process_", "informer_", "dynamic_resource_allocation_"}) {
     if (name.rfind(p, 0) == 0) return true;
   }
   return name == "kubernetes_build_info" || name == "kubernetes_feature_enabled" ||
@@ -112,6 +117,7 @@ std::vector<double> ParseBuckets(const std::string& s) {
 std::map<std::string, FamilyDesc> StowageDescs() {
   Register();
   RegisterComponentMetrics();
+  RegisterInformerMetrics();
   std::map<std::string, FamilyDesc> out;
   for (auto& d : Registry::Global().Describe()) out[d.name] = d;
   for (auto d : {families::PodResourceRequest(), families::PodResourceLimit()}) out[d.name] = d;
@@ -128,6 +134,8 @@ TEST(UpstreamFixture, EveryFamilyInScopeExistsWithSameTypeHelpLabelsBuckets) {
     auto it = ours.find(name);
     ASSERT_NE(it, ours.end()) << "upstream serves " << name << " but stowage does not";
     const FamilyDesc& d = it->second;
+    EXPECT_EQ(d.Hidden(), u.hidden);
+    if (u.hidden) continue;
     EXPECT_EQ(TypeName(d.type), u.type);
     EXPECT_EQ(d.ExposedHelp(), u.help);
     EXPECT_EQ(SortedLabels(d.labels), u.labels);
@@ -189,6 +197,10 @@ TEST(UpstreamFixture, RenderedHelpTypeAndBucketsMatch) {
       continue;
     }
     SCOPED_TRACE(name);
+    if (u.hidden) {
+      EXPECT_FALSE(help.count(name)) << "hidden upstream but rendered";
+      continue;
+    }
     ASSERT_TRUE(help.count(name)) << "not rendered";
     EXPECT_EQ(help[name], u.help);
     EXPECT_EQ(type[name], u.type);
