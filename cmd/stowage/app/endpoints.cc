@@ -82,23 +82,31 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
       return FromZpage(Configz(*cfg));
     });
   }
-  const server::Router* listed = router.get();
-  if (sources.options != nullptr) {
-    routes.emplace_back("/flagz", [flags = FlagValues(*sources.options)](const server::Request& req) {
-      return FromZpage(Flagz(flags, ZRequest(req)));
-    });
-    routes.emplace_back("/statusz", [o = sources.options, start = sources.start_time,
-                                      listed](const server::Request& req) {
-      StatuszInfo info = DefaultStatuszInfo(*o, start, RealClock().WallNow(), listed->ListedPaths());
-      return FromZpage(Statusz(info, ZRequest(req)));
-    });
-  }
   if (sources.profiling) {
     routes.emplace_back("/debug/flags/v", DebugFlagV);
     routes.emplace_back("/debug/flags", [](const server::Request&) { return Text("v\n"); });
   }
+  if (sources.options != nullptr) {
+    routes.emplace_back("/flagz", [flags = FlagValues(*sources.options)](const server::Request& req) {
+      return FromZpage(Flagz(flags, ZRequest(req)));
+    });
+  }
   for (auto& [path, handler] : routes) {
     if (auto s = router->Handle(path, std::move(handler)); !s.ok()) return s;
+  }
+  if (sources.options != nullptr) {
+    // Upstream's statusz lists the paths registered before it (so not itself), and its
+    // profiling and debug-flag routes are unlisted.
+    std::vector<std::string> listed;
+    for (std::string& p : router->ListedPaths()) {
+      if (p.rfind("/debug/", 0) != 0) listed.push_back(std::move(p));
+    }
+    auto statusz = [o = sources.options, start = sources.start_time,
+                    listed = std::move(listed)](const server::Request& req) {
+      StatuszInfo info = DefaultStatuszInfo(*o, start, RealClock().WallNow(), listed);
+      return FromZpage(Statusz(info, ZRequest(req)));
+    };
+    if (auto s = router->Handle("/statusz", std::move(statusz)); !s.ok()) return s;
   }
   return router;
 }

@@ -180,6 +180,15 @@ std::map<std::string, std::string> FlagValues(const Options& options) {
   AddFlags(&copy, &fs);
   std::map<std::string, std::string> out;
   for (const Flag* f : fs.Flags()) out[f->name] = f->value->String();
+  // Upstream's MaybeDefaultWithSelfSignedCerts writes the certificate paths it self-signs into
+  // the flag variables, so /flagz shows them.
+  const SecureServingOptions& s = options.secure_serving;
+  if (s.bind_port != 0 && s.tls_cert_file.empty() && s.tls_private_key_file.empty() &&
+      !s.cert_directory.empty()) {
+    std::string base = s.cert_directory + "/" + s.pair_name;
+    out["tls-cert-file"] = base + ".crt";
+    out["tls-private-key-file"] = base + ".key";
+  }
   return out;
 }
 

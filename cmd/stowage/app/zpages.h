@@ -1,4 +1,4 @@
-// The bodies of kube-scheduler's z-pages, rendered as kube-scheduler 1.36.3 renders them, for
+// The bodies of kube-scheduler's z-pages, rendered as kube-scheduler 1.37.2 renders them, for
 // the HTTPS server to serve (this file knows nothing about HTTP serving itself):
 //
 //   /configz  {"componentconfig":<the KubeSchedulerConfiguration, kubescheduler.config.k8s.io/v1>}
@@ -7,7 +7,8 @@
 //             Flagz object (config.k8s.io/v1beta1, or the deprecated v1alpha1) as JSON when the
 //             Accept header asks for it (apiserver/pkg/server/flagz).
 //   /statusz  start time, uptime, compiler (in "Go version"'s place), binary and emulation
-//             versions and the top-level paths served, as text/plain; or the Statusz object as
+//             versions and the top-level paths listed before /statusz (not itself, not the
+//             unlisted /debug routes), as text/plain; or the Statusz object as
 //             JSON (apiserver/pkg/server/statusz).
 //
 // Content negotiation follows the apiserver's: an empty Accept gets text; otherwise the clauses
@@ -58,7 +59,8 @@ inline constexpr std::string_view kZpageComponent = "kube-scheduler";
 ZpageResponse Configz(const config::KubeSchedulerConfiguration& cfg);
 
 // Every flag's current value as pflag prints it, by name (upstream's NamedFlagSetsReader: all
-// groups, global included, hidden and deprecated flags too).
+// groups, global included, hidden and deprecated flags too), with --tls-cert-file and
+// --tls-private-key-file naming the self-signed pair in --cert-dir when upstream would write one.
 std::map<std::string, std::string> FlagValues(const Options& options);
 // The /flagz text separator of this process.
 std::string_view FlagzSeparator();
