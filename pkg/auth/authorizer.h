@@ -27,6 +27,9 @@ namespace stowage::auth {
 
 enum class AuthzDecision { kNoOpinion, kAllow, kDeny };
 
+// The name upstream's union authorizer gives the SubjectAccessReview authorizer.
+inline constexpr std::string_view kWebhookAuthorizerName = "kubernetes.io/webhook";
+
 struct AuthzResult {
   AuthzDecision decision = AuthzDecision::kNoOpinion;
   std::string reason;  // the reviewer's explanation, shown in the 403 message

@@ -255,6 +255,11 @@ void DelegatingAuth::Authorize(Decision& d) {
   AuthzResult r = reviewer_->Authorize(d.user, d.verb, d.path);
   if (r.decision == AuthzDecision::kAllow) return;
   d.reason = r.reason;
+  // When no authorizer decides, upstream's union authorizer (since 1.37) names the one that
+  // gave each reason; a deny passes its reason through as it is.
+  if (r.decision == AuthzDecision::kNoOpinion && !d.reason.empty()) {
+    d.reason = std::string(kWebhookAuthorizerName) + ": " + d.reason;
+  }
   if (!r.error.ok()) {
     d.http_status = 500;
     d.reason = std::string(r.error.message());

@@ -176,6 +176,8 @@ TEST_F(DelegatingAuthTest, ReviewFailureIsAnInternalError) {
   EXPECT_TRUE(ResponseNoSniff(d));
 }
 
+// The review had no opinion: the reason comes prefixed with the authorizer's name, as 1.37's
+// union authorizer writes it.
 TEST_F(DelegatingAuthTest, ReviewReasonIsAppendedToTheForbiddenMessage) {
   env_.authz.api->Handle(kSubjectAccessReviewPath, [](const client::HttpRequest&) {
     return testing::SarAnswer(false, "no RBAC policy matched");
@@ -185,7 +187,18 @@ TEST_F(DelegatingAuthTest, ReviewReasonIsAppendedToTheForbiddenMessage) {
   EXPECT_EQ(d.http_status, 403);
   EXPECT_THAT(ResponseBody(d),
               HasSubstr(R"("message":"forbidden: User \"dev\" cannot get path \"/metrics\": )"
-                        R"(no RBAC policy matched")"));
+                        R"(kubernetes.io/webhook: no RBAC policy matched")"));
+}
+
+// An explicit deny ends the chain and its reason is shown as the reviewer wrote it.
+TEST_F(DelegatingAuthTest, DenyReasonIsShownUnprefixed) {
+  env_.authz.api->Handle(kSubjectAccessReviewPath, [](const client::HttpRequest&) {
+    return testing::SarAnswer(false, "blocked by policy", /*denied=*/true);
+  });
+  ASSERT_TRUE(env_.Make().ok());
+  Decision d = env_.Get("/metrics", "Bearer valid-dev");
+  EXPECT_EQ(d.http_status, 403);
+  EXPECT_THAT(ResponseBody(d), HasSubstr(R"(cannot get path \"/metrics\": blocked by policy")"));
 }
 
 TEST_F(DelegatingAuthTest, AuthorizationHeaderParsing) {
