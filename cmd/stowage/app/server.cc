@@ -127,7 +127,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     return 1;
   }
 
-  informer::InformerFactory informers(api, std::string(kZpageComponent));  // upstream's InformerName
+  informer::InformerFactory informers(api, "kube-scheduler");  // upstream's InformerName
   scheduler::Options so;
   so.parallelism = cfg.parallelism.value_or(16);
   so.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
