@@ -72,6 +72,18 @@ FamilyDesc FeatureEnabled() {
           Type::kGauge, Stability::kBeta, {"name", "stage"}, {}};
 }
 
+FamilyDesc VersionInfoDesc() {
+  return {"version_info",
+          "Provides the compatibility version info of the component. The component label is the "
+          "name of the component, usually kube, but is relevant for aggregated-apiservers.",
+          Type::kGauge, Stability::kAlpha, {"component", "binary", "emulation", "min_compat"}, {}};
+}
+FamilyDesc UnexpectedCategorizations() {
+  return {"cardinality_enforcement_unexpected_categorizations_total",
+          "The count of unexpected categorizations during cardinality enforcement.",
+          Type::kCounter, Stability::kAlpha, {}, {}};
+}
+
 template <typename T>
 std::unique_ptr<ChildCache<T>> Cache(prometheus::Family<T>& f, const FamilyDesc& d) {
   return std::make_unique<ChildCache<T>>(f, d.labels, d.buckets);
@@ -91,6 +103,18 @@ struct Component {
     build = &r.AddGauge(BuildInfoDesc());
     features = Cache(r.AddGauge(FeatureEnabled()), FeatureEnabled());
     SetBuild(BuildInfo{});  // upstream always serves one build_info series
+    version = &r.AddGauge(VersionInfoDesc());
+    SetVersion(VersionInfo{});
+    r.AddCounter(UnexpectedCategorizations()).Add({});
+  }
+  void SetVersion(const VersionInfo& i) {
+    std::lock_guard<std::mutex> l(build_mu);
+    if (version_series != nullptr) version->Remove(version_series);
+    version_series = &version->Add({{"component", "kube"},
+                                    {"binary", i.binary},
+                                    {"emulation", i.emulation},
+                                    {"min_compat", i.min_compat}});
+    version_series->Set(1);
   }
   void SetBuild(const BuildInfo& i) {
     std::lock_guard<std::mutex> l(build_mu);
@@ -115,6 +139,8 @@ struct Component {
   std::unique_ptr<ChildCache<prometheus::Gauge>> features;
   std::mutex build_mu;
   prometheus::Gauge* build_series = nullptr;
+  prometheus::Family<prometheus::Gauge>* version;
+  prometheus::Gauge* version_series = nullptr;
 };
 
 Component& C() {
@@ -128,7 +154,8 @@ void RegisterComponentMetrics() { (void)C(); }
 
 std::vector<FamilyDesc> ComponentFamilyDescs() {
   return {MasterStatus(), Slowpath(),   RequestDuration(), RequestSize(),   ResponseSize(),
-          RateLimiterDuration(), Requests(), Retries(),    BuildInfoDesc(), FeatureEnabled()};
+          RateLimiterDuration(), Requests(), Retries(),    BuildInfoDesc(), FeatureEnabled(),
+          VersionInfoDesc(), UnexpectedCategorizations()};
 }
 
 void SetLeader(std::string_view name, bool leader) {
@@ -160,6 +187,8 @@ void ObserveRestRequest(const RestRequest& r) {
 }
 
 void SetBuildInfo(const BuildInfo& info) { C().SetBuild(info); }
+
+void SetVersionInfo(const VersionInfo& info) { C().SetVersion(info); }
 
 void SetFeatureEnabled(std::string_view name, std::string_view stage, bool enabled) {
   C().features->Get({name, stage}).Set(enabled ? 1 : 0);

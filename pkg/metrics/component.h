@@ -1,6 +1,8 @@
 // The metrics kube-scheduler inherits from the libraries it is built on, served on the same
 // /metrics under the same names: client-go's leader election pair and rest_client_* request
-// metrics, component-base's kubernetes_build_info and kubernetes_feature_enabled. stowage's own
+// metrics, component-base's kubernetes_build_info, kubernetes_feature_enabled and version_info,
+// and its cardinality_enforcement_unexpected_categorizations_total (always 0: stowage enforces
+// --allow-metric-labels without that categorization step). stowage's own
 // leader election, API client and startup code feed them through these functions (the client
 // through its request observer hook, so pkg/client does not depend on this package).
 //
@@ -58,6 +60,15 @@ struct BuildInfo {
   std::string platform = "linux/amd64";
 };
 void SetBuildInfo(const BuildInfo& info);
+
+// version_info{component,binary,emulation,min_compat}: a constant 1 labelled with the
+// compatibility versions. Defaults are kube-scheduler's without --emulated-version.
+struct VersionInfo {
+  std::string binary = "1.37.2";
+  std::string emulation = "1.37";
+  std::string min_compat = "1.36";
+};
+void SetVersionInfo(const VersionInfo& info);
 
 // kubernetes_feature_enabled{name,stage}: 1 if enabled. stage is upstream's: "ALPHA", "BETA",
 // "DEPRECATED", or "" for GA.

@@ -92,7 +92,15 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
            StowageVersion());
 
   // Metrics first, so every client and the scheduler report from their first request.
-  metrics::Register();
+  const FeatureGateOptions& gates = options.feature_gates;
+  metrics::Register({
+      .scheduler_async_preemption = gates.Enabled("SchedulerAsyncPreemption"),
+      .scheduler_async_api_calls = gates.Enabled("SchedulerAsyncAPICalls"),
+      .dra_extended_resource = gates.Enabled("DRAExtendedResource"),
+      .generic_workload = gates.Enabled("GenericWorkload"),
+      .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling"),
+      .dra_device_binding_conditions = gates.Enabled("DRADeviceBindingConditions"),
+  });
   metrics::RegisterComponentMetrics();
   metrics::SetBuildInfo(metrics::BuildInfo{});
   for (const FeatureGateSpec& g : KnownFeatureGates()) {

@@ -58,6 +58,18 @@ TEST(ComponentMetrics, RestRequestsByCodeMethodHost) {
                                  "verb=\"GET\"}")));
 }
 
+TEST(ComponentMetrics, VersionInfoHasOneSeriesOfTheCompatibilityVersions) {
+  SetVersionInfo(VersionInfo{});
+  std::string out = Registry::Global().Render();
+  EXPECT_THAT(out, HasSubstr("version_info{binary=\"1.37.2\",component=\"kube\",emulation="
+                             "\"1.37\",min_compat=\"1.36\"} 1\n"));
+  SetVersionInfo({.binary = "1.37.2", .emulation = "1.36", .min_compat = "1.35"});
+  out = Registry::Global().Render();
+  EXPECT_THAT(out, HasSubstr("emulation=\"1.36\",min_compat=\"1.35\"} 1\n"));
+  EXPECT_THAT(out, Not(HasSubstr("emulation=\"1.37\"")));
+  EXPECT_THAT(out, HasSubstr("\ncardinality_enforcement_unexpected_categorizations_total 0\n"));
+}
+
 TEST(ComponentMetrics, BuildInfoHasOneSeriesAndFeatureGatesTheirStage) {
   SetBuildInfo(BuildInfo{});
   EXPECT_THAT(Registry::Global().Render(),
