@@ -1,4 +1,4 @@
-// The z-pages' bodies and content negotiation, against the formats of kube-scheduler 1.36.3's
+// The z-pages' bodies and content negotiation, against the formats of kube-scheduler 1.37.2's
 // configz, flagz and statusz (apiserver/pkg/server/{flagz,statusz}, component-base/configz).
 #include "cmd/stowage/app/zpages.h"
 
@@ -246,9 +246,11 @@ TEST(AggregatePaths, FirstSegmentsWithoutApiPaths) {
 }
 
 TEST(DefaultStatuszInfo, VersionsFromTheReportedKubeSchedulerVersion) {
-  StatuszInfo info = DefaultStatuszInfo(DefaultOptions(), WallTime{}, WallTime{}, {"/flagz"});
-  EXPECT_EQ(info.binary_version, "1.36.3");
-  EXPECT_EQ(info.emulation_version, "1.36");
+  Options o = DefaultOptions();
+  o.reported_version = "v1.37.2";
+  StatuszInfo info = DefaultStatuszInfo(o, WallTime{}, WallTime{}, {"/flagz"});
+  EXPECT_EQ(info.binary_version, "1.37.2");
+  EXPECT_EQ(info.emulation_version, "1.37");
   EXPECT_THAT(info.compiler, StartsWith("gcc "));
   EXPECT_EQ(info.compiler, CompilerVersion());
 }
