@@ -1,7 +1,7 @@
 // The descriptors of the scheduler's families, one function per family, in the order of
-// upstream's pkg/scheduler/metrics/metrics.go (then the volume binder's pair), at 1.37: name, HELP as
-// upstream writes it, type, stability, label names in upstream's order, buckets. metrics.cc
-// registers from these, and tests compare them with upstream's exposition.
+// upstream's pkg/scheduler/metrics/metrics.go at 1.37 (then the volume binder's pair): name,
+// HELP as upstream writes it, type, stability, label names in upstream's order, buckets.
+// metrics.cc registers from these, and tests compare them with upstream's exposition.
 #pragma once
 
 #include <prometheus/counter.h>

@@ -109,7 +109,8 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   }
   metrics::Registry::Global().SetDisabled(options.metrics.disabled_metrics);
   // Validation accepts only the previous minor version, so any value shows the hidden families.
-  metrics::Registry::Global().SetShowHidden(!options.metrics.show_hidden_metrics_for_version.empty());
+  metrics::Registry::Global().SetShowHidden(
+      !options.metrics.show_hidden_metrics_for_version.empty());
   scheduler::InstallApiClientMetrics();
 
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);

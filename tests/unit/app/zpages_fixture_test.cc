@@ -150,9 +150,9 @@ TEST_F(CapturedRun, Configz) {
 TEST(ZpagesFixture, VerboseHealthBodies) {
   EndpointSources sources;
   sources.healthz_checks = {server::NamedHealthCheck("leaderElection", [] { return OkStatus(); })};
-  sources.readyz_checks = {sources.healthz_checks[0],
-                           server::ShutdownHealthCheck([] { return false; }),
-                           server::NamedHealthCheck("sched-handler-sync", [] { return OkStatus(); })};
+  sources.readyz_checks = {
+      sources.healthz_checks[0], server::ShutdownHealthCheck([] { return false; }),
+      server::NamedHealthCheck("sched-handler-sync", [] { return OkStatus(); })};
   auto router = NewRouter(sources, nullptr);
   ASSERT_TRUE(router.ok()) << router.status();
   for (const char* page : {"healthz", "livez", "readyz"}) {
@@ -161,7 +161,8 @@ TEST(ZpagesFixture, VerboseHealthBodies) {
     req.path = std::string("/") + page;
     req.query = "verbose";
     req.target = req.path + "?verbose";
-    EXPECT_EQ((*router)->Serve(req).body, testing::ReadFixture(std::string("zpages/") + page + ".txt"))
+    EXPECT_EQ((*router)->Serve(req).body,
+              testing::ReadFixture(std::string("zpages/") + page + ".txt"))
         << page;
   }
 }

@@ -23,14 +23,16 @@ TEST(InformerMetrics, SeriesExistFromCreationWithUpstreamLabels) {
 
 TEST(InformerMetrics, ProcessingAndResourceVersion) {
   InformerMetrics m({"kube-scheduler", "", "v1", "pods"});
-  const std::string labels = "{group=\"\",name=\"kube-scheduler\",resource=\"pods\",version=\"v1\"}";
+  const std::string labels =
+      "{group=\"\",name=\"kube-scheduler\",resource=\"pods\",version=\"v1\"}";
   m.ObserveProcessing(0.003);
   // 19 digits: the last 15 are kept, written as Go writes large floats.
   m.SetStoreResourceVersion("1234567890123456789");
   std::string out = Registry::Global().Render();
   EXPECT_THAT(out, HasSubstr("informer_processing_latency_seconds_bucket{group=\"\",name=\"kube-"
                              "scheduler\",resource=\"pods\",version=\"v1\",le=\"0.005\"} 1\n"));
-  EXPECT_THAT(out, HasSubstr("informer_store_resource_version" + labels + " 5.67890123456789e+14\n"));
+  EXPECT_THAT(out,
+              HasSubstr("informer_store_resource_version" + labels + " 5.67890123456789e+14\n"));
   m.SetStoreResourceVersion("not-a-number");  // left as it was
   EXPECT_THAT(Registry::Global().Render(),
               HasSubstr("informer_store_resource_version" + labels + " 5.67890123456789e+14\n"));

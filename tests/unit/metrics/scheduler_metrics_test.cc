@@ -35,7 +35,8 @@ TEST(SchedulerMetrics, IncomingEntitiesFollowIncomingPods) {
 TEST(SchedulerMetrics, PreemptionGoroutinesDurationIsHidden) {
   ObservePreemptionGoroutine(true, 0.5);
   std::string out = Registry::Global().Render();
-  EXPECT_THAT(out, HasSubstr("scheduler_preemption_goroutines_execution_total{result=\"success\"}"));
+  EXPECT_THAT(out,
+              HasSubstr("scheduler_preemption_goroutines_execution_total{result=\"success\"}"));
   EXPECT_THAT(out, Not(HasSubstr("scheduler_preemption_goroutines_duration_seconds")));
   EXPECT_THAT(out, HasSubstr("hidden_metrics_total 1\n"));
 }

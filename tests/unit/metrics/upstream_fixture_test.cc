@@ -1,9 +1,10 @@
 // stowage's /metrics against upstream's: tests/fixtures/metrics/kube-scheduler-v1.37.2.txt holds
 // the HELP, TYPE, label names and buckets of every family the real kube-scheduler v1.37.2 serves
-// (captured by tests/fixtures/metrics/capture.sh), and the deprecated ones it hides. Every family in scope must exist in stowage
-// with the same TYPE, HELP (stability prefix included), label names and buckets, both in the
-// descriptors and in what Render() writes; families stowage deliberately lacks are listed below
-// with the reason.
+// (captured by tests/fixtures/metrics/capture.sh), and the deprecated ones it hides. Every
+// family in scope must exist in stowage with the same TYPE, HELP (stability prefix included),
+// label names and buckets, both in the descriptors and in what Render() writes, and be hidden
+// exactly when upstream hides it; families stowage deliberately lacks are listed below with the
+// reason.
 #include <algorithm>
 #include <map>
 #include <set>
