@@ -645,7 +645,9 @@ std::string VersionText(const Options& options) {
   const char* platform = "linux/unknown";
 #endif
   // upstream prints its version.Info with %#v; the same shape, with stowage's build details.
-  return "version.Info{Major:\"1\", Minor:\"36\", EmulationMajor:\"\", EmulationMinor:\"\", "
+  const MinorVersion binary = BinaryMinorVersion();
+  return "version.Info{Major:\"" + std::to_string(binary.major) + "\", Minor:\"" +
+         std::to_string(binary.minor) + "\", EmulationMajor:\"\", EmulationMinor:\"\", "
          "MinCompatibilityMajor:\"\", MinCompatibilityMinor:\"\", GitVersion:\"" +
          options.reported_version + "\", GitCommit:\"\", GitTreeState:\"\", BuildDate:\"\", " +
          "GoVersion:\"\", Compiler:\"" + std::string(kCommandName) + " " +
