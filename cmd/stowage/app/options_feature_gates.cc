@@ -224,19 +224,22 @@ StatusOr<std::map<std::string, bool>> ParseGateValues(const std::vector<std::str
 
 std::string_view BoolText(bool b) { return b ? "true" : "false"; }
 
-// featureGate.unsafeSetFromMap, in name order (upstream walks a Go map): the explicit gates,
-// or the errors, plus the warnings upstream logs for GA and deprecated gates.
+// featureGate.unsafeSetFromMap, in name order (upstream walks a Go map, so the order of several
+// errors varies there): the explicit gates, or the errors, plus the warnings upstream logs for
+// GA and deprecated gates.
 Status SetFromMap(const std::map<std::string, bool>& requested, MinorVersion emulation,
                   MinorVersion min_compatibility, std::map<std::string, bool, std::less<>>& enabled,
                   std::vector<std::string>& warnings) {
+  // Upstream stops at the first unknown name, with the errors of the names its map walk met
+  // before; which those are is random, so an unknown name is reported alone.
+  for (const auto& [name, value] : requested) {
+    if (VersionedSpecs(name).empty()) {
+      return FailedPreconditionError("unrecognized feature gate: " + name);
+    }
+  }
   std::vector<std::string> errors;
   for (const auto& [name, value] : requested) {
-    const auto specs = VersionedSpecs(name);
-    if (specs.empty()) {
-      errors.push_back("unrecognized feature gate: " + name);
-      return Aggregate(errors);  // upstream stops at the first unknown name
-    }
-    const GateSpecRow& spec = SpecAt(specs, emulation, min_compatibility);
+    const GateSpecRow& spec = SpecAt(VersionedSpecs(name), emulation, min_compatibility);
     if (spec.locked && spec.default_value != value) {
       errors.push_back("cannot set feature gate " + name + " to " + std::string(BoolText(value)) +
                        ", feature is locked to " + std::string(BoolText(spec.default_value)));
