@@ -4,7 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "cmd/stowage/app/options.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::app {
 namespace {
@@ -20,6 +23,37 @@ const FeatureGateSpec* FindIn(const std::vector<FeatureGateSpec>& gates, std::st
     if (g.name == name) return &g;
   }
   return nullptr;
+}
+
+// The fixture is what upstream's registry resolves at each emulation and min compatibility
+// version (featuregate GetAll), written by scripts/generate/feature-gates.
+TEST(FeatureGates, ResolvedAsUpstreamAtEveryEmulationVersion) {
+  std::istringstream in(stowage::testing::ReadFixture("cli/feature-gates-by-version.txt"));
+  std::map<std::string, std::vector<std::string>> upstream;  // "emulation=.. min-..=.." -> rows
+  std::string current;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("emulation=", 0) == 0) {
+      current = line;
+      upstream[current];
+    } else {
+      upstream[current].push_back(line);
+    }
+  }
+  ASSERT_EQ(upstream.size(), 7u);  // 1.34 to 1.37, each with a raised min compatibility but 1.34
+  for (const auto& [versions, want] : upstream) {
+    SCOPED_TRACE(versions);
+    FeatureGateOptions fg;
+    std::sscanf(versions.c_str(), "emulation=%d.%d min-compatibility=%d.%d", &fg.emulation.major,
+                &fg.emulation.minor, &fg.min_compatibility.major, &fg.min_compatibility.minor);
+    std::vector<std::string> got;
+    for (const FeatureGateSpec& g : fg.Gates()) {
+      got.push_back(std::string(g.name) + " " + std::string(g.stage) + " " +
+                    (g.default_value ? "true" : "false") + " " + (g.locked ? "true" : "false"));
+      EXPECT_EQ(fg.Enabled(g.name), g.default_value) << g.name;
+    }
+    EXPECT_EQ(got, want);
+  }
 }
 
 TEST(FeatureGates, ExplicitValuesAndDefaults) {
