@@ -3,14 +3,16 @@
 // the KubeSchedulerConfiguration the scheduler runs with.
 //
 // main() is expected to do what kube-scheduler's command does, in this order:
-//   1. ParseFlags. On error print ParseErrorText(status) to stderr and exit 1. Log
-//      options.warnings once logging is set up (options.logs).
+//   1. ParseCommandLine. On error print ParseErrorText(status) to stderr and exit 1.
 //   2. options.help: print Help() to stdout and exit 0.
-//   3. options.version != kFalse: print VersionText(options) to stdout and exit 0.
-//   4. BuildConfig (which first runs ValidateOptions). On error print the message, exit 1.
-//   5. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
+//   3. Set up default (text) logging; from here on an error is logged as klog's ErrorS(err,
+//      "command failed") and the exit status is 1, as component-base's cli.Run does.
+//      ApplyFeatureGates; log options.warnings at info level.
+//   4. options.version != kFalse: print VersionText(options) to stdout and exit 0.
+//   5. Set up logging as options.logs says, then BuildConfig (which first runs ValidateOptions).
+//   6. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
 //      configuration with its completed profiles, which is what SetDefaults produces).
-//   6. Run with the configuration plus the flag-only settings that are not part of it:
+//   7. Run with the configuration plus the flag-only settings that are not part of it:
 //      master, secure_serving, authentication, authorization, logs, metrics, feature_gates and
 //      deprecated.pod_max_in_unschedulable_pods_duration.
 //
@@ -231,8 +233,8 @@ struct Options {
 
   // The names of the flags set on the command line, sorted.
   std::vector<std::string> changed_flags;
-  // Warnings upstream logs while parsing (a GA or deprecated feature gate was set), for the
-  // caller to log once logging is set up.
+  // What upstream logs at info level while it applies the feature gates (a GA or deprecated gate
+  // was set), in klog's structured text: `"Warning: ..." featureGate="Name" value=true`.
   std::vector<std::string> warnings;
   bool Changed(std::string_view flag) const;
 };
@@ -254,6 +256,14 @@ const std::vector<std::string>& FlagGroups();
 // it), kFailedPrecondition for everything else.
 StatusOr<Options> ParseFlags(int argc, char** argv);
 StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
+
+// The two steps of ParseArgs, apart for main(). ParseCommandLine is cobra's part (flag syntax,
+// --help, positional arguments): upstream prints its errors as ParseErrorText does.
+// ApplyFeatureGates is ComponentGlobalsRegistry.Set (versions and gates; fills
+// options.feature_gates and options.warnings): upstream runs it once logging is set up, so its
+// error is logged (`"command failed" err="..."`), and so are the warnings.
+StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args);
+Status ApplyFeatureGates(Options& options);
 
 // What kube-scheduler prints for a command-line error: for kInvalidArgument the usage, a blank
 // line and "Error: <message>"; otherwise "Error: <message>". Ends with a newline.

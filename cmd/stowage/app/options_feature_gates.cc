@@ -264,10 +264,10 @@ Status SetFromMap(const std::map<std::string, bool>& requested, MinorVersion emu
     }
     enabled[name] = value;
     if (spec.stage == GateStage::kDeprecated || spec.stage == GateStage::kGA) {
-      warnings.push_back("setting " +
+      warnings.push_back("\"Warning: setting " +
                          std::string(spec.stage == GateStage::kGA ? "GA" : "deprecated") +
-                         " feature gate " + name + "=" + std::string(BoolText(value)) +
-                         ". It will be removed in a future release.");
+                         " feature gate. It will be removed in a future release.\" featureGate=\"" +
+                         name + "\" value=" + std::string(BoolText(value)));
     }
   }
   if (!errors.empty()) return Aggregate(errors);

@@ -122,7 +122,10 @@ TEST(FeatureGates, Errors) {
 TEST(FeatureGates, LockedGateMaySetItsLockedValue) {
   auto o = Parse({"--feature-gates=NodeDeclaredFeatures=true"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_THAT(o->warnings, ElementsAre(HasSubstr("GA feature gate NodeDeclaredFeatures")));
+  // Logged by main() at info level, as upstream's featuregate Set logs it.
+  EXPECT_THAT(o->warnings, ElementsAre("\"Warning: setting GA feature gate. It will be removed in "
+                                       "a future release.\" featureGate=\"NodeDeclaredFeatures\" "
+                                       "value=true"));
 }
 
 TEST(FeatureGates, AllAlphaAndAllBeta) {

@@ -80,7 +80,8 @@ std::vector<RejectedCommandLine> LoadRejected() {
     c.exit = exit_line.substr(exit_line.find(':') + 2);
     cases.push_back(std::move(c));
   }
-  std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(cases.begin(), cases.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
   return cases;
 }
 
