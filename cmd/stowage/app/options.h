@@ -9,7 +9,7 @@
 //   3. options.version != kFalse: print VersionText(options) to stdout and exit 0.
 //   4. BuildConfig (which first runs ValidateOptions). On error print the message, exit 1.
 //   5. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
-//      configuration with its completed profiles, which is what SetDefaults produces).
+//      configuration as its scheduler made it, which config::WrittenConfig reproduces).
 //   6. Run with the configuration plus the flag-only settings that are not part of it:
 //      master, secure_serving, authentication, authorization, logs, metrics, feature_gates and
 //      deprecated.pod_max_in_unschedulable_pods_duration.
@@ -261,7 +261,8 @@ void ApplyLeaderElectionFlags(const Options& options, config::KubeSchedulerConfi
 
 // The YAML --write-config-to writes (kubescheduler.config.k8s.io/v1).
 std::string EncodeConfig(const config::KubeSchedulerConfiguration& cfg);
-// Writes EncodeConfig(cfg) to path (created or truncated). Errors name the path.
+// Writes EncodeConfig(config::WrittenConfig(cfg)) to path (created or truncated), what
+// kube-scheduler writes once its scheduler is built. Errors name the path.
 Status WriteConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg);
 
 // --- feature gates -----------------------------------------------------------------------------
