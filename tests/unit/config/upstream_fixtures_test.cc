@@ -43,6 +43,20 @@ TEST(UpstreamFixturesTest, DefaultConfigIsWrittenAsUpstreamWritesIt) {
   EXPECT_EQ(*got, ReadFixture("config/written/default.yaml"));
 }
 
+TEST(UpstreamFixturesTest, GatedDefaultsAreWrittenAsUpstreamWritesThem) {
+  // The gates capture.sh flips for written/default-gates.yaml.
+  Features f;
+  f.generic_workload = true;
+  f.topology_aware_workload_scheduling = true;
+  f.in_place_pod_vertical_scaling_scheduler_preemption = true;
+  f.storage_capacity_scoring = false;
+  f.dra_scheduler_filter_timeout = false;
+  f.dra_device_binding_conditions = false;
+  StatusOr<std::string> got = Written("", f);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, ReadFixture("config/written/default-gates.yaml"));
+}
+
 TEST(UpstreamFixturesTest, EveryFieldIsWrittenAsUpstreamWritesIt) {
   const std::filesystem::path inputs = FixturePath("config/input");
   int cases = 0;
