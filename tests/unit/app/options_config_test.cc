@@ -184,12 +184,12 @@ TEST(BuildConfig, MissingConfigFile) {
 
 TEST(BuildConfig, FeatureGatesReachDefaulting) {
   auto off = BuildConfig(MustParse({"--feature-gates=StorageCapacityScoring=false"}));
-  auto on = BuildConfig(MustParse({"--feature-gates=StorageCapacityScoring=true"}));
+  auto on = BuildConfig(MustParse({}));
   ASSERT_TRUE(off.ok() && on.ok());
-  EXPECT_NE(*off, *on);  // VolumeBindingArgs.shape is defaulted only with the gate
-  const config::Features f =
-      ConfigFeatures(MustParse({"--feature-gates=StorageCapacityScoring=true"}));
+  EXPECT_NE(*off, *on);  // VolumeBindingArgs.shape is defaulted only with the gate (on in 1.37)
+  const config::Features f = ConfigFeatures(MustParse({}));
   EXPECT_TRUE(f.storage_capacity_scoring);
+  EXPECT_FALSE(ConfigFeatures(MustParse({"--emulated-version=1.36"})).storage_capacity_scoring);
   EXPECT_TRUE(f.node_declared_features);
   EXPECT_FALSE(f.generic_workload);
   EXPECT_FALSE(f.in_place_pod_vertical_scaling_scheduler_preemption);
@@ -273,7 +273,7 @@ TEST(ValidateOptions, UpstreamMessages) {
        "enabled"},
       {{"--show-hidden-metrics-for-version=1.30"},
        "metrics.showHiddenMetricsForVersion: Invalid value: \"1.30\": must be omitted or have the "
-       "value '1.35'; only the previous minor version is allowed"},
+       "value '1.36'; only the previous minor version is allowed"},
       {{"--disabled-metrics=a-b"},
        "metrics.disabledMetrics: Invalid value: [\"a-b\"]: must be fully qualified metric names "
        "matching \"^[a-zA-Z_:][a-zA-Z0-9_:]*$\", got \"a-b\""},

@@ -247,8 +247,8 @@ TEST(AggregatePaths, FirstSegmentsWithoutApiPaths) {
 
 TEST(DefaultStatuszInfo, VersionsFromTheReportedKubeSchedulerVersion) {
   StatuszInfo info = DefaultStatuszInfo(DefaultOptions(), WallTime{}, WallTime{}, {"/flagz"});
-  EXPECT_EQ(info.binary_version, "1.36.3");
-  EXPECT_EQ(info.emulation_version, "1.36");
+  EXPECT_EQ(info.binary_version, "1.37.2");
+  EXPECT_EQ(info.emulation_version, "1.37");
   EXPECT_THAT(info.compiler, StartsWith("gcc "));
   EXPECT_EQ(info.compiler, CompilerVersion());
 }
