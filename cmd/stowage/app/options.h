@@ -11,7 +11,7 @@
 //   4. options.version != kFalse: print VersionText(options) to stdout and exit 0.
 //   5. Set up logging as options.logs says, then BuildConfig (which first runs ValidateOptions).
 //   6. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
-//      configuration with its completed profiles, which is what SetDefaults produces).
+//      configuration as its scheduler made it, which config::WrittenConfig reproduces).
 //   7. Run with the configuration plus the flag-only settings that are not part of it:
 //      master, secure_serving, authentication, authorization, logs, metrics, feature_gates and
 //      deprecated.pod_max_in_unschedulable_pods_duration.
@@ -303,7 +303,8 @@ void ApplyLeaderElectionFlags(const Options& options, config::KubeSchedulerConfi
 
 // The YAML --write-config-to writes (kubescheduler.config.k8s.io/v1).
 std::string EncodeConfig(const config::KubeSchedulerConfiguration& cfg);
-// Writes EncodeConfig(cfg) to path (created or truncated). Errors name the path.
+// Writes EncodeConfig(config::WrittenConfig(cfg)) to path (created or truncated), what
+// kube-scheduler writes once its scheduler is built. Errors name the path.
 Status WriteConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg);
 
 // --- feature gates -----------------------------------------------------------------------------

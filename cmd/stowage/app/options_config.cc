@@ -16,6 +16,7 @@
 #include "pkg/config/field_error.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
+#include "pkg/config/written.h"
 
 namespace stowage::app {
 namespace {
@@ -208,8 +209,10 @@ config::Features ConfigFeatures(const Options& o) {
   const FeatureGateOptions& fg = o.feature_gates;
   config::Features f;
   f.node_declared_features = fg.Enabled("NodeDeclaredFeatures");
+  f.in_place_pod_vertical_scaling_scheduler_preemption =
+      fg.Enabled("InPlacePodVerticalScalingSchedulerPreemption");
   f.dynamic_resource_allocation = fg.Enabled("DynamicResourceAllocation");
-  f.gang_scheduling = fg.Enabled("GangScheduling");
+  f.generic_workload = fg.Enabled("GenericWorkload");
   f.topology_aware_workload_scheduling = fg.Enabled("TopologyAwareWorkloadScheduling");
   f.storage_capacity_scoring = fg.Enabled("StorageCapacityScoring");
   f.dra_scheduler_filter_timeout = fg.Enabled("DRASchedulerFilterTimeout");
@@ -272,7 +275,8 @@ std::string EncodeConfig(const config::KubeSchedulerConfiguration& cfg) {
 }
 
 Status WriteConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg) {
-  const std::string text = EncodeConfig(cfg);
+  ASSIGN_OR_RETURN(const config::KubeSchedulerConfiguration written, config::WrittenConfig(cfg));
+  const std::string text = EncodeConfig(written);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return FailedPreconditionError(PathError("open", path, errno));
   size_t done = 0;

@@ -11,6 +11,7 @@
 #include "cmd/stowage/app/options.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
+#include "pkg/config/written.h"
 
 namespace stowage::app {
 namespace {
@@ -190,7 +191,8 @@ TEST(BuildConfig, FeatureGatesReachDefaulting) {
   EXPECT_TRUE(f.storage_capacity_scoring);
   EXPECT_FALSE(ConfigFeatures(MustParse({"--emulated-version=1.36"})).storage_capacity_scoring);
   EXPECT_TRUE(f.node_declared_features);
-  EXPECT_FALSE(f.gang_scheduling);
+  EXPECT_FALSE(f.generic_workload);
+  EXPECT_FALSE(f.in_place_pod_vertical_scaling_scheduler_preemption);
   EXPECT_TRUE(f.dynamic_resource_allocation);
 }
 
@@ -211,17 +213,19 @@ TEST(WriteConfig, OutputLoadsBack) {
   const std::string text = ReadAll(out.path());
   EXPECT_THAT(text, HasSubstr("apiVersion: kubescheduler.config.k8s.io/v1"));
   EXPECT_THAT(text, HasSubstr("kind: KubeSchedulerConfiguration"));
-  EXPECT_EQ(text, EncodeConfig(*cfg));
+  auto written = config::WrittenConfig(*cfg);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(text, EncodeConfig(*written));
 
   auto loaded = config::LoadConfigFile(out.path());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   config::SetDefaults(*loaded);
-  EXPECT_EQ(*loaded, *cfg);
+  EXPECT_EQ(*loaded, *written);
 
   // And it is accepted as --config.
   auto again = BuildConfig(MustParse({"--config=" + out.path()}));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(*again, *cfg);
+  EXPECT_EQ(*again, *written);
 }
 
 TEST(WriteConfig, TruncatesAndReportsErrors) {
@@ -229,7 +233,7 @@ TEST(WriteConfig, TruncatesAndReportsErrors) {
   auto cfg = BuildConfig(MustParse({}));
   ASSERT_TRUE(cfg.ok());
   ASSERT_TRUE(WriteConfigFile(out.path(), *cfg).ok());
-  EXPECT_EQ(ReadAll(out.path()), EncodeConfig(*cfg));
+  EXPECT_EQ(ReadAll(out.path()), EncodeConfig(*config::WrittenConfig(*cfg)));
   EXPECT_EQ(WriteConfigFile("/nonexistent/dir/x.yaml", *cfg).message(),
             "open /nonexistent/dir/x.yaml: no such file or directory");
 }
