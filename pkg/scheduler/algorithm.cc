@@ -174,10 +174,7 @@ Status Algorithm::SchedulePod(framework::Framework& fw, CycleState& state, const
                               const NominatedPods& nominated, ScheduleResult& result,
                               FitError& fit) {
   fit.num_all_nodes = static_cast<int>(snapshot_.List().size());
-  if (snapshot_.List().empty()) {
-    fit.pre_filter_msg = "no nodes available to schedule pods";
-    return Status::Unresolvable("no nodes available to schedule pods");
-  }
+  if (snapshot_.List().empty()) return Status::Unresolvable("no nodes available to schedule pods");
   Status s = FindNodesThatFit(fw, state, pod, nominated, fit);
   if (!s.IsSuccess() && !s.IsRejected()) return s;
   result.evaluated = static_cast<int>(feasible_.size() + fit.node_statuses.size());

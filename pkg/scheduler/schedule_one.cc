@@ -88,7 +88,10 @@ void Scheduler::ScheduleOne() {
     fw->FlushMetrics();
   }
   if (!s.IsSuccess()) {
-    HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr, start);
+    // With no nodes at all upstream reports its ErrNoNodesAvailable, not a FitError: the bare
+    // message, and a retry after the error backoff since no plugin rejected the pod.
+    const bool fit_error = s.IsRejected() && fit.num_all_nodes > 0;
+    HandleFailure(fw, std::move(qpod), s, fit_error ? &fit : nullptr, start);
     return;
   }
   // Assume: the next cycle must already see the pod on its node.
@@ -196,7 +199,8 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
     queue_->Done(pod);
   }
   events_->Record(pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
-  api::Condition cond{"PodScheduled", "False", rejected ? "Unschedulable" : "SchedulerError", msg,
+  api::Condition cond{"PodScheduled", "False",
+                      status.IsRejected() ? "Unschedulable" : "SchedulerError", msg,
                       api::FormatTime(RealClock().WallNow())};
   // Skip the write when the pod already carries exactly this condition.
   if (current) {

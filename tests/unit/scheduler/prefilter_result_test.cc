@@ -1,6 +1,7 @@
 // What the search reports when PreFilter results narrow the nodes: the nodes left out are
 // rejected by the plugins that narrowed them, by name, as upstream's findNodesThatFitPod and
-// RunPreFilterPlugins word it; and an Unschedulable PreFilter lets the later ones run.
+// RunPreFilterPlugins word it; an Unschedulable PreFilter lets the later ones run; and with no
+// nodes the search fails with upstream's bare ErrNoNodesAvailable.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -120,6 +121,21 @@ TEST_F(PreFilterResultTest, EmptyIntersectionNamesThePluginsSimultaneously) {
             "0/3 nodes are available: node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] "
             "simultaneously.");
   EXPECT_EQ(fit.unschedulable_plugins, (std::set<std::string>{"NodeAffinity", "NodeName"}));
+}
+
+TEST_F(PreFilterResultTest, WithNoNodesTheSearchReportsUpstreamsBareErrorNotAFitError) {
+  Build({});
+  lister_.Set({});
+  Algorithm algorithm(lister_, pool_, std::nullopt);
+  CycleState state;
+  ScheduleResult result;
+  FitError fit;
+  framework::PodInfoPtr pod = framework::NewPodInfo(testing::BuildPod().Name("p").Obj());
+  Status s = algorithm.SchedulePod(*fw_, state, *pod, {}, result, fit);
+  EXPECT_TRUE(s.IsRejected());
+  EXPECT_EQ(s.Message(), "no nodes available to schedule pods");
+  EXPECT_EQ(fit.num_all_nodes, 0);
+  EXPECT_EQ(fit.pre_filter_msg, "") << "the message is not wrapped in '0/0 nodes are available'";
 }
 
 TEST(PreFilterLoop, UnschedulableLetsTheLaterPreFiltersRunAndTheirNarrowingCounts) {
