@@ -154,6 +154,10 @@ struct QueuedPodInfo {
   PodInfoPtr pod_info;
   MonoTime timestamp{};                  // when it was last added to the queue
   MonoTime initial_attempt_timestamp{};  // first time it was popped (for SLI metrics)
+  // When the leftover flush last moved it out of unschedulable; its 5 minutes restart from here
+  // (reset by the next failed attempt), so a pod that goes back there (gated) is not flushed
+  // again on every pass.
+  MonoTime flush_timestamp{};
   bool attempted = false;
   int attempts = 0;
   int unschedulable_count = 0;

@@ -16,7 +16,7 @@ framework::Status NodeName::Filter(const framework::CycleState& /*state*/,
 }
 
 std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const {
-  return {{{framework::EventResource::kNode, framework::kAdd, "NodeAdd"}, nullptr}};
+  return {{{framework::EventResource::kNode, framework::kAdd}, nullptr}};
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,

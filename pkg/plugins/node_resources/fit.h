@@ -99,8 +99,8 @@ class Fit final : public framework::PreFilterPlugin,
                              const std::vector<const framework::NodeInfo*>& nodes) override;
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t& score) override;
-  // Pod/Delete|UpdatePodScaleDown with IsSchedulableAfterPodEvent; Node/Add|
-  // UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
+  // AssignedPod/Delete, AssignedPod/UpdatePodScaleDown and TargetPod/UpdatePodScaleDown with
+  // IsSchedulableAfterPodEvent; Node/Add|UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   const ResourceAllocationScorer& scorer() const { return scorer_; }

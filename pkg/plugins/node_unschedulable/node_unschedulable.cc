@@ -25,10 +25,9 @@ framework::Status NodeUnschedulable::Filter(const framework::CycleState& /*state
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {
   return {
-      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint, "Node"},
+      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint},
        IsSchedulableAfterNodeChange},
-      {{framework::EventResource::kPod, framework::kUpdatePodToleration,
-        "PodUpdatePodToleration"},
+      {{framework::EventResource::kTargetPod, framework::kUpdatePodToleration},
        IsSchedulableAfterPodTolerationChange},
   };
 }

@@ -27,7 +27,7 @@ class NodeUnschedulable final : public framework::FilterPlugin,
   std::string_view Name() const override { return kName; }
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and Pod/UpdatePodToleration
+  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and TargetPod/UpdatePodToleration
   // (IsSchedulableAfterPodTolerationChange).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 };

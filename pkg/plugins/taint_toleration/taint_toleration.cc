@@ -71,14 +71,13 @@ framework::Status TaintToleration::NormalizeScore(const framework::CycleState& /
 
 std::vector<framework::ClusterEventWithHint> TaintToleration::EventsToRegister() const {
   return {
-      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint, "Node"},
+      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint},
        [enable = enable_comparison_operators_](const api::Pod& pod,
                                                const framework::EventObject& old_obj,
                                                const framework::EventObject& new_obj) {
          return IsSchedulableAfterNodeChange(pod, old_obj, new_obj, enable);
        }},
-      {{framework::EventResource::kPod, framework::kUpdatePodToleration,
-        "PodUpdatePodToleration"},
+      {{framework::EventResource::kTargetPod, framework::kUpdatePodToleration},
        IsSchedulableAfterPodTolerationChange},
   };
 }

@@ -51,7 +51,7 @@ class TaintToleration final : public framework::FilterPlugin,
   framework::Status NormalizeScore(const framework::CycleState& state,
                                    const framework::PodInfo& pod,
                                    framework::NodeScoreList& scores) override;
-  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and Pod/UpdatePodToleration
+  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and TargetPod/UpdatePodToleration
   // (IsSchedulableAfterPodTolerationChange).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 

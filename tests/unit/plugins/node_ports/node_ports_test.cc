@@ -178,7 +178,7 @@ TEST(NodePorts, EventsToRegister) {
   NodePorts pl;
   auto events = pl.EventsToRegister();
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::kAssignedPod);
   EXPECT_EQ(events[0].event.action, framework::kDelete);
   EXPECT_TRUE(events[0].hint);
   EXPECT_EQ(events[1].event.resource, framework::EventResource::kNode);

@@ -112,7 +112,7 @@ TEST(NodeUnschedulable, EventsToRegister) {
   EXPECT_EQ(events[0].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[0].event.action, framework::kAdd | framework::kUpdateNodeTaint);
   EXPECT_TRUE(events[0].hint);
-  EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[1].event.action, framework::kUpdatePodToleration);
   EXPECT_TRUE(events[1].hint);
 }

@@ -65,7 +65,7 @@ TEST(SchedulingGates, EventsToRegister) {
   SchedulingGates pl;
   auto events = pl.EventsToRegister();
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[0].event.action, framework::kUpdatePodSchedulingGatesEliminated);
   ASSERT_TRUE(events[0].hint);
   auto pod = BuildPod().UID("u").Obj();

@@ -274,7 +274,7 @@ TEST(TaintToleration, EventsToRegister) {
   EXPECT_EQ(events[0].hint(*pod, EventObject{},
                            NodeWithTaints("n", {{"dedicated", "user2", "NoSchedule"}})),
             QueueingHint::kQueue);
-  EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[1].event.action, framework::kUpdatePodToleration);
   EXPECT_TRUE(events[1].hint);
 }
