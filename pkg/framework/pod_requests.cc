@@ -18,7 +18,20 @@ Resource ContainerRequests(const api::Container& c, bool non_zero) {
 
 bool IsSidecar(const api::Container& c) { return c.restart_policy == "Always"; }
 
+// The reason of the pod's PodResizePending condition, empty if it has none.
+std::string_view ResizePendingReason(const api::Pod& pod) {
+  for (const auto& c : pod.status.conditions) {
+    if (c.type == "PodResizePending") return c.reason;
+  }
+  return {};
+}
+
 }  // namespace
+
+bool IsPodResizeDeferred(const api::Pod& pod) { return ResizePendingReason(pod) == "Deferred"; }
+bool IsPodResizeInfeasible(const api::Pod& pod) {
+  return ResizePendingReason(pod) == "Infeasible";
+}
 
 Resource ComputePodRequests(const api::Pod& pod, bool non_zero) {
   Resource reqs;
