@@ -59,6 +59,9 @@ bool IsScalarResourceName(std::string_view name);
 // requests missing from a container count as the defaults above.
 Resource ComputePodRequests(const api::Pod& pod, bool non_zero = false);
 
+// True for the resources pod-level requests may set: cpu, memory and hugepages-*.
+bool IsPodLevelResource(std::string_view name);
+
 // The kubelet's verdict on a pending in-place resize, from the pod's PodResizePending condition
 // (component-helpers resource.IsPodResizeDeferred / IsPodResizeInfeasible).
 bool IsPodResizeDeferred(const api::Pod& pod);
