@@ -300,6 +300,24 @@ TEST(FitFilter, RestartableInitContainers) {
   EXPECT_EQ(got.reasons(), std::vector<std::string>{"Insufficient cpu"});
 }
 
+// 1.37: an assigned pod whose resize the kubelet allocated holds the larger allocation on the
+// node, so a pod that fits its spec alone is turned away.
+TEST(FitFilter, AssignedPodHoldsItsAllocatedResize) {
+  Fit fit{FitOptions{}};
+  auto assigned = stowage::testing::BuildPod().Name("a").Node("node").Req({{"cpu", "1"}});
+  assigned.pod().spec.containers[0].name = "c";
+  api::ContainerStatus cs;
+  cs.name = "c";
+  cs.allocated_resources = RL({{"cpu", "3"}});
+  assigned.pod().status.container_statuses = {cs};
+  auto node = stowage::testing::MakeNodeInfo(AllocatableNode(4000, 0, 10, 0, 0, 0),
+                                             {assigned.Obj()});
+  auto pending = stowage::testing::BuildPod().Name("p").Req({{"cpu", "2"}}).Obj();
+  framework::Status got = RunFilter(fit, pending, *node);
+  EXPECT_EQ(got.code(), Code::kUnschedulable);
+  EXPECT_EQ(got.reasons(), std::vector<std::string>{"Insufficient cpu"});
+}
+
 // TestPreFilterDisabled: Filter without PreFilter's state is an error.
 TEST(FitFilter, PreFilterNotRun) {
   Fit fit{FitOptions{}};
