@@ -8,6 +8,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_name {
 namespace {
@@ -78,6 +79,16 @@ TEST(NodeName, Factory) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeName);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodeName, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReason, testing::UpstreamFailureReason("NodeName.ErrReason"));
+  NodeName pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Node("other").Obj()),
+                     *testing::MakeNodeInfo(BuildNode().Name("n").Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("NodeName.Filter"));
 }
 
 }  // namespace

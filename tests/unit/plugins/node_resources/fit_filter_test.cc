@@ -12,6 +12,7 @@
 #include "pkg/config/types.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_resources {
 namespace {
@@ -338,6 +339,25 @@ TEST(FitFilter, StateClones) {
   auto node = stowage::testing::MakeNodeInfo(AllocatableNode(2, 10, 10, 0, 0, 0));
   EXPECT_EQ(fit.Filter(*clone, *info, *node).reasons(),
             std::vector<std::string>{"Insufficient cpu"});
+}
+
+// The reasons are upstream's, as generated into tests/fixtures/failure_messages.tsv: every
+// resource short on a node that has none, in upstream's order, and the pod count.
+TEST(FitFilter, MessagesMatchUpstream) {
+  Fit fit{FitOptions{}};
+  auto node = std::make_shared<api::Node>();
+  node->metadata.name = "n";
+  node->status.allocatable = RL({{"pods", "1"}});
+  auto pod = stowage::testing::BuildPod().Name("req").Req(
+      {{"cpu", "1"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "1"}}).Obj();
+  std::vector<std::string> want;
+  for (int i = 0; i < 4; ++i) {
+    want.push_back(stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.Resources." + std::to_string(i)));
+  }
+  EXPECT_EQ(RunFilter(fit, pod, *stowage::testing::MakeNodeInfo(node)).reasons(), want);
+  auto full = stowage::testing::MakeNodeInfo(node, {stowage::testing::BuildPod().Name("e").Obj()});
+  EXPECT_EQ(RunFilter(fit, stowage::testing::BuildPod().Name("p").Obj(), *full).reasons(),
+            std::vector<std::string>{stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.TooManyPods")});
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_unschedulable {
 namespace {
@@ -149,6 +150,16 @@ TEST(NodeUnschedulable, Factory) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeUnschedulable);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodeUnschedulable, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReasonUnschedulable, testing::UpstreamFailureReason("NodeUnschedulable.ErrReasonUnschedulable"));
+  NodeUnschedulable pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),
+                     *testing::MakeNodeInfo(BuildNode().Name("n").Unschedulable().Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("NodeUnschedulable.Filter"));
 }
 
 }  // namespace

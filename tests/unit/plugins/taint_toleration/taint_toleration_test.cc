@@ -8,6 +8,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::taint_toleration {
 namespace {
@@ -316,6 +317,17 @@ TEST(TaintToleration, Factory) {
   auto* score = dynamic_cast<framework::ScorePlugin*>(p->get());
   ASSERT_NE(score, nullptr);
   EXPECT_NE(score->Extensions(), nullptr);
+}
+
+// The reason is upstream's inline Filter text (not its unused ErrReasonNotMatch), as generated
+// into tests/fixtures/failure_messages.tsv.
+TEST(TaintToleration, MessageMatchesUpstream) {
+  TaintToleration pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),
+                     *testing::MakeNodeInfo(
+                         BuildNode().Name("n").Taint("dedicated", "x", "NoSchedule").Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("TaintToleration.Filter"));
 }
 
 }  // namespace
