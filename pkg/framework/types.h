@@ -59,6 +59,14 @@ bool IsScalarResourceName(std::string_view name);
 // requests missing from a container count as the defaults above.
 Resource ComputePodRequests(const api::Pod& pod, bool non_zero = false);
 
+// True for the resources pod-level requests may set: cpu, memory and hugepages-*.
+bool IsPodLevelResource(std::string_view name);
+
+// The kubelet's verdict on a pending in-place resize, from the pod's PodResizePending condition
+// (component-helpers resource.IsPodResizeDeferred / IsPodResizeInfeasible).
+bool IsPodResizeDeferred(const api::Pod& pod);
+bool IsPodResizeInfeasible(const api::Pod& pod);
+
 // A host port a pod asks for: protocol, IP (0.0.0.0 for all) and port.
 struct HostPort {
   std::string ip;

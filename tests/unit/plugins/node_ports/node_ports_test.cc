@@ -9,6 +9,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_ports {
 namespace {
@@ -191,6 +192,11 @@ TEST(NodePorts, Factory) {
   auto p = New({}, handle);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodePorts);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodePorts, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReason, testing::UpstreamFailureReason("NodePorts.Filter"));
 }
 
 }  // namespace
