@@ -43,6 +43,7 @@ type Result struct {
 	Tied     []string `json:"tied,omitempty"`   // upstream's top-score nodes when more than one
 	Scores   Scores   `json:"scores,omitempty"` // upstream's last scoring pass
 	Owed     string   `json:"owed,omitempty"`   // cut from upstream's message
+	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
 }
 
 // SplitOwed cuts the owed part off an upstream message.
@@ -88,6 +89,9 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 		default:
 			r.Verdict = Disagree
 		}
+		if r.Verdict == Disagree {
+			r.Kind = Kind(up[i], st[i], core)
+		}
 		out = append(out, r)
 	}
 	return out
@@ -97,3 +101,31 @@ var digits = regexp.MustCompile(`[0-9]+`)
 
 // OwedShape is an owed part with its numbers replaced by N, to count alike parts together.
 func OwedShape(owed string) string { return digits.ReplaceAllString(owed, "N") }
+
+// Kind names what differs between two outcomes (core is upstream's message without owed parts),
+// so that a report groups disagreements of one cause.
+func Kind(up, st Outcome, core string) string {
+	switch {
+	case up.Node != st.Node:
+		return "placement"
+	case up.Reason != st.Reason:
+		return "reason"
+	case slices.Equal(reasonItems(core), reasonItems(st.Message)):
+		return "message: the same reasons in another order"
+	case strings.Contains(st.Message, "plugin(s) [PreFilter]") && !strings.Contains(core, "[PreFilter]"):
+		return "message: [PreFilter] where upstream names the plugin"
+	default:
+		return "message"
+	}
+}
+
+// reasonItems are the "<count> <reason>" parts of a FitError message, sorted.
+func reasonItems(msg string) []string {
+	_, rest, ok := strings.Cut(msg, " are available: ")
+	if !ok {
+		return nil
+	}
+	items := strings.Split(strings.TrimSuffix(rest, "."), ", ")
+	slices.Sort(items)
+	return items
+}

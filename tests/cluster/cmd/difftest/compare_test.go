@@ -128,3 +128,25 @@ func TestOwedShape(t *testing.T) {
 		t.Errorf("OwedShape = %q", got)
 	}
 }
+
+func TestKind(t *testing.T) {
+	other := "0/3 nodes are available: 2 node(s) had untolerated taint(s), 1 Insufficient cpu."
+	for _, tc := range []struct {
+		up, st Outcome
+		want   string
+	}{
+		{bound("p", "a"), bound("p", "b"), "placement"},
+		{bound("p", "a"), unsched("p", fitMsg), "placement"},
+		{unsched("p", fitMsg), Outcome{Pod: "p", Reason: "SchedulerError", Message: fitMsg}, "reason"},
+		{unsched("p", fitMsg), unsched("p", other), "message: the same reasons in another order"},
+		{unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]."),
+			unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [PreFilter]."),
+			"message: [PreFilter] where upstream names the plugin"},
+		{unsched("p", fitMsg), unsched("p", "0/3 nodes are available: 3 Insufficient cpu."), "message"},
+	} {
+		core, _ := SplitOwed(tc.up.Message)
+		if got := Kind(tc.up, tc.st, core); got != tc.want {
+			t.Errorf("Kind(%v, %v) = %q, want %q", tc.up, tc.st, got, tc.want)
+		}
+	}
+}

@@ -142,8 +142,17 @@ func genPod(r *rand.Rand, i, nodes int) v1.Pod {
 	pod := v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%02d", i), Namespace: namespace}}
 	spec := &pod.Spec
 	spec.TerminationGracePeriodSeconds = new(int64)
+	used := map[string]bool{} // the apiserver rejects a pod asking twice for one host port
 	for c := 0; c < 1+r.IntN(2); c++ {
-		spec.Containers = append(spec.Containers, genContainer(r, fmt.Sprintf("c%d", c)))
+		ctr := genContainer(r, fmt.Sprintf("c%d", c))
+		for _, p := range ctr.Ports {
+			key := fmt.Sprint(p.Protocol, p.HostPort)
+			if used[key] {
+				ctr.Ports = nil
+			}
+			used[key] = true
+		}
+		spec.Containers = append(spec.Containers, ctr)
 	}
 	if chance(r, 15) {
 		spec.InitContainers = []v1.Container{genContainer(r, "init")}

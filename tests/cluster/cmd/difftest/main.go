@@ -27,9 +27,9 @@ import (
 // The CI run: a fixed seed and sizes that take a few minutes on two shared cores.
 const (
 	ciSeed   = 20261125
-	ciStates = 4
-	ciNodes  = 8
-	ciPods   = 16
+	ciStates = 12
+	ciNodes  = 10
+	ciPods   = 20
 )
 
 func main() {
@@ -102,7 +102,6 @@ func main() {
 		path := filepath.Join(*out, fmt.Sprintf("state-%d.yaml", s.Seed))
 		b, _ := yaml.Marshal(s)
 		fail(os.WriteFile(path, b, 0o644))
-		fail(x.SetNodes(ctx, s.Nodes))
 		for _, mode := range modeList {
 			fmt.Fprintf(os.Stderr, "[%d/%d %s] seed %d, %s ... ", i+1, len(list),
 				time.Since(start).Round(time.Second), s.Seed, mode)
@@ -123,7 +122,7 @@ func main() {
 // compareOne runs one state in one mode under upstream, then stowage, and compares.
 func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mode string) ([]Result, error) {
 	tag := fmt.Sprint(s.Seed)
-	up, upLog, err := x.Run(ctx, scheds[0], tag, mode, s.Pods, nil)
+	up, upLog, err := x.Run(ctx, scheds[0], tag, mode, s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
 	}
@@ -134,7 +133,7 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 			pin[o.Pod] = o.Node
 		}
 	}
-	st, _, err := x.Run(ctx, scheds[1], tag, mode, s.Pods, pin)
+	st, _, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
 	}

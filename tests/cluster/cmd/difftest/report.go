@@ -97,6 +97,16 @@ func (r *Report) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-8s %s\n", m+":", Tally(rs))
 	}
+	if c.Disagreements > 0 {
+		kinds := map[string]int{}
+		for _, x := range r.Results {
+			if x.Verdict == Disagree {
+				kinds[x.Mode+", "+x.Kind]++
+			}
+		}
+		fmt.Fprintln(w, "disagreements by mode and kind:")
+		printCounts(w, kinds)
+	}
 	if c.Owed > 0 {
 		shapes := map[string]int{}
 		for _, x := range r.Results {
@@ -105,20 +115,14 @@ func (r *Report) Print(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(w, "owed to plugins stowage does not have yet (cut from upstream's message): %d messages\n", c.Owed)
-		keys := make([]string, 0, len(shapes))
-		for k := range shapes {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "  %4d x %q\n", shapes[k], k)
-		}
+		printCounts(w, shapes)
 	}
 	for _, x := range r.Results {
 		if x.Verdict != Disagree {
 			continue
 		}
-		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s/%s\n", x.Seed, x.Mode, namespace, x.Upstream.Pod)
+		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s/%s (%s)\n", x.Seed, x.Mode, namespace,
+			x.Upstream.Pod, x.Kind)
 		up := x.Upstream
 		if core, owed := SplitOwed(up.Message); owed != "" {
 			up.Message = core
@@ -152,4 +156,16 @@ func formatScores(s Scores) string {
 		parts[i] = fmt.Sprintf("%s=%d", n, s[n])
 	}
 	return strings.Join(parts, " ")
+}
+
+// printCounts lists counts by key, keys sorted.
+func printCounts(w io.Writer, counts map[string]int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %4d x %s\n", counts[k], k)
+	}
 }

@@ -9,9 +9,10 @@ package main
 //	         pod of both runs is scheduled against the same cluster whatever came before.
 //	batch:   the scheduler runs; all pods are created in order, then waited for together.
 //
-// Pods are created only once the scheduler has decided a sentinel pod, so none comes from its
-// initial list: that list is replayed in Go map order (client-go's WatchList fills a temporary
-// store and replaces from its List), so upstream itself takes such pods in a random order.
+// Nodes and pods are created only once the scheduler has decided a sentinel pod, so none comes
+// from its initial list: that list is replayed in Go map order (client-go's WatchList fills a
+// temporary store and replaces from its List), so upstream itself takes such pods in a random
+// order, and keeps the image size of a random node.
 // Created one by one while it runs, pods are taken in creation order (one priority, FIFO), so
 // in batch mode the states stay equal while the placements agree; compare.go stops comparing
 // at the first placement that differs.
@@ -20,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -37,6 +39,10 @@ const (
 	ModeSerial = "serial"
 	ModeBatch  = "batch"
 )
+
+// placeholder is the only node while a scheduler starts (see Run).
+var placeholder = v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "placeholder"},
+	Spec: v1.NodeSpec{Unschedulable: true}}
 
 // sentinel is a pod that fits no node: once it is marked unschedulable the scheduler has
 // synced and runs its loop. It is deleted before the state's pods come, leaving no trace.
@@ -177,8 +183,8 @@ func (x *Runner) clearPods(ctx context.Context) error {
 	return nil
 }
 
-// SetNodes replaces every node of the cluster with nodes.
-func (x *Runner) SetNodes(ctx context.Context, nodes []v1.Node) error {
+// deleteNodes deletes every node of the cluster and waits until none is listed.
+func (x *Runner) deleteNodes(ctx context.Context) error {
 	if err := x.cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		return err
 	}
@@ -188,28 +194,59 @@ func (x *Runner) SetNodes(ctx context.Context, nodes []v1.Node) error {
 			return err
 		}
 		if len(l.Items) == 0 {
-			break
+			return nil
 		}
 		if i == 100 {
 			return fmt.Errorf("%d nodes still present after deletion", len(l.Items))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	for i := range nodes {
-		if _, err := x.cs.CoreV1().Nodes().Create(ctx, &nodes[i], metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("creating node %s: %w", nodes[i].Name, err)
-		}
-	}
-	return nil
 }
 
-// Run schedules the pods with s in mode and returns each pod's outcome in pod order and the
-// path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
+// barrier returns once the scheduler decided the sentinel pod against n nodes: its message
+// counts the nodes in its cache. The sentinel is tried again until then, since a pod that fits
+// no node is not retried when nodes come.
+func (x *Runner) barrier(ctx context.Context, n int, alive func() bool) error {
+	want := fmt.Sprintf("0/%d nodes are available", n)
+	for attempt := 0; attempt < 100; attempt++ {
+		if err := x.createPod(ctx, &sentinel, ""); err != nil {
+			return err
+		}
+		var o Outcome
+		var ok bool
+		if !x.waitUntil(ctx, time.Minute, func() bool { o, ok = x.outcome(sentinel.Name); return ok || !alive() }) || !ok {
+			return fmt.Errorf("no decision on a sentinel pod within a minute")
+		}
+		if err := x.deletePod(ctx, sentinel.Name); err != nil {
+			return err
+		}
+		if strings.HasPrefix(o.Message, want) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the scheduler never saw all %d nodes", n)
+}
+
+// Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
+// the path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
 // ("" for unschedulable).
-func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, pods []v1.Pod, pin map[string]string) ([]Outcome, string, error) {
+//
+// The nodes are created one by one once the scheduler runs, so it adds them in creation order
+// (an initial list would come in Go map order, see above): where nodes report one image at
+// different sizes, upstream keeps the size of the first node that reported it. A placeholder
+// node stands in until then, because a pod tried against no node at all is retried at once by
+// stowage, in a loop.
+func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]string) ([]Outcome, string, error) {
 	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-%s-%s.log", tag, mode, s.Name))
 	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
 	if err := x.clearPods(ctx); err != nil {
+		return nil, logPath, err
+	}
+	if err := x.deleteNodes(ctx); err != nil {
+		return nil, logPath, err
+	}
+	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
 		return nil, logPath, err
 	}
 	proc, err := startScheduler(s, cfg, logPath)
@@ -218,25 +255,30 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, pods []
 	}
 	defer proc.stop()
 	alive := func() bool { return proc.alive() }
-	if err := x.createPod(ctx, &sentinel, ""); err != nil {
+	if err := x.barrier(ctx, 1, alive); err != nil {
+		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
+	}
+	if err := x.cs.CoreV1().Nodes().Delete(ctx, placeholder.Name, metav1.DeleteOptions{}); err != nil {
 		return nil, logPath, err
 	}
-	if !x.waitUntil(ctx, time.Minute, func() bool { _, ok := x.outcome(sentinel.Name); return ok || !alive() }) {
-		return nil, logPath, fmt.Errorf("%s decided no pod within a minute; see %s", s.Name, logPath)
+	for i := range st.Nodes {
+		if _, err := x.cs.CoreV1().Nodes().Create(ctx, &st.Nodes[i], metav1.CreateOptions{}); err != nil {
+			return nil, logPath, fmt.Errorf("creating node %s: %w", st.Nodes[i].Name, err)
+		}
 	}
-	if err := x.deletePod(ctx, sentinel.Name); err != nil {
-		return nil, logPath, err
+	if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
+		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
 	}
 	var out []Outcome
 	if mode == ModeSerial {
-		out, err = x.serial(ctx, pods, pin, alive)
+		out, err = x.serial(ctx, st.Pods, pin, alive)
 	} else {
-		for i := range pods {
-			if err := x.createPod(ctx, &pods[i], ""); err != nil {
+		for i := range st.Pods {
+			if err := x.createPod(ctx, &st.Pods[i], ""); err != nil {
 				return nil, logPath, err
 			}
 		}
-		out, err = x.together(ctx, pods, alive)
+		out, err = x.together(ctx, st.Pods, alive)
 	}
 	if err == nil && !alive() {
 		err = fmt.Errorf("%s exited during the run; see %s", s.Name, logPath)
