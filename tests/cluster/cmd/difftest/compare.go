@@ -6,7 +6,7 @@ package main
 // at the top score, both schedulers choose among them at random, so stowage agrees when it picks
 // any of them (a tie). Where upstream logged no scores (one feasible node), only its node agrees.
 //
-// Unschedulable: the PodScheduled reason and message must be equal, after the parts of upstream's
+// Unschedulable: the PodScheduled reason, observedGeneration and message must be equal, after the parts of upstream's
 // message that come from plugins stowage does not have yet are cut off and counted as owed.
 //
 // Serial mode moves every pod to upstream's node (run.go), so each pod is compared. In batch
@@ -84,6 +84,7 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			}
 			diverged = mode != ModeSerial
 		case up[i].Node != "" || (up[i].Reason == st[i].Reason &&
+			up[i].ObservedGeneration == st[i].ObservedGeneration &&
 			(core == st[i].Message || up[i].Message == st[i].Message)):
 			r.Verdict = Agree
 		default:
@@ -103,20 +104,29 @@ var digits = regexp.MustCompile(`[0-9]+`)
 func OwedShape(owed string) string { return digits.ReplaceAllString(owed, "N") }
 
 // Kind names what differs between two outcomes (core is upstream's message without owed parts),
-// so that a report groups disagreements of one cause.
+// each difference once, joined by " + ", so that a report groups disagreements of one cause.
 func Kind(up, st Outcome, core string) string {
-	switch {
-	case up.Node != st.Node:
+	if up.Node != st.Node {
 		return "placement"
-	case up.Reason != st.Reason:
-		return "reason"
-	case slices.Equal(reasonItems(core), reasonItems(st.Message)):
-		return "message: the same reasons in another order"
-	case strings.Contains(st.Message, "plugin(s) [PreFilter]") && !strings.Contains(core, "[PreFilter]"):
-		return "message: [PreFilter] where upstream names the plugin"
-	default:
-		return "message"
 	}
+	var kinds []string
+	if up.Reason != st.Reason {
+		kinds = append(kinds, "reason")
+	}
+	if up.ObservedGeneration != st.ObservedGeneration {
+		kinds = append(kinds, "condition's observedGeneration")
+	}
+	if core != st.Message && up.Message != st.Message {
+		switch {
+		case slices.Equal(reasonItems(core), reasonItems(st.Message)):
+			kinds = append(kinds, "message: the same reasons in another order")
+		case strings.Contains(st.Message, "plugin(s) [PreFilter]") && !strings.Contains(core, "[PreFilter]"):
+			kinds = append(kinds, "message: [PreFilter] where upstream names the plugin")
+		default:
+			kinds = append(kinds, "message")
+		}
+	}
+	return strings.Join(kinds, " + ")
 }
 
 // reasonItems are the "<count> <reason>" parts of a FitError message, sorted.

@@ -42,6 +42,8 @@ func TestCompare(t *testing.T) {
 			nil, Disagree, owed},
 		{"other reason", unsched("p", fitMsg), Outcome{Pod: "p", Reason: "SchedulerError", Message: fitMsg},
 			nil, Disagree, ""},
+		{"condition without observedGeneration", Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg,
+			ObservedGeneration: 1}, unsched("p", fitMsg), nil, Disagree, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, mode := range []string{ModeSerial, ModeBatch} {
@@ -138,6 +140,10 @@ func TestKind(t *testing.T) {
 		{bound("p", "a"), bound("p", "b"), "placement"},
 		{bound("p", "a"), unsched("p", fitMsg), "placement"},
 		{unsched("p", fitMsg), Outcome{Pod: "p", Reason: "SchedulerError", Message: fitMsg}, "reason"},
+		{Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg, ObservedGeneration: 1}, unsched("p", fitMsg),
+			"condition's observedGeneration"},
+		{Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg + " " + owed, ObservedGeneration: 1},
+			unsched("p", other), "condition's observedGeneration + message: the same reasons in another order"},
 		{unsched("p", fitMsg), unsched("p", other), "message: the same reasons in another order"},
 		{unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]."),
 			unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [PreFilter]."),

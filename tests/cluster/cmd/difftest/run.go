@@ -58,13 +58,15 @@ type Outcome struct {
 	Node    string `json:"node,omitempty"`
 	Reason  string `json:"reason,omitempty"`  // PodScheduled reason when not bound
 	Message string `json:"message,omitempty"` // PodScheduled message when not bound
+	// ObservedGeneration of the PodScheduled condition when not bound (the scheduler sets it).
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 func (o Outcome) String() string {
 	if o.Node != "" {
 		return "bound to " + o.Node
 	}
-	return fmt.Sprintf("%s %q", o.Reason, o.Message)
+	return fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration)
 }
 
 // Runner drives one apiserver.
@@ -135,7 +137,8 @@ func (x *Runner) outcome(name string) (Outcome, bool) {
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
-			return Outcome{Pod: name, Reason: c.Reason, Message: c.Message}, true
+			return Outcome{Pod: name, Reason: c.Reason, Message: c.Message,
+				ObservedGeneration: c.ObservedGeneration}, true
 		}
 	}
 	return Outcome{Pod: name}, false
