@@ -91,6 +91,7 @@ func main() {
 		var s State
 		fail(yaml.UnmarshalStrict(b, &s))
 		list = []State{s}
+		*nodes, *pods = len(s.Nodes), len(s.Pods)
 	} else {
 		for i := 0; i < *states; i++ {
 			list = append(list, Generate(*seed+uint64(i), *nodes, *pods))

@@ -86,8 +86,14 @@ func (r *Report) WriteJSON(path string) error {
 // Print writes the summary, the owed parts and each disagreement.
 func (r *Report) Print(w io.Writer) {
 	c := Count(r.Results)
-	fmt.Fprintf(w, "difftest: %d states, modes %s, %.0f s: %s\n", len(r.States),
-		strings.Join(r.Modes, ","), r.Seconds, Tally(r.Results))
+	seeds := make([]uint64, 0, len(r.States))
+	for s := range r.States {
+		seeds = append(seeds, s)
+	}
+	slices.Sort(seeds)
+	fmt.Fprintf(w, "difftest: %d states (seeds %d-%d), %d nodes and %d pods each, modes %s, %.0f s: %s\n",
+		len(seeds), seeds[0], seeds[len(seeds)-1], r.Nodes, r.Pods, strings.Join(r.Modes, ","),
+		r.Seconds, Tally(r.Results))
 	for _, m := range r.Modes {
 		var rs []Result
 		for _, x := range r.Results {
