@@ -1,4 +1,4 @@
-// stowage: a Kubernetes scheduler, a drop-in for kube-scheduler 1.36. Parses kube-scheduler's
+// stowage: a Kubernetes scheduler, a drop-in for kube-scheduler 1.37. Parses kube-scheduler's
 // flags, builds the effective configuration and runs the scheduler (cf. upstream's
 // cmd/kube-scheduler/scheduler.go and app/server.go).
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 int main(int argc, char** argv) {
   using namespace stowage;
-  auto options = app::ParseFlags(argc, argv);
+  auto options = app::ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
   if (!options.ok()) {
     std::fputs(app::ParseErrorText(options.status(), app::TerminalColumns(STDOUT_FILENO)).c_str(),
                stderr);
@@ -21,25 +21,24 @@ int main(int argc, char** argv) {
     std::fputs(app::Help(app::TerminalColumns(STDOUT_FILENO)).c_str(), stdout);
     return 0;
   }
+  // As component-base's cli.Run: once logging is up, errors are logged rather than printed.
+  logging::Init(0);
+  auto failed = [](const Status& s) {
+    LOG_ERROR_ERR(s, "command failed");
+    return 1;
+  };
+  if (Status s = app::ApplyFeatureGates(*options); !s.ok()) return failed(s);
+  for (const auto& w : options->warnings) LOG_INFO("{}", w);
   if (options->version != app::VersionFlag::kFalse) {
     std::fputs(app::VersionText(*options).c_str(), stdout);
     return 0;
   }
-  if (Status s = logging::Init(app::LoggingConfig(options->logs)); !s.ok()) {
-    std::fprintf(stderr, "Error: %s\n", std::string(s.message()).c_str());
-    return 1;
-  }
-  for (const auto& w : options->warnings) LOG_WARN("{}", w);
+  if (Status s = logging::Init(app::LoggingConfig(options->logs)); !s.ok()) return failed(s);
   auto cfg = app::BuildConfig(*options);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "Error: %s\n", std::string(cfg.status().message()).c_str());
-    return 1;
-  }
+  if (!cfg.ok()) return failed(cfg.status());
   if (!options->write_config_to.empty()) {
-    Status s = app::WriteConfigFile(options->write_config_to, *cfg);
-    if (!s.ok()) {
-      std::fprintf(stderr, "Error: %s\n", std::string(s.message()).c_str());
-      return 1;
+    if (Status s = app::WriteConfigFile(options->write_config_to, *cfg); !s.ok()) {
+      return failed(s);
     }
     LOG_INFO("wrote configuration to {}", options->write_config_to);
     return 0;

@@ -168,6 +168,12 @@ void Reader::Map(dom::object o, std::string_view key, StringMap& out) {
   out = StringMap(std::move(entries));
 }
 
+void Reader::OptResources(dom::object o, std::string_view key, std::optional<ResourceList>& out) {
+  dom::object m;
+  if (!GetObject(o, key, m)) return;
+  Resources(o, key, out.emplace());
+}
+
 void Reader::Resources(dom::object o, std::string_view key, ResourceList& out) {
   dom::object m;
   if (!GetObject(o, key, m)) return;

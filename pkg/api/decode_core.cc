@@ -211,6 +211,25 @@ void ReadPodSpec(Reader& r, dom::object o, PodSpec& s) {
   r.Obj(o, "os", [&](dom::object os) { r.Str(os, "name", s.os_name); });
 }
 
+void ReadAppliedResources(Reader& r, dom::object o, std::string_view key,
+                          std::optional<AppliedResources>& out) {
+  r.Obj(o, key, [&](dom::object res) {
+    auto& applied = out.emplace();
+    r.OptResources(res, "requests", applied.requests);
+    r.OptResources(res, "limits", applied.limits);
+  });
+}
+
+void ReadContainerStatuses(Reader& r, dom::object o, std::string_view key,
+                           std::vector<ContainerStatus>& out) {
+  r.Arr(o, key, [&](dom::object c) {
+    auto& cs = out.emplace_back();
+    r.Str(c, "name", cs.name);
+    r.OptResources(c, "allocatedResources", cs.allocated_resources);
+    ReadAppliedResources(r, c, "resources", cs.resources);
+  });
+}
+
 void ReadConditions(Reader& r, dom::object o, std::vector<Condition>& out) {
   r.Arr(o, "conditions", [&](dom::object c) {
     auto& cond = out.emplace_back();
@@ -238,6 +257,10 @@ void Read(Reader& r, dom::object o, Pod& pod) {
     r.Str(s, "nominatedNodeName", pod.status.nominated_node_name);
     r.Str(s, "qosClass", pod.status.qos_class);
     r.Str(s, "startTime", pod.status.start_time);
+    ReadContainerStatuses(r, s, "containerStatuses", pod.status.container_statuses);
+    ReadContainerStatuses(r, s, "initContainerStatuses", pod.status.init_container_statuses);
+    r.OptResources(s, "allocatedResources", pod.status.allocated_resources);
+    ReadAppliedResources(r, s, "resources", pod.status.resources);
   });
 }
 

@@ -57,6 +57,8 @@ class Reader {
   void Strings(dom::object o, std::string_view key, std::vector<std::string>& out);
   void Map(dom::object o, std::string_view key, StringMap& out);
   void Resources(dom::object o, std::string_view key, ResourceList& out);
+  // Like Resources, but leaves out unset when the key is absent or null.
+  void OptResources(dom::object o, std::string_view key, std::optional<ResourceList>& out);
   void IntOrStr(dom::object o, std::string_view key, std::optional<IntOrString>& out);
 
   // Calls f(object) for the object at key, inside its path scope.

@@ -254,12 +254,31 @@ struct Condition {  // pod and node conditions share these fields
   std::string last_transition_time;
 };
 
+// status.resources of a pod or a container: what the runtime actually applied. A list the kubelet
+// did not report stays nullopt (nil upstream), which the resize accounting tells from empty.
+struct AppliedResources {
+  std::optional<ResourceList> requests;
+  std::optional<ResourceList> limits;
+};
+
+// The part of a container's status the scheduler reads: the resources of an in-place resize.
+struct ContainerStatus {
+  std::string name;
+  std::optional<ResourceList> allocated_resources;  // what the kubelet admitted
+  std::optional<AppliedResources> resources;
+};
+
 struct PodStatus {
   std::string phase;
   std::vector<Condition> conditions;
   std::string nominated_node_name;
   std::string qos_class;
   std::string start_time;  // RFC 3339; preemption prefers victims that started later
+  std::vector<ContainerStatus> container_statuses;
+  std::vector<ContainerStatus> init_container_statuses;
+  // Pod-level aggregates of the above (InPlacePodLevelResourcesVerticalScaling).
+  std::optional<ResourceList> allocated_resources;
+  std::optional<AppliedResources> resources;
 };
 
 struct Pod {

@@ -213,7 +213,8 @@ void Cache::UpdateImageStates(const api::Node* old_node, const api::Node* new_no
     std::unordered_map<std::string, int64_t> out;
     if (n == nullptr) return out;
     for (const auto& img : n->status.images) {
-      for (const auto& name : img.names) out[name] = img.size_bytes;
+      // A name listed under two images keeps the first one's size, as upstream records it.
+      for (const auto& name : img.names) out.try_emplace(name, img.size_bytes);
     }
     return out;
   };
@@ -230,7 +231,13 @@ void Cache::UpdateImageStates(const api::Node* old_node, const api::Node* new_no
   }
   for (const auto& [name, size] : after) {
     auto& state = images_[name];
-    state.size = size;
+    // Upstream keeps the size first recorded while any other node still holds the image; only
+    // an image no other node reports (new, or held by this node alone) takes this node's size.
+    bool held_elsewhere = state.nodes.size() > (state.nodes.count(node) ? 1u : 0u);
+    if (!held_elsewhere && state.size != size) {
+      state.size = size;
+      images_changed_ = true;
+    }
     if (state.nodes.insert(node).second) images_changed_ = true;
   }
 }

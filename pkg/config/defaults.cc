@@ -1,5 +1,6 @@
 #include "pkg/config/defaults.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -71,11 +72,14 @@ void Default(NodeAffinityArgs&, const Features&) {}
 void Default(RawArgs&, const Features&) {}
 void Default(std::monostate&, const Features&) {}
 
-// Every plugin name enabled anywhere in plugins, sorted (upstream's pluginsNames).
+// Every plugin name enabled anywhere in plugins, sorted (upstream's pluginsNames). Upstream's
+// list leaves out podGroupPostFilter, so a plugin enabled only there gets no default args (and
+// the framework then fails to build it); kept so, to fail as upstream does.
 std::set<std::string> EnabledPluginNames(const Plugins& plugins) {
   std::set<std::string> names;
   for (const Plugin& p : plugins.multi_point.enabled) names.insert(p.name);
   for (ExtensionPoint point : kAllExtensionPoints) {
+    if (point == ExtensionPoint::kPodGroupPostFilter) continue;
     for (const Plugin& p : plugins.Set(point).enabled) names.insert(p.name);
   }
   return names;
@@ -105,8 +109,8 @@ Plugins DefaultPlugins(const Features& features) {
   list = {
       {"SchedulingGates", std::nullopt},
       {"PrioritySort", std::nullopt},
-      {"NodeUnschedulable", std::nullopt},
       {"NodeName", std::nullopt},
+      {"NodeUnschedulable", std::nullopt},
       {"TaintToleration", 3},
       {"NodeAffinity", 2},
       {"NodePorts", std::nullopt},
@@ -124,6 +128,13 @@ Plugins DefaultPlugins(const Features& features) {
   };
   // The gated additions, in upstream's order (applyFeatureGates).
   if (features.node_declared_features) list.push_back({"NodeDeclaredFeatures", std::nullopt});
+  if (features.in_place_pod_vertical_scaling_scheduler_preemption) {
+    // Before NodeResourcesFit, so that it is recorded as the failing plugin on nodes where
+    // preemption is off and its queueing hint can retry the pod (appended if Fit is absent).
+    auto fit = std::find_if(list.begin(), list.end(),
+                            [](const Plugin& p) { return p.name == "NodeResourcesFit"; });
+    list.insert(fit, Plugin{"DeferredPodScheduling", std::nullopt});
+  }
   if (features.dynamic_resource_allocation) {
     // Before DefaultPreemption: freeing an idle claim beats evicting a pod.
     for (auto it = list.begin(); it != list.end(); ++it) {
@@ -133,7 +144,7 @@ Plugins DefaultPlugins(const Features& features) {
       }
     }
   }
-  if (features.gang_scheduling) list.push_back({"GangScheduling", std::nullopt});
+  if (features.generic_workload) list.push_back({"GangScheduling", std::nullopt});
   if (features.topology_aware_workload_scheduling) {
     list.push_back({"TopologyPlacementGenerator", std::nullopt});
     list.push_back({"PodGroupPodsCount", 1});

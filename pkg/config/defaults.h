@@ -1,7 +1,7 @@
 // Defaulting of KubeSchedulerConfiguration, exactly as upstream's v1 defaulting
-// (pkg/scheduler/apis/config/v1/defaults.go and default_plugins.go at v1.36.3).
+// (pkg/scheduler/apis/config/v1/defaults.go and default_plugins.go at v1.37.2).
 //
-// With the 1.36 feature gates, an empty configuration defaults to: parallelism 16; leader
+// With the 1.37 feature gates, an empty configuration defaults to: parallelism 16; leader
 // election on with 15s/10s/2s, lock "leases" on kube-system/kube-scheduler; clientConnection
 // qps 50, burst 100, protobuf content type; profiling and contention profiling on;
 // percentageOfNodesToScore 0 (adaptive); backoff 1s/10s; and one profile "default-scheduler"

@@ -6,10 +6,9 @@
 // when empty, the others are always written (`leaderElect: null`, `httpTimeout: 0s`, every
 // extension point of `plugins`, `{}` when empty); typed plugin args carry their own apiVersion
 // and kind; out-of-tree args are written as given. Durations use Go's format ("10m0s").
-// ParseConfig(EncodeYaml(cfg)) == cfg for any cfg.
-//
-// One difference remains: upstream round-trips through its internal types, so it writes
-// `weight: 0` for plugins without a weight; an unset weight is left out here (both mean 1).
+// ParseConfig(EncodeYaml(cfg)) == cfg for any cfg. An unset plugin weight is left out, as the v1
+// encoder leaves out a nil pointer; --write-config-to writes WrittenConfig (written.h), in which
+// every weight is set, as upstream's internal types have it.
 #pragma once
 
 #include <string>

@@ -18,6 +18,7 @@ constexpr std::array<ExtensionPoint, kNumExtensionPoints> kBuildOrder = {
     ExtensionPoint::kPreBind,   ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
     ExtensionPoint::kPermit,    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,
     ExtensionPoint::kPlacementGenerate, ExtensionPoint::kPlacementScore,
+    ExtensionPoint::kPodGroupPostFilter,
 };
 
 constexpr int64_t kMaxScore = 100;

@@ -202,7 +202,7 @@ Status CheckTypeMeta(const YAML::Node& root, const std::string& source) {
     if (api_version.rfind("kubescheduler.config.k8s.io/", 0) == 0) {
       return InvalidArgumentError(
           source + ": apiVersion \"" + api_version + "\" is no longer served: kube-scheduler " +
-          "1.36 reads only " + std::string(kGroupVersion) +
+          "1.37 reads only " + std::string(kGroupVersion) +
           " (v1beta2 was removed in 1.28, v1beta3 in 1.29)");
     }
     return InvalidArgumentError(source + ": apiVersion \"" + api_version + "\" is not " +

@@ -106,6 +106,7 @@ std::string_view ExtensionPointName(ExtensionPoint point) {
     case ExtensionPoint::kPostBind: return "postBind";
     case ExtensionPoint::kPlacementGenerate: return "placementGenerate";
     case ExtensionPoint::kPlacementScore: return "placementScore";
+    case ExtensionPoint::kPodGroupPostFilter: return "podGroupPostFilter";
   }
   return "";
 }
@@ -126,6 +127,7 @@ std::string_view ExtensionPointInterfaceName(ExtensionPoint point) {
     case ExtensionPoint::kPostBind: return "PostBindPlugin";
     case ExtensionPoint::kPlacementGenerate: return "PlacementGeneratePlugin";
     case ExtensionPoint::kPlacementScore: return "PlacementScorePlugin";
+    case ExtensionPoint::kPodGroupPostFilter: return "PodGroupPostFilterPlugin";
   }
   return "";
 }
@@ -150,6 +152,7 @@ const PluginSet& Plugins::Set(ExtensionPoint point) const {
     case ExtensionPoint::kPostBind: return post_bind;
     case ExtensionPoint::kPlacementGenerate: return placement_generate;
     case ExtensionPoint::kPlacementScore: return placement_score;
+    case ExtensionPoint::kPodGroupPostFilter: return pod_group_post_filter;
   }
   return multi_point;  // unreachable
 }

@@ -57,14 +57,16 @@ enum class ExtensionPoint : uint8_t {
   kPostBind,
   kPlacementGenerate,
   kPlacementScore,
+  kPodGroupPostFilter,
 };
-inline constexpr size_t kNumExtensionPoints = 14;
+inline constexpr size_t kNumExtensionPoints = 15;
 inline constexpr std::array<ExtensionPoint, kNumExtensionPoints> kAllExtensionPoints = {
     ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,  ExtensionPoint::kPreFilter,
     ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
     ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
     ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
     ExtensionPoint::kPlacementGenerate, ExtensionPoint::kPlacementScore,
+    ExtensionPoint::kPodGroupPostFilter,
 };
 
 // The field name of the point in `plugins` ("preFilter").
@@ -106,6 +108,8 @@ struct Plugins {
   // Used only by the PodGroup scheduling cycle (TopologyAwareWorkloadScheduling, alpha).
   PluginSet placement_generate;
   PluginSet placement_score;
+  // Run when a PodGroup cannot be scheduled, as PostFilter is for a pod (GenericWorkload).
+  PluginSet pod_group_post_filter;
 
   PluginSet& Set(ExtensionPoint point);
   const PluginSet& Set(ExtensionPoint point) const;

@@ -156,7 +156,8 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
         ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort, ExtensionPoint::kPreFilter,
         ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
         ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
-        ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind};
+        ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
+        ExtensionPoint::kPodGroupPostFilter};
     const FieldPath plugins = path.Child("plugins");
     for (ExtensionPoint point : kChecked) {
       const std::vector<Plugin>& enabled = profile.plugins->Set(point).enabled;

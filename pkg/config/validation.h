@@ -1,6 +1,6 @@
 // Validation of a (defaulted) KubeSchedulerConfiguration with upstream's rules and wording
 // (pkg/scheduler/apis/config/validation/validation.go and component-base's config validation,
-// v1.36.3). Every error names its field path, e.g.
+// v1.37.2). Every error names its field path, e.g.
 //   profiles[1].schedulerName: Required value
 //   leaderElection.leaseDuration: Invalid value: "10s": must be greater than `RenewDeadline`
 // and all errors are reported together, joined as upstream's aggregate error prints them.

@@ -1,4 +1,4 @@
-// Validation of plugin args, as upstream's validation_pluginargs.go (v1.36.3), with its error
+// Validation of plugin args, as upstream's validation_pluginargs.go (v1.37.2), with its error
 // wording and field paths. Each function takes the path of the args object (for a profile's
 // pluginConfig that is "profiles[i].pluginConfig[j].args"; plugins validating their own args at
 // construction pass an empty path, as upstream passes nil) and returns every problem found.

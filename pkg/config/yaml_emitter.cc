@@ -41,15 +41,11 @@ std::string ScalarText(const json& v) {
   }
 }
 
-// The keys of an object in output order.
+// The keys of an object in output order: sorted, apiVersion and kind included, as upstream's
+// encoder (JSON turned into a map, then YAML) writes them.
 std::vector<const std::string*> OrderedKeys(const json& obj) {
   std::vector<const std::string*> keys;
-  for (const char* first : {"apiVersion", "kind"}) {
-    if (auto it = obj.find(first); it != obj.end()) keys.push_back(&it.key());
-  }
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (it.key() != "apiVersion" && it.key() != "kind") keys.push_back(&it.key());
-  }
+  for (auto it = obj.begin(); it != obj.end(); ++it) keys.push_back(&it.key());
   return keys;
 }
 

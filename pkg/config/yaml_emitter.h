@@ -11,8 +11,8 @@
 
 namespace stowage::config::internal {
 
-// Emits doc (normally an object). Within every object, "apiVersion" and "kind" come first and
-// the remaining keys follow in their (sorted) order.
+// Emits doc (normally an object). Within every object the keys follow in their (sorted) order,
+// "apiVersion" and "kind" among them.
 std::string EmitYaml(const nlohmann::json& doc);
 
 // A string as a YAML scalar, styled as go-yaml styles it: plain when that reads back as the same

@@ -197,10 +197,27 @@ void Framework::FlushMetrics() {
   }
 }
 
+namespace {
+// Go's %v of a sorted []string: "[A B]".
+std::string GoList(const std::set<std::string>& names) {
+  std::string out = "[";
+  for (const auto& n : names) {
+    if (out.size() > 1) out += ' ';
+    out += n;
+  }
+  return out + "]";
+}
+}  // namespace
+
 Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
                                 const std::vector<const NodeInfo*>& nodes,
                                 PreFilterResult& result,
                                 std::set<std::string>& unschedulable_plugins, bool record) {
+  // As upstream: the plugins that narrowed the node set are the ones to blame for the nodes left
+  // out (unschedulable_plugins gets them even on success); an Unschedulable rejection lets the
+  // remaining PreFilters run (their state serves preemption), an unresolvable one stops at once.
+  std::set<std::string> narrowed;
+  Status rejected;
   for (auto& e : pre_filter_) {
     PreFilterResult r;
     e.metrics->Evaluated(EP::kPreFilter);
@@ -212,10 +229,18 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
     }
     if (!s.IsSuccess()) {
       s.WithPlugin(e.name);
-      if (s.IsRejected()) unschedulable_plugins.insert(e.name);
+      if (s.code() == Code::kUnschedulableAndUnresolvable) {
+        unschedulable_plugins.insert(e.name);
+        return s;
+      }
+      if (s.code() == Code::kUnschedulable) {
+        rejected = std::move(s);
+        continue;
+      }
       return s;
     }
     if (r.node_names) {
+      narrowed.insert(e.name);
       if (!result.node_names) {
         result.node_names = std::move(r.node_names);
       } else {
@@ -226,13 +251,22 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
         result.node_names = std::move(both);
       }
       if (result.node_names->empty()) {
-        unschedulable_plugins.insert(e.name);
-        return std::move(Status::Unresolvable("node(s) didn't satisfy plugin(s) [" + e.name + "]")
-                             .WithPlugin(e.name));
+        unschedulable_plugins.insert(narrowed.begin(), narrowed.end());
+        // Upstream's status here names no plugin: the message does.
+        return Status::Unresolvable(
+            narrowed.size() == 1
+                ? "node(s) didn't satisfy plugin " + *narrowed.begin()
+                : "node(s) didn't satisfy plugin(s) " + GoList(narrowed) + " simultaneously");
       }
     }
   }
-  return {};
+  unschedulable_plugins.insert(narrowed.begin(), narrowed.end());
+  if (!rejected.IsSuccess()) unschedulable_plugins.insert(rejected.plugin());
+  return rejected;
+}
+
+std::string PreFilterExcludedMessage(const std::set<std::string>& narrowing_plugins) {
+  return "node(s) didn't satisfy plugin(s) " + GoList(narrowing_plugins);
 }
 
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,

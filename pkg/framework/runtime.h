@@ -59,6 +59,10 @@ struct PluginEvent {
   ClusterEventWithHint event;
 };
 
+// The status message of the nodes a PreFilter result left out, naming the plugins whose
+// results narrowed the set (upstream: "node(s) didn't satisfy plugin(s) [NodeAffinity]").
+std::string PreFilterExcludedMessage(const std::set<std::string>& narrowing_plugins);
+
 class Framework {
  public:
   // Instantiates every plugin named in spec from registry (one instance per name, shared by
@@ -79,7 +83,9 @@ class Framework {
   Status RunPreEnqueuePlugins(const api::Pod& pod) const;
   bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
 
-  // Fills result; on rejection the status names the plugin and unschedulable_plugins gets it.
+  // Fills result. unschedulable_plugins gets the plugins whose results narrowed the node set,
+  // and on a rejection the rejecting plugin (an empty intersection is a rejection naming no
+  // plugin: its message lists the narrowing ones).
   Status RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                              const std::vector<const NodeInfo*>& nodes, PreFilterResult& result,
                              std::set<std::string>& unschedulable_plugins);

@@ -118,9 +118,6 @@ std::vector<HostPort> PodHostPorts(const api::Pod& pod) {
 }
 
 namespace {
-bool IsPodLevelResource(std::string_view name) {
-  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
-}
 
 // Whether the pod's aggregated request list (resourcehelper.PodRequests) would hold the
 // resource at all, even as zero: some container, the pod level or the overhead names it.
@@ -129,9 +126,20 @@ bool RequestListHas(const api::Pod& pod, std::string_view name) {
     return std::any_of(cs.begin(), cs.end(),
                        [name](const api::Container& c) { return c.resources.requests.Get(name); });
   };
+  // The status lists feed the aggregate too (max over spec, allocated and actuated).
+  auto in_status = [name](const std::vector<api::ContainerStatus>& css) {
+    return std::any_of(css.begin(), css.end(), [name](const api::ContainerStatus& cs) {
+      return (cs.allocated_resources && cs.allocated_resources->Get(name)) ||
+             (cs.resources && cs.resources->requests && cs.resources->requests->Get(name));
+    });
+  };
+  const api::PodStatus& st = pod.status;
   return in(pod.spec.containers) || in(pod.spec.init_containers) ||
          (pod.spec.resources && pod.spec.resources->requests.Get(name)) ||
-         pod.spec.overhead.Get(name);
+         pod.spec.overhead.Get(name) || in_status(st.container_statuses) ||
+         in_status(st.init_container_statuses) ||
+         (st.allocated_resources && st.allocated_resources->Get(name)) ||
+         (st.resources && st.resources->requests && st.resources->requests->Get(name));
 }
 }  // namespace
 

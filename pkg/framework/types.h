@@ -59,6 +59,14 @@ bool IsScalarResourceName(std::string_view name);
 // requests missing from a container count as the defaults above.
 Resource ComputePodRequests(const api::Pod& pod, bool non_zero = false);
 
+// True for the resources pod-level requests may set: cpu, memory and hugepages-*.
+bool IsPodLevelResource(std::string_view name);
+
+// The kubelet's verdict on a pending in-place resize, from the pod's PodResizePending condition
+// (component-helpers resource.IsPodResizeDeferred / IsPodResizeInfeasible).
+bool IsPodResizeDeferred(const api::Pod& pod);
+bool IsPodResizeInfeasible(const api::Pod& pod);
+
 // A host port a pod asks for: protocol, IP (0.0.0.0 for all) and port.
 struct HostPort {
   std::string ip;
@@ -154,6 +162,10 @@ struct QueuedPodInfo {
   PodInfoPtr pod_info;
   MonoTime timestamp{};                  // when it was last added to the queue
   MonoTime initial_attempt_timestamp{};  // first time it was popped (for SLI metrics)
+  // When the leftover flush last moved it out of unschedulable; its 5 minutes restart from here
+  // (reset by the next failed attempt), so a pod that goes back there (gated) is not flushed
+  // again on every pass.
+  MonoTime flush_timestamp{};
   bool attempted = false;
   int attempts = 0;
   int unschedulable_count = 0;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <random>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
@@ -171,9 +172,14 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
   } while (!o.continue_token.empty());
   list_count_.fetch_add(1);
 
-  std::unordered_map<std::string, Ptr> fresh;
+  std::vector<std::string> keys;
+  keys.reserve(items.size());
+  std::unordered_set<std::string> fresh;
   fresh.reserve(items.size());
-  for (auto& obj : items) fresh.emplace(api::NamespacedName(obj->metadata), obj);
+  for (const auto& obj : items) {
+    keys.push_back(api::NamespacedName(obj->metadata));
+    fresh.insert(keys.back());
+  }
 
   std::lock_guard<std::mutex> l(dispatch_mu_);
   MonoTime start = RealClock().Now();
@@ -183,7 +189,11 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
     Ptr gone = store_.Remove(key);
     if (gone) Dispatch([&](EventHandler<T>& h) { h.OnDelete(gone, true); });
   }
-  for (auto& [key, obj] : fresh) {
+  // Deletions first, then the objects in the order the apiserver listed them, as client-go's
+  // RealFIFO replays a list: handlers (the scheduling queue) see equal pods in list order.
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string& key = keys[i];
+    const Ptr& obj = items[i];
     Ptr prev = store_.Upsert(key, obj);
     if (!prev) {
       Dispatch([&](EventHandler<T>& h) { h.OnAdd(obj, initial); });
@@ -198,7 +208,7 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
   }
   synced_.store(true, std::memory_order_release);
   VLOG(2, "informer {}: listed {} objects at resourceVersion {}", api::KindName<T>(),
-       fresh.size(), list_rv);
+       items.size(), list_rv);
   return OkStatus();
 }
 

@@ -25,10 +25,13 @@ inline constexpr std::string_view kNodeResourcesFit = "NodeResourcesFit";
 inline constexpr std::string_view kNodeUnschedulable = "NodeUnschedulable";
 inline constexpr std::string_view kNodeVolumeLimits = "NodeVolumeLimits";
 inline constexpr std::string_view kPodTopologySpread = "PodTopologySpread";
+inline constexpr std::string_view kDeferredPodScheduling = "DeferredPodScheduling";
 inline constexpr std::string_view kSchedulingGates = "SchedulingGates";
 inline constexpr std::string_view kTaintToleration = "TaintToleration";
 inline constexpr std::string_view kVolumeBinding = "VolumeBinding";
 inline constexpr std::string_view kVolumeRestrictions = "VolumeRestrictions";
 inline constexpr std::string_view kVolumeZone = "VolumeZone";
+inline constexpr std::string_view kTopologyPlacementGenerator = "TopologyPlacementGenerator";
+inline constexpr std::string_view kPodGroupPodsCount = "PodGroupPodsCount";
 
 }  // namespace stowage::plugins::names

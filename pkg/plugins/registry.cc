@@ -44,6 +44,8 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kVolumeRestrictions, names::kNodeVolumeLimits, names::kVolumeBinding,
       names::kVolumeZone,         names::kPodTopologySpread, names::kInterPodAffinity,
       names::kDynamicResources,   names::kDefaultPreemption, names::kGangScheduling,
+      // Added to the default profile only by gates that are off by default in 1.37.
+      names::kDeferredPodScheduling, names::kTopologyPlacementGenerator, names::kPodGroupPodsCount,
   };
   return *list;
 }

@@ -19,8 +19,7 @@ MonoTime Truncate(MonoTime t) {
 }
 
 // Upstream's special event labels.
-constexpr std::string_view kUnscheduledPodAdd = "UnschedulablePodAdd";
-constexpr std::string_view kUnscheduledPodUpdate = "UnschedulablePodUpdate";
+constexpr std::string_view kUnscheduledPodAdd = "UnscheduledPodAdd";
 constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
 constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
@@ -139,7 +138,7 @@ void SchedulingQueue::EndInFlight(const std::string& uid) {
 void SchedulingQueue::RecordInFlight(const ClusterEvent& event, const EventObject& old_obj,
                                      const EventObject& new_obj, const std::string* only) {
   if (in_flight_.empty()) return;
-  prometheus::Gauge& gauge = metrics::InflightEvents(event.label);
+  prometheus::Gauge& gauge = metrics::InflightEvents(event.Label());
   gauge.Increment();
   in_flight_log_.push_back(
       LogEntry{false, only ? *only : std::string(), event, old_obj, new_obj, &gauge});
@@ -156,6 +155,8 @@ void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
       metrics::UnschedulablePods(s.plugin(), p->pod().spec.scheduler_name).Increment();
     }
     VLOG(4, "pod {} is gated by {}: {}", key, s.plugin(), s.Message());
+    // A gated pod makes no attempt, so a flush that woke it must not count for a later bind.
+    flushed_.erase(p->pod().metadata.uid);
     PutUnschedulable(key, std::move(p), event);
     return;
   }
@@ -182,10 +183,14 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::string key = Key(*new_pod);
   std::lock_guard<std::mutex> l(mu_);
   UpdateNomination(framework::NewPodInfo(new_pod));
+  // The pod's own update: TargetPod events, so that only plugins that asked for this kind of
+  // change of the rejected pod itself look at it (a status write is the general Update).
+  std::vector<ClusterEvent> events =
+      framework::PodSchedulingPropertiesChange(*new_pod, *old_pod, /*is_target_pod=*/true);
   if (in_flight_.count(new_pod->metadata.uid)) {
-    RecordInFlight(ClusterEvent{framework::EventResource::kUnschedulablePod, framework::kUpdate,
-                                std::string(kUnscheduledPodUpdate)},
-                   old_pod, new_pod, &new_pod->metadata.uid);
+    for (const ClusterEvent& ev : events) {
+      RecordInFlight(ev, old_pod, new_pod, &new_pod->metadata.uid);
+    }
     return;
   }
   if (auto it = index_.find(key); it != index_.end()) {
@@ -199,27 +204,20 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
     QueuedPodInfoPtr p = it->second;
     p->pod_info = framework::NewPodInfo(new_pod);
-    uint32_t action = framework::kUpdate;
-    std::string label(kUnscheduledPodUpdate);  // upstream's label: resource + action
-    if (old_pod->spec.scheduling_gates.size() > 0 && new_pod->spec.scheduling_gates.empty()) {
-      action = framework::kUpdatePodSchedulingGatesEliminated;
-      label += "UpdatePodSchedulingGatesEliminated";
-    } else if (!(old_pod->metadata.labels == new_pod->metadata.labels)) {
-      action = framework::kUpdatePodLabel;
-      label += "UpdatePodLabel";
-    }
-    ClusterEvent ev{framework::EventResource::kUnschedulablePod, action, label};
-    if (WorthRequeuing(*p, ev, old_pod, new_pod)) {
+    for (const ClusterEvent& ev : events) {
+      if (!WorthRequeuing(*p, ev, old_pod, new_pod)) continue;
       EraseUnschedulable(key);
-      Requeue(std::move(p), ev.label);
+      Requeue(std::move(p), ev.Label());
       SyncPendingGauges();
+      break;
     }
     return;
   }
+  // Not queued (e.g. an update seen before its add): added as new, with the add's label.
   auto p = std::make_shared<QueuedPodInfo>();
   p->pod_info = framework::NewPodInfo(std::move(new_pod));
   p->timestamp = clock_.Now();
-  MoveToActive(std::move(p), kUnscheduledPodUpdate);
+  MoveToActive(std::move(p), kUnscheduledPodAdd);
   SyncPendingGauges();
 }
 
@@ -310,6 +308,14 @@ bool SchedulingQueue::WasFlushedFromUnschedulable(const api::Pod& pod) const {
   return flushed_.count(pod.metadata.uid) > 0;
 }
 
+bool SchedulingQueue::IsEventOfInterest(const ClusterEvent& event) const {
+  if (event.IsWildCard()) return true;
+  for (const auto& [plugin, registered] : events_) {
+    if (registered.event.Matches(event)) return true;
+  }
+  return false;
+}
+
 bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent& event,
                                      const EventObject& old_obj, const EventObject& new_obj) const {
   if (event.IsWildCard()) return true;
@@ -325,7 +331,7 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent&
         bool queue = !it->second.hint || it->second.hint(p.pod(), old_obj, new_obj) ==
                                              framework::QueueingHint::kQueue;
         metrics::ObserveQueueingHint(
-            plugin, event.label,
+            plugin, event.Label(),
             queue ? metrics::HintResult::kQueue : metrics::HintResult::kQueueSkip,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         if (queue) return true;
@@ -362,6 +368,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
     p->consecutive_errors_count = 0;
   }
   p->timestamp = clock_.Now();
+  p->flush_timestamp = MonoTime{};
   bool requeue = error || p->unschedulable_plugins.empty();
   if (auto f = in_flight_.find(uid); f != in_flight_.end()) {
     // Replay what happened since the pod was popped.
@@ -383,7 +390,11 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
                                                     const EventObject& old_obj,
                                                     const EventObject& new_obj) {
   std::lock_guard<std::mutex> l(mu_);
+  // As upstream, an event no plugin registered for is neither evaluated nor kept for the pods
+  // in flight.
+  if (!IsEventOfInterest(event)) return;
   RecordInFlight(event, old_obj, new_obj, nullptr);
+  const std::string label = event.Label();
   bool moved = false;
   for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
     // A gated pod's gating plugin is among its unschedulable plugins, so its events decide.
@@ -394,7 +405,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     QueuedPodInfoPtr pod = std::move(it->second);
     if (!pod->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
-    Requeue(std::move(pod), event.label);
+    Requeue(std::move(pod), label);
     moved = true;
   }
   if (moved) SyncPendingGauges();
@@ -417,17 +428,24 @@ void SchedulingQueue::FlushBackoffQCompleted() {
 void SchedulingQueue::FlushUnschedulablePodsLeftover() {
   std::lock_guard<std::mutex> l(mu_);
   MonoTime now = clock_.Now();
+  std::vector<QueuedPodInfoPtr> to_move;
   for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
-    if (now - it->second->timestamp <= options_.max_in_unschedulable) {
+    // The 5 minutes run from the last attempt, or from the last flush if later (1.37), so a pod
+    // that went straight back (gated) waits another 5 minutes rather than one flush period.
+    MonoTime since = std::max(it->second->timestamp, it->second->flush_timestamp);
+    if (now - since <= options_.max_in_unschedulable) {
       ++it;
       continue;
     }
     QueuedPodInfoPtr p = std::move(it->second);
     if (!p->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
+    p->flush_timestamp = now;
     flushed_.insert(p->pod().metadata.uid);
-    Requeue(std::move(p), kUnschedulableTimeout);
+    to_move.push_back(std::move(p));
   }
+  // Requeued after the scan: a gated pod goes back into unschedulable_ while it is walked.
+  for (auto& p : to_move) Requeue(std::move(p), kUnschedulableTimeout);
   SyncPendingGauges();
 }
 

@@ -5,7 +5,8 @@
 //   backoffQ       pods that failed and wait out their backoff: initial << (attempts-1), capped
 //                  at max, the expiry aligned to whole seconds; flushed to activeQ every second.
 //   unschedulable  pods rejected by plugins, waiting for a cluster event that one of those
-//                  plugins' queueing hints says may help; flushed after 5 minutes regardless.
+//                  plugins' queueing hints says may help; flushed after 5 minutes regardless
+//                  (counted from the last attempt or the last flush, whichever is later).
 //                  Pods held back by a PreEnqueue plugin ("gated") wait here too.
 //
 // Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed
@@ -17,7 +18,8 @@
 //
 // Metrics (upstream's names and label values): pending_pods{queue} follows the four sets after
 // every change; queue_incoming_pods_total{queue,event} counts each arrival with the event that
-// caused it ("UnschedulablePodAdd", "ScheduleAttemptFailure", "BackoffComplete", "NodeAdd"...);
+// caused it ("UnscheduledPodAdd", "ScheduleAttemptFailure", "BackoffComplete", "NodeAdd",
+// "TargetPodUpdatePodLabel"...: the event's Label());
 // unschedulable_pods{plugin,profile} counts the pods a plugin rejected, from the failure until
 // the pod is popped again or deleted; inflight_events{event} counts the events retained for pods
 // being scheduled ("PodPopped" for the pods themselves); queueing_hint_execution_duration_seconds
@@ -144,6 +146,8 @@ class SchedulingQueue {
   void RecordInFlight(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj, const std::string* only)
       REQUIRES(mu_);
+  // Whether any plugin of any profile registered for event (wildcards always count).
+  bool IsEventOfInterest(const framework::ClusterEvent& event) const;
   // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.
   bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
                       const framework::EventObject& old_obj,

@@ -77,6 +77,8 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
     for (const auto* n : all) fit.node_statuses.emplace_back(n->name(), s);
     return s;
   }
+  // On success the set holds exactly the plugins whose results narrowed the nodes.
+  const std::set<std::string> narrowing = fit.unschedulable_plugins;
   candidates_.clear();
   if (pre.node_names) {
     for (const auto& name : *pre.node_names) {
@@ -143,11 +145,11 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   if (!pre.node_names) {
     next_start_node_index_ = (next_start_node_index_ + processed) % std::max<size_t>(all.size(), 1);
   } else {
-    // Nodes PreFilter excluded count as rejected by it, with upstream's message.
+    // Nodes the PreFilter result left out are rejected by the plugins that narrowed it.
+    const std::string excluded = framework::PreFilterExcludedMessage(narrowing);
     for (const auto* node : all) {
       if (pre.node_names->count(node->name())) continue;
-      fit.node_statuses.emplace_back(
-          node->name(), Status::Unresolvable("node(s) didn't satisfy plugin(s) [PreFilter]"));
+      fit.node_statuses.emplace_back(node->name(), Status::Unresolvable(excluded));
     }
   }
   return {};
@@ -172,10 +174,7 @@ Status Algorithm::SchedulePod(framework::Framework& fw, CycleState& state, const
                               const NominatedPods& nominated, ScheduleResult& result,
                               FitError& fit) {
   fit.num_all_nodes = static_cast<int>(snapshot_.List().size());
-  if (snapshot_.List().empty()) {
-    fit.pre_filter_msg = "no nodes available to schedule pods";
-    return Status::Unresolvable("no nodes available to schedule pods");
-  }
+  if (snapshot_.List().empty()) return Status::Unresolvable("no nodes available to schedule pods");
   Status s = FindNodesThatFit(fw, state, pod, nominated, fit);
   if (!s.IsSuccess() && !s.IsRejected()) return s;
   result.evaluated = static_cast<int>(feasible_.size() + fit.node_statuses.size());

@@ -47,7 +47,8 @@ class Algorithm {
             std::optional<int32_t> percentage_of_nodes_to_score);
 
   // Finds a host for pod on the snapshot as it is now. On a rejection fills fit and returns
-  // the rejecting status; an internal error returns an Error status.
+  // the rejecting status (with no nodes at all, "no nodes available to schedule pods" and fit
+  // stays empty: upstream's ErrNoNodesAvailable); an internal error returns an Error status.
   framework::Status SchedulePod(framework::Framework& fw, framework::CycleState& state,
                                 const framework::PodInfo& pod, const NominatedPods& nominated,
                                 ScheduleResult& result, FitError& fit);

@@ -39,7 +39,8 @@ bool Implements(const framework::Plugin& p, ExtensionPoint point) {
     case ExtensionPoint::kBind: return dynamic_cast<const framework::BindPlugin*>(&p);
     case ExtensionPoint::kPostBind: return dynamic_cast<const framework::PostBindPlugin*>(&p);
     case ExtensionPoint::kPlacementGenerate:
-    case ExtensionPoint::kPlacementScore: return false;  // PodGroup cycle: not supported yet
+    case ExtensionPoint::kPlacementScore:
+    case ExtensionPoint::kPodGroupPostFilter: return false;  // PodGroup cycle: not supported yet
   }
   return false;
 }

@@ -1,6 +1,8 @@
 // The scheduling cycle (one pod: filter, score, assume, reserve, permit), the binding cycle
 // (pre-bind, bind, post-bind) and failure handling, as upstream's schedule_one.go.
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
@@ -30,16 +32,23 @@ std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& st
   if (!pre_filter_msg.empty()) {
     msg += " " + pre_filter_msg + ".";
   } else {
-    std::map<std::string, int> histogram;  // sorted lexicographically, as upstream sorts
+    std::map<std::string, int> histogram;
     for (const auto& [node, s] : statuses) {
       for (const auto& r : s.reasons()) histogram[r]++;
     }
-    std::string joined;
+    // Upstream sorts the "<count> <reason>" strings, so counts order first (as text).
+    std::vector<std::string> counted;
+    counted.reserve(histogram.size());
     for (const auto& [reason, count] : histogram) {
-      if (!joined.empty()) joined += ", ";
-      joined += std::to_string(count) + " " + reason;
+      counted.push_back(std::to_string(count) + " " + reason);
     }
-    msg += " " + joined + ".";
+    std::sort(counted.begin(), counted.end());
+    std::string joined;
+    for (const auto& c : counted) {
+      if (!joined.empty()) joined += ", ";
+      joined += c;
+    }
+    if (!joined.empty()) msg += " " + joined + ".";
   }
   if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
   return msg;
@@ -79,7 +88,10 @@ void Scheduler::ScheduleOne() {
     fw->FlushMetrics();
   }
   if (!s.IsSuccess()) {
-    HandleFailure(fw, std::move(qpod), s, s.IsRejected() ? &fit : nullptr, start);
+    // With no nodes at all upstream reports its ErrNoNodesAvailable, not a FitError: the bare
+    // message, and a retry after the error backoff since no plugin rejected the pod.
+    const bool fit_error = s.IsRejected() && fit.num_all_nodes > 0;
+    HandleFailure(fw, std::move(qpod), s, fit_error ? &fit : nullptr, start);
     return;
   }
   // Assume: the next cycle must already see the pod on its node.
@@ -153,8 +165,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   }
   fw->RunReservePluginsUnreserve(*state, pod, host);
   (void)cache_.ForgetPod(pod);
-  queue_->MoveAllToActiveOrBackoffQueue(
-      {framework::EventResource::kAssignedPod, framework::kDelete, "AssignedPodDelete"}, assumed->pod, {});
+  queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod, {});
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
   HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()), nullptr,
                 start);
@@ -188,7 +199,8 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
     queue_->Done(pod);
   }
   events_->Record(pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
-  api::Condition cond{"PodScheduled", "False", rejected ? "Unschedulable" : "SchedulerError", msg,
+  api::Condition cond{"PodScheduled", "False",
+                      status.IsRejected() ? "Unschedulable" : "SchedulerError", msg,
                       api::FormatTime(RealClock().WallNow())};
   // Skip the write when the pod already carries exactly this condition.
   if (current) {

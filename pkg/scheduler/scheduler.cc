@@ -120,38 +120,6 @@ stowage::Status Scheduler::BindPod(const api::Pod& pod, std::string_view node_na
 }
 
 namespace {
-// One event per scheduling-relevant change of a node, in upstream's order and with upstream's
-// labels (NodeSchedulingPropertiesChange): each is handled, and measured, on its own.
-std::vector<ClusterEvent> NodeUpdateEvents(const api::Node& o, const api::Node& n) {
-  std::vector<ClusterEvent> events;
-  auto add = [&](uint32_t action, const char* label) {
-    events.push_back({EventResource::kNode, action, label});
-  };
-  if (o.spec.unschedulable != n.spec.unschedulable) {
-    add(framework::kUpdateNodeTaint, "NodeUpdateNodeTaint");
-  }
-  if (!(o.status.allocatable == n.status.allocatable)) {
-    add(framework::kUpdateNodeAllocatable, "NodeUpdateNodeAllocatable");
-  }
-  if (!(o.metadata.labels == n.metadata.labels)) {
-    add(framework::kUpdateNodeLabel, "NodeUpdateNodeLabel");
-  }
-  if (!(o.spec.taints == n.spec.taints)) add(framework::kUpdateNodeTaint, "NodeUpdateNodeTaint");
-  auto conds = [](const api::Node& x) {
-    std::vector<std::pair<std::string, std::string>> c;
-    for (const auto& cond : x.status.conditions) c.emplace_back(cond.type, cond.status);
-    return c;
-  };
-  if (conds(o) != conds(n)) add(framework::kUpdateNodeCondition, "NodeUpdateNodeCondition");
-  if (!(o.metadata.annotations == n.metadata.annotations)) {
-    add(framework::kUpdateNodeAnnotation, "NodeUpdateNodeAnnotation");
-  }
-  if (o.status.declared_features != n.status.declared_features) {
-    add(framework::kUpdateNodeDeclaredFeature, "NodeUpdateNodeDeclaredFeature");
-  }
-  return events;
-}
-
 using SteadyClock = std::chrono::steady_clock;
 
 double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -173,38 +141,43 @@ prometheus::Histogram& Handling(std::string_view event) {
 }  // namespace
 
 void Scheduler::RegisterHandlers() {
+  using framework::kEventAssignedPodAdd;
+  using framework::kEventAssignedPodDelete;
   // The histograms of fixed labels are looked up once.
-  static prometheus::Histogram& node_add = Handling("NodeAdd");
-  static prometheus::Histogram& node_delete = Handling("NodeDelete");
-  static prometheus::Histogram& assigned_add = Handling("AssignedPodAdd");
-  static prometheus::Histogram& assigned_update = Handling("AssignedPodUpdate");
-  static prometheus::Histogram& assigned_delete = Handling("AssignedPodDelete");
-  static prometheus::Histogram& unscheduled_add = Handling("UnschedulablePodAdd");
-  static prometheus::Histogram& unscheduled_update = Handling("UnschedulablePodUpdate");
-  static prometheus::Histogram& unscheduled_delete = Handling("UnschedulablePodDelete");
+  static prometheus::Histogram& node_add = Handling(framework::kEventNodeAdd.Label());
+  static prometheus::Histogram& node_delete = Handling(framework::kEventNodeDelete.Label());
+  static prometheus::Histogram& assigned_add = Handling(kEventAssignedPodAdd.Label());
+  static prometheus::Histogram& assigned_update =
+      Handling(framework::kEventAssignedPodUpdate.Label());
+  static prometheus::Histogram& assigned_delete = Handling(kEventAssignedPodDelete.Label());
+  static prometheus::Histogram& unscheduled_add =
+      Handling(framework::kEventUnscheduledPodAdd.Label());
+  static prometheus::Histogram& unscheduled_update =
+      Handling(framework::kEventUnscheduledPodUpdate.Label());
+  static prometheus::Histogram& unscheduled_delete =
+      Handling(framework::kEventUnscheduledPodDelete.Label());
 
   auto nodes = std::make_shared<informer::FuncHandler<api::Node>>();
   nodes->add = [this](const api::NodePtr& n, bool) {
     HandlingTimer t(node_add);
     cache_.AddNode(n);
-    queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kAdd, "NodeAdd"}, {}, n);
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeAdd, {}, n);
   };
   nodes->update = [this](const api::NodePtr& o, const api::NodePtr& n) {
     auto start = SteadyClock::now();
     cache_.UpdateNode(o, n);
     auto updating = SteadyClock::now() - start;
     // As upstream, each change is observed as the cache update plus its own requeueing.
-    for (const ClusterEvent& ev : NodeUpdateEvents(*o, *n)) {
+    for (const ClusterEvent& ev : framework::NodeSchedulingPropertiesChange(*n, *o)) {
       auto moving = SteadyClock::now();
       queue_->MoveAllToActiveOrBackoffQueue(ev, o, n);
-      Handling(ev.label).Observe(Seconds(updating + (SteadyClock::now() - moving)));
+      Handling(ev.Label()).Observe(Seconds(updating + (SteadyClock::now() - moving)));
     }
   };
   nodes->del = [this](const api::NodePtr& n, bool) {
     HandlingTimer t(node_delete);
     cache_.RemoveNode(*n);
-    queue_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kDelete, "NodeDelete"},
-                                          n, {});
+    queue_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeDelete, n, {});
   };
   informers_.For<api::Node>().AddEventHandler(nodes);
 
@@ -213,8 +186,7 @@ void Scheduler::RegisterHandlers() {
     if (!p->spec.node_name.empty()) {
       HandlingTimer t(assigned_add);
       if (auto s = cache_.AddPod(p); !s.ok()) VLOG(4, "cache add: {}", s.message());
-      queue_->MoveAllToActiveOrBackoffQueue(
-          {EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"}, {}, p);
+      queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, {}, p);
     } else if (Responsible(*p)) {
       HandlingTimer t(unscheduled_add);
       queue_->Add(p);
@@ -223,21 +195,33 @@ void Scheduler::RegisterHandlers() {
   pods->update = [this](const api::PodPtr& o, const api::PodPtr& n) {
     if (o->metadata.resource_version == n->metadata.resource_version) return;
     if (!n->spec.node_name.empty()) {
-      // Upstream sees a binding as the assigned-pod handler's Add, any other change as Update.
-      HandlingTimer t(o->spec.node_name.empty() ? assigned_add : assigned_update);
       if (o->spec.node_name.empty()) {
-        // The binding was observed: the pod leaves the queue and is confirmed in the cache.
+        // The binding was observed (upstream's assigned-pod Add): the pod leaves the queue and
+        // is confirmed in the cache.
+        HandlingTimer t(assigned_add);
         queue_->Delete(*n);
         if (auto s = cache_.AddPod(n); !s.ok()) VLOG(4, "cache add: {}", s.message());
-        queue_->MoveAllToActiveOrBackoffQueue(
-            {EventResource::kAssignedPod, framework::kAdd, "AssignedPodAdd"}, {}, n);
+        queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, {}, n);
         return;
       }
+      auto start = SteadyClock::now();
       if (auto s = cache_.UpdatePod(o, n); !s.ok()) VLOG(4, "cache update: {}", s.message());
-      queue_->MoveAllToActiveOrBackoffQueue(
-          {EventResource::kAssignedPod, framework::kUpdate, "AssignedPodUpdate"}, o, n);
+      auto updating = SteadyClock::now() - start;
+      // One requeueing per change (AssignedPodUpdatePodLabel, ...), each observed on its own.
+      for (const ClusterEvent& ev : framework::PodSchedulingPropertiesChange(*n, *o, false)) {
+        auto moving = SteadyClock::now();
+        queue_->MoveAllToActiveOrBackoffQueue(ev, o, n);
+        Handling(ev.Label()).Observe(Seconds(updating + (SteadyClock::now() - moving)));
+      }
     } else if (Responsible(*n)) {
       HandlingTimer t(unscheduled_update);
+      // Upstream also observes each specific change under its own label.
+      std::vector<std::unique_ptr<HandlingTimer>> specific;
+      for (const ClusterEvent& ev : framework::PodSchedulingPropertiesChange(*n, *o, false)) {
+        if (ev.action != framework::kUpdate) {
+          specific.push_back(std::make_unique<HandlingTimer>(Handling(ev.Label())));
+        }
+      }
       if (cache_.IsAssumedPod(*n)) return;  // its binding is in flight
       queue_->Update(o, n);
     }
@@ -250,8 +234,7 @@ void Scheduler::RegisterHandlers() {
       } else if (auto s = cache_.RemovePod(*p); !s.ok()) {
         VLOG(4, "cache remove: {}", s.message());
       }
-      queue_->MoveAllToActiveOrBackoffQueue(
-          {EventResource::kAssignedPod, framework::kDelete, "AssignedPodDelete"}, p, {});
+      queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, p, {});
     }
     queue_->Delete(*p);
   };

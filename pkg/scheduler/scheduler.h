@@ -119,7 +119,8 @@ class Scheduler : public framework::Handle {
 };
 
 // "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
-// upstream's FitError.Error(): reasons counted per node, sorted, joined.
+// upstream's FitError.Error(): reasons counted per node, the "<count> <reason>" strings sorted
+// as text, joined.
 std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
                             const std::string& pre_filter_msg, const std::string& post_filter_msg);
 

@@ -90,6 +90,11 @@ void FakeHandle::SetBindError(stowage::Status error) {
   bind_error_ = std::move(error);
 }
 
+void FakeHandle::SetBindErrors(std::vector<stowage::Status> errors) {
+  std::lock_guard<std::mutex> lock(mu_);
+  next_bind_errors_ = std::move(errors);
+}
+
 std::vector<FakeHandle::BindCall> FakeHandle::bind_calls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return bind_calls_;
@@ -99,6 +104,11 @@ stowage::Status FakeHandle::BindPod(const api::Pod& pod, std::string_view node_n
   std::lock_guard<std::mutex> lock(mu_);
   bind_calls_.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
                          std::string(node_name)});
+  if (!next_bind_errors_.empty()) {
+    stowage::Status s = std::move(next_bind_errors_.front());
+    next_bind_errors_.erase(next_bind_errors_.begin());
+    return s;
+  }
   return bind_error_;
 }
 

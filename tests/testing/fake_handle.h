@@ -81,6 +81,8 @@ class FakeHandle : public framework::Handle {
   void SetNodes(const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods = {});
   // The error BindPod returns from now on (OK: succeed). Calls are recorded either way.
   void SetBindError(stowage::Status error);
+  // Errors the next BindPod calls return, one each, before SetBindError's applies again.
+  void SetBindErrors(std::vector<stowage::Status> errors);
   std::vector<BindCall> bind_calls() const;
 
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return lister_; }
@@ -92,6 +94,7 @@ class FakeHandle : public framework::Handle {
   SequentialParallelizer parallelizer_;
   mutable std::mutex mu_;
   stowage::Status bind_error_ GUARDED_BY(mu_);
+  std::vector<stowage::Status> next_bind_errors_ GUARDED_BY(mu_);  // front first
   std::vector<BindCall> bind_calls_ GUARDED_BY(mu_);
 };
 

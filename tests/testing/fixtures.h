@@ -11,4 +11,8 @@ std::string FixturePath(std::string_view name);
 // The contents of tests/fixtures/<name>; aborts the test binary if it cannot be read.
 std::string ReadFixture(std::string_view name);
 
+// The failure reason upstream's plugins give under key in tests/fixtures/failure_messages.tsv
+// (scripts/generate/failure-messages), e.g. "NodeName.Filter"; aborts if the key is missing.
+std::string UpstreamFailureReason(std::string_view key);
+
 }  // namespace stowage::testing

@@ -578,7 +578,7 @@ void AddFlags(Options* o, FlagSet* fs) {
   fs->Bool(&o->help, "help", "help for " + std::string(kCommandName)).shorthand = 'h';
 }
 
-StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
+StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args) {
   Options o;
   FlagSet fs{std::string(kCommandName)};
   AddFlags(&o, &fs);
@@ -595,7 +595,17 @@ StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
                                      GoQuoteList(fs.args()));
     }
   }
-  RETURN_IF_ERROR(internal::ResolveFeatureGates(o.feature_gates, o.warnings));
+  return o;
+}
+
+Status ApplyFeatureGates(Options& options) {
+  return internal::ResolveFeatureGates(options.feature_gates, options.warnings);
+}
+
+StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
+  ASSIGN_OR_RETURN(Options o, ParseCommandLine(args));
+  if (o.help) return o;
+  RETURN_IF_ERROR(ApplyFeatureGates(o));
   return o;
 }
 
@@ -645,7 +655,9 @@ std::string VersionText(const Options& options) {
   const char* platform = "linux/unknown";
 #endif
   // upstream prints its version.Info with %#v; the same shape, with stowage's build details.
-  return "version.Info{Major:\"1\", Minor:\"36\", EmulationMajor:\"\", EmulationMinor:\"\", "
+  const MinorVersion binary = BinaryMinorVersion();
+  return "version.Info{Major:\"" + std::to_string(binary.major) + "\", Minor:\"" +
+         std::to_string(binary.minor) + "\", EmulationMajor:\"\", EmulationMinor:\"\", "
          "MinCompatibilityMajor:\"\", MinCompatibilityMinor:\"\", GitVersion:\"" +
          options.reported_version + "\", GitCommit:\"\", GitTreeState:\"\", BuildDate:\"\", " +
          "GoVersion:\"\", Compiler:\"" + std::string(kCommandName) + " " +

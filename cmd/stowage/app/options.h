@@ -1,16 +1,18 @@
-// stowage's command line: every flag of kube-scheduler 1.36 (62, in upstream's ten groups), with
+// stowage's command line: every flag of kube-scheduler 1.37 (62, in upstream's ten groups), with
 // upstream's names, types, defaults, help texts and parsing rules, and the step from flags to
 // the KubeSchedulerConfiguration the scheduler runs with.
 //
 // main() is expected to do what kube-scheduler's command does, in this order:
-//   1. ParseFlags. On error print ParseErrorText(status) to stderr and exit 1. Log
-//      options.warnings once logging is set up (options.logs).
+//   1. ParseCommandLine. On error print ParseErrorText(status) to stderr and exit 1.
 //   2. options.help: print Help() to stdout and exit 0.
-//   3. options.version != kFalse: print VersionText(options) to stdout and exit 0.
-//   4. BuildConfig (which first runs ValidateOptions). On error print the message, exit 1.
-//   5. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
-//      configuration with its completed profiles, which is what SetDefaults produces).
-//   6. Run with the configuration plus the flag-only settings that are not part of it:
+//   3. Set up default (text) logging; from here on an error is logged as klog's ErrorS(err,
+//      "command failed") and the exit status is 1, as component-base's cli.Run does.
+//      ApplyFeatureGates; log options.warnings at info level.
+//   4. options.version != kFalse: print VersionText(options) to stdout and exit 0.
+//   5. Set up logging as options.logs says, then BuildConfig (which first runs ValidateOptions).
+//   6. options.write_config_to set: WriteConfigFile(path, cfg), then exit 0 (upstream writes the
+//      configuration as its scheduler made it, which config::WrittenConfig reproduces).
+//   7. Run with the configuration plus the flag-only settings that are not part of it:
 //      master, secure_serving, authentication, authorization, logs, metrics, feature_gates and
 //      deprecated.pod_max_in_unschedulable_pods_duration.
 //
@@ -51,7 +53,8 @@ using Duration = std::chrono::nanoseconds;
 // The command name used in usage and messages.
 inline constexpr std::string_view kCommandName = "stowage";
 // The kube-scheduler release whose command line and behaviour stowage reproduces.
-inline constexpr std::string_view kKubeSchedulerVersion = "v1.36.3";
+// The feature-gate table (feature_gates_generated.inc) is checked against it at compile time.
+inline constexpr std::string_view kKubeSchedulerVersion = "v1.37.2";
 // stowage's own version ("v0.1.0").
 std::string_view StowageVersion();
 
@@ -134,16 +137,47 @@ struct LeaderElectionOptions {
   std::string resource_namespace = "kube-system";
 };
 
+// A Kubernetes "major.minor" version, as --emulated-version and --min-compatibility-version take.
+struct MinorVersion {
+  int major = 0;
+  int minor = 0;
+  std::string String() const { return std::to_string(major) + "." + std::to_string(minor); }
+  friend constexpr auto operator<=>(const MinorVersion&, const MinorVersion&) = default;
+};
+
+// The binary's version (1.37) and its default min compatibility version (1.36): what the gates
+// resolve at when neither flag is given.
+MinorVersion BinaryMinorVersion();
+MinorVersion DefaultMinCompatibilityVersion();
+
+// A feature gate kube-scheduler 1.37 knows (all of them, not only the scheduler's: upstream
+// accepts every gate of the shared registry), as it stands at one emulation version. The table
+// behind it is generated from the Kubernetes module (scripts/generate/feature-gates).
+struct FeatureGateSpec {
+  std::string_view name;
+  std::string_view stage;  // "ALPHA", "BETA", "GA" or "DEPRECATED"
+  bool default_value;
+  bool locked;
+};
+
 // "Feature gate" (ComponentGlobalsRegistry.AddFlags).
 struct FeatureGateOptions {
   // --feature-gates as written: component ("" when none was given) to its "Name=value" items.
   std::map<std::string, std::vector<std::string>> raw;
   std::vector<std::string> emulated_version;           // --emulated-version
   std::vector<std::string> min_compatibility_version;  // --min-compatibility-version
-  // Filled by ParseFlags: the gates given explicitly, with AllAlpha/AllBeta expanded.
+  // Filled by ParseFlags: the effective versions of the "kube" component (their range is
+  // checked by ValidateOptions, as upstream's Validate does) and the gates given explicitly,
+  // with AllAlpha/AllBeta expanded.
+  MinorVersion emulation = BinaryMinorVersion();
+  MinorVersion min_compatibility = DefaultMinCompatibilityVersion();
   std::map<std::string, bool, std::less<>> explicit_gates;
-  // Whether a gate is on: its explicit value, else its 1.36 default. Unknown names are off.
+  // Whether a gate is on: its explicit value, else its default at the effective versions.
+  // Unknown names, and gates that do not exist yet at the emulated version, are off.
   bool Enabled(std::string_view gate) const;
+  // Every gate that exists at the effective versions, with its stage, default and lock there,
+  // sorted by name (featuregate GetAll).
+  std::vector<FeatureGateSpec> Gates() const;
 };
 
 // "Metrics" (component-base metrics.Options).
@@ -199,8 +233,8 @@ struct Options {
 
   // The names of the flags set on the command line, sorted.
   std::vector<std::string> changed_flags;
-  // Warnings upstream logs while parsing (a GA or deprecated feature gate was set), for the
-  // caller to log once logging is set up.
+  // What upstream logs at info level while it applies the feature gates (a GA or deprecated gate
+  // was set), in klog's structured text: `"Warning: ..." featureGate="Name" value=true`.
   std::vector<std::string> warnings;
   bool Changed(std::string_view flag) const;
 };
@@ -223,6 +257,14 @@ const std::vector<std::string>& FlagGroups();
 StatusOr<Options> ParseFlags(int argc, char** argv);
 StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
 
+// The two steps of ParseArgs, apart for main(). ParseCommandLine is cobra's part (flag syntax,
+// --help, positional arguments): upstream prints its errors as ParseErrorText does.
+// ApplyFeatureGates is ComponentGlobalsRegistry.Set (versions and gates; fills
+// options.feature_gates and options.warnings): upstream runs it once logging is set up, so its
+// error is logged (`"command failed" err="..."`), and so are the warnings.
+StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args);
+Status ApplyFeatureGates(Options& options);
+
 // What kube-scheduler prints for a command-line error: for kInvalidArgument the usage, a blank
 // line and "Error: <message>"; otherwise "Error: <message>". Ends with a newline.
 // For cols, pass TerminalColumns(STDOUT_FILENO) (upstream sizes the usage by stdout even when it
@@ -233,7 +275,7 @@ std::string ParseErrorText(const Status& error, int cols = 0);
 std::string Usage(int cols = 0);
 // The description followed by Usage() (what --help prints).
 std::string Help(int cols = 0);
-// What --version prints: "stowage v0.1.0 (kube-scheduler v1.36.3 compatible)", or for
+// What --version prints: "stowage v0.1.0 (kube-scheduler v1.37.2 compatible)", or for
 // --version=raw upstream's version.Info dump with stowage's build details.
 std::string VersionText(const Options& options);
 // The width of the terminal on fd, or 0 when it is not a terminal (help is then not wrapped).
@@ -261,22 +303,19 @@ void ApplyLeaderElectionFlags(const Options& options, config::KubeSchedulerConfi
 
 // The YAML --write-config-to writes (kubescheduler.config.k8s.io/v1).
 std::string EncodeConfig(const config::KubeSchedulerConfiguration& cfg);
-// Writes EncodeConfig(cfg) to path (created or truncated). Errors name the path.
+// Writes EncodeConfig(config::WrittenConfig(cfg)) to path (created or truncated), what
+// kube-scheduler writes once its scheduler is built. Errors name the path.
 Status WriteConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg);
 
 // --- feature gates -----------------------------------------------------------------------------
 
-// A feature gate kube-scheduler 1.36 knows (all of them, not only the scheduler's: upstream
-// accepts every gate of the shared registry).
-struct FeatureGateSpec {
-  std::string_view name;
-  std::string_view stage;  // "ALPHA", "BETA", "GA" or "DEPRECATED"
-  bool default_value;
-  bool locked;
-};
-// Every known gate, sorted by name.
+// Every known gate at the binary's default versions, sorted by name.
 const std::vector<FeatureGateSpec>& KnownFeatureGates();
 // nullptr when unknown.
 const FeatureGateSpec* FindFeatureGate(std::string_view name);
+// EffectiveVersion.Validate: the emulation version must lie between the floor (1.34) and the
+// binary's version, the min compatibility version between its floor and the emulation version.
+// ValidateOptions reports these first, as upstream's Options.Validate does.
+std::vector<std::string> ValidateVersions(const FeatureGateOptions& fg);
 
 }  // namespace stowage::app

@@ -16,6 +16,7 @@
 #include "pkg/config/field_error.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
+#include "pkg/config/written.h"
 
 namespace stowage::app {
 namespace {
@@ -100,15 +101,18 @@ void CheckBlank(std::string_view flag, const std::vector<std::string>& values,
   }
 }
 
-// metrics v1.Validate, at binary version 1.36.
+// metrics v1.Validate, at the binary's version.
 FieldErrors ValidateMetrics(const MetricsOptions& m) {
   FieldErrors errs;
   const FieldPath root("metrics");
-  if (!m.show_hidden_metrics_for_version.empty() && m.show_hidden_metrics_for_version != "1.35") {
-    errs.push_back(config::Invalid(
-        root.Child("showHiddenMetricsForVersion"),
-        GoQuote(m.show_hidden_metrics_for_version),
-        "must be omitted or have the value '1.35'; only the previous minor version is allowed"));
+  const MinorVersion binary = BinaryMinorVersion();
+  const std::string previous = MinorVersion{binary.major, binary.minor - 1}.String();
+  if (!m.show_hidden_metrics_for_version.empty() &&
+      m.show_hidden_metrics_for_version != previous) {
+    errs.push_back(config::Invalid(root.Child("showHiddenMetricsForVersion"),
+                                   GoQuote(m.show_hidden_metrics_for_version),
+                                   "must be omitted or have the value '" + previous +
+                                       "'; only the previous minor version is allowed"));
   }
   static const auto* kMetricName = new std::regex("^[a-zA-Z_:][a-zA-Z0-9_:]*$");
   for (const std::string& name : m.disabled_metrics) {
@@ -161,7 +165,8 @@ Status ValidateOptions(const Options& o) {
   if (FieldErrors logs = ValidateLogs(o); !logs.empty()) {
     return InvalidArgumentError(config::AggregateMessage(logs));
   }
-  std::vector<std::string> errs;
+  // The component registry's version checks come first upstream.
+  std::vector<std::string> errs = ValidateVersions(o.feature_gates);
   const int64_t port = o.secure_serving.bind_port;
   // upstream's condition is `Required && port < 1 || port > 65535`, so a port above the range
   // gets the "cannot be turned off" wording even though kube-scheduler's port is optional.
@@ -204,8 +209,10 @@ config::Features ConfigFeatures(const Options& o) {
   const FeatureGateOptions& fg = o.feature_gates;
   config::Features f;
   f.node_declared_features = fg.Enabled("NodeDeclaredFeatures");
+  f.in_place_pod_vertical_scaling_scheduler_preemption =
+      fg.Enabled("InPlacePodVerticalScalingSchedulerPreemption");
   f.dynamic_resource_allocation = fg.Enabled("DynamicResourceAllocation");
-  f.gang_scheduling = fg.Enabled("GangScheduling");
+  f.generic_workload = fg.Enabled("GenericWorkload");
   f.topology_aware_workload_scheduling = fg.Enabled("TopologyAwareWorkloadScheduling");
   f.storage_capacity_scoring = fg.Enabled("StorageCapacityScoring");
   f.dra_scheduler_filter_timeout = fg.Enabled("DRASchedulerFilterTimeout");
@@ -268,7 +275,8 @@ std::string EncodeConfig(const config::KubeSchedulerConfiguration& cfg) {
 }
 
 Status WriteConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg) {
-  const std::string text = EncodeConfig(cfg);
+  ASSIGN_OR_RETURN(const config::KubeSchedulerConfiguration written, config::WrittenConfig(cfg));
+  const std::string text = EncodeConfig(written);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return FailedPreconditionError(PathError("open", path, errno));
   size_t done = 0;

@@ -1,83 +1,104 @@
-// The feature gates of kube-scheduler 1.36.3 and the --feature-gates, --emulated-version and
+// The feature gates of kube-scheduler 1.37 and the --feature-gates, --emulated-version and
 // --min-compatibility-version semantics of component-base's ComponentGlobalsRegistry and
 // featuregate packages.
 //
-// The table holds every gate of the binary's registry (not only the scheduler's: upstream shares
-// one registry with the other components and accepts all of its names), each with its stage,
-// default and lock at emulation version 1.36, and the declared dependencies between gates. It
-// was generated from the v1.36.3 registry (featuregate GetAll and Dependencies) and must be
-// regenerated for another release.
+// The table (feature_gates_generated.inc) holds every gate of the binary's "kube" registry (not
+// only the scheduler's: upstream shares one registry with the other components and accepts all
+// of its names) with its versioned specs, so a gate's stage, default and lock are resolved at
+// the emulated and min compatibility versions as upstream resolves them. It is generated from
+// the pinned Kubernetes module by scripts/generate/feature-gates; never edit it by hand.
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "cmd/stowage/app/options.h"
+#include "pkg/common/macros.h"
 
 namespace stowage::app {
 namespace {
 
-struct Dependency {
-  std::string_view feature;
-  std::vector<std::string_view> requires_;
+enum class GateStage : uint8_t { kPreAlpha, kAlpha, kBeta, kGA, kDeprecated };
+
+// One featuregate.FeatureSpec of a gate; min_compatibility {0, 0} means none.
+struct GateSpecRow {
+  std::string_view name;
+  MinorVersion version;
+  MinorVersion min_compatibility;
+  GateStage stage;
+  bool default_value;
+  bool locked;
 };
 
-const std::vector<Dependency>& Dependencies() {
-  static const auto* deps = new std::vector<Dependency>{
-      {"AuthorizeNodeWithSelectors", {"AuthorizeWithSelectors"}},
-      {"ClusterTrustBundleProjection", {"ClusterTrustBundle"}},
-      {"DRAAdminAccess", {"DynamicResourceAllocation"}},
-      {"DRAConsumableCapacity", {"DynamicResourceAllocation"}},
-      {"DRADeviceBindingConditions", {"DRAResourceClaimDeviceStatus", "DynamicResourceAllocation"}},
-      {"DRADeviceTaintRules", {"DRADeviceTaints"}},
-      {"DRADeviceTaints", {"DynamicResourceAllocation"}},
-      {"DRAExtendedResource", {"DynamicResourceAllocation"}},
-      {"DRAListTypeAttributes", {"DynamicResourceAllocation"}},
-      {"DRANodeAllocatableResources", {"DynamicResourceAllocation"}},
-      {"DRAPartitionableDevices", {"DynamicResourceAllocation"}},
-      {"DRAPrioritizedList", {"DynamicResourceAllocation"}},
-      {"DRAResourceClaimGranularStatusAuthorization",
-       {"DRAResourceClaimDeviceStatus", "DynamicResourceAllocation"}},
-      {"DRAResourcePoolStatus", {"DynamicResourceAllocation"}},
-      {"DRASchedulerFilterTimeout", {"DynamicResourceAllocation"}},
-      {"DRAWorkloadResourceClaims", {"DynamicResourceAllocation", "GenericWorkload"}},
-      {"DeclarativeValidationBeta", {"DeclarativeValidation"}},
-      {"DeclarativeValidationTakeover", {"DeclarativeValidation"}},
-      {"DisableAllocatorDualWrite", {"MultiCIDRServiceAllocator"}},
-      {"ExtendWebSocketsToKubelet", {"NodeDeclaredFeatures"}},
-      {"GangScheduling", {"GenericWorkload"}},
-      {"GracefulNodeShutdownBasedOnPodPriority", {"GracefulNodeShutdown"}},
-      {"ImageVolumeWithDigest", {"ImageVolume"}},
-      {"InPlacePodLevelResourcesVerticalScaling",
-       {"InPlacePodVerticalScaling", "NodeDeclaredFeatures", "PodLevelResources"}},
-      {"InPlacePodVerticalScalingExclusiveCPUs", {"InPlacePodVerticalScaling"}},
-      {"InPlacePodVerticalScalingExclusiveMemory", {"InPlacePodVerticalScaling"}},
-      {"InPlacePodVerticalScalingInitContainers",
-       {"InPlacePodVerticalScaling", "NodeDeclaredFeatures"}},
-      {"MatchLabelKeysInPodTopologySpreadSelectorMerge", {"MatchLabelKeysInPodTopologySpread"}},
-      {"PodCertificateRequest", {"AuthorizeNodeWithSelectors"}},
-      {"PodLevelResourceManagers", {"PodLevelResources"}},
-      {"PodLifecycleSleepActionAllowZero", {"PodLifecycleSleepAction"}},
-      {"ProcMountType", {"UserNamespacesSupport"}},
-      {"ResourceHealthStatus", {"DynamicResourceAllocation"}},
-      {"ResourceHealthStatusMessage", {"ResourceHealthStatus"}},
-      {"RestartAllContainersOnContainerExits", {"ContainerRestartRules", "NodeDeclaredFeatures"}},
-      {"ServiceAccountTokenNodeBinding", {"ServiceAccountTokenNodeBindingValidation"}},
-      {"StaleControllerConsistencyDaemonSet", {"AtomicFIFO"}},
-      {"StaleControllerConsistencyJob", {"AtomicFIFO"}},
-      {"StaleControllerConsistencyReplicaSet", {"AtomicFIFO"}},
-      {"StaleControllerConsistencyStatefulSet", {"AtomicFIFO"}},
-      {"StorageVersionAPI", {"APIServerIdentity"}},
-      {"StructuredAuthenticationConfigurationEgressSelector",
-       {"StructuredAuthenticationConfiguration"}},
-      {"StructuredAuthenticationConfigurationJWKSMetrics",
-       {"StructuredAuthenticationConfiguration"}},
-      {"TopologyAwareWorkloadScheduling", {"GenericWorkload"}},
-      {"UnknownVersionInteroperabilityProxy", {"APIServerIdentity"}},
-      {"UserNamespacesHostNetworkSupport", {"NodeDeclaredFeatures", "UserNamespacesSupport"}},
-      {"WindowsGracefulNodeShutdown", {"GracefulNodeShutdown"}},
-      {"WorkloadAwarePreemption", {"GangScheduling"}},
-      {"WorkloadWithJob", {"GenericWorkload"}},
-  };
-  return *deps;
+struct GateDependencyRow {
+  std::string_view feature;
+  std::string_view requires_;
+};
+
+#include "cmd/stowage/app/feature_gates_generated.inc"
+
+static_assert(kGeneratedRelease == kKubeSchedulerVersion,
+              "feature_gates_generated.inc is from another release: run "
+              "scripts/generate/feature-gates");
+
+std::string_view StageName(GateStage stage) {
+  switch (stage) {
+    case GateStage::kPreAlpha:
+      return "PRE-ALPHA";
+    case GateStage::kAlpha:
+      return "ALPHA";
+    case GateStage::kBeta:
+      return "BETA";
+    case GateStage::kGA:
+      return "GA";
+    case GateStage::kDeprecated:
+      return "DEPRECATED";
+  }
+  return "";
+}
+
+// A gate's specs, oldest first; empty when the name is unknown.
+std::span<const GateSpecRow> VersionedSpecs(std::string_view name) {
+  const std::span<const GateSpecRow> rows(kGateSpecRows);
+  auto first =
+      std::lower_bound(rows.begin(), rows.end(), name,
+                       [](const GateSpecRow& r, std::string_view n) { return r.name < n; });
+  auto last = std::upper_bound(first, rows.end(), name,
+                               [](std::string_view n, const GateSpecRow& r) { return n < r.name; });
+  return {first, last};
+}
+
+// featuregate's featureSpecAtEmulationAndMinCompatVersion: the newest spec not newer than the
+// emulation version whose min compatibility version is met; a gate with none is pre-alpha.
+const GateSpecRow& SpecAt(std::span<const GateSpecRow> specs, MinorVersion emulation,
+                          MinorVersion min_compatibility) {
+  for (auto it = specs.rbegin(); it != specs.rend(); ++it) {
+    if (it->version > emulation) continue;
+    if (min_compatibility < it->min_compatibility) continue;
+    return *it;
+  }
+  static constexpr GateSpecRow kPreAlphaSpec{"", {0, 0}, {0, 0}, GateStage::kPreAlpha, false,
+                                             false};
+  return kPreAlphaSpec;
+}
+
+// The distinct gate names, sorted (rows are sorted by name).
+std::vector<std::string_view> GateNames() {
+  std::vector<std::string_view> names;
+  for (const GateSpecRow& row : kGateSpecRows) {
+    if (names.empty() || names.back() != row.name) names.push_back(row.name);
+  }
+  return names;
+}
+
+// featuregate GetAll: every gate that exists at the versions.
+std::vector<FeatureGateSpec> GatesAt(MinorVersion emulation, MinorVersion min_compatibility) {
+  std::vector<FeatureGateSpec> gates;
+  for (std::string_view name : GateNames()) {
+    const GateSpecRow& spec = SpecAt(VersionedSpecs(name), emulation, min_compatibility);
+    if (spec.stage == GateStage::kPreAlpha) continue;
+    gates.push_back({name, StageName(spec.stage), spec.default_value, spec.locked});
+  }
+  return gates;
 }
 
 std::string Join(const std::vector<std::string>& items, std::string_view sep) {
@@ -95,14 +116,13 @@ Status Aggregate(const std::vector<std::string>& errors) {
   return FailedPreconditionError("[" + Join(errors, ", ") + "]");
 }
 
-struct MinorVersion {
-  int major = 0;
-  int minor = 0;
-  std::string String() const { return std::to_string(major) + "." + std::to_string(minor); }
-  friend auto operator<=>(const MinorVersion&, const MinorVersion&) = default;
-};
+std::string Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
 
-// apimachinery's version.Parse (a "generic" version: "v1.36", "1.36.0"), then the registry's
+// apimachinery's version.Parse (a "generic" version: "v1.37", "1.37.0"), then the registry's
 // rule that no patch is allowed. component names the flag entry in the patch error.
 StatusOr<MinorVersion> ParseMinorVersion(std::string_view text, std::string_view component) {
   std::string_view s = text;
@@ -110,8 +130,7 @@ StatusOr<MinorVersion> ParseMinorVersion(std::string_view text, std::string_view
   if (!s.empty() && s.front() == 'v') s.remove_prefix(1);
   std::vector<std::string> parts;
   std::string current;
-  size_t i = 0;
-  for (; i < s.size(); ++i) {
+  for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c >= '0' && c <= '9') {
       current += c;
@@ -134,15 +153,13 @@ StatusOr<MinorVersion> ParseMinorVersion(std::string_view text, std::string_view
     return FailedPreconditionError("illegal zero-prefixed version component \"" + parts[0] +
                                    "\" in \"" + std::string(text) + "\"");
   }
-  MinorVersion v;
   for (size_t k = 0; k < parts.size() && k < 3; ++k) {
     if (parts[k].size() > 9) {
       return FailedPreconditionError("illegal non-numeric version component \"" + parts[k] +
                                      "\" in \"" + std::string(text) + "\"");
     }
   }
-  v.major = std::stoi(parts[0]);
-  v.minor = std::stoi(parts[1]);
+  MinorVersion v{std::stoi(parts[0]), std::stoi(parts[1])};
   if (parts.size() > 2 && std::stoll(parts[2]) != 0) {
     return FailedPreconditionError("patch version not allowed, got: " + std::string(component) +
                                    "=" + v.String() + "." + std::to_string(std::stoll(parts[2])));
@@ -150,286 +167,152 @@ StatusOr<MinorVersion> ParseMinorVersion(std::string_view text, std::string_view
   return v;
 }
 
-// toVersionMap: "[component=]major.minor" items; the component defaults to "kube", the only
-// one registered.
+// toVersionMap, then Set's check that every component is registered: "[component=]major.minor"
+// items; the component defaults to "kube", the only one registered.
 StatusOr<std::optional<MinorVersion>> ParseVersionFlag(const std::vector<std::string>& items) {
-  std::optional<MinorVersion> kube;
+  std::map<std::string, MinorVersion> versions;
   for (const std::string& item : items) {
     std::string component = "kube";
     std::string value = item;
     if (const size_t eq = item.find('='); eq != std::string::npos) {
-      auto trim = [](std::string s) {
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-        return s;
-      };
-      component = trim(item.substr(0, eq));
-      value = trim(item.substr(eq + 1));
+      component = Trim(std::string_view(item).substr(0, eq));
+      value = Trim(std::string_view(item).substr(eq + 1));
     }
-    auto v = ParseMinorVersion(value, component);
-    if (!v.ok()) return v.status();
-    if (component == "kube" && kube) {
-      return FailedPreconditionError("duplicate version flag, kube=" + kube->String() +
-                                     " and kube=" + v->String());
+    ASSIGN_OR_RETURN(MinorVersion v, ParseMinorVersion(value, component));
+    if (auto it = versions.find(component); it != versions.end()) {
+      return FailedPreconditionError("duplicate version flag, " + component + "=" +
+                                     it->second.String() + " and " + component + "=" +
+                                     v.String());
     }
+    versions[component] = v;
+  }
+  for (const auto& [component, v] : versions) {
     if (component != "kube") {
       return FailedPreconditionError("component not registered: " + component);
     }
-    kube = *v;
   }
-  return kube;
+  if (auto it = versions.find("kube"); it != versions.end()) {
+    return std::optional<MinorVersion>(it->second);
+  }
+  return std::optional<MinorVersion>();
 }
 
-constexpr MinorVersion kBinaryVersion{1, 36};
-constexpr MinorVersion kVersionFloor{1, 33};
-constexpr MinorVersion kDefaultMinCompatibility{1, 35};
+// featureGate.Set's parsing: "Name=bool" items; the last value of a name wins.
+StatusOr<std::map<std::string, bool>> ParseGateValues(const std::vector<std::string>& items) {
+  std::map<std::string, bool> requested;
+  for (const std::string& joined : items) {
+    size_t start = 0;
+    while (start <= joined.size()) {
+      const size_t comma = std::min(joined.find(',', start), joined.size());
+      const std::string_view item = std::string_view(joined).substr(start, comma - start);
+      start = comma + 1;
+      if (item.empty()) continue;
+      const size_t eq = item.find('=');
+      const std::string key = Trim(item.substr(0, eq));
+      if (eq == std::string::npos) return FailedPreconditionError("missing bool value for " + key);
+      const std::string value = Trim(item.substr(eq + 1));
+      auto b = ParseGoBool(value);
+      if (!b.ok()) {
+        return FailedPreconditionError("invalid value of " + key + "=" + value +
+                                       ", err: " + std::string(b.status().message()));
+      }
+      requested[key] = *b;
+    }
+  }
+  return requested;
+}
+
+std::string_view BoolText(bool b) { return b ? "true" : "false"; }
+
+// featureGate.unsafeSetFromMap, in name order (upstream walks a Go map, so the order of several
+// errors varies there): the explicit gates, or the errors, plus the warnings upstream logs for
+// GA and deprecated gates.
+Status SetFromMap(const std::map<std::string, bool>& requested, MinorVersion emulation,
+                  MinorVersion min_compatibility, std::map<std::string, bool, std::less<>>& enabled,
+                  std::vector<std::string>& warnings) {
+  // Upstream stops at the first unknown name, with the errors of the names its map walk met
+  // before; which those are is random, so an unknown name is reported alone.
+  for (const auto& [name, value] : requested) {
+    if (VersionedSpecs(name).empty()) {
+      return FailedPreconditionError("unrecognized feature gate: " + name);
+    }
+  }
+  std::vector<std::string> errors;
+  for (const auto& [name, value] : requested) {
+    const GateSpecRow& spec = SpecAt(VersionedSpecs(name), emulation, min_compatibility);
+    if (spec.locked && spec.default_value != value) {
+      errors.push_back("cannot set feature gate " + name + " to " + std::string(BoolText(value)) +
+                       ", feature is locked to " + std::string(BoolText(spec.default_value)));
+      continue;
+    }
+    if (name == "AllAlpha" || name == "AllBeta") {
+      const GateStage stage = name == "AllAlpha" ? GateStage::kAlpha : GateStage::kBeta;
+      for (std::string_view other : GateNames()) {
+        if (other == "AllAlpha" || other == "AllBeta") continue;
+        if (SpecAt(VersionedSpecs(other), emulation, min_compatibility).stage != stage) continue;
+        // An explicit value wins whichever comes first.
+        if (requested.count(std::string(other)) == 0) enabled[std::string(other)] = value;
+      }
+      enabled[name] = value;
+      continue;
+    }
+    if (spec.stage == GateStage::kPreAlpha) {
+      errors.push_back("cannot set feature gate " + name + " to " + std::string(BoolText(value)) +
+                       ", feature is PreAlpha at emulated version " + emulation.String() +
+                       ", min compatibility version " + min_compatibility.String());
+      continue;
+    }
+    enabled[name] = value;
+    if (spec.stage == GateStage::kDeprecated || spec.stage == GateStage::kGA) {
+      warnings.push_back("\"Warning: setting " +
+                         std::string(spec.stage == GateStage::kGA ? "GA" : "deprecated") +
+                         " feature gate. It will be removed in a future release.\" featureGate=\"" +
+                         name + "\" value=" + std::string(BoolText(value)));
+    }
+  }
+  if (!errors.empty()) return Aggregate(errors);
+  auto is_on = [&](std::string_view name) {
+    if (auto e = enabled.find(name); e != enabled.end()) return e->second;
+    return SpecAt(VersionedSpecs(name), emulation, min_compatibility).default_value;
+  };
+  const std::span<const GateDependencyRow> deps(kGateDependencyRows);
+  for (size_t i = 0; i < deps.size();) {
+    const std::string_view feature = deps[i].feature;
+    std::vector<std::string> off;
+    for (; i < deps.size() && deps[i].feature == feature; ++i) {
+      if (!is_on(deps[i].requires_)) off.emplace_back(deps[i].requires_);
+    }
+    if (is_on(feature) && !off.empty()) {
+      errors.push_back(std::string(feature) +
+                       " is enabled, but depends on features that are disabled: [" +
+                       Join(off, " ") + "]");
+    }
+  }
+  return errors.empty() ? OkStatus() : Aggregate(errors);
+}
+
+// FeatureSpec.HelpString: GA, deprecated and pre-alpha gates are not listed.
+std::string HelpString(std::string_view name, const GateSpecRow& spec, bool with_min_compat) {
+  if (spec.stage != GateStage::kAlpha && spec.stage != GateStage::kBeta) return "";
+  std::string s = std::string(name) + "=true|false (" + std::string(StageName(spec.stage)) +
+                  " - default=" + std::string(BoolText(spec.default_value)) + ")";
+  if (with_min_compat && spec.min_compatibility != MinorVersion{}) {
+    s += " if --min-compatibility-version>=" + spec.min_compatibility.String();
+  }
+  return s;
+}
 
 }  // namespace
 
+MinorVersion BinaryMinorVersion() { return kBinaryVersion; }
+MinorVersion DefaultMinCompatibilityVersion() {
+  // NewEffectiveVersion: one minor below the binary.
+  return {kBinaryVersion.major, kBinaryVersion.minor - 1};
+}
+
 const std::vector<FeatureGateSpec>& KnownFeatureGates() {
-  static const auto* gates = new std::vector<FeatureGateSpec>{
-      {"APIResponseCompression", "BETA", true, false},
-      {"APIServerIdentity", "BETA", true, false},
-      {"APIServerTracing", "GA", true, true},
-      {"APIServingWithRoutine", "ALPHA", false, false},
-      {"AggregatedDiscoveryRemoveBetaType", "DEPRECATED", true, true},
-      {"AllAlpha", "ALPHA", false, false},
-      {"AllBeta", "BETA", false, false},
-      {"AllowDNSOnlyNodeCSR", "DEPRECATED", false, false},
-      {"AllowInsecureKubeletCertificateSigningRequests", "DEPRECATED", false, false},
-      {"AllowOverwriteTerminationGracePeriodSeconds", "DEPRECATED", false, true},
-      {"AllowParsingUserUIDFromCertAuth", "BETA", true, false},
-      {"AllowServiceExternalIPs", "GA", true, false},
-      {"AllowUnsafeMalformedObjectDeletion", "ALPHA", false, false},
-      {"AnonymousAuthConfigurableEndpoints", "GA", true, true},
-      {"AnyVolumeDataSource", "GA", true, true},
-      {"AtomicFIFO", "BETA", true, false},
-      {"AuthorizeNodeWithSelectors", "GA", true, true},
-      {"AuthorizePodWebsocketUpgradeCreatePermission", "BETA", true, false},
-      {"AuthorizeWithSelectors", "GA", true, true},
-      {"BtreeWatchCache", "GA", true, true},
-      {"CBORServingAndStorage", "ALPHA", false, false},
-      {"CPUManagerPolicyAlphaOptions", "ALPHA", false, false},
-      {"CPUManagerPolicyBetaOptions", "BETA", true, false},
-      {"CPUManagerPolicyOptions", "GA", true, true},
-      {"CRDObservedGenerationTracking", "BETA", true, false},
-      {"CRDValidationRatcheting", "GA", true, true},
-      {"CRIListStreaming", "ALPHA", false, false},
-      {"CSIServiceAccountTokenSecrets", "GA", true, true},
-      {"CSIVolumeHealth", "ALPHA", false, false},
-      {"ChangeContainerStatusOnKubeletRestart", "DEPRECATED", false, false},
-      {"ClearingNominatedNodeNameAfterBinding", "BETA", true, false},
-      {"ClientsAllowCARotation", "BETA", true, false},
-      {"ClientsAllowCBOR", "ALPHA", false, false},
-      {"ClientsAllowTLSCacheGC", "BETA", true, false},
-      {"ClientsPreferCBOR", "ALPHA", false, false},
-      {"CloudControllerManagerWatchBasedRoutesReconciliation", "ALPHA", false, false},
-      {"CloudControllerManagerWebhook", "ALPHA", false, false},
-      {"ClusterTrustBundle", "BETA", false, false},
-      {"ClusterTrustBundleProjection", "BETA", false, false},
-      {"ComponentFlagz", "BETA", true, false},
-      {"ComponentStatusz", "BETA", true, false},
-      {"ConcurrentWatchObjectDecode", "BETA", false, false},
-      {"ConsistentListFromCache", "GA", true, true},
-      {"ConstrainedImpersonation", "BETA", true, false},
-      {"ContainerCheckpoint", "BETA", true, false},
-      {"ContainerRestartRules", "BETA", true, false},
-      {"ContainerStopSignals", "ALPHA", false, false},
-      {"ContextualLogging", "BETA", true, false},
-      {"CoordinatedLeaderElection", "BETA", false, false},
-      {"CrossNamespaceVolumeDataSource", "ALPHA", false, false},
-      {"CustomCPUCFSQuotaPeriod", "GA", true, false},
-      {"CustomResourceFieldSelectors", "GA", true, true},
-      {"DRAAdminAccess", "GA", true, true},
-      {"DRAConsumableCapacity", "BETA", true, false},
-      {"DRADeviceBindingConditions", "BETA", true, false},
-      {"DRADeviceTaintRules", "BETA", false, false},
-      {"DRADeviceTaints", "BETA", true, false},
-      {"DRAExtendedResource", "BETA", true, false},
-      {"DRAListTypeAttributes", "ALPHA", false, false},
-      {"DRANodeAllocatableResources", "ALPHA", false, false},
-      {"DRAPartitionableDevices", "BETA", true, false},
-      {"DRAPrioritizedList", "GA", true, false},
-      {"DRAResourceClaimDeviceStatus", "BETA", true, false},
-      {"DRAResourceClaimGranularStatusAuthorization", "BETA", true, false},
-      {"DRAResourcePoolStatus", "ALPHA", false, false},
-      {"DRASchedulerFilterTimeout", "BETA", true, false},
-      {"DRAWorkloadResourceClaims", "ALPHA", false, false},
-      {"DeclarativeValidation", "GA", true, true},
-      {"DeclarativeValidationBeta", "BETA", true, false},
-      {"DeclarativeValidationTakeover", "DEPRECATED", false, false},
-      {"DeploymentReplicaSetTerminatingReplicas", "BETA", true, false},
-      {"DetectCacheInconsistency", "BETA", true, false},
-      {"DisableAllocatorDualWrite", "GA", true, true},
-      {"DisableCPUQuotaWithExclusiveCPUs", "DEPRECATED", true, false},
-      {"DisableNodeKubeProxyVersion", "DEPRECATED", true, true},
-      {"DynamicResourceAllocation", "GA", true, true},
-      {"EnvFiles", "BETA", true, false},
-      {"EventedPLEG", "ALPHA", false, false},
-      {"ExecProbeTimeout", "GA", true, true},
-      {"ExtendWebSocketsToKubelet", "BETA", true, false},
-      {"ExternalServiceAccountTokenSigner", "GA", true, true},
-      {"GangScheduling", "ALPHA", false, false},
-      {"GenericWorkload", "ALPHA", false, false},
-      {"GitRepoVolumeDriver", "DEPRECATED", false, true},
-      {"GracefulNodeShutdown", "BETA", true, false},
-      {"GracefulNodeShutdownBasedOnPodPriority", "BETA", true, false},
-      {"HPAConfigurableTolerance", "BETA", true, false},
-      {"HPAScaleToZero", "ALPHA", false, false},
-      {"HostnameOverride", "BETA", true, false},
-      {"ImageMaximumGCAge", "GA", true, true},
-      {"ImageVolume", "GA", true, true},
-      {"ImageVolumeWithDigest", "ALPHA", false, false},
-      {"InOrderInformers", "GA", true, true},
-      {"InOrderInformersBatchProcess", "BETA", true, false},
-      {"InPlacePodLevelResourcesVerticalScaling", "BETA", true, false},
-      {"InPlacePodVerticalScaling", "GA", true, true},
-      {"InPlacePodVerticalScalingExclusiveCPUs", "ALPHA", false, false},
-      {"InPlacePodVerticalScalingExclusiveMemory", "ALPHA", false, false},
-      {"InPlacePodVerticalScalingInitContainers", "BETA", true, false},
-      {"InformerResourceVersion", "GA", true, false},
-      {"JobBackoffLimitPerIndex", "GA", true, true},
-      {"JobManagedBy", "GA", true, true},
-      {"JobPodReplacementPolicy", "GA", true, true},
-      {"JobSuccessPolicy", "GA", true, true},
-      {"KMSv1", "DEPRECATED", false, false},
-      {"KubeletCgroupDriverFromCRI", "GA", true, true},
-      {"KubeletCrashLoopBackOffMax", "BETA", true, false},
-      {"KubeletEnsureSecretPulledImages", "BETA", true, false},
-      {"KubeletFineGrainedAuthz", "GA", true, true},
-      {"KubeletInUserNamespace", "ALPHA", false, false},
-      {"KubeletPSI", "GA", true, true},
-      {"KubeletPodResourcesDynamicResources", "GA", true, true},
-      {"KubeletPodResourcesGet", "GA", true, true},
-      {"KubeletPodResourcesListUseActivePods", "DEPRECATED", true, false},
-      {"KubeletRegistrationGetOnExistsOnly", "DEPRECATED", false, false},
-      {"KubeletSeparateDiskGC", "BETA", true, false},
-      {"KubeletServiceAccountTokenForCredentialProviders", "BETA", true, false},
-      {"KubeletTracing", "GA", true, true},
-      {"ListFromCacheSnapshot", "BETA", true, false},
-      {"LocalStorageCapacityIsolationFSQuotaMonitoring", "BETA", false, false},
-      {"LogarithmicScaleDown", "GA", true, true},
-      {"LoggingAlphaOptions", "ALPHA", false, false},
-      {"LoggingBetaOptions", "BETA", true, false},
-      {"ManifestBasedAdmissionControlConfig", "ALPHA", false, false},
-      {"MatchLabelKeysInPodAffinity", "GA", true, true},
-      {"MatchLabelKeysInPodTopologySpread", "BETA", true, false},
-      {"MatchLabelKeysInPodTopologySpreadSelectorMerge", "BETA", true, false},
-      {"MaxUnavailableStatefulSet", "BETA", false, false},
-      {"MemoryQoS", "ALPHA", false, false},
-      {"MultiCIDRServiceAllocator", "GA", true, true},
-      {"MutableCSINodeAllocatableCount", "GA", true, true},
-      {"MutablePVNodeAffinity", "ALPHA", false, false},
-      {"MutablePodResourcesForSuspendedJobs", "BETA", true, false},
-      {"MutableSchedulingDirectivesForSuspendedJobs", "BETA", true, false},
-      {"MutatingAdmissionPolicy", "GA", true, false},
-      {"NFTablesProxyMode", "GA", true, true},
-      {"NativeHistograms", "ALPHA", false, false},
-      {"NodeDeclaredFeatures", "BETA", true, false},
-      {"NodeInclusionPolicyInPodTopologySpread", "GA", true, true},
-      {"NodeLogQuery", "GA", true, true},
-      {"NodeSwap", "GA", true, true},
-      {"NominatedNodeNameForExpectation", "BETA", true, false},
-      {"OpenAPIEnums", "BETA", true, false},
-      {"OpportunisticBatching", "BETA", true, false},
-      {"OrderedNamespaceDeletion", "GA", true, true},
-      {"PLEGOnDemandRelist", "BETA", true, false},
-      {"PersistentVolumeClaimUnusedSinceTime", "ALPHA", false, false},
-      {"PodAndContainerStatsFromCRI", "ALPHA", false, false},
-      {"PodCertificateRequest", "BETA", false, false},
-      {"PodDeletionCost", "BETA", true, false},
-      {"PodLevelResourceManagers", "ALPHA", false, false},
-      {"PodLevelResources", "BETA", true, false},
-      {"PodLifecycleSleepAction", "GA", true, true},
-      {"PodLifecycleSleepActionAllowZero", "GA", true, true},
-      {"PodLogsQuerySplitStreams", "ALPHA", false, false},
-      {"PodObservedGenerationTracking", "GA", true, true},
-      {"PodReadyToStartContainersCondition", "BETA", true, false},
-      {"PodSchedulingReadiness", "GA", true, true},
-      {"PodTopologyLabelsAdmission", "BETA", true, false},
-      {"PodsAPI", "ALPHA", false, false},
-      {"PortForwardWebsockets", "BETA", true, false},
-      {"PreferSameTrafficDistribution", "GA", true, true},
-      {"PreventStaticPodAPIReferences", "BETA", true, false},
-      {"ProcMountType", "GA", true, true},
-      {"QOSReserved", "ALPHA", false, false},
-      {"RecoverVolumeExpansionFailure", "GA", true, true},
-      {"RecursiveReadOnlyMounts", "GA", true, true},
-      {"ReduceDefaultCrashLoopBackOffDecay", "ALPHA", false, false},
-      {"RelaxedDNSSearchValidation", "GA", true, true},
-      {"RelaxedEnvironmentVariableValidation", "GA", true, true},
-      {"RelaxedServiceNameValidation", "BETA", true, false},
-      {"ReloadKubeletClientCAFile", "BETA", true, false},
-      {"ReloadKubeletServerCertificateFile", "BETA", true, false},
-      {"RemoteRequestHeaderUID", "BETA", true, false},
-      {"ResilientWatchCacheInitialization", "GA", true, true},
-      {"ResourceHealthStatus", "BETA", true, false},
-      {"ResourceHealthStatusMessage", "BETA", true, false},
-      {"RestartAllContainersOnContainerExits", "BETA", true, false},
-      {"RetryGenerateName", "GA", true, true},
-      {"RotateKubeletServerCertificate", "BETA", true, false},
-      {"RuntimeClassInImageCriApi", "ALPHA", false, false},
-      {"SELinuxChangePolicy", "GA", true, true},
-      {"SELinuxMount", "BETA", false, false},
-      {"SELinuxMountReadWriteOncePod", "GA", true, true},
-      {"SchedulerAsyncAPICalls", "BETA", false, false},
-      {"SchedulerAsyncPreemption", "BETA", true, false},
-      {"SchedulerPopFromBackoffQ", "BETA", true, false},
-      {"SchedulerQueueingHints", "GA", true, true},
-      {"SeparateCacheWatchRPC", "DEPRECATED", false, true},
-      {"SeparateTaintEvictionController", "GA", true, true},
-      {"ServiceAccountNodeAudienceRestriction", "BETA", true, false},
-      {"ServiceAccountTokenJTI", "GA", true, true},
-      {"ServiceAccountTokenNodeBinding", "GA", true, true},
-      {"ServiceAccountTokenNodeBindingValidation", "GA", true, true},
-      {"ServiceAccountTokenPodNodeInfo", "GA", true, true},
-      {"ServiceCIDRStatusFieldWiping", "DEPRECATED", true, false},
-      {"ShardedListAndWatch", "ALPHA", false, false},
-      {"SidecarContainers", "GA", true, true},
-      {"SizeBasedListCostEstimate", "BETA", true, false},
-      {"StaleControllerConsistencyDaemonSet", "BETA", true, false},
-      {"StaleControllerConsistencyJob", "BETA", true, false},
-      {"StaleControllerConsistencyReplicaSet", "BETA", true, false},
-      {"StaleControllerConsistencyStatefulSet", "BETA", true, false},
-      {"StatefulSetSemanticRevisionComparison", "BETA", true, false},
-      {"StorageCapacityScoring", "ALPHA", false, false},
-      {"StorageNamespaceIndex", "DEPRECATED", true, false},
-      {"StorageVersionAPI", "ALPHA", false, false},
-      {"StorageVersionHash", "BETA", true, false},
-      {"StorageVersionMigrator", "BETA", false, false},
-      {"StreamingCollectionEncodingToJSON", "GA", true, true},
-      {"StreamingCollectionEncodingToProtobuf", "GA", true, true},
-      {"StrictIPCIDRValidation", "BETA", true, false},
-      {"StructuredAuthenticationConfiguration", "GA", true, true},
-      {"StructuredAuthenticationConfigurationEgressSelector", "BETA", true, false},
-      {"StructuredAuthenticationConfigurationJWKSMetrics", "BETA", true, false},
-      {"SupplementalGroupsPolicy", "GA", true, true},
-      {"SystemdWatchdog", "GA", true, true},
-      {"TaintTolerationComparisonOperators", "ALPHA", false, false},
-      {"TokenRequestServiceAccountUIDValidation", "BETA", true, false},
-      {"TopologyAwareWorkloadScheduling", "ALPHA", false, false},
-      {"TopologyManagerPolicyAlphaOptions", "ALPHA", false, false},
-      {"TopologyManagerPolicyBetaOptions", "BETA", true, false},
-      {"TopologyManagerPolicyOptions", "GA", true, true},
-      {"TranslateStreamCloseWebsocketRequests", "BETA", true, false},
-      {"UnauthenticatedHTTP2DOSMitigation", "BETA", true, false},
-      {"UnknownVersionInteroperabilityProxy", "BETA", true, false},
-      {"UnlockWhileProcessingFIFO", "BETA", true, false},
-      {"UserNamespacesHostNetworkSupport", "ALPHA", false, false},
-      {"UserNamespacesSupport", "GA", true, true},
-      {"VolumeAttributesClass", "GA", true, true},
-      {"VolumeLimitScaling", "ALPHA", false, false},
-      {"WatchCacheInitializationPostStartHook", "BETA", true, false},
-      {"WatchList", "BETA", true, false},
-      {"WatchListClient", "BETA", true, false},
-      {"WinDSR", "GA", true, true},
-      {"WinOverlay", "GA", true, true},
-      {"WindowsCPUAndMemoryAffinity", "ALPHA", false, false},
-      {"WindowsGracefulNodeShutdown", "BETA", true, false},
-      {"WindowsHostNetwork", "DEPRECATED", false, false},
-      {"WorkloadAwarePreemption", "ALPHA", false, false},
-      {"WorkloadWithJob", "ALPHA", false, false},
-  };
+  static const auto* gates = new std::vector<FeatureGateSpec>(
+      GatesAt(BinaryMinorVersion(), DefaultMinCompatibilityVersion()));
   return *gates;
 }
 
@@ -444,18 +327,55 @@ const FeatureGateSpec* FindFeatureGate(std::string_view name) {
 
 bool FeatureGateOptions::Enabled(std::string_view gate) const {
   if (auto it = explicit_gates.find(gate); it != explicit_gates.end()) return it->second;
-  const FeatureGateSpec* spec = FindFeatureGate(gate);
-  return spec != nullptr && spec->default_value;
+  return SpecAt(VersionedSpecs(gate), emulation, min_compatibility).default_value;
+}
+
+std::vector<FeatureGateSpec> FeatureGateOptions::Gates() const {
+  return GatesAt(emulation, min_compatibility);
+}
+
+std::vector<std::string> ValidateVersions(const FeatureGateOptions& fg) {
+  std::vector<std::string> errors;
+  if (fg.emulation > kBinaryVersion || fg.emulation < kEmulationVersionFloor) {
+    errors.push_back("emulation version " + fg.emulation.String() + " is not between [" +
+                     kEmulationVersionFloor.String() + ", " + kBinaryVersion.String() + ".0]");
+  }
+  if (fg.min_compatibility > fg.emulation ||
+      fg.min_compatibility < kMinCompatibilityVersionFloor) {
+    errors.push_back("minCompatibilityVersion version " + fg.min_compatibility.String() +
+                     " is not between [" + kMinCompatibilityVersionFloor.String() + ", " +
+                     fg.emulation.String() + "]");
+  }
+  return errors;
 }
 
 namespace internal {
 
 std::string FeatureGatesUsage() {
+  // featureGate.KnownFeatures at the default versions, each prefixed with the component.
+  const MinorVersion emulation = BinaryMinorVersion();
+  const MinorVersion min_compatibility = DefaultMinCompatibilityVersion();
   std::vector<std::string> known;
-  for (const FeatureGateSpec& g : KnownFeatureGates()) {
-    if (g.stage != "ALPHA" && g.stage != "BETA") continue;  // GA and deprecated are not listed
-    known.push_back("kube:" + std::string(g.name) + "=true|false (" + std::string(g.stage) +
-                    " - default=" + (g.default_value ? "true" : "false") + ")");
+  for (std::string_view name : GateNames()) {
+    const auto specs = VersionedSpecs(name);
+    if (name == "AllAlpha" || name == "AllBeta") {
+      known.push_back("kube:" + HelpString(name, specs.front(), false));
+      continue;
+    }
+    const GateSpecRow& spec = SpecAt(specs, emulation, min_compatibility);
+    const GateSpecRow& at_emulation = SpecAt(specs, emulation, emulation);
+    const std::string text = HelpString(name, spec, false);
+    if (&spec == &at_emulation) {
+      if (!text.empty()) known.push_back("kube:" + text);
+      continue;
+    }
+    // The gate changes when --min-compatibility-version is raised: both variants are listed.
+    std::vector<std::string> parts;
+    if (!text.empty()) parts.push_back(text);
+    if (std::string raised = HelpString(name, at_emulation, true); !raised.empty()) {
+      parts.push_back(std::move(raised));
+    }
+    if (!parts.empty()) known.push_back("kube:" + Join(parts, ", or "));
   }
   std::sort(known.begin(), known.end());
   return "Comma-separated list of component:key=value pairs that describe feature gates for "
@@ -467,36 +387,24 @@ std::string FeatureGatesUsage() {
 }
 
 std::string VersionFlagOptions(bool emulation) {
-  // stowage implements the 1.36 behaviour only, so it cannot emulate an older release.
-  if (emulation) return "kube=" + kBinaryVersion.String() + ".." + kBinaryVersion.String() +
-                        "(default:" + kBinaryVersion.String() + ")";
-  return "kube=" + kVersionFloor.String() + ".." + kBinaryVersion.String() +
-         "(default:" + kDefaultMinCompatibility.String() + ")";
+  const MinorVersion floor = emulation ? kEmulationVersionFloor : kMinCompatibilityVersionFloor;
+  const MinorVersion def = emulation ? BinaryMinorVersion() : DefaultMinCompatibilityVersion();
+  return "kube=" + floor.String() + ".." + kBinaryVersion.String() + "(default:" + def.String() +
+         ")";
 }
 
-// ComponentGlobalsRegistry.Set and Validate for the "kube" component.
+// ComponentGlobalsRegistry.Set for the "kube" component: the versions, then the gates.
 Status ResolveFeatureGates(FeatureGateOptions& fg, std::vector<std::string>& warnings) {
-  auto emulation = ParseVersionFlag(fg.emulated_version);
-  if (!emulation.ok()) return emulation.status();
-  auto min_compat = ParseVersionFlag(fg.min_compatibility_version);
-  if (!min_compat.ok()) return min_compat.status();
-  const MinorVersion emu = emulation->value_or(kBinaryVersion);
-  const MinorVersion min = min_compat->value_or(kDefaultMinCompatibility);
-  std::vector<std::string> version_errors;
-  if (emu > kBinaryVersion || emu < kVersionFloor) {
-    version_errors.push_back("emulation version " + emu.String() + " is not between [" +
-                             kVersionFloor.String() + ", " + kBinaryVersion.String() + ".0]");
-  } else if (emu != kBinaryVersion) {
-    version_errors.push_back("emulation version " + emu.String() +
-                             " is not supported: stowage implements kube-scheduler " +
-                             kBinaryVersion.String() + " only");
+  ASSIGN_OR_RETURN(std::optional<MinorVersion> emulation, ParseVersionFlag(fg.emulated_version));
+  if (emulation) {
+    // SetEmulationVersion: the min compatibility version follows, one minor below (or the floor).
+    fg.emulation = *emulation;
+    fg.min_compatibility = std::max(MinorVersion{emulation->major, emulation->minor - 1},
+                                    kMinCompatibilityVersionFloor);
   }
-  if (min > emu || min < kVersionFloor) {
-    version_errors.push_back("minCompatibilityVersion version " + min.String() +
-                             " is not between [" + kVersionFloor.String() + ", " + emu.String() +
-                             "]");
-  }
-  if (!version_errors.empty()) return Aggregate(version_errors);
+  ASSIGN_OR_RETURN(std::optional<MinorVersion> min_compat,
+                   ParseVersionFlag(fg.min_compatibility_version));
+  if (min_compat) fg.min_compatibility = *min_compat;
 
   // --feature-gates: "" (no component) and "kube" name the same component.
   if (fg.raw.count("") != 0 && fg.raw.count("kube") != 0) {
@@ -511,81 +419,9 @@ Status ResolveFeatureGates(FeatureGateOptions& fg, std::vector<std::string>& war
     }
     items.insert(items.end(), values.begin(), values.end());
   }
-  // featureGate.Set: "Name=bool" items; the last value of a name wins.
-  std::map<std::string, bool> requested;
-  for (const std::string& joined : items) {
-    size_t start = 0;
-    while (start <= joined.size()) {
-      const size_t comma = std::min(joined.find(',', start), joined.size());
-      const std::string item = joined.substr(start, comma - start);
-      start = comma + 1;
-      if (item.empty()) continue;
-      auto trim = [](std::string s) {
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-        return s;
-      };
-      const size_t eq = item.find('=');
-      const std::string key = trim(item.substr(0, eq));
-      if (eq == std::string::npos) return FailedPreconditionError("missing bool value for " + key);
-      const std::string value = trim(item.substr(eq + 1));
-      auto b = ParseGoBool(value);
-      if (!b.ok()) {
-        return FailedPreconditionError("invalid value of " + key + "=" + value +
-                                       ", err: " + std::string(b.status().message()));
-      }
-      requested[key] = *b;
-    }
-  }
-  // unsafeSetFromMap, in name order (upstream walks a Go map).
-  std::vector<std::string> errors;
+  ASSIGN_OR_RETURN(auto requested, ParseGateValues(items));
   std::map<std::string, bool, std::less<>> enabled;
-  for (const auto& [name, value] : requested) {
-    const FeatureGateSpec* spec = FindFeatureGate(name);
-    if (spec == nullptr) return FailedPreconditionError("unrecognized feature gate: " + name);
-    if (spec->locked && spec->default_value != value) {
-      errors.push_back("cannot set feature gate " + name + " to " + (value ? "true" : "false") +
-                       ", feature is locked to " + (spec->default_value ? "true" : "false"));
-      continue;
-    }
-    enabled[name] = value;
-    if (spec->stage == "DEPRECATED") {
-      warnings.push_back("setting deprecated feature gate " + name + "=" +
-                         (value ? "true" : "false") + ". It will be removed in a future release.");
-    } else if (spec->stage == "GA") {
-      warnings.push_back("setting GA feature gate " + name + "=" + (value ? "true" : "false") +
-                         ". It will be removed in a future release.");
-    }
-  }
-  if (!errors.empty()) return Aggregate(errors);
-  // AllAlpha / AllBeta set every alpha / beta gate that was not set explicitly.
-  using Special = std::pair<std::string_view, std::string_view>;
-  for (const auto& [special, stage] : {Special{"AllAlpha", "ALPHA"}, Special{"AllBeta", "BETA"}}) {
-    auto it = requested.find(std::string(special));
-    if (it == requested.end()) continue;
-    for (const FeatureGateSpec& g : KnownFeatureGates()) {
-      if (g.name == "AllAlpha" || g.name == "AllBeta" || g.stage != stage) continue;
-      if (requested.count(std::string(g.name)) == 0) enabled[std::string(g.name)] = it->second;
-    }
-  }
-  auto is_on = [&](std::string_view name) {
-    if (auto e = enabled.find(name); e != enabled.end()) return e->second;
-    const FeatureGateSpec* spec = FindFeatureGate(name);
-    return spec != nullptr && spec->default_value;
-  };
-  for (const Dependency& dep : Dependencies()) {
-    if (!is_on(dep.feature)) continue;
-    std::vector<std::string> off;
-    for (std::string_view r : dep.requires_) {
-      if (!is_on(r)) off.emplace_back(r);
-    }
-    if (!off.empty()) {
-      errors.push_back(std::string(dep.feature) +
-                       " is enabled, but depends on features that are disabled: [" +
-                       Join(off, " ") + "]");
-    }
-  }
-  if (!errors.empty()) return Aggregate(errors);
+  RETURN_IF_ERROR(SetFromMap(requested, fg.emulation, fg.min_compatibility, enabled, warnings));
   fg.explicit_gates = std::move(enabled);
   return OkStatus();
 }

@@ -103,7 +103,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   });
   metrics::RegisterComponentMetrics();
   metrics::SetBuildInfo(metrics::BuildInfo{});
-  for (const FeatureGateSpec& g : KnownFeatureGates()) {
+  for (const FeatureGateSpec& g : options.feature_gates.Gates()) {
     metrics::SetFeatureEnabled(g.name, g.stage == "GA" ? "" : g.stage,
                                options.feature_gates.Enabled(g.name));
   }

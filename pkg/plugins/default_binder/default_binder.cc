@@ -2,12 +2,22 @@
 
 #include <string>
 
+#include "pkg/common/backoff.h"
+
 namespace stowage::plugins::default_binder {
+
+bool IsRetriable(const stowage::Status& s) { return s.code() == StatusCode::kUnavailable; }
 
 framework::Status DefaultBinder::Bind(framework::CycleState& /*state*/, const api::Pod& pod,
                                       std::string_view node) {
-  stowage::Status s = handle_.BindPod(pod, node);
-  if (s.ok()) return {};
+  Backoff backoff(kBindRetryInitial, Duration::max(), kBindRetryFactor, kBindRetryJitter);
+  stowage::Status s;
+  for (int attempt = 1;; ++attempt) {
+    s = handle_.BindPod(pod, node);
+    if (s.ok()) return {};
+    if (!IsRetriable(s) || attempt == kBindAttempts) break;
+    clock_.Sleep(backoff.Next());
+  }
   return framework::Status::Error(std::string(s.message()));
 }
 

@@ -5,7 +5,7 @@
 // empty or equal, and its operator matches the value: "" and "Equal" compare values, "Exists"
 // matches any value. "Gt" and "Lt" compare canonical decimal integers (taint value greater /
 // less than the toleration's) only when the TaintTolerationComparisonOperators gate is on; it is
-// off by default in 1.36, so by default they match nothing. Unknown operators match nothing.
+// off by default in 1.37, so by default they match nothing. Unknown operators match nothing.
 // All functions are pure and thread-safe.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 namespace stowage::plugins::helper {
 
-// The default of the TaintTolerationComparisonOperators feature gate in 1.36.
+// The default of the TaintTolerationComparisonOperators feature gate in 1.37 (alpha).
 inline constexpr bool kDefaultEnableComparisonOperators = false;
 
 bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint,

@@ -41,8 +41,14 @@ int64_t SumImageScores(const framework::NodeInfo& node, const api::Pod& pod,
   return sum;
 }
 
-int64_t CalculatePriority(int64_t sum_scores, size_t num_containers) {
-  int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(num_containers);
+size_t ImageCount(const api::Pod& pod) {
+  size_t n = pod.spec.init_containers.size() + pod.spec.containers.size();
+  for (const auto& v : pod.spec.volumes) n += v.source == "image" ? 1 : 0;
+  return n;
+}
+
+int64_t CalculatePriority(int64_t sum_scores, size_t image_count) {
+  int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(image_count);
   if (sum_scores < kMinThreshold) {
     sum_scores = kMinThreshold;
   } else if (sum_scores > max_threshold) {
@@ -57,7 +63,7 @@ framework::Status ImageLocality::Score(const framework::CycleState& /*state*/,
                                        const framework::NodeInfo& node, int64_t& score) {
   size_t total_nodes = handle_.SnapshotSharedLister().List().size();
   int64_t sum = SumImageScores(node, *pod, total_nodes);
-  score = CalculatePriority(sum, pod->spec.init_containers.size() + pod->spec.containers.size());
+  score = CalculatePriority(sum, ImageCount(*pod));
   return {};
 }
 

@@ -164,8 +164,7 @@ framework::Status NodeAffinity::NormalizeScore(const framework::CycleState& /*st
 
 std::vector<framework::ClusterEventWithHint> NodeAffinity::EventsToRegister() const {
   // With queueing hints on, an Add or a label change is all that can make a node match.
-  return {{{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel,
-            "Node"},
+  return {{{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel},
            [this](const api::Pod& pod, const framework::EventObject& old_obj,
                   const framework::EventObject& new_obj) {
              return IsSchedulableAfterNodeChange(pod, old_obj, new_obj);

@@ -25,6 +25,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/node_affinity/affinity_matchers.h"
 
 namespace stowage::plugins::node_affinity {
@@ -36,19 +37,10 @@ inline constexpr std::string_view kErrReasonEnforced =
     "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
 
-namespace internal {
-// PreFilterPlugin::Extensions and ScorePlugin::Extensions share a name but not a return type, so
-// a class implementing both points cannot override the latter directly; this layer does it.
-class ScoreWithNormalize : public framework::ScorePlugin, public framework::ScoreExtensions {
- public:
-  framework::ScoreExtensions* Extensions() override { return this; }
-};
-}  // namespace internal
-
 class NodeAffinity final : public framework::PreFilterPlugin,
                            public framework::FilterPlugin,
                            public framework::PreScorePlugin,
-                           public internal::ScoreWithNormalize,
+                           public helper::ScoreWithNormalize,
                            public framework::EnqueueExtensions {
  public:
   // added_required: addedAffinity's requiredDuringSchedulingIgnoredDuringExecution, compiled

@@ -140,10 +140,10 @@ framework::Status NodeDeclaredFeatures::Filter(const framework::CycleState& stat
 std::vector<framework::ClusterEventWithHint> NodeDeclaredFeatures::EventsToRegister() const {
   if (!enabled_) return {};
   return {
-      {{framework::EventResource::kNode,
-        framework::kAdd | framework::kUpdateNodeDeclaredFeature, "Node"},
+      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeDeclaredFeature},
        IsSchedulableAfterNodeChange},
-      {{framework::EventResource::kPod, framework::kUpdate, "PodUpdate"},
+      // Any change of the rejected pod itself may change the features it needs.
+      {{framework::EventResource::kTargetPod, framework::kUpdate},
        [registry = registry_, version = version_](const api::Pod& pod,
                                                   const framework::EventObject& old_obj,
                                                   const framework::EventObject& new_obj) {

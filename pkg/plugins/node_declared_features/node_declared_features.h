@@ -82,7 +82,7 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
                               framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Node/Add|UpdateNodeDeclaredFeature (IsSchedulableAfterNodeChange) and Pod/Update
+  // Node/Add|UpdateNodeDeclaredFeature (IsSchedulableAfterNodeChange) and TargetPod/Update
   // (IsSchedulableAfterPodUpdate).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 

@@ -72,9 +72,9 @@ framework::Status NodePorts::Filter(const framework::CycleState& state,
 std::vector<framework::ClusterEventWithHint> NodePorts::EventsToRegister() const {
   return {
       // Container ports are immutable, so pod updates never free a port.
-      {{framework::EventResource::kPod, framework::kDelete, "PodDelete"},
+      {{framework::EventResource::kAssignedPod, framework::kDelete},
        IsSchedulableAfterPodDeleted},
-      {{framework::EventResource::kNode, framework::kAdd, "NodeAdd"}, nullptr},
+      {{framework::EventResource::kNode, framework::kAdd}, nullptr},
   };
 }
 

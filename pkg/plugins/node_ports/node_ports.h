@@ -36,7 +36,7 @@ class NodePorts final : public framework::PreFilterPlugin,
                               framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Pod/Delete (IsSchedulableAfterPodDeleted) and Node/Add without a hint (always Queue).
+  // AssignedPod/Delete (IsSchedulableAfterPodDeleted) and Node/Add without a hint (always Queue).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, NodePorts>);

@@ -7,13 +7,16 @@
 // node's allocatable leaves after its pods' requests ("Insufficient <resource>"). All reasons
 // are kept; the status is UnschedulableAndUnresolvable when some request exceeds the node's
 // whole allocatable (preemption cannot help), else Unschedulable. ignoredResources and
-// ignoredResourceGroups exempt extended resources from the Filter only.
+// ignoredResourceGroups exempt extended resources from the Filter only. Pods already on the
+// node count with their resize-aware requests (framework::ComputePodRequests: the maximum of
+// spec, allocated and actuated). Restartable init containers are never rejected (1.37 dropped
+// the SidecarContainers-off check).
 //
 // PreScore/Score rank feasible nodes by the configured strategy (LeastAllocated by default,
 // MostAllocated or RequestedToCapacityRatio; see resource_allocation.h).
 //
-// Not modelled: DRA-backed extended resources (DRAExtendedResource) and in-place resize status
-// (requests are read from the pod spec). The plugin is immutable after construction; Filter and
+// Not modelled: DRA-backed extended resources (DRAExtendedResource) and the deferred-resize
+// accounting of InPlacePodVerticalScalingSchedulerPreemption (alpha, off). The plugin is immutable after construction; Filter and
 // Score are safe to call concurrently.
 #pragma once
 
@@ -99,8 +102,8 @@ class Fit final : public framework::PreFilterPlugin,
                              const std::vector<const framework::NodeInfo*>& nodes) override;
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t& score) override;
-  // Pod/Delete|UpdatePodScaleDown with IsSchedulableAfterPodEvent; Node/Add|
-  // UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
+  // AssignedPod/Delete, AssignedPod/UpdatePodScaleDown and TargetPod/UpdatePodScaleDown with
+  // IsSchedulableAfterPodEvent; Node/Add|UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   const ResourceAllocationScorer& scorer() const { return scorer_; }

@@ -41,13 +41,16 @@ bool IsFit(const api::Pod& pod, const api::Node& node) {
 }  // namespace
 
 std::vector<framework::ClusterEventWithHint> Fit::EventsToRegister() const {
-  // Upstream labels a multi-action event with the resource name alone.
+  // One hint serves the three pod events: a deletion frees what a bound pod held, another
+  // pod's scale-down may free what this pod asks for, and the pod's own scale-down always helps
+  // (InPlacePodVerticalScaling is GA).
+  using framework::EventResource;
   return {
-      {{framework::EventResource::kPod, framework::kDelete | framework::kUpdatePodScaleDown, "Pod"},
-       IsSchedulableAfterPodEvent},
-      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeAllocatable,
-        "Node"},
+      {{EventResource::kAssignedPod, framework::kDelete}, IsSchedulableAfterPodEvent},
+      {{EventResource::kNode, framework::kAdd | framework::kUpdateNodeAllocatable},
        IsSchedulableAfterNodeChange},
+      {{EventResource::kAssignedPod, framework::kUpdatePodScaleDown}, IsSchedulableAfterPodEvent},
+      {{EventResource::kTargetPod, framework::kUpdatePodScaleDown}, IsSchedulableAfterPodEvent},
   };
 }
 

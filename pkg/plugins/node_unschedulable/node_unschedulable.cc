@@ -15,9 +15,18 @@ bool ToleratesUnschedulable(const api::Pod& pod) {
   return helper::TolerationsTolerateTaint(pod.spec.tolerations, *kTaint);
 }
 
+framework::Status NodeUnschedulable::PreFilter(
+    framework::CycleState& /*state*/, const framework::PodInfo& pod,
+    const std::vector<const framework::NodeInfo*>& /*nodes*/,
+    framework::PreFilterResult& /*result*/) {
+  if (helper::IsDeferredResize(enable_resize_preemption_, *pod)) return framework::Status::Skip();
+  return {};
+}
+
 framework::Status NodeUnschedulable::Filter(const framework::CycleState& /*state*/,
                                             const framework::PodInfo& pod,
                                             const framework::NodeInfo& node) {
+  if (helper::IsDeferredResize(enable_resize_preemption_, *pod)) return {};
   if (node.node() == nullptr) return framework::Status::Error("node not found");
   if (!node.node()->spec.unschedulable || ToleratesUnschedulable(*pod)) return {};
   return framework::Status::Unresolvable(std::string(kErrReasonUnschedulable));
@@ -25,10 +34,9 @@ framework::Status NodeUnschedulable::Filter(const framework::CycleState& /*state
 
 std::vector<framework::ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {
   return {
-      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint, "Node"},
+      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint},
        IsSchedulableAfterNodeChange},
-      {{framework::EventResource::kPod, framework::kUpdatePodToleration,
-        "PodUpdatePodToleration"},
+      {{framework::EventResource::kTargetPod, framework::kUpdatePodToleration},
        IsSchedulableAfterPodTolerationChange},
   };
 }

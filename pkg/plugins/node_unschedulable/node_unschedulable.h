@@ -1,7 +1,9 @@
 // NodeUnschedulable: filters out nodes with spec.unschedulable (cordoned nodes), unless the pod
 // tolerates the node.kubernetes.io/unschedulable:NoSchedule taint (upstream
 // plugins/nodeunschedulable). The rejection is UnschedulableAndUnresolvable, "node(s) were
-// unschedulable": preemption cannot uncordon a node. Stateless and thread-safe.
+// unschedulable": preemption cannot uncordon a node. PreFilter does nothing for ordinary pods;
+// it returns Skip (and Filter passes) for a deferred resize (helper/resize.h). Stateless and
+// thread-safe.
 #pragma once
 
 #include <any>
@@ -13,6 +15,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/plugins/helper/resize.h"
 
 namespace stowage::plugins::node_unschedulable {
 
@@ -21,16 +24,28 @@ inline constexpr std::string_view kErrReasonUnschedulable = "node(s) were unsche
 // The taint the node lifecycle controller mirrors spec.unschedulable into.
 inline constexpr std::string_view kTaintNodeUnschedulable = "node.kubernetes.io/unschedulable";
 
-class NodeUnschedulable final : public framework::FilterPlugin,
+class NodeUnschedulable final : public framework::PreFilterPlugin,
+                                public framework::FilterPlugin,
                                 public framework::EnqueueExtensions {
  public:
+  explicit NodeUnschedulable(
+      bool enable_resize_preemption = helper::kDefaultEnableResizePreemption)
+      : enable_resize_preemption_(enable_resize_preemption) {}
+
   std::string_view Name() const override { return kName; }
+  framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              const std::vector<const framework::NodeInfo*>& nodes,
+                              framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and Pod/UpdatePodToleration
+  // Node/Add|UpdateNodeTaint (IsSchedulableAfterNodeChange) and TargetPod/UpdatePodToleration
   // (IsSchedulableAfterPodTolerationChange).
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  bool enable_resize_preemption_;
 };
+static_assert(std::is_base_of_v<framework::PreFilterPlugin, NodeUnschedulable>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, NodeUnschedulable>);
 static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeUnschedulable>);
 

@@ -20,8 +20,7 @@ framework::Status SchedulingGates::PreEnqueue(const api::Pod& pod) {
 }
 
 std::vector<framework::ClusterEventWithHint> SchedulingGates::EventsToRegister() const {
-  return {{{framework::EventResource::kPod, framework::kUpdatePodSchedulingGatesEliminated,
-            "PodUpdatePodSchedulingGatesEliminated"},
+  return {{{framework::EventResource::kTargetPod, framework::kUpdatePodSchedulingGatesEliminated},
            IsSchedulableAfterGatesEliminated}};
 }
 

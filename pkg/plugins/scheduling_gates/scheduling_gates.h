@@ -1,7 +1,7 @@
 // SchedulingGates: keeps pods that still carry spec.schedulingGates out of the active queue
 // (upstream plugins/schedulinggates). PreEnqueue rejects a gated pod as
 // UnschedulableAndUnresolvable "waiting for scheduling gates: [g1 g2]"; the pod is retried when
-// an update removes its last gate (Pod/UpdatePodSchedulingGatesEliminated). Gates can only be
+// an update removes its last gate (TargetPod/UpdatePodSchedulingGatesEliminated). Gates can only be
 // removed, never added, after creation. Stateless and thread-safe.
 #pragma once
 
@@ -24,7 +24,7 @@ class SchedulingGates final : public framework::PreEnqueuePlugin,
  public:
   std::string_view Name() const override { return kName; }
   framework::Status PreEnqueue(const api::Pod& pod) override;
-  // Pod/UpdatePodSchedulingGatesEliminated with IsSchedulableAfterGatesEliminated.
+  // TargetPod/UpdatePodSchedulingGatesEliminated with IsSchedulableAfterGatesEliminated.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, SchedulingGates>);

@@ -20,9 +20,18 @@ struct PreScoreState final : framework::StateData {
 
 }  // namespace
 
+framework::Status TaintToleration::PreFilter(
+    framework::CycleState& /*state*/, const framework::PodInfo& pod,
+    const std::vector<const framework::NodeInfo*>& /*nodes*/,
+    framework::PreFilterResult& /*result*/) {
+  if (helper::IsDeferredResize(enable_resize_preemption_, *pod)) return framework::Status::Skip();
+  return {};
+}
+
 framework::Status TaintToleration::Filter(const framework::CycleState& /*state*/,
                                           const framework::PodInfo& pod,
                                           const framework::NodeInfo& node) {
+  if (helper::IsDeferredResize(enable_resize_preemption_, *pod)) return {};
   if (node.node() == nullptr) return framework::Status::Error("node not found");
   const api::Taint* untolerated = helper::FindMatchingUntoleratedTaint(
       node.node()->spec.taints, pod->spec.tolerations, helper::IsDoNotScheduleTaint,
@@ -71,14 +80,13 @@ framework::Status TaintToleration::NormalizeScore(const framework::CycleState& /
 
 std::vector<framework::ClusterEventWithHint> TaintToleration::EventsToRegister() const {
   return {
-      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint, "Node"},
+      {{framework::EventResource::kNode, framework::kAdd | framework::kUpdateNodeTaint},
        [enable = enable_comparison_operators_](const api::Pod& pod,
                                                const framework::EventObject& old_obj,
                                                const framework::EventObject& new_obj) {
          return IsSchedulableAfterNodeChange(pod, old_obj, new_obj, enable);
        }},
-      {{framework::EventResource::kPod, framework::kUpdatePodToleration,
-        "PodUpdatePodToleration"},
+      {{framework::EventResource::kTargetPod, framework::kUpdatePodToleration},
        IsSchedulableAfterPodTolerationChange},
   };
 }

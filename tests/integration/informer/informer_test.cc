@@ -116,6 +116,44 @@ TEST(InformerIntegration, RelistAfterGoneReconcilesTheGap) {
   inf.Stop();
 }
 
+// Records the order of the adds of the initial list.
+struct AddOrder : informer::EventHandler<api::Pod> {
+  std::mutex mu;
+  std::vector<std::string> names;
+  void OnAdd(const Ptr& p, bool) override {
+    std::lock_guard<std::mutex> l(mu);
+    names.push_back(p->metadata.name);
+  }
+  void OnUpdate(const Ptr&, const Ptr&) override {}
+  void OnDelete(const Ptr&, bool) override {}
+};
+
+TEST(InformerIntegration, TheInitialListReachesHandlersInTheServersOrder) {
+  // Pods present at start enter the scheduling queue in this order; upstream's informer replays
+  // its list in order, so equal-priority pods are taken in list order, not in hash order.
+  const std::string ns = "list-order";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
+  for (int i = 0; i < 40; ++i) {
+    std::string name = "p" + std::to_string(100 + (i * 37) % 40);  // created out of order
+    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name(name)).ok());
+  }
+  auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = ns});
+  ASSERT_TRUE(list.ok()) << list.status();
+  std::vector<std::string> server_order;
+  for (const auto& p : list->items) server_order.push_back(p->metadata.name);
+
+  SharedInformer<api::Pod> inf(Admin(), Filter{.namespace_ = ns}, /*page_size=*/7);
+  auto rec = std::make_shared<AddOrder>();
+  inf.AddEventHandler(rec);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(std::chrono::seconds(30)));
+  {
+    std::lock_guard<std::mutex> l(rec->mu);
+    EXPECT_EQ(rec->names, server_order);
+  }
+  inf.Stop();
+}
+
 TEST(InformerIntegration, RecoversWhenTheApiserverRestarts) {
   testing::TestCluster cluster;  // its own cluster: this test stops it
   ASSERT_TRUE(cluster.Start().ok());

@@ -143,10 +143,10 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
   // The queue: where pods went and why.
   EXPECT_EQ(after["scheduler_pending_pods{queue=\"active\"}"], 0);
   EXPECT_EQ(after["scheduler_pending_pods{queue=\"backoff\"}"], 0);
-  EXPECT_EQ(delta("scheduler_queue_incoming_pods_total{event=\"UnschedulablePodAdd\","
+  EXPECT_EQ(delta("scheduler_queue_incoming_pods_total{event=\"UnscheduledPodAdd\","
                   "queue=\"active\"}"),
             6);
-  EXPECT_EQ(delta("scheduler_queue_incoming_pods_total{event=\"UnschedulablePodAdd\","
+  EXPECT_EQ(delta("scheduler_queue_incoming_pods_total{event=\"UnscheduledPodAdd\","
                   "queue=\"unschedulable\"}"),
             1);  // the gated pod
   EXPECT_GE(delta("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\","
@@ -203,7 +203,7 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
   // The informer handlers, by upstream's event labels.
   EXPECT_EQ(delta("scheduler_event_handling_duration_seconds_count{event=\"NodeAdd\"}"), 2);
   EXPECT_EQ(delta("scheduler_event_handling_duration_seconds_count{event="
-                  "\"UnschedulablePodAdd\"}"),
+                  "\"UnscheduledPodAdd\"}"),
             7);
   EXPECT_GE(delta("scheduler_event_handling_duration_seconds_count{event=\"AssignedPodAdd\"}"),
             5);
@@ -247,9 +247,9 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
            s["scheduler_unschedulable_pods{plugin=\"SchedulingGates\"," + kProfile + "}"] == 0;
   })) << Scrape().text();
   EXPECT_EQ(Scrape()["scheduler_event_handling_duration_seconds_count{event="
-                     "\"UnschedulablePodDelete\"}"] -
+                     "\"UnscheduledPodDelete\"}"] -
                 before["scheduler_event_handling_duration_seconds_count{event="
-                       "\"UnschedulablePodDelete\"}"],
+                       "\"UnscheduledPodDelete\"}"],
             2);
 }
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <thread>
@@ -149,12 +150,13 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   // first failure), exactly as upstream counts them.
   size_t tainted = 0;
   for (const auto& node : nodes->items) tainted += !node->spec.taints.empty();
+  // Upstream sorts the "<count> <reason>" strings as text.
+  std::vector<std::string> reasons;
+  if (n - tainted > 0) reasons.push_back(std::to_string(n - tainted) + " Insufficient cpu");
+  if (tainted > 0) reasons.push_back(std::to_string(tainted) + " node(s) had untolerated taint(s)");
+  std::sort(reasons.begin(), reasons.end());
   std::string expected = "0/" + std::to_string(n) + " nodes are available: ";
-  if (n - tainted > 0) expected += std::to_string(n - tainted) + " Insufficient cpu";
-  if (tainted > 0) {
-    expected += (n - tainted > 0 ? ", " : "") + std::to_string(tainted) +
-                " node(s) had untolerated taint(s)";
-  }
+  for (size_t i = 0; i < reasons.size(); ++i) expected += (i ? ", " : "") + reasons[i];
   expected += ".";
   EXPECT_EQ(cond.message, expected);
 

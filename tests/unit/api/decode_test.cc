@@ -109,6 +109,40 @@ TEST(DecodeNode, ReadsTaintsResourcesImagesAndConditions) {
   EXPECT_EQ(node->status.conditions[0].type, "Ready");
 }
 
+// The in-place resize view: container and pod-level allocated/applied resources, where an
+// absent list stays unset (upstream's nil) and differs from an empty one.
+TEST(DecodePod, ReadsResizeStatus) {
+  auto p = Decode<Pod>(R"({"metadata":{"name":"p"},"status":{
+      "allocatedResources":{"cpu":"2"},
+      "resources":{"requests":{"cpu":"1500m"}},
+      "containerStatuses":[
+        {"name":"c","image":"x","ready":true,"allocatedResources":{"cpu":"1","memory":"1Gi"},
+         "resources":{"requests":{"cpu":"500m"},"limits":{"cpu":"1"}}},
+        {"name":"d","resources":{}}],
+      "initContainerStatuses":[{"name":"init"}]}})");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const PodStatus& st = p->status;
+  ASSERT_TRUE(st.allocated_resources.has_value());
+  EXPECT_EQ(st.allocated_resources->Get("cpu")->MilliValue(), 2000);
+  ASSERT_TRUE(st.resources.has_value());
+  ASSERT_TRUE(st.resources->requests.has_value());
+  EXPECT_EQ(st.resources->requests->Get("cpu")->MilliValue(), 1500);
+  EXPECT_FALSE(st.resources->limits.has_value());
+  ASSERT_EQ(st.container_statuses.size(), 2u);
+  const ContainerStatus& c = st.container_statuses[0];
+  EXPECT_EQ(c.name, "c");
+  EXPECT_EQ(c.allocated_resources->Get("memory")->Value(), int64_t{1} << 30);
+  EXPECT_EQ(c.resources->requests->Get("cpu")->MilliValue(), 500);
+  EXPECT_EQ(c.resources->limits->Get("cpu")->MilliValue(), 1000);
+  const ContainerStatus& d = st.container_statuses[1];
+  EXPECT_FALSE(d.allocated_resources.has_value());
+  ASSERT_TRUE(d.resources.has_value());
+  EXPECT_FALSE(d.resources->requests.has_value());
+  ASSERT_EQ(st.init_container_statuses.size(), 1u);
+  EXPECT_EQ(st.init_container_statuses[0].name, "init");
+  EXPECT_FALSE(st.init_container_statuses[0].resources.has_value());
+}
+
 TEST(DecodeList, ReadsItemsAndSkipsManagedFields) {
   auto list = DecodeList<Pod>(ReadFixture("api/podlist.json"));
   ASSERT_TRUE(list.ok()) << list.status();

@@ -11,6 +11,7 @@
 #include "cmd/stowage/app/options.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
+#include "pkg/config/written.h"
 
 namespace stowage::app {
 namespace {
@@ -182,15 +183,16 @@ TEST(BuildConfig, MissingConfigFile) {
 }
 
 TEST(BuildConfig, FeatureGatesReachDefaulting) {
-  auto off = BuildConfig(MustParse({}));
-  auto on = BuildConfig(MustParse({"--feature-gates=StorageCapacityScoring=true"}));
+  auto off = BuildConfig(MustParse({"--feature-gates=StorageCapacityScoring=false"}));
+  auto on = BuildConfig(MustParse({}));
   ASSERT_TRUE(off.ok() && on.ok());
-  EXPECT_NE(*off, *on);  // VolumeBindingArgs.shape is defaulted only with the gate
-  const config::Features f =
-      ConfigFeatures(MustParse({"--feature-gates=StorageCapacityScoring=true"}));
+  EXPECT_NE(*off, *on);  // VolumeBindingArgs.shape is defaulted only with the gate (on in 1.37)
+  const config::Features f = ConfigFeatures(MustParse({}));
   EXPECT_TRUE(f.storage_capacity_scoring);
+  EXPECT_FALSE(ConfigFeatures(MustParse({"--emulated-version=1.36"})).storage_capacity_scoring);
   EXPECT_TRUE(f.node_declared_features);
-  EXPECT_FALSE(f.gang_scheduling);
+  EXPECT_FALSE(f.generic_workload);
+  EXPECT_FALSE(f.in_place_pod_vertical_scaling_scheduler_preemption);
   EXPECT_TRUE(f.dynamic_resource_allocation);
 }
 
@@ -211,17 +213,19 @@ TEST(WriteConfig, OutputLoadsBack) {
   const std::string text = ReadAll(out.path());
   EXPECT_THAT(text, HasSubstr("apiVersion: kubescheduler.config.k8s.io/v1"));
   EXPECT_THAT(text, HasSubstr("kind: KubeSchedulerConfiguration"));
-  EXPECT_EQ(text, EncodeConfig(*cfg));
+  auto written = config::WrittenConfig(*cfg);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(text, EncodeConfig(*written));
 
   auto loaded = config::LoadConfigFile(out.path());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   config::SetDefaults(*loaded);
-  EXPECT_EQ(*loaded, *cfg);
+  EXPECT_EQ(*loaded, *written);
 
   // And it is accepted as --config.
   auto again = BuildConfig(MustParse({"--config=" + out.path()}));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(*again, *cfg);
+  EXPECT_EQ(*again, *written);
 }
 
 TEST(WriteConfig, TruncatesAndReportsErrors) {
@@ -229,7 +233,7 @@ TEST(WriteConfig, TruncatesAndReportsErrors) {
   auto cfg = BuildConfig(MustParse({}));
   ASSERT_TRUE(cfg.ok());
   ASSERT_TRUE(WriteConfigFile(out.path(), *cfg).ok());
-  EXPECT_EQ(ReadAll(out.path()), EncodeConfig(*cfg));
+  EXPECT_EQ(ReadAll(out.path()), EncodeConfig(*config::WrittenConfig(*cfg)));
   EXPECT_EQ(WriteConfigFile("/nonexistent/dir/x.yaml", *cfg).message(),
             "open /nonexistent/dir/x.yaml: no such file or directory");
 }
@@ -269,7 +273,7 @@ TEST(ValidateOptions, UpstreamMessages) {
        "enabled"},
       {{"--show-hidden-metrics-for-version=1.30"},
        "metrics.showHiddenMetricsForVersion: Invalid value: \"1.30\": must be omitted or have the "
-       "value '1.35'; only the previous minor version is allowed"},
+       "value '1.36'; only the previous minor version is allowed"},
       {{"--disabled-metrics=a-b"},
        "metrics.disabledMetrics: Invalid value: [\"a-b\"]: must be fully qualified metric names "
        "matching \"^[a-zA-Z_:][a-zA-Z0-9_:]*$\", got \"a-b\""},

@@ -246,9 +246,7 @@ TEST(AggregatePaths, FirstSegmentsWithoutApiPaths) {
 }
 
 TEST(DefaultStatuszInfo, VersionsFromTheReportedKubeSchedulerVersion) {
-  Options o = DefaultOptions();
-  o.reported_version = "v1.37.2";
-  StatuszInfo info = DefaultStatuszInfo(o, WallTime{}, WallTime{}, {"/flagz"});
+  StatuszInfo info = DefaultStatuszInfo(DefaultOptions(), WallTime{}, WallTime{}, {"/flagz"});
   EXPECT_EQ(info.binary_version, "1.37.2");
   EXPECT_EQ(info.emulation_version, "1.37");
   EXPECT_THAT(info.compiler, StartsWith("gcc "));

@@ -139,5 +139,39 @@ TEST(Cache, ImageStatesCountNodesHoldingEachImage) {
   EXPECT_EQ(s.Get("n2")->image_states().at("img:1").size, 100);
 }
 
+// Upstream's image state keeps the size first recorded for an image while any node holds it;
+// a later node reporting another size (or the first node's update) does not replace it.
+TEST(Cache, ImageStateKeepsTheSizeFirstRecorded) {
+  Cache c;
+  c.AddNode(BuildNode().Name("n1").Image({"img:1"}, 100).Obj());
+  c.AddNode(BuildNode().Name("n2").Image({"img:1"}, 300).Obj());
+  Snapshot s;
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(s.Get("n1")->image_states().at("img:1").size, 100);
+  EXPECT_EQ(s.Get("n2")->image_states().at("img:1").size, 100);
+
+  // n1 reports another size while n2 still holds the image: the recorded size stays.
+  c.UpdateNode(nullptr, BuildNode().Name("n1").Image({"img:1"}, 200).Obj());
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(s.Get("n1")->image_states().at("img:1").size, 100);
+
+  // Once n2 is the only holder, its own update records its size afresh (upstream drops the
+  // state when the last node is removed from it, then adds the node back).
+  c.RemoveNode(*BuildNode().Name("n1").Obj());
+  c.UpdateNode(nullptr, BuildNode().Name("n2").Image({"img:1"}, 300).Obj());
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(s.Get("n2")->image_states().at("img:1").size, 300);
+}
+
+// A name listed under two images of one node takes the first image's size.
+TEST(Cache, ImageNameListedTwiceTakesTheFirstSize) {
+  Cache c;
+  c.AddNode(BuildNode().Name("n1").Image({"img:1"}, 100).Image({"img:1", "img@sha"}, 500).Obj());
+  Snapshot s;
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(s.Get("n1")->image_states().at("img:1").size, 100);
+  EXPECT_EQ(s.Get("n1")->image_states().at("img@sha").size, 500);
+}
+
 }  // namespace
 }  // namespace stowage::cache

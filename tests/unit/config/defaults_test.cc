@@ -1,5 +1,5 @@
 // Defaulting, checked against upstream's v1 defaults (defaults_test.go, default_plugins_test.go
-// at v1.36.3) and the 1.36 default plugin set.
+// at v1.37.2) and the 1.37 default plugin set.
 #include "pkg/config/defaults.h"
 
 #include <gtest/gtest.h>
@@ -14,13 +14,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The 1.36 default MultiPoint list: 18 static entries, DynamicResources inserted before
-// DefaultPreemption, NodeDeclaredFeatures appended.
+// The 1.37 default MultiPoint list: 18 static entries (NodeName now before NodeUnschedulable),
+// DynamicResources inserted before DefaultPreemption, NodeDeclaredFeatures appended.
 const std::vector<Plugin> kDefaultMultiPoint = {
     {"SchedulingGates", std::nullopt},
     {"PrioritySort", std::nullopt},
-    {"NodeUnschedulable", std::nullopt},
     {"NodeName", std::nullopt},
+    {"NodeUnschedulable", std::nullopt},
     {"TaintToleration", 3},
     {"NodeAffinity", 2},
     {"NodePorts", std::nullopt},
@@ -51,7 +51,9 @@ std::vector<PluginConfig> DefaultPluginConfig() {
       {"NodeResourcesFit",
        NodeResourcesFitArgs{{}, {}, ScoringStrategy{"LeastAllocated", {{"cpu", 1}, {"memory", 1}}, {}}}},
       {"PodTopologySpread", PodTopologySpreadArgs{{}, "System"}},
-      {"VolumeBinding", VolumeBindingArgs{600, std::nullopt}},
+      // StorageCapacityScoring is beta and on in 1.37, so the shape is defaulted.
+      {"VolumeBinding",
+       VolumeBindingArgs{600, std::vector<UtilizationShapePoint>{{0, 10}, {100, 0}}}},
   };
 }
 
@@ -160,19 +162,57 @@ TEST(DefaultsTest, FeatureGatesShapeTheDefaultPlugins) {
   EXPECT_EQ(got.back(), "DefaultBinder");
 
   Features all;
-  all.gang_scheduling = true;
+  all.generic_workload = true;
   all.topology_aware_workload_scheduling = true;
+  all.in_place_pod_vertical_scaling_scheduler_preemption = true;
   const Plugins p = DefaultPlugins(all);
-  ASSERT_EQ(p.multi_point.enabled.size(), 23u);
-  EXPECT_EQ(p.multi_point.enabled[19], (Plugin{"NodeDeclaredFeatures", std::nullopt}));
-  EXPECT_EQ(p.multi_point.enabled[20], (Plugin{"GangScheduling", std::nullopt}));
-  EXPECT_EQ(p.multi_point.enabled[21], (Plugin{"TopologyPlacementGenerator", std::nullopt}));
-  EXPECT_EQ(p.multi_point.enabled[22], (Plugin{"PodGroupPodsCount", 1}));
+  ASSERT_EQ(p.multi_point.enabled.size(), 24u);
+  // DeferredPodScheduling goes right before NodeResourcesFit (after NodePorts).
+  EXPECT_EQ(p.multi_point.enabled[6], (Plugin{"NodePorts", std::nullopt}));
+  EXPECT_EQ(p.multi_point.enabled[7], (Plugin{"DeferredPodScheduling", std::nullopt}));
+  EXPECT_EQ(p.multi_point.enabled[8], (Plugin{"NodeResourcesFit", 1}));
+  EXPECT_EQ(p.multi_point.enabled[20], (Plugin{"NodeDeclaredFeatures", std::nullopt}));
+  EXPECT_EQ(p.multi_point.enabled[21], (Plugin{"GangScheduling", std::nullopt}));
+  EXPECT_EQ(p.multi_point.enabled[22], (Plugin{"TopologyPlacementGenerator", std::nullopt}));
+  EXPECT_EQ(p.multi_point.enabled[23], (Plugin{"PodGroupPodsCount", 1}));
+}
+
+TEST(DefaultsTest, GangSchedulingFollowsGenericWorkload) {
+  // 1.37 removed the GangScheduling gate; the plugin is a default with GenericWorkload alone.
+  Features f;
+  EXPECT_FALSE(f.generic_workload);
+  f.generic_workload = true;
+  const std::vector<Plugin>& list = DefaultPlugins(f).multi_point.enabled;
+  EXPECT_EQ(list.back(), (Plugin{"GangScheduling", std::nullopt}));
+}
+
+TEST(DefaultsTest, PodGroupPostFilterOnlyPluginsGetNoDefaultArgs) {
+  // Upstream's defaulting lists enabled plugins without looking at podGroupPostFilter, so a
+  // plugin enabled only there gets no args (kube-scheduler then fails to build it).
+  KubeSchedulerConfiguration cfg;
+  cfg.profiles.emplace_back();
+  Plugins custom;
+  custom.multi_point.disabled = {{"*", std::nullopt}};
+  custom.multi_point.enabled = {{"PrioritySort", std::nullopt}, {"DefaultBinder", std::nullopt}};
+  custom.pod_group_post_filter.enabled = {{"DynamicResources", std::nullopt}};
+  cfg.profiles[0].plugins = custom;
+  SetDefaults(cfg);
+  EXPECT_EQ(cfg.profiles[0].plugins->pod_group_post_filter.enabled,
+            custom.pod_group_post_filter.enabled);
+  EXPECT_TRUE(cfg.profiles[0].plugin_config.empty());
+}
+
+TEST(DefaultsTest, PodGroupPostFilterIsMerged) {
+  Plugins custom;
+  custom.pod_group_post_filter.enabled = {{"Custom", std::nullopt}};
+  custom.pod_group_post_filter.disabled = {{"DefaultPreemption", std::nullopt}};
+  const Plugins merged = MergePlugins(DefaultPlugins(), custom);
+  EXPECT_EQ(merged.pod_group_post_filter, custom.pod_group_post_filter);
 }
 
 TEST(DefaultsTest, FeatureGatesShapeTheDefaultArgs) {
   Features f;
-  f.storage_capacity_scoring = true;
+  EXPECT_TRUE(f.storage_capacity_scoring);  // beta, on in 1.37
   f.dra_scheduler_filter_timeout = false;
   f.dra_device_binding_conditions = false;
   PluginArgs vb = VolumeBindingArgs{};

@@ -75,11 +75,12 @@ TEST(ExpandTest, DefaultProfile) {
             (Names{"SchedulingGates", "DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(got.Names(E::kQueueSort), (Names{"PrioritySort"}));
   EXPECT_EQ(got.Names(E::kPreFilter),
-            (Names{"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions",
-                   "NodeVolumeLimits", "VolumeBinding", "VolumeZone", "PodTopologySpread",
-                   "InterPodAffinity", "DynamicResources", "NodeDeclaredFeatures"}));
+            (Names{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
+                   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
+                   "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity",
+                   "DynamicResources", "NodeDeclaredFeatures"}));
   EXPECT_EQ(got.Names(E::kFilter),
-            (Names{"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
+            (Names{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts",
                    "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
                    "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
                    "NodeDeclaredFeatures"}));
@@ -94,8 +95,10 @@ TEST(ExpandTest, DefaultProfile) {
   EXPECT_EQ(got.Names(E::kBind), (Names{"DefaultBinder"}));
   EXPECT_EQ(got.Names(E::kPostBind), Names{});
   EXPECT_EQ(got.Names(E::kPlacementGenerate), Names{});
-  // NodeResourcesFit implements PlacementScore in 1.36 and is a MultiPoint default.
+  // NodeResourcesFit implements PlacementScore and is a MultiPoint default.
   EXPECT_EQ(got.at(E::kPlacementScore), Weighted({{"NodeResourcesFit", 1}}));
+  // New in 1.37: the PodGroup's PostFilter, in MultiPoint order.
+  EXPECT_EQ(got.Names(E::kPodGroupPostFilter), (Names{"DynamicResources", "DefaultPreemption"}));
 }
 
 TEST(ExpandTest, Cases) {
@@ -156,7 +159,8 @@ TEST(ExpandTest, Cases) {
        }()},
       {"disabling a plugin in MultiPoint removes it everywhere",
        [](Plugins& p) { p.multi_point.disabled = {{"NodeAffinity", std::nullopt}}; }, E::kPreFilter,
-       Weighted({{"NodePorts", 0}, {"NodeResourcesFit", 0}, {"VolumeRestrictions", 0},
+       Weighted({{"NodeName", 0}, {"NodeUnschedulable", 0}, {"TaintToleration", 0},
+                 {"NodePorts", 0}, {"NodeResourcesFit", 0}, {"VolumeRestrictions", 0},
                  {"NodeVolumeLimits", 0}, {"VolumeBinding", 0}, {"VolumeZone", 0},
                  {"PodTopologySpread", 0}, {"InterPodAffinity", 0}, {"DynamicResources", 0},
                  {"NodeDeclaredFeatures", 0}})},
@@ -166,6 +170,12 @@ TEST(ExpandTest, Cases) {
          p.queue_sort.enabled = {{"MyQueueSort", std::nullopt}};
        },
        E::kQueueSort, Weighted({{"MyQueueSort", 0}})},
+      {"podGroupPostFilter: an explicit entry moves the plugin first",
+       [](Plugins& p) { p.pod_group_post_filter.enabled = {{"DefaultPreemption", std::nullopt}}; },
+       E::kPodGroupPostFilter, Weighted({{"DefaultPreemption", 0}, {"DynamicResources", 0}})},
+      {"podGroupPostFilter: a disabled plugin is left out there only",
+       [](Plugins& p) { p.pod_group_post_filter.disabled = {{"DynamicResources", std::nullopt}}; },
+       E::kPodGroupPostFilter, Weighted({{"DefaultPreemption", 0}})},
       {"bind plugin appended to the default binder",
        [](Plugins& p) { p.bind.enabled = {{"MyBinder", std::nullopt}}; }, E::kBind,
        Weighted({{"DefaultBinder", 0}, {"MyBinder", 0}})},
@@ -193,6 +203,9 @@ TEST(ExpandTest, Errors) {
       {"plugin at a point it does not implement",
        [](Plugins& p) { p.filter.enabled = {{"ImageLocality", std::nullopt}}; },
        "plugin \"ImageLocality\" does not extend FilterPlugin plugin"},
+      {"plugin at podGroupPostFilter it does not implement",
+       [](Plugins& p) { p.pod_group_post_filter.enabled = {{"NodeName", std::nullopt}}; },
+       "plugin \"NodeName\" does not extend PodGroupPostFilterPlugin plugin"},
       {"twice at one point",
        [](Plugins& p) { p.score.enabled = {{"MyScore", std::nullopt}, {"MyScore", 2}}; },
        "plugin \"MyScore\" already registered as \"ScorePlugin\""},

@@ -1,5 +1,5 @@
-// Test helper: which extension points each in-tree plugin implements in kube-scheduler 1.36
-// (the `var _ fwk.XPlugin = &T{}` assertions under pkg/scheduler/framework/plugins at v1.36.3).
+// Test helper: which extension points each in-tree plugin implements in kube-scheduler 1.37
+// (the extension-point methods of the plugins under pkg/scheduler/framework/plugins at v1.37.2).
 // The real table belongs to the framework registry; config only takes it as a callback.
 #pragma once
 
@@ -17,9 +17,9 @@ inline bool InTreeImplements(std::string_view plugin, ExtensionPoint point) {
   static const auto* const kTable = new std::map<std::string, std::set<E>, std::less<>>{
       {"PrioritySort", {E::kQueueSort}},
       {"SchedulingGates", {E::kPreEnqueue}},
-      {"NodeUnschedulable", {E::kFilter}},
-      {"NodeName", {E::kFilter}},
-      {"TaintToleration", {E::kFilter, E::kPreScore, E::kScore}},
+      {"NodeUnschedulable", {E::kPreFilter, E::kFilter}},
+      {"NodeName", {E::kPreFilter, E::kFilter}},
+      {"TaintToleration", {E::kPreFilter, E::kFilter, E::kPreScore, E::kScore}},
       {"NodeAffinity", {E::kPreFilter, E::kFilter, E::kPreScore, E::kScore}},
       {"NodePorts", {E::kPreFilter, E::kFilter}},
       {"NodeResourcesFit",
@@ -32,12 +32,13 @@ inline bool InTreeImplements(std::string_view plugin, ExtensionPoint point) {
       {"VolumeZone", {E::kPreFilter, E::kFilter}},
       {"PodTopologySpread", {E::kPreFilter, E::kFilter, E::kPreScore, E::kScore}},
       {"InterPodAffinity", {E::kPreFilter, E::kFilter, E::kPreScore, E::kScore}},
-      {"DefaultPreemption", {E::kPostFilter, E::kPreEnqueue}},
+      {"DefaultPreemption", {E::kPostFilter, E::kPreEnqueue, E::kPodGroupPostFilter}},
       {"DefaultBinder", {E::kBind}},
       {"ImageLocality", {E::kScore}},
       {"DynamicResources",
        {E::kPreEnqueue, E::kPreFilter, E::kFilter, E::kPostFilter, E::kScore, E::kReserve,
-        E::kPreBind}},
+        E::kPreBind, E::kPodGroupPostFilter}},
+      {"DeferredPodScheduling", {E::kPreFilter, E::kFilter, E::kPermit}},
       {"GangScheduling", {E::kPreEnqueue, E::kPermit}},
       {"NodeDeclaredFeatures", {E::kPreFilter, E::kFilter}},
       {"TopologyPlacementGenerator", {E::kPlacementGenerate}},

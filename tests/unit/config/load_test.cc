@@ -136,6 +136,11 @@ profiles:
     placementScore:
       enabled:
       - name: PodGroupPodsCount
+    podGroupPostFilter:
+      enabled:
+      - name: DefaultPreemption
+      disabled:
+      - name: DynamicResources
   pluginConfig:
   - args:
       scoringStrategy:
@@ -161,6 +166,11 @@ profiles:
   EXPECT_EQ(p.plugins->score.enabled, (std::vector<Plugin>{{"NodeResourcesFit", 7}}));
   EXPECT_EQ(p.plugins->placement_score.enabled,
             (std::vector<Plugin>{{"PodGroupPodsCount", std::nullopt}}));
+  // New in 1.37 (a 1.36 decoder rejects the field as unknown).
+  EXPECT_EQ(p.plugins->pod_group_post_filter.enabled,
+            (std::vector<Plugin>{{"DefaultPreemption", std::nullopt}}));
+  EXPECT_EQ(p.plugins->pod_group_post_filter.disabled,
+            (std::vector<Plugin>{{"DynamicResources", std::nullopt}}));
   ASSERT_EQ(p.plugin_config.size(), 4u);
   EXPECT_EQ(p.plugin_config[0].name, "NodeResourcesFit");
   const auto* fit = std::get_if<NodeResourcesFitArgs>(&p.plugin_config[0].args);

@@ -1,4 +1,4 @@
-// Plugin args validation (validation_pluginargs.go at v1.36.3), with exact messages. Paths are
+// Plugin args validation (validation_pluginargs.go at v1.37.2), with exact messages. Paths are
 // relative to the args object, as upstream's tests (and plugin constructors) pass a nil path.
 #include "pkg/config/validation_args.h"
 
@@ -163,7 +163,7 @@ TEST(ValidationArgsTest, NodeResourcesFit) {
         "valid range (0, 100]",
         "scoringStrategy.resources[1].weight: Invalid value: 101: resource weight of memory not "
         "in valid range (0, 100]"}},
-      {"ratio missing (1.36)", Fit("RequestedToCapacityRatio"),
+      {"ratio missing", Fit("RequestedToCapacityRatio"),
        {"scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is "
         "RequestedToCapacityRatio"}},
       {"ratio on another type", ratio_on_least,
@@ -235,9 +235,9 @@ TEST(ValidationArgsTest, NodeAffinity) {
 }
 
 TEST(ValidationArgsTest, VolumeBinding) {
-  Features on;
-  on.storage_capacity_scoring = true;
-  const Features off;
+  const Features on;  // StorageCapacityScoring is beta and on in 1.37
+  Features off;
+  off.storage_capacity_scoring = false;
   auto args = [](int64_t timeout, std::optional<std::vector<UtilizationShapePoint>> shape) {
     VolumeBindingArgs a;
     a.bind_timeout_seconds = timeout;

@@ -1,5 +1,5 @@
 // Configuration validation with upstream's rules and wording (validation.go,
-// component-base's config validation; v1.36.3). Each case names the exact messages.
+// component-base's config validation; v1.37.2). Each case names the exact messages.
 #include "pkg/config/validation.h"
 
 #include <gtest/gtest.h>
@@ -141,6 +141,12 @@ TEST(ValidationTest, Rules) {
                                                   {"EBSLimits", std::nullopt}};
        },
        {"profiles[0].plugins.filter.enabled[1]: Invalid value: \"EBSLimits\": " + removed}},
+      {"removed plugin enabled at podGroupPostFilter (checked since 1.37)",
+       [](auto& c) {
+         c.profiles[0].plugins->pod_group_post_filter.enabled = {{"AzureDiskLimits", std::nullopt}};
+       },
+       {"profiles[0].plugins.podGroupPostFilter.enabled[0]: Invalid value: \"AzureDiskLimits\": " +
+        removed}},
       {"removed plugin configured",
        [](auto& c) { c.profiles[0].plugin_config.push_back({"GCEPDLimits", RawArgs{"{}"}}); },
        {"profiles[0].pluginConfig[8]: Invalid value: \"GCEPDLimits\": " + removed}},

@@ -194,6 +194,106 @@ TEST(ComputePodRequests, ScalarAndExtendedResources) {
   EXPECT_EQ(got.ephemeral_storage, 1024 * kMi);
 }
 
+// --- in-place resize: max(spec, allocated, actuated) over the whole pod (1.37) -----------
+
+api::Container Named(std::string name, api::ResourceList requests, bool sidecar = false) {
+  api::Container c = sidecar ? Sidecar(std::move(requests)) : C(std::move(requests));
+  c.name = std::move(name);
+  return c;
+}
+
+api::ContainerStatus StatusOf(std::string name, std::optional<api::ResourceList> allocated,
+                            std::optional<api::ResourceList> actuated) {
+  api::ContainerStatus cs;
+  cs.name = std::move(name);
+  cs.allocated_resources = std::move(allocated);
+  if (actuated) cs.resources = api::AppliedResources{std::move(actuated), std::nullopt};
+  return cs;
+}
+
+void SetResizePending(api::Pod& pod, std::string reason) {
+  pod.status.conditions.push_back({"PodResizePending", "True", std::move(reason), "", ""});
+}
+
+TEST(ComputePodRequestsResize, PerResourceMaximumOfSpecAllocatedAndActuated) {
+  api::Pod pod = MakePod(
+      {"", {}, {Named("c", RL({{"cpu", "30m"}, {"memory", "20M"}, {"ephemeral-storage", "10G"}}))}});
+  pod.status.container_statuses = {
+      StatusOf("c", RL({{"cpu", "20m"}, {"memory", "10M"}, {"ephemeral-storage", "30G"}}),
+             RL({{"cpu", "10m"}, {"memory", "30M"}, {"ephemeral-storage", "20G"}}))};
+  Resource got = ComputePodRequests(pod);
+  EXPECT_EQ(got.milli_cpu, 30);
+  EXPECT_EQ(got.memory, 30'000'000);
+  EXPECT_EQ(got.ephemeral_storage, 30'000'000'000);
+}
+
+TEST(ComputePodRequestsResize, InfeasibleResizeLeavesTheSpecOut) {
+  api::Pod pod = MakePod({"", {}, {Named("c", RL({{"cpu", "6"}}))}});
+  pod.status.container_statuses = {StatusOf("c", RL({{"cpu", "4"}}), RL({{"cpu", "2"}}))};
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 6000);  // resize in progress: spec counts
+  SetResizePending(pod, "Infeasible");
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 4000);  // max(allocated 4, actuated 2)
+  SetResizePending(pod, "Deferred");  // the first PodResizePending condition decides
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 4000);
+}
+
+TEST(ComputePodRequestsResize, InfeasibleWithoutStatusCountsNothingForTheContainer) {
+  api::Pod pod = MakePod({"", {}, {Named("c", RL({{"cpu", "4"}}))}});
+  SetResizePending(pod, "Infeasible");
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 0);
+}
+
+// 1.37: ordinary init containers use their status too (1.36 read it for sidecars only).
+TEST(ComputePodRequestsResize, RegularInitContainerUsesItsStatus) {
+  api::Pod pod = MakePod({"", {Named("init", RL({{"cpu", "1"}}))}, {Named("c", RL({{"cpu", "1"}}))}});
+  pod.status.init_container_statuses = {StatusOf("init", RL({{"cpu", "3"}}), std::nullopt)};
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 3000);
+}
+
+TEST(ComputePodRequestsResize, WholePodAggregatesNotPerContainerMaxima) {
+  // Spec sums to 4 (1+3), the allocated view to 4 (3+1): the maximum of the aggregates is 4,
+  // where a per-container maximum would give 6.
+  api::Pod pod =
+      MakePod({"", {}, {Named("a", RL({{"cpu", "1"}})), Named("b", RL({{"cpu", "3"}}))}});
+  pod.status.container_statuses = {StatusOf("a", RL({{"cpu", "3"}}), std::nullopt),
+                                   StatusOf("b", RL({{"cpu", "1"}}), std::nullopt)};
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 4000);
+}
+
+TEST(ComputePodRequestsResize, PodLevelStatusReplacesContainerStatuses) {
+  api::Pod pod = MakePod({"", {}, {Named("c", RL({{"cpu", "1"}}))}});
+  pod.status.container_statuses = {StatusOf("c", RL({{"cpu", "5"}}), std::nullopt)};
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 5000);  // no pod-level status: containers'
+  pod.status.allocated_resources = RL({{"cpu", "2"}});
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 5000);  // both pod-level lists are needed
+  pod.status.resources = api::AppliedResources{RL({{"cpu", "3"}, {"memory", "1Mi"}}), {}};
+  Resource got = ComputePodRequests(pod);
+  EXPECT_EQ(got.milli_cpu, 3000);
+  EXPECT_EQ(got.memory, kMi);
+}
+
+TEST(ComputePodRequestsResize, PodLevelRequestsTakeTheStatusMaximum) {
+  api::Pod pod = MakePod({"", {}, {Named("c", RL({{"cpu", "1"}}))}, {}, RL({{"cpu", "4"}})});
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 4000);
+  pod.status.allocated_resources = RL({{"cpu", "3"}});
+  pod.status.resources = api::AppliedResources{RL({{"cpu", "2"}}), {}};
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 4000);
+  pod.status.allocated_resources = RL({{"cpu", "6"}});
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 6000);
+  pod.status.allocated_resources = RL({{"cpu", "3"}});
+  SetResizePending(pod, "Infeasible");
+  EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 3000);  // the pod-level spec is left out too
+}
+
+TEST(PodResize, DeferredAndInfeasible) {
+  api::Pod pod;
+  EXPECT_FALSE(IsPodResizeDeferred(pod));
+  EXPECT_FALSE(IsPodResizeInfeasible(pod));
+  SetResizePending(pod, "Deferred");
+  EXPECT_TRUE(IsPodResizeDeferred(pod));
+  EXPECT_FALSE(IsPodResizeInfeasible(pod));
+}
+
 // --- non-zero requests (the scorer's view, NonMissingContainerRequests) -------------------
 
 TEST(ComputePodRequestsNonZero, MissingCpuAndMemoryBecomeDefaultsPerContainer) {

@@ -27,15 +27,17 @@ struct Sort : framework::QueueSortPlugin {
     return pa != pb ? pa > pb : a.timestamp < b.timestamp;
   }
 };
-// Gates pods labelled gated=yes.
+// Gates pods labelled gated=yes; counts its calls.
 struct Gate : framework::PreEnqueuePlugin, framework::EnqueueExtensions {
+  static inline int calls = 0;
   std::string_view Name() const override { return "Gate"; }
   framework::Status PreEnqueue(const api::Pod& pod) override {
+    ++calls;
     const std::string* g = pod.metadata.labels.Get("gated");
     return g && *g == "yes" ? framework::Status::Unresolvable("gated") : framework::Status();
   }
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
-    return {{{EventResource::kPod, framework::kUpdate, ""}, nullptr}};
+    return {{{EventResource::kTargetPod, framework::kUpdate}, nullptr}};
   }
 };
 // Rejections fixed only by a node labelled ok=yes being added.
@@ -51,7 +53,20 @@ struct NeedsOkNode : framework::FilterPlugin, framework::EnqueueExtensions {
       const std::string* ok = node->metadata.labels.Get("ok");
       return ok && *ok == "yes" ? framework::QueueingHint::kQueue : framework::QueueingHint::kSkip;
     };
-    return {{{EventResource::kNode, framework::kAdd, "NodeAdd"}, hint}};
+    return {{{EventResource::kNode, framework::kAdd}, hint}};
+  }
+};
+
+// Rejections fixed only by the rejected pod's own scale-down (as NodeResourcesFit's TargetPod
+// registration); no hint, so any matching event queues.
+struct NeedsScaleDown : framework::FilterPlugin, framework::EnqueueExtensions {
+  std::string_view Name() const override { return "NeedsScaleDown"; }
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo&,
+                           const framework::NodeInfo&) override {
+    return {};
+  }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    return {{{EventResource::kTargetPod, framework::kUpdatePodScaleDown}, nullptr}};
   }
 };
 
@@ -63,12 +78,14 @@ class QueueTest : public ::testing::Test {
     ASSERT_TRUE(RegisterStub(registry_, "Bind", [] { return new testing::StubBinder; }).ok());
     ASSERT_TRUE(RegisterStub(registry_, "Gate", [] { return new Gate; }).ok());
     ASSERT_TRUE(RegisterStub(registry_, "NeedsOkNode", [] { return new NeedsOkNode; }).ok());
+    ASSERT_TRUE(
+        RegisterStub(registry_, "NeedsScaleDown", [] { return new NeedsScaleDown; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.queue_sort = {{"Sort"}};
     spec.bind = {{"Bind"}};
     spec.pre_enqueue = {{"Gate"}};
-    spec.filter = {{"NeedsOkNode"}};
+    spec.filter = {{"NeedsOkNode"}, {"NeedsScaleDown"}};
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);
@@ -77,16 +94,16 @@ class QueueTest : public ::testing::Test {
         QueueOptions{}, clock_);
   }
 
-  // Pops p and reports it rejected by NeedsOkNode.
-  void Reject(const std::string& name) {
+  // Pops p and reports it rejected by plugin.
+  void Reject(const std::string& name, const std::string& plugin = "NeedsOkNode") {
     auto p = q_->Pop();
     ASSERT_EQ(p->pod().metadata.name, name);
-    p->unschedulable_plugins = {"NeedsOkNode"};
+    p->unschedulable_plugins = {plugin};
     q_->AddUnschedulableIfNotPresent(p, false);
   }
   void AddNode(bool ok) {
     auto n = BuildNode().Name("n").Label("ok", ok ? "yes" : "no").Obj();
-    q_->MoveAllToActiveOrBackoffQueue({EventResource::kNode, framework::kAdd, "NodeAdd"}, {}, n);
+    q_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeAdd, {}, n);
   }
 
   FakeClock clock_;
@@ -219,6 +236,62 @@ TEST_F(QueueTest, LeftoversAreFlushedAfterFiveMinutes) {
   clock_.Advance(61s);
   q_->FlushUnschedulablePodsLeftover();
   EXPECT_EQ(q_->UnschedulableSize(), 0u);
+}
+
+TEST_F(QueueTest, APodsOwnStatusWriteDoesNotRequeueIt) {
+  auto pod = BuildPod().Name("p").UID("p").Req({{"cpu", "2"}}).Obj();
+  q_->Add(pod);
+  Reject("p", "NeedsScaleDown");
+  // The scheduler's PodScheduled=False write: a change no plugin registered for.
+  auto written = std::make_shared<api::Pod>(*pod);
+  written->status.conditions.push_back({"PodScheduled", "False", "Unschedulable", "0/1 nodes", ""});
+  q_->Update(pod, written);
+  EXPECT_TRUE(q_->IsInUnschedulable(*pod)) << "an unclassified update is no scale-down";
+  // The pod's own scale-down is what its rejecting plugin waits for.
+  auto smaller = BuildPod().Name("p").UID("p").Req({{"cpu", "1"}}).Obj();
+  q_->Update(written, smaller);
+  EXPECT_FALSE(q_->IsInUnschedulable(*pod));
+  EXPECT_EQ(q_->BackoffSize(), 1u);
+}
+
+TEST_F(QueueTest, AnotherPodsUpdateDoesNotReachTargetPodRegistrations) {
+  q_->Add(BuildPod().Name("p").UID("p").Req({{"cpu", "2"}}).Obj());
+  Reject("p", "NeedsScaleDown");
+  auto other = BuildPod().Name("o").UID("o").Req({{"cpu", "2"}}).Obj();
+  auto other_smaller = BuildPod().Name("o").UID("o").Req({{"cpu", "1"}}).Obj();
+  for (const ClusterEvent& ev : framework::PodSchedulingPropertiesChange(*other_smaller, *other,
+                                                                         /*is_target_pod=*/false)) {
+    q_->MoveAllToActiveOrBackoffQueue(ev, other, other_smaller);
+  }
+  EXPECT_EQ(q_->UnschedulableSize(), 1u);
+}
+
+TEST_F(QueueTest, AFlushedGatedPodWaitsFiveMinutesFromTheFlush) {
+  auto gated =
+      BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
+  q_->Add(gated);
+  clock_.Advance(5min + 1s);
+  Gate::calls = 0;
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(Gate::calls, 1) << "flushed once the 5 minutes since its add are over";
+  EXPECT_TRUE(q_->IsInUnschedulable(*gated)) << "still gated";
+  clock_.Advance(30s);
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(Gate::calls, 1) << "1.37 counts the 5 minutes again from the flush";
+  clock_.Advance(5min);
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(Gate::calls, 2);
+}
+
+TEST_F(QueueTest, EventsNoPluginRegisteredAreNotKeptForPodsInFlight) {
+  prometheus::Gauge& retained = metrics::InflightEvents("NodeDelete");
+  const double before = retained.Value();
+  q_->Add(BuildPod().Name("a").UID("a").Obj());
+  auto a = q_->Pop();
+  q_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeDelete,
+                                    BuildNode().Name("n").Obj(), {});
+  EXPECT_EQ(retained.Value() - before, 0);
+  q_->Done(a->pod());
 }
 
 TEST_F(QueueTest, ErrorsBackOffWithoutWaitingForEvents) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "pkg/common/clock.h"
 
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
@@ -40,6 +43,44 @@ TEST(DefaultBinder, Bind) {
     EXPECT_EQ(calls[0].name, "foo");
     EXPECT_EQ(calls[0].uid, "uid-1");
     EXPECT_EQ(calls[0].node, node);
+  }
+}
+
+// 1.37 (util.BindPod): internal errors, service unavailable and refused connections (all
+// kUnavailable from pkg/client) are retried, at most 4 attempts; a conflict is not.
+TEST(DefaultBinder, RetriesTransientFailures) {
+  struct Case {
+    std::string name;
+    std::vector<stowage::Status> errors;  // returned by the successive BindPod calls
+    size_t want_calls;
+    bool want_success;
+  } cases[] = {
+      {"internal error, then bound", {UnavailableError("HTTP 500 Internal Server Error")}, 2,
+       true},
+      {"service unavailable twice, then bound",
+       {UnavailableError("HTTP 503 Service Unavailable"),
+        UnavailableError("HTTP 503 Service Unavailable")},
+       3, true},
+      {"connection refused every time",
+       std::vector<stowage::Status>(6, UnavailableError("connecting: Connection refused")), 4,
+       false},
+      {"conflict is not retried", {AbortedError("HTTP 409 Conflict: already assigned")}, 1, false},
+      {"not found is not retried", {NotFoundError("HTTP 404 Not Found")}, 1, false},
+  };
+  auto pod = testing::BuildPod().Name("foo").Namespace("ns").UID("uid-1").Obj();
+  for (const auto& c : cases) {
+    testing::FakeHandle handle;
+    handle.SetBindErrors(c.errors);
+    FakeClock clock;
+    DefaultBinder binder(handle, clock);
+    framework::CycleState state;
+    framework::Status s = binder.Bind(state, *pod, "n");
+    EXPECT_EQ(s.IsSuccess(), c.want_success) << c.name;
+    if (!c.want_success) {
+      EXPECT_EQ(s.code(), framework::Code::kError) << c.name;
+      EXPECT_EQ(s.Message(), c.errors[c.want_calls - 1].message()) << c.name;
+    }
+    EXPECT_EQ(handle.bind_calls().size(), c.want_calls) << c.name;
   }
 }
 

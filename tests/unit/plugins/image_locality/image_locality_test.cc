@@ -93,11 +93,15 @@ TEST(ImageLocality, Score) {
       {"pod with multiple small images", pod({"gcr.io/30", "gcr.io/40"}).Obj(),
        {Node203040().Name("node1").Obj(), Node400030().Name("node2").Obj()},
        {1, 0}},
-      // node1: 100 * (300M/2 - 23M) / (1000M - 23M) = 12: the image volume counts toward the
-      // sum but not toward the container count.
+      // node1: 100 * (300M/2 - 23M) / (1000M * 2 - 23M) = 6: since 1.37 the image volume counts
+      // in the bound as well as in the sum (1.36 gave 12).
       {"pod with ImageVolume", pod({"gcr.io/30"}).ImageVolume("imageVolume", "gcr.io/300").Obj(),
        {Node300600900().Name("node1").Obj(), Node400030().Name("node2").Obj()},
-       {12, 0}},
+       {6, 0}},
+      {"same images as the ImageVolume pod, as container images",
+       pod({"gcr.io/30", "gcr.io/300"}).Obj(),
+       {Node300600900().Name("node1").Obj(), Node400030().Name("node2").Obj()},
+       {6, 0}},
       // node1: 100 * (300M/2 - 23M) / (2000M - 23M) = 6.
       {"include InitContainers", pod({"gcr.io/30"}).InitContainer("gcr.io/300").Obj(),
        {Node403002000().Name("node1").Obj(), Node203040().Name("node2").Obj()},
@@ -131,6 +135,11 @@ TEST(ImageLocality, CalculatePriorityClamps) {
   EXPECT_EQ(CalculatePriority(kMaxContainerThreshold, 1), 100);
   EXPECT_EQ(CalculatePriority(5 * kMaxContainerThreshold, 2), 100);
   EXPECT_EQ(CalculatePriority((kMinThreshold + kMaxContainerThreshold) / 2, 1), 50);
+}
+
+TEST(ImageLocality, ImageCountIncludesImageVolumes) {
+  EXPECT_EQ(ImageCount(*BuildPod().Container("a").InitContainer("b").Obj()), 2u);
+  EXPECT_EQ(ImageCount(*BuildPod().Container("a").ImageVolume("v", "c").PVC("claim").Obj()), 2u);
 }
 
 TEST(ImageLocality, NormalizedImageName) {

@@ -10,6 +10,7 @@
 
 #include "pkg/plugins/node_affinity/node_affinity.h"
 #include "tests/unit/plugins/node_affinity/test_util.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_affinity::testutil {
 namespace {
@@ -179,6 +180,13 @@ INSTANTIATE_TEST_SUITE_P(
       return "Case" + std::to_string(info.index);
     });
 
+
+// The reasons are upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodeAffinity, MessagesMatchUpstream) {
+  EXPECT_EQ(kErrReasonPod, stowage::testing::UpstreamFailureReason("NodeAffinity.Filter.Pod"));
+  EXPECT_EQ(kErrReasonEnforced, stowage::testing::UpstreamFailureReason("NodeAffinity.Filter.Enforced"));
+  EXPECT_EQ(kErrReasonConflict, stowage::testing::UpstreamFailureReason("NodeAffinity.PreFilter.Conflict"));
+}
 
 }  // namespace
 }  // namespace stowage::plugins::node_affinity::testutil

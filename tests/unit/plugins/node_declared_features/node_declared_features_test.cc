@@ -277,7 +277,7 @@ TEST(NodeDeclaredFeatures, EventsToRegister) {
   EXPECT_EQ(events[0].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[0].event.action, framework::kAdd | framework::kUpdateNodeDeclaredFeature);
   EXPECT_TRUE(events[0].hint);
-  EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[1].event.action, framework::kUpdate);
   EXPECT_TRUE(events[1].hint);
   NodeDeclaredFeatures disabled(DefaultFeatures(), kSchedulerVersion, false);

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_name {
 namespace {
@@ -41,6 +43,27 @@ TEST(NodeName, Filter) {
   }
 }
 
+// 1.37: a pod naming a node narrows the cycle to that node; other pods leave every node in.
+TEST(NodeName, PreFilter) {
+  NodeName pl;
+  auto nodes = testing::MakeNodeInfos({BuildNode().Name("a").Obj(), BuildNode().Name("b").Obj()});
+  framework::CycleState state;
+
+  framework::PreFilterResult named;
+  framework::Status s =
+      pl.PreFilter(state, *framework::NewPodInfo(BuildPod().Node("b").Obj()),
+                   testing::Pointers(nodes), named);
+  EXPECT_TRUE(s.IsSuccess());
+  ASSERT_TRUE(named.node_names.has_value());
+  EXPECT_EQ(*named.node_names, std::set<std::string>{"b"});
+
+  framework::PreFilterResult unnamed;
+  s = pl.PreFilter(state, *framework::NewPodInfo(BuildPod().Obj()), testing::Pointers(nodes),
+                   unnamed);
+  EXPECT_TRUE(s.IsSuccess());
+  EXPECT_FALSE(unnamed.node_names.has_value());
+}
+
 TEST(NodeName, EventsToRegister) {
   NodeName pl;
   auto events = pl.EventsToRegister();
@@ -55,6 +78,17 @@ TEST(NodeName, Factory) {
   auto p = New({}, handle);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeName);
+  EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodeName, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReason, testing::UpstreamFailureReason("NodeName.ErrReason"));
+  NodeName pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Node("other").Obj()),
+                     *testing::MakeNodeInfo(BuildNode().Name("n").Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("NodeName.Filter"));
 }
 
 }  // namespace

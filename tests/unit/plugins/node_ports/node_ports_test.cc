@@ -9,6 +9,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_ports {
 namespace {
@@ -178,7 +179,7 @@ TEST(NodePorts, EventsToRegister) {
   NodePorts pl;
   auto events = pl.EventsToRegister();
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::kAssignedPod);
   EXPECT_EQ(events[0].event.action, framework::kDelete);
   EXPECT_TRUE(events[0].hint);
   EXPECT_EQ(events[1].event.resource, framework::EventResource::kNode);
@@ -191,6 +192,11 @@ TEST(NodePorts, Factory) {
   auto p = New({}, handle);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodePorts);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodePorts, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReason, testing::UpstreamFailureReason("NodePorts.Filter"));
 }
 
 }  // namespace

@@ -30,13 +30,14 @@ const EventObject kNone;
 TEST(FitEvents, Registration) {
   Fit fit{FitOptions{}};
   auto events = fit.EventsToRegister();
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].event.resource, framework::EventResource::kPod);
-  EXPECT_EQ(events[0].event.action, framework::kDelete | framework::kUpdatePodScaleDown);
-  EXPECT_TRUE(events[0].hint);
+  // 1.37's registrations: pod events by role, no Pod/Update of any kind.
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].event.Label(), "AssignedPodDelete");
   EXPECT_EQ(events[1].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[1].event.action, framework::kAdd | framework::kUpdateNodeAllocatable);
-  EXPECT_TRUE(events[1].hint);
+  EXPECT_EQ(events[2].event.Label(), "AssignedPodUpdatePodScaleDown");
+  EXPECT_EQ(events[3].event.Label(), "TargetPodUpdatePodScaleDown");
+  for (const auto& e : events) EXPECT_TRUE(e.hint);
 }
 
 api::PodPtr CpuPod(const char* name, const char* uid, const char* cpu) {

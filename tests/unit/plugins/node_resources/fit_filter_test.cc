@@ -12,6 +12,7 @@
 #include "pkg/config/types.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_resources {
 namespace {
@@ -300,6 +301,24 @@ TEST(FitFilter, RestartableInitContainers) {
   EXPECT_EQ(got.reasons(), std::vector<std::string>{"Insufficient cpu"});
 }
 
+// 1.37: an assigned pod whose resize the kubelet allocated holds the larger allocation on the
+// node, so a pod that fits its spec alone is turned away.
+TEST(FitFilter, AssignedPodHoldsItsAllocatedResize) {
+  Fit fit{FitOptions{}};
+  auto assigned = stowage::testing::BuildPod().Name("a").Node("node").Req({{"cpu", "1"}});
+  assigned.pod().spec.containers[0].name = "c";
+  api::ContainerStatus cs;
+  cs.name = "c";
+  cs.allocated_resources = RL({{"cpu", "3"}});
+  assigned.pod().status.container_statuses = {cs};
+  auto node = stowage::testing::MakeNodeInfo(AllocatableNode(4000, 0, 10, 0, 0, 0),
+                                             {assigned.Obj()});
+  auto pending = stowage::testing::BuildPod().Name("p").Req({{"cpu", "2"}}).Obj();
+  framework::Status got = RunFilter(fit, pending, *node);
+  EXPECT_EQ(got.code(), Code::kUnschedulable);
+  EXPECT_EQ(got.reasons(), std::vector<std::string>{"Insufficient cpu"});
+}
+
 // TestPreFilterDisabled: Filter without PreFilter's state is an error.
 TEST(FitFilter, PreFilterNotRun) {
   Fit fit{FitOptions{}};
@@ -320,6 +339,25 @@ TEST(FitFilter, StateClones) {
   auto node = stowage::testing::MakeNodeInfo(AllocatableNode(2, 10, 10, 0, 0, 0));
   EXPECT_EQ(fit.Filter(*clone, *info, *node).reasons(),
             std::vector<std::string>{"Insufficient cpu"});
+}
+
+// The reasons are upstream's, as generated into tests/fixtures/failure_messages.tsv: every
+// resource short on a node that has none, in upstream's order, and the pod count.
+TEST(FitFilter, MessagesMatchUpstream) {
+  Fit fit{FitOptions{}};
+  auto node = std::make_shared<api::Node>();
+  node->metadata.name = "n";
+  node->status.allocatable = RL({{"pods", "1"}});
+  auto pod = stowage::testing::BuildPod().Name("req").Req(
+      {{"cpu", "1"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "1"}}).Obj();
+  std::vector<std::string> want;
+  for (int i = 0; i < 4; ++i) {
+    want.push_back(stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.Resources." + std::to_string(i)));
+  }
+  EXPECT_EQ(RunFilter(fit, pod, *stowage::testing::MakeNodeInfo(node)).reasons(), want);
+  auto full = stowage::testing::MakeNodeInfo(node, {stowage::testing::BuildPod().Name("e").Obj()});
+  EXPECT_EQ(RunFilter(fit, stowage::testing::BuildPod().Name("p").Obj(), *full).reasons(),
+            std::vector<std::string>{stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.TooManyPods")});
 }
 
 }  // namespace

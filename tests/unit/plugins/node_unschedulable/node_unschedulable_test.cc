@@ -7,6 +7,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::node_unschedulable {
 namespace {
@@ -112,9 +113,35 @@ TEST(NodeUnschedulable, EventsToRegister) {
   EXPECT_EQ(events[0].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[0].event.action, framework::kAdd | framework::kUpdateNodeTaint);
   EXPECT_TRUE(events[0].hint);
-  EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[1].event.action, framework::kUpdatePodToleration);
   EXPECT_TRUE(events[1].hint);
+}
+
+// 1.37: PreFilter passes ordinary pods; with InPlacePodVerticalScalingSchedulerPreemption a
+// pod whose resize was deferred is already on its node, so the plugin skips it (off by default).
+TEST(NodeUnschedulable, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
+  auto node = testing::MakeNodeInfo(BuildNode().Name("n").Unschedulable().Obj());
+  auto plain = framework::NewPodInfo(BuildPod().Node("n").Obj());
+  auto deferred = framework::NewPodInfo(
+      BuildPod().Node("n").Condition("PodResizePending", "True", "Deferred").Obj());
+  auto infeasible = framework::NewPodInfo(
+      BuildPod().Node("n").Condition("PodResizePending", "True", "Infeasible").Obj());
+  framework::CycleState state;
+  framework::PreFilterResult result;
+
+  NodeUnschedulable pl_off;
+  EXPECT_TRUE(pl_off.PreFilter(state, *plain, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_off.PreFilter(state, *deferred, {node.get()}, result).IsSuccess());
+  EXPECT_FALSE(result.node_names.has_value());
+  EXPECT_EQ(pl_off.Filter(state, *deferred, *node).code(), Code::kUnschedulableAndUnresolvable);
+
+  NodeUnschedulable pl_on(/*enable_resize_preemption=*/true);
+  EXPECT_TRUE(pl_on.PreFilter(state, *plain, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_on.PreFilter(state, *deferred, {node.get()}, result).IsSkip());
+  EXPECT_TRUE(pl_on.PreFilter(state, *infeasible, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_on.Filter(state, *deferred, *node).IsSuccess());
+  EXPECT_EQ(pl_on.Filter(state, *infeasible, *node).code(), Code::kUnschedulableAndUnresolvable);
 }
 
 TEST(NodeUnschedulable, Factory) {
@@ -122,6 +149,17 @@ TEST(NodeUnschedulable, Factory) {
   auto p = New({}, handle);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeUnschedulable);
+  EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
+}
+
+// The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(NodeUnschedulable, MessageMatchesUpstream) {
+  EXPECT_EQ(kErrReasonUnschedulable, testing::UpstreamFailureReason("NodeUnschedulable.ErrReasonUnschedulable"));
+  NodeUnschedulable pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),
+                     *testing::MakeNodeInfo(BuildNode().Name("n").Unschedulable().Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("NodeUnschedulable.Filter"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::scheduling_gates {
 namespace {
@@ -65,7 +66,7 @@ TEST(SchedulingGates, EventsToRegister) {
   SchedulingGates pl;
   auto events = pl.EventsToRegister();
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[0].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[0].event.action, framework::kUpdatePodSchedulingGatesEliminated);
   ASSERT_TRUE(events[0].hint);
   auto pod = BuildPod().UID("u").Obj();
@@ -78,6 +79,13 @@ TEST(SchedulingGates, Factory) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kSchedulingGates);
   EXPECT_NE(dynamic_cast<framework::PreEnqueuePlugin*>(p->get()), nullptr);
+}
+
+// The message is upstream's, as generated into tests/fixtures/failure_messages.tsv.
+TEST(SchedulingGates, MessageMatchesUpstream) {
+  SchedulingGates pl;
+  auto s = pl.PreEnqueue(*BuildPod().Name("p").SchedulingGates({"a", "b"}).Obj());
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("SchedulingGates.PreEnqueue"));
 }
 
 }  // namespace

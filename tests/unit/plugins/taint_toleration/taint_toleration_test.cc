@@ -8,6 +8,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fixtures.h"
 
 namespace stowage::plugins::taint_toleration {
 namespace {
@@ -101,8 +102,10 @@ TEST(TaintToleration, Score) {
       ASSERT_TRUE(pl.Score(state, *pod, *info, score).IsSuccess()) << c.name;
       scores.push_back({info->name(), score});
     }
-    ASSERT_NE(pl.Extensions(), nullptr);
-    ASSERT_TRUE(pl.Extensions()->NormalizeScore(state, *pod, scores).IsSuccess()) << c.name;
+    // The framework reaches NormalizeScore through the Score point's Extensions().
+    framework::ScorePlugin& as_score = pl;
+    ASSERT_NE(as_score.Extensions(), nullptr);
+    ASSERT_TRUE(as_score.Extensions()->NormalizeScore(state, *pod, scores).IsSuccess()) << c.name;
     std::vector<int64_t> got;
     for (const auto& s : scores) got.push_back(s.score);
     EXPECT_EQ(got, c.want) << c.name;
@@ -274,9 +277,35 @@ TEST(TaintToleration, EventsToRegister) {
   EXPECT_EQ(events[0].hint(*pod, EventObject{},
                            NodeWithTaints("n", {{"dedicated", "user2", "NoSchedule"}})),
             QueueingHint::kQueue);
-  EXPECT_EQ(events[1].event.resource, framework::EventResource::kPod);
+  EXPECT_EQ(events[1].event.resource, framework::EventResource::kTargetPod);
   EXPECT_EQ(events[1].event.action, framework::kUpdatePodToleration);
   EXPECT_TRUE(events[1].hint);
+}
+
+// 1.37: PreFilter passes ordinary pods; with InPlacePodVerticalScalingSchedulerPreemption a
+// pod whose resize was deferred is already on its node, so the plugin skips it (off by default).
+TEST(TaintToleration, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
+  auto node = testing::MakeNodeInfo(BuildNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj());
+  auto plain = framework::NewPodInfo(BuildPod().Node("n").Obj());
+  auto deferred = framework::NewPodInfo(
+      BuildPod().Node("n").Condition("PodResizePending", "True", "Deferred").Obj());
+  auto infeasible = framework::NewPodInfo(
+      BuildPod().Node("n").Condition("PodResizePending", "True", "Infeasible").Obj());
+  framework::CycleState state;
+  framework::PreFilterResult result;
+
+  TaintToleration pl_off;
+  EXPECT_TRUE(pl_off.PreFilter(state, *plain, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_off.PreFilter(state, *deferred, {node.get()}, result).IsSuccess());
+  EXPECT_FALSE(result.node_names.has_value());
+  EXPECT_EQ(pl_off.Filter(state, *deferred, *node).code(), Code::kUnschedulableAndUnresolvable);
+
+  TaintToleration pl_on(helper::kDefaultEnableComparisonOperators, /*enable_resize_preemption=*/true);
+  EXPECT_TRUE(pl_on.PreFilter(state, *plain, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_on.PreFilter(state, *deferred, {node.get()}, result).IsSkip());
+  EXPECT_TRUE(pl_on.PreFilter(state, *infeasible, {node.get()}, result).IsSuccess());
+  EXPECT_TRUE(pl_on.Filter(state, *deferred, *node).IsSuccess());
+  EXPECT_EQ(pl_on.Filter(state, *infeasible, *node).code(), Code::kUnschedulableAndUnresolvable);
 }
 
 TEST(TaintToleration, Factory) {
@@ -284,9 +313,21 @@ TEST(TaintToleration, Factory) {
   auto p = New({}, handle);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kTaintToleration);
+  EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
   auto* score = dynamic_cast<framework::ScorePlugin*>(p->get());
   ASSERT_NE(score, nullptr);
   EXPECT_NE(score->Extensions(), nullptr);
+}
+
+// The reason is upstream's inline Filter text (not its unused ErrReasonNotMatch), as generated
+// into tests/fixtures/failure_messages.tsv.
+TEST(TaintToleration, MessageMatchesUpstream) {
+  TaintToleration pl;
+  framework::CycleState state;
+  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),
+                     *testing::MakeNodeInfo(
+                         BuildNode().Name("n").Taint("dedicated", "x", "NoSchedule").Obj()));
+  EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("TaintToleration.Filter"));
 }
 
 }  // namespace

@@ -1,0 +1,141 @@
+package main
+
+// Comparing stowage's outcomes with upstream's, pod by pod.
+//
+// Placement: equal nodes agree. Where upstream's last scoring pass of the pod had several nodes
+// at the top score, both schedulers choose among them at random, so stowage agrees when it picks
+// any of them (a tie). Where upstream logged no scores (one feasible node), only its node agrees.
+//
+// Unschedulable: the PodScheduled reason, observedGeneration and message must be equal, after the parts of upstream's
+// message that come from plugins stowage does not have yet are cut off and counted as owed.
+//
+// Serial mode moves every pod to upstream's node (run.go), so each pod is compared. In batch
+// mode a different placement changes what every later pod sees, so comparison stops
+// at the first pod placed differently, tie or not; the rest count as not compared.
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Verdict of one pod.
+type Verdict string
+
+const (
+	Agree       Verdict = "agree"
+	TieAgree    Verdict = "tie"          // different node among upstream's tied top nodes
+	Disagree    Verdict = "disagree"     // anything else
+	NotCompared Verdict = "not-compared" // after a placement divergence in batch mode
+)
+
+// owedMarkers start the parts of upstream's messages owed to plugins stowage lacks: the
+// PostFilter text of DefaultPreemption. A plugin that lands removes its marker.
+var owedMarkers = []string{" preemption: "}
+
+// Result is the comparison of one pod.
+type Result struct {
+	Seed     uint64   `json:"seed"`
+	Mode     string   `json:"mode"`
+	Upstream Outcome  `json:"upstream"`
+	Stowage  Outcome  `json:"stowage"`
+	Verdict  Verdict  `json:"verdict"`
+	Tied     []string `json:"tied,omitempty"`   // upstream's top-score nodes when more than one
+	Scores   Scores   `json:"scores,omitempty"` // upstream's last scoring pass
+	Owed     string   `json:"owed,omitempty"`   // cut from upstream's message
+	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
+}
+
+// SplitOwed cuts the owed part off an upstream message.
+func SplitOwed(msg string) (core, owed string) {
+	for _, m := range owedMarkers {
+		if i := strings.Index(msg, m); i >= 0 {
+			return msg[:i], msg[i+1:]
+		}
+	}
+	return msg, ""
+}
+
+// Compare judges stowage's outcomes against upstream's (same pods, same order). scores are
+// upstream's per pod, keyed "namespace/name".
+func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Scores) []Result {
+	var out []Result
+	diverged := false
+	for i := range up {
+		r := Result{Seed: seed, Mode: mode, Upstream: up[i], Stowage: st[i]}
+		if s := scores[namespace+"/"+up[i].Pod]; up[i].Node != "" && len(s) > 0 {
+			r.Scores = s
+			if top := s.Top(); len(top) > 1 {
+				r.Tied = top
+			}
+		}
+		core, owed := SplitOwed(up[i].Message)
+		if st[i].Message != up[i].Message { // a stowage that has the plugin owes nothing
+			r.Owed = owed
+		}
+		switch {
+		case diverged:
+			r.Verdict = NotCompared
+		case up[i].Node != st[i].Node:
+			r.Verdict = Disagree
+			if up[i].Node != "" && st[i].Node != "" && slices.Contains(r.Tied, up[i].Node) &&
+				slices.Contains(r.Tied, st[i].Node) {
+				r.Verdict = TieAgree
+			}
+			diverged = mode != ModeSerial
+		case up[i].Node != "" || (up[i].Reason == st[i].Reason &&
+			up[i].ObservedGeneration == st[i].ObservedGeneration &&
+			(core == st[i].Message || up[i].Message == st[i].Message)):
+			r.Verdict = Agree
+		default:
+			r.Verdict = Disagree
+		}
+		if r.Verdict == Disagree {
+			r.Kind = Kind(up[i], st[i], core)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// OwedShape is an owed part with its numbers replaced by N, to count alike parts together.
+func OwedShape(owed string) string { return digits.ReplaceAllString(owed, "N") }
+
+// Kind names what differs between two outcomes (core is upstream's message without owed parts),
+// each difference once, joined by " + ", so that a report groups disagreements of one cause.
+func Kind(up, st Outcome, core string) string {
+	if up.Node != st.Node {
+		return "placement"
+	}
+	var kinds []string
+	if up.Reason != st.Reason {
+		kinds = append(kinds, "reason")
+	}
+	if up.ObservedGeneration != st.ObservedGeneration {
+		kinds = append(kinds, "condition's observedGeneration")
+	}
+	if core != st.Message && up.Message != st.Message {
+		switch {
+		case slices.Equal(reasonItems(core), reasonItems(st.Message)):
+			kinds = append(kinds, "message: the same reasons in another order")
+		case strings.Contains(st.Message, "plugin(s) [PreFilter]") && !strings.Contains(core, "[PreFilter]"):
+			kinds = append(kinds, "message: [PreFilter] where upstream names the plugin")
+		default:
+			kinds = append(kinds, "message")
+		}
+	}
+	return strings.Join(kinds, " + ")
+}
+
+// reasonItems are the "<count> <reason>" parts of a FitError message, sorted.
+func reasonItems(msg string) []string {
+	_, rest, ok := strings.Cut(msg, " are available: ")
+	if !ok {
+		return nil
+	}
+	items := strings.Split(strings.TrimSuffix(rest, "."), ", ")
+	slices.Sort(items)
+	return items
+}

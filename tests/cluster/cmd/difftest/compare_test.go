@@ -1,0 +1,158 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+const (
+	fitMsg = "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s)."
+	owed   = "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+)
+
+func bound(pod, node string) Outcome { return Outcome{Pod: pod, Node: node} }
+func unsched(pod, msg string) Outcome {
+	return Outcome{Pod: pod, Reason: "Unschedulable", Message: msg}
+}
+
+func TestCompare(t *testing.T) {
+	tie := map[string]Scores{"difftest/p": {"a": 90, "b": 90, "c": 10}}
+	noTie := map[string]Scores{"difftest/p": {"a": 90, "b": 80, "c": 10}}
+	for _, tc := range []struct {
+		name     string
+		up, st   Outcome
+		scores   map[string]Scores
+		want     Verdict
+		wantOwed string
+	}{
+		{"same node", bound("p", "a"), bound("p", "a"), noTie, Agree, ""},
+		{"other node of a tie", bound("p", "a"), bound("p", "b"), tie, TieAgree, ""},
+		{"node outside the tie", bound("p", "a"), bound("p", "c"), tie, Disagree, ""},
+		{"other node, no tie", bound("p", "a"), bound("p", "b"), noTie, Disagree, ""},
+		{"other node, no scores (one feasible node)", bound("p", "a"), bound("p", "b"), nil, Disagree, ""},
+		{"bound by one only", bound("p", "a"), unsched("p", fitMsg), tie, Disagree, ""},
+		{"message equal once the preemption part is cut", unsched("p", fitMsg+" "+owed),
+			unsched("p", fitMsg), nil, Agree, owed},
+		{"message equal with the preemption part", unsched("p", fitMsg+" "+owed),
+			unsched("p", fitMsg+" "+owed), nil, Agree, ""},
+		{"reasons in another order", unsched("p", fitMsg+" "+owed),
+			unsched("p", "0/3 nodes are available: 2 node(s) had untolerated taint(s), 1 Insufficient cpu."),
+			nil, Disagree, owed},
+		{"other reason", unsched("p", fitMsg), Outcome{Pod: "p", Reason: "SchedulerError", Message: fitMsg},
+			nil, Disagree, ""},
+		{"condition without observedGeneration", Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg,
+			ObservedGeneration: 1}, unsched("p", fitMsg), nil, Disagree, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, mode := range []string{ModeSerial, ModeBatch} {
+				rs := Compare(7, mode, []Outcome{tc.up}, []Outcome{tc.st}, tc.scores)
+				if len(rs) != 1 || rs[0].Verdict != tc.want || rs[0].Owed != tc.wantOwed {
+					t.Fatalf("%s: got %+v, want verdict %s, owed %q", mode, rs, tc.want, tc.wantOwed)
+				}
+			}
+		})
+	}
+}
+
+// After a placement differs, later pods of a batch saw another cluster: they are not compared;
+// serial mode re-pins every pod, so it keeps comparing.
+func TestCompareStopsBatchAtFirstDivergence(t *testing.T) {
+	scores := map[string]Scores{"difftest/p1": {"a": 5, "b": 5}}
+	up := []Outcome{bound("p0", "a"), bound("p1", "a"), bound("p2", "a"), unsched("p3", fitMsg)}
+	st := []Outcome{bound("p0", "a"), bound("p1", "b"), bound("p2", "b"), unsched("p3", "other")}
+	verdicts := func(mode string) []Verdict {
+		var v []Verdict
+		for _, r := range Compare(1, mode, up, st, scores) {
+			v = append(v, r.Verdict)
+		}
+		return v
+	}
+	if got, want := verdicts(ModeBatch), []Verdict{Agree, TieAgree, NotCompared, NotCompared}; !reflect.DeepEqual(got, want) {
+		t.Errorf("batch: %v, want %v", got, want)
+	}
+	if got, want := verdicts(ModeSerial), []Verdict{Agree, TieAgree, Disagree, Disagree}; !reflect.DeepEqual(got, want) {
+		t.Errorf("serial: %v, want %v", got, want)
+	}
+	// A message that differs changes no placement: the batch goes on.
+	up2 := []Outcome{unsched("p0", fitMsg), bound("p1", "a")}
+	st2 := []Outcome{unsched("p0", "other"), bound("p1", "b")}
+	rs := Compare(1, ModeBatch, up2, st2, nil)
+	if rs[0].Verdict != Disagree || rs[1].Verdict != Disagree {
+		t.Errorf("batch after a message difference: %v, %v", rs[0].Verdict, rs[1].Verdict)
+	}
+	if c := Count(Compare(1, ModeBatch, up, st, scores)); c != (Counts{Compared: 2, Agreed: 2, Ties: 1, NotCompared: 2}) {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// Upstream's log as v1.37.2 writes it: interleaved lines of other pods and a pod scored twice;
+// the last pass counts.
+func TestParseScores(t *testing.T) {
+	log := `I1125 22:36:09.539400   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/p1"
+I1125 22:36:09.539470   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p1" node="a" score=98
+I1125 22:36:09.539485   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p1" node="b" score=98
+I1125 22:36:09.539490   1 schedule_one.go:483] "Successfully bound pod to node" pod="difftest/p0" node="a"
+I1125 22:36:09.539495   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p1" node="c" score=-3
+I1125 22:36:09.669020   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p2" node="a" score=333
+I1125 22:36:09.669030   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p2" node="b" score=300
+I1125 22:36:10.669020   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p2" node="b" score=310
+I1125 22:36:10.669030   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p2" node="c" score=310
+I1125 22:36:11.000000   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p3" node="a" score=1
+I1125 22:36:11.000001   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p4" node="a" score=1
+I1125 22:36:11.000002   1 schedule_one.go:1052] "Calculated node's final score for pod" pod="difftest/p3" node="b" score=1
+`
+	path := filepath.Join(t.TempDir(), "upstream.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseScores(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Scores{
+		"difftest/p1": {"a": 98, "b": 98, "c": -3},
+		"difftest/p2": {"b": 310, "c": 310},
+		"difftest/p3": {"b": 1}, // a later pass began when another pod's line came between
+		"difftest/p4": {"a": 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParseScores = %v, want %v", got, want)
+	}
+	if top := got["difftest/p1"].Top(); !reflect.DeepEqual(top, []string{"a", "b"}) {
+		t.Errorf("Top = %v", top)
+	}
+}
+
+func TestOwedShape(t *testing.T) {
+	if got := OwedShape(owed); got != "preemption: N/N nodes are available: N Preemption is not helpful for scheduling." {
+		t.Errorf("OwedShape = %q", got)
+	}
+}
+
+func TestKind(t *testing.T) {
+	other := "0/3 nodes are available: 2 node(s) had untolerated taint(s), 1 Insufficient cpu."
+	for _, tc := range []struct {
+		up, st Outcome
+		want   string
+	}{
+		{bound("p", "a"), bound("p", "b"), "placement"},
+		{bound("p", "a"), unsched("p", fitMsg), "placement"},
+		{unsched("p", fitMsg), Outcome{Pod: "p", Reason: "SchedulerError", Message: fitMsg}, "reason"},
+		{Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg, ObservedGeneration: 1}, unsched("p", fitMsg),
+			"condition's observedGeneration"},
+		{Outcome{Pod: "p", Reason: "Unschedulable", Message: fitMsg + " " + owed, ObservedGeneration: 1},
+			unsched("p", other), "condition's observedGeneration + message: the same reasons in another order"},
+		{unsched("p", fitMsg), unsched("p", other), "message: the same reasons in another order"},
+		{unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]."),
+			unsched("p", "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [PreFilter]."),
+			"message: [PreFilter] where upstream names the plugin"},
+		{unsched("p", fitMsg), unsched("p", "0/3 nodes are available: 3 Insufficient cpu."), "message"},
+	} {
+		core, _ := SplitOwed(tc.up.Message)
+		if got := Kind(tc.up, tc.st, core); got != tc.want {
+			t.Errorf("Kind(%v, %v) = %q, want %q", tc.up, tc.st, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+// Command difftest is the differential test of stowage against upstream kube-scheduler of the
+// same release: seeded random cluster states (gen.go), each scheduled by both on one real
+// apiserver in serial and batch modes (run.go), compared pod by pod (compare.go) and
+// reported (report.go). It exits 1 on any disagreement and 2 when a run cannot be carried out.
+// scripts/difftest starts the test cluster and calls it; see docs/differential-testing.md.
+//
+// Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
+//
+//	[-seed N] [-states N] [-nodes N] [-pods N] [-modes serial,batch] [-state FILE] [-ci]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/yaml"
+)
+
+// The CI run: a fixed seed and sizes that take a few minutes on two shared cores.
+const (
+	ciSeed   = 20261125
+	ciStates = 12
+	ciNodes  = 10
+	ciPods   = 20
+)
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the test cluster (required)")
+	stowage := flag.String("stowage", "build/cmd/stowage/stowage", "stowage binary")
+	upstream := flag.String("upstream", "tests/cluster/bin/kube-scheduler", "kube-scheduler binary")
+	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the first state; state i uses seed+i")
+	states := flag.Int("states", 3, "number of states")
+	nodes := flag.Int("nodes", 8, "nodes per state (at most 100, so both schedulers score every node)")
+	pods := flag.Int("pods", 16, "pods per state")
+	modes := flag.String("modes", "serial,batch", "modes, of serial and batch")
+	out := flag.String("out", "", "directory for logs, states and results.json (required)")
+	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
+	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
+	ci := flag.Bool("ci", false, fmt.Sprintf("the CI run: -seed %d -states %d -nodes %d -pods %d",
+		ciSeed, ciStates, ciNodes, ciPods))
+	flag.Parse()
+	if *ci {
+		*seed, *states, *nodes, *pods = ciSeed, ciStates, ciNodes, ciPods
+	}
+	if *kubeconfig == "" || *out == "" {
+		fail(fmt.Errorf("-kubeconfig and -out are required"))
+	}
+	if *nodes < 1 || *nodes > 100 || *pods < 1 || *states < 1 {
+		fail(fmt.Errorf("need 1 <= -nodes <= 100, -pods >= 1, -states >= 1"))
+	}
+	modeList := strings.Split(*modes, ",")
+	for _, m := range modeList {
+		if m != ModeSerial && m != ModeBatch {
+			fail(fmt.Errorf("unknown mode %q", m))
+		}
+	}
+	scheds := []Scheduler{{Name: "upstream", Binary: *upstream}, {Name: "stowage", Binary: *stowage}}
+	for _, s := range scheds {
+		if st, err := os.Stat(s.Binary); err != nil || st.IsDir() {
+			fail(fmt.Errorf("%s binary %s not found", s.Name, s.Binary))
+		}
+	}
+	fail(os.MkdirAll(*out, 0o755))
+	// client-go's own log lines go to a file, not the report.
+	klogFile, err := os.Create(filepath.Join(*out, "driver.log"))
+	fail(err)
+	klog.LogToStderr(false)
+	klog.SetOutput(klogFile)
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	fail(err)
+	cfg.QPS, cfg.Burst, cfg.UserAgent = -1, 0, "stowage-difftest"
+	cs, err := kubernetes.NewForConfig(cfg)
+	fail(err)
+	ctx := context.Background()
+	x, err := NewRunner(ctx, cs, *kubeconfig, *out, *quiet)
+	fail(err)
+
+	var list []State
+	if *stateFile != "" {
+		b, err := os.ReadFile(*stateFile)
+		fail(err)
+		var s State
+		fail(yaml.UnmarshalStrict(b, &s))
+		list = []State{s}
+		*nodes, *pods = len(s.Nodes), len(s.Pods)
+	} else {
+		for i := 0; i < *states; i++ {
+			list = append(list, Generate(*seed+uint64(i), *nodes, *pods))
+		}
+	}
+	start := time.Now()
+	rep := Report{Modes: modeList, Nodes: *nodes, Pods: *pods, Out: *out}
+	for i, s := range list {
+		path := filepath.Join(*out, fmt.Sprintf("state-%d.yaml", s.Seed))
+		b, _ := yaml.Marshal(s)
+		fail(os.WriteFile(path, b, 0o644))
+		for _, mode := range modeList {
+			fmt.Fprintf(os.Stderr, "[%d/%d %s] seed %d, %s ... ", i+1, len(list),
+				time.Since(start).Round(time.Second), s.Seed, mode)
+			rs, err := compareOne(ctx, x, scheds, s, mode)
+			fail(err)
+			rep.Add(s.Seed, path, rs)
+			fmt.Fprintln(os.Stderr, Tally(rs))
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	fail(rep.WriteJSON(filepath.Join(*out, "results.json")))
+	rep.Print(os.Stdout)
+	if rep.Disagreements() > 0 {
+		os.Exit(1)
+	}
+}
+
+// compareOne runs one state in one mode under upstream, then stowage, and compares.
+func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mode string) ([]Result, error) {
+	tag := fmt.Sprint(s.Seed)
+	up, upLog, err := x.Run(ctx, scheds[0], tag, mode, s, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
+	}
+	var pin map[string]string
+	if mode == ModeSerial {
+		pin = map[string]string{}
+		for _, o := range up {
+			pin[o.Pod] = o.Node
+		}
+	}
+	st, _, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
+	}
+	scores, err := ParseScores(upLog)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(s.Seed, mode, up, st, scores), nil
+}
+
+func fail(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "\ndifftest:", err)
+		os.Exit(2)
+	}
+}

@@ -1,0 +1,360 @@
+package main
+
+// Running one state under one scheduler on the shared apiserver, in one mode:
+//
+//	serial:  the scheduler runs; pods are created one at a time, each waited for until it is
+//	         bound or marked unschedulable. An unschedulable pod is deleted at once, so it is
+//	         never retried later. When a pin (upstream's outcomes) is given, a pod the scheduler
+//	         placed elsewhere is moved to upstream's node (deleted and created bound), so every
+//	         pod of both runs is scheduled against the same cluster whatever came before.
+//	batch:   the scheduler runs; all pods are created in order, then waited for together.
+//
+// Nodes and pods are created only once the scheduler has decided a sentinel pod, so none comes
+// from its initial list: that list is replayed in Go map order (client-go's WatchList fills a
+// temporary store and replaces from its List), so upstream itself takes such pods in a random
+// order, and keeps the image size of a random node.
+// Created one by one while it runs, pods are taken in creation order (one priority, FIFO), so
+// in batch mode the states stay equal while the placements agree; compare.go stops comparing
+// at the first placement that differs.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Modes in the order they run.
+const (
+	ModeSerial = "serial"
+	ModeBatch  = "batch"
+)
+
+// placeholder is the only node while a scheduler starts (see Run).
+var placeholder = v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "placeholder"},
+	Spec: v1.NodeSpec{Unschedulable: true}}
+
+// sentinel is a pod that fits no node: once it is marked unschedulable the scheduler has
+// synced and runs its loop. It is deleted before the state's pods come, leaving no trace.
+var sentinel = v1.Pod{
+	ObjectMeta: metav1.ObjectMeta{Name: "sentinel", Namespace: namespace},
+	Spec: v1.PodSpec{NodeSelector: map[string]string{"difftest.example.com/none": "none"},
+		Containers: []v1.Container{{Name: "c", Image: "registry.example.com/tiny:1"}}},
+}
+
+// Outcome is what a scheduler made of one pod.
+type Outcome struct {
+	Pod     string `json:"pod"`
+	Node    string `json:"node,omitempty"`
+	Reason  string `json:"reason,omitempty"`  // PodScheduled reason when not bound
+	Message string `json:"message,omitempty"` // PodScheduled message when not bound
+	// ObservedGeneration of the PodScheduled condition when not bound (the scheduler sets it).
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+func (o Outcome) String() string {
+	if o.Node != "" {
+		return "bound to " + o.Node
+	}
+	return fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration)
+}
+
+// Runner drives one apiserver.
+type Runner struct {
+	cs         kubernetes.Interface
+	kubeconfig string
+	dir        string        // scheduler logs and configuration
+	quiet      time.Duration // batch modes: how long nothing may change before outcomes are read
+	podTimeout time.Duration
+	pods       corelisters.PodLister
+	changed    chan struct{}
+}
+
+// NewRunner starts a pod informer on the test namespace.
+func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir string, quiet time.Duration) (*Runner, error) {
+	x := &Runner{cs: cs, kubeconfig: kubeconfig, dir: dir, quiet: quiet, podTimeout: 30 * time.Second,
+		changed: make(chan struct{}, 1)}
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(namespace))
+	inf := f.Core().V1().Pods()
+	x.pods = inf.Lister()
+	notify := func(any) {
+		select {
+		case x.changed <- struct{}{}:
+		default:
+		}
+	}
+	_, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify,
+		UpdateFunc: func(_, n any) { notify(n) }, DeleteFunc: notify})
+	if err != nil {
+		return nil, err
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
+		return nil, fmt.Errorf("pod informer did not sync")
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, err
+	}
+	return x, writeSchedulerConfig(filepath.Join(dir, "scheduler-config.yaml"), kubeconfig)
+}
+
+// waitUntil re-evaluates cond on every pod event (and every 250 ms) until it holds.
+func (x *Runner) waitUntil(ctx context.Context, timeout time.Duration, cond func() bool) bool {
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline:
+			return false
+		case <-x.changed:
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// outcome is the pod's decision, if it has one.
+func (x *Runner) outcome(name string) (Outcome, bool) {
+	p, err := x.pods.Pods(namespace).Get(name)
+	if err != nil {
+		return Outcome{Pod: name}, false
+	}
+	if p.Spec.NodeName != "" {
+		return Outcome{Pod: name, Node: p.Spec.NodeName}, true
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
+			return Outcome{Pod: name, Reason: c.Reason, Message: c.Message,
+				ObservedGeneration: c.ObservedGeneration}, true
+		}
+	}
+	return Outcome{Pod: name}, false
+}
+
+func (x *Runner) gone(name string) bool {
+	_, err := x.pods.Pods(namespace).Get(name)
+	return apierrors.IsNotFound(err)
+}
+
+func (x *Runner) deletePod(ctx context.Context, name string) error {
+	err := x.cs.CoreV1().Pods(namespace).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if !x.waitUntil(ctx, x.podTimeout, func() bool { return x.gone(name) }) {
+		return fmt.Errorf("pod %s not deleted within %s", name, x.podTimeout)
+	}
+	return nil
+}
+
+// createPod creates pod, bound to node when node is set (no scheduler takes it then).
+func (x *Runner) createPod(ctx context.Context, pod *v1.Pod, node string) error {
+	p := pod.DeepCopy()
+	p.Spec.NodeName = node
+	if _, err := x.cs.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating pod %s: %w", p.Name, err)
+	}
+	return nil
+}
+
+// clearPods deletes every pod of the namespace and waits until the informer saw them go.
+func (x *Runner) clearPods(ctx context.Context) error {
+	err := x.cs.CoreV1().Pods(namespace).DeleteCollection(ctx,
+		metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	if !x.waitUntil(ctx, time.Minute, func() bool {
+		l, _ := x.pods.Pods(namespace).List(labels.Everything())
+		return len(l) == 0
+	}) {
+		return fmt.Errorf("pods not deleted within a minute")
+	}
+	return nil
+}
+
+// deleteNodes deletes every node of the cluster and waits until none is listed.
+func (x *Runner) deleteNodes(ctx context.Context) error {
+	if err := x.cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		l, err := x.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		if len(l.Items) == 0 {
+			return nil
+		}
+		if i == 100 {
+			return fmt.Errorf("%d nodes still present after deletion", len(l.Items))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// barrier returns once the scheduler decided the sentinel pod against n nodes: its message
+// counts the nodes in its cache (with none, any message but one counting the placeholder). The sentinel is tried again until then, since a pod that fits
+// no node is not retried when nodes come.
+func (x *Runner) barrier(ctx context.Context, n int, alive func() bool) error {
+	want := fmt.Sprintf("0/%d nodes are available", n)
+	for attempt := 0; attempt < 100; attempt++ {
+		if err := x.createPod(ctx, &sentinel, ""); err != nil {
+			return err
+		}
+		var o Outcome
+		var ok bool
+		if !x.waitUntil(ctx, time.Minute, func() bool { o, ok = x.outcome(sentinel.Name); return ok || !alive() }) || !ok {
+			return fmt.Errorf("no decision on a sentinel pod within a minute")
+		}
+		if err := x.deletePod(ctx, sentinel.Name); err != nil {
+			return err
+		}
+		if strings.HasPrefix(o.Message, want) || (n == 0 && !strings.HasPrefix(o.Message, "0/1 nodes")) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("the scheduler never saw all %d nodes", n)
+}
+
+// Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
+// the path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
+// ("" for unschedulable).
+//
+// The nodes are created one by one once the scheduler runs, so it adds them in creation order
+// (an initial list would come in Go map order, see above): where nodes report one image at
+// different sizes, upstream keeps the size of the first node that reported it. A placeholder
+// node stands in until then, because a pod tried against no node at all is retried at once by
+// stowage, in a loop.
+func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]string) ([]Outcome, string, error) {
+	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-%s-%s.log", tag, mode, s.Name))
+	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
+	if err := x.clearPods(ctx); err != nil {
+		return nil, logPath, err
+	}
+	if err := x.deleteNodes(ctx); err != nil {
+		return nil, logPath, err
+	}
+	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
+		return nil, logPath, err
+	}
+	proc, err := startScheduler(s, cfg, logPath)
+	if err != nil {
+		return nil, logPath, err
+	}
+	defer proc.stop()
+	alive := func() bool { return proc.alive() }
+	if err := x.barrier(ctx, 1, alive); err != nil {
+		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
+	}
+	if err := x.cs.CoreV1().Nodes().Delete(ctx, placeholder.Name, metav1.DeleteOptions{}); err != nil {
+		return nil, logPath, err
+	}
+	for i := range st.Nodes {
+		if _, err := x.cs.CoreV1().Nodes().Create(ctx, &st.Nodes[i], metav1.CreateOptions{}); err != nil {
+			return nil, logPath, fmt.Errorf("creating node %s: %w", st.Nodes[i].Name, err)
+		}
+	}
+	if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
+		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
+	}
+	var out []Outcome
+	if mode == ModeSerial {
+		out, err = x.serial(ctx, st.Pods, pin, alive)
+	} else {
+		for i := range st.Pods {
+			if err := x.createPod(ctx, &st.Pods[i], ""); err != nil {
+				return nil, logPath, err
+			}
+		}
+		out, err = x.together(ctx, st.Pods, alive)
+	}
+	if err == nil && !alive() {
+		err = fmt.Errorf("%s exited during the run; see %s", s.Name, logPath)
+	}
+	proc.stop()
+	if err != nil {
+		return nil, logPath, err
+	}
+	return out, logPath, x.clearPods(ctx)
+}
+
+func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]string, alive func() bool) ([]Outcome, error) {
+	var out []Outcome
+	for i := range pods {
+		name := pods[i].Name
+		if err := x.createPod(ctx, &pods[i], ""); err != nil {
+			return nil, err
+		}
+		var o Outcome
+		var ok bool
+		x.waitUntil(ctx, x.podTimeout, func() bool { o, ok = x.outcome(name); return ok || !alive() })
+		if !ok {
+			o.Reason, o.Message = "Timeout", fmt.Sprintf("no decision within %s", x.podTimeout)
+		}
+		out = append(out, o)
+		want, pinned := pin[name]
+		if !pinned {
+			want = o.Node
+		}
+		if o.Node != "" && o.Node == want {
+			continue
+		}
+		// Unschedulable pods leave (upstream never sees them again); misplaced ones move.
+		if err := x.deletePod(ctx, name); err != nil {
+			return nil, err
+		}
+		if want != "" {
+			if err := x.createPod(ctx, &pods[i], want); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// together waits until every pod has a decision and nothing changed for the quiet period (a
+// pod retried at once shows its later message), then reads the outcomes.
+func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool) ([]Outcome, error) {
+	decided := func() bool {
+		for i := range pods {
+			if _, ok := x.outcome(pods[i].Name); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	x.waitUntil(ctx, time.Duration(len(pods))*x.podTimeout/4+x.podTimeout, func() bool { return decided() || !alive() })
+	for quiet := false; !quiet && alive(); {
+		select {
+		case <-x.changed:
+		case <-time.After(x.quiet):
+			quiet = true
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	var out []Outcome
+	for i := range pods {
+		o, ok := x.outcome(pods[i].Name)
+		if !ok {
+			o.Reason, o.Message = "Timeout", "no decision by the end of the batch"
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

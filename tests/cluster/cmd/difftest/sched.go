@@ -1,0 +1,160 @@
+package main
+
+// The schedulers under comparison run as child processes with the same flags and the same
+// configuration file; upstream's log is read afterwards for the per-node final scores.
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Scheduler is a scheduler binary under test.
+type Scheduler struct {
+	Name   string // "upstream" or "stowage"
+	Binary string
+}
+
+// process is a running scheduler.
+type process struct {
+	cmd    *exec.Cmd
+	log    *os.File
+	exited chan struct{}
+}
+
+// writeSchedulerConfig writes the configuration both schedulers get: the default profile,
+// no leader election, and client limits high enough that the client never paces a run.
+func writeSchedulerConfig(path, kubeconfig string) error {
+	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+  qps: 1000
+  burst: 2000
+leaderElection:
+  leaderElect: false
+`, kubeconfig)
+	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// schedulerArgs are the flags of both schedulers. schedule_one.go logs every node's final score
+// at V(10); raising only that file keeps the client's request dumps of -v=10 out of the log.
+func schedulerArgs(config string, port int) []string {
+	return []string{"--config=" + config, fmt.Sprintf("--secure-port=%d", port),
+		"--bind-address=127.0.0.1", "-v=3", "--vmodule=schedule_one=10"}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startScheduler starts s with its output in logPath.
+func startScheduler(s Scheduler, config, logPath string) (*process, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := schedulerArgs(config, port)
+	fmt.Fprintf(log, "# %s %s\n", s.Binary, strings.Join(args, " "))
+	p := &process{cmd: exec.Command(s.Binary, args...), log: log, exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	if err := p.cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("starting %s: %w", s.Binary, err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	return p, nil
+}
+
+// alive reports whether the process still runs.
+func (p *process) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop sends SIGTERM and kills after 10 s.
+func (p *process) stop() {
+	if p.alive() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	}
+	p.log.Close()
+}
+
+// Scores are one scheduling attempt's per-node final scores of a pod.
+type Scores map[string]int64
+
+// scoreLine matches upstream's "Calculated node's final score for pod" (klog text format).
+var scoreLine = regexp.MustCompile(`"Calculated node's final score for pod" pod="([^"]+)" node="([^"]+)" score=(-?\d+)`)
+
+// ParseScores reads a scheduler log and returns, per pod ("namespace/name"), the scores of its
+// last scoring pass. Scheduling cycles run one at a time, so a pass is a run of score lines of
+// one pod; a node seen again in the run starts a new pass (the same pod tried again).
+func ParseScores(path string) (map[string]Scores, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]Scores{}
+	last := ""
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		m := scoreLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		score, _ := strconv.ParseInt(m[3], 10, 64)
+		pass := out[m[1]]
+		if _, seen := pass[m[2]]; m[1] != last || seen {
+			pass = Scores{}
+			out[m[1]] = pass
+		}
+		last = m[1]
+		pass[m[2]] = score
+	}
+	return out, sc.Err()
+}
+
+// Top is the set of nodes sharing the highest score, sorted.
+func (s Scores) Top() []string {
+	var best int64
+	var top []string
+	for n, v := range s {
+		switch {
+		case len(top) == 0 || v > best:
+			best, top = v, []string{n}
+		case v == best:
+			top = append(top, n)
+		}
+	}
+	slices.Sort(top)
+	return top
+}
