@@ -4,6 +4,7 @@
 
 #include "cmd/stowage/app/zpages.h"
 #include "pkg/common/logging.h"
+#include "pkg/config/written.h"
 
 namespace stowage::app {
 namespace {
@@ -78,8 +79,12 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
     });
   }
   if (sources.config != nullptr) {
-    routes.emplace_back("/configz", [cfg = sources.config](const server::Request&) {
-      return FromZpage(Configz(*cfg));
+    // Upstream sets /configz from the configuration scheduler.New completed, the one
+    // --write-config-to writes (every plugin weight set, profiles expanded).
+    auto written = config::WrittenConfig(*sources.config);
+    if (!written.ok()) return written.status();
+    routes.emplace_back("/configz", [z = Configz(*written)](const server::Request&) {
+      return FromZpage(z);
     });
   }
   if (sources.profiling) {

@@ -55,7 +55,8 @@ struct ZpageRequest {
 // The name the pages report (upstream's component name).
 inline constexpr std::string_view kZpageComponent = "kube-scheduler";
 
-// /configz for the effective configuration.
+// /configz for the effective configuration; the router passes the one scheduler.New completed
+// (config::WrittenConfig), as upstream sets it.
 ZpageResponse Configz(const config::KubeSchedulerConfiguration& cfg);
 
 // Every flag's current value as pflag prints it, by name (upstream's NamedFlagSetsReader: all
