@@ -103,6 +103,9 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   });
   metrics::RegisterComponentMetrics();
   metrics::SetBuildInfo(metrics::BuildInfo{});
+  metrics::SetVersionInfo({.binary = std::string(kKubeSchedulerVersion.substr(1)),
+                           .emulation = gates.emulation.String(),
+                           .min_compat = gates.min_compatibility.String()});
   for (const FeatureGateSpec& g : options.feature_gates.Gates()) {
     metrics::SetFeatureEnabled(g.name, g.stage == "GA" ? "" : g.stage,
                                options.feature_gates.Enabled(g.name));
