@@ -17,9 +17,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
+	"stowage.dev/tests/cluster/internal/loopback"
 	"time"
 )
 
@@ -90,15 +90,6 @@ type RunEnv struct {
 	TestCluster string
 	WorkDir     string // cluster data and configs (removed per run)
 	LogDir      string
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func writeConfig(path, kubeconfig string, w *Workload) error {
@@ -193,7 +184,7 @@ func (x *runner) setup() error {
 // startScheduler starts the scheduler on a free port; its log is named after the run.
 func (x *runner) startScheduler(suffix string) error {
 	var err error
-	if x.port, err = freePort(); err != nil {
+	if x.port, err = loopback.FreePort(); err != nil {
 		return err
 	}
 	log := fmt.Sprintf("%s-%s-%d%s.log", x.w.Slug(), x.spec.Name, x.r.Run, suffix)

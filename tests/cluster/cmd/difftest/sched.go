@@ -6,11 +6,11 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"regexp"
 	"slices"
+	"stowage.dev/tests/cluster/internal/loopback"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,18 +52,9 @@ func schedulerArgs(config string, port int) []string {
 		"--bind-address=127.0.0.1", "-v=3", "--vmodule=schedule_one=10"}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // startScheduler starts s with its output in logPath.
 func startScheduler(s Scheduler, config, logPath string) (*process, error) {
-	port, err := freePort()
+	port, err := loopback.FreePort()
 	if err != nil {
 		return nil, err
 	}

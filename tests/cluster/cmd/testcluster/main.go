@@ -17,11 +17,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"stowage.dev/tests/cluster/internal/loopback"
 	"strconv"
 	"strings"
 	"time"
@@ -65,15 +65,12 @@ func (s state) readOrCreate(name string, make func() ([]byte, error)) []byte {
 	return b
 }
 
-// freePort asks the kernel for an unused loopback port; the small race until it is bound again
-// is acceptable for a test harness.
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := loopback.FreePort()
 	if err != nil {
 		fail(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 func (s state) port(name string, fixed int) int {
