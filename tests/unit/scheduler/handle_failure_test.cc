@@ -131,20 +131,27 @@ class HandleFailureTest : public ::testing::Test {
   std::jthread loop_;
 };
 
-// The failed pod is deleted (the informer and the queue let go of it) right after it is handed
-// back to the queue; its event and status patch must still name it. Reading it through the
-// queue's entry was a use after free (std::bad_alloc in the field; AddressSanitizer reports it).
-TEST_F(HandleFailureTest, PodDeletedOnceRequeuedIsStillWrittenAbout) {
+// The pod changes while it is being scheduled (so the informer no longer holds the object the
+// queue gave out), then is deleted right after it is handed back to the queue: the queue lets
+// go of the last reference to the object the attempt started with. The event and the status
+// patch must still name the pod; reading it through the queue's entry was a use after free
+// (std::bad_alloc in the field; AddressSanitizer reports it in this test).
+TEST_F(HandleFailureTest, PodChangedThenDeletedOnceRequeuedIsStillWrittenAbout) {
   std::atomic<bool> once{false};
   options_.after_failure_requeue_for_test = [&] {
     if (once.exchange(true)) return;
-    api_->Push(kPods, "DELETED", Pod("doomed", "u1"));
+    api_->Push(kPods, "DELETED", Pod("doomed", "u1", 2));
     // Events are handled in order: once the marker is in, the deletion has been handled.
     api_->Push(kPods, "ADDED", Pod("marker", "u2", 1, "other-scheduler"));
     ASSERT_TRUE(Eventually([&] { return InStore("marker") && !InStore("doomed"); }));
     EXPECT_EQ(sched_->queue().UnschedulableSize() + sched_->queue().BackoffSize(), 0u);
   };
-  Start({Pod("doomed", "u1")});
+  RejectAll::hold = true;
+  Start({Pod("doomed", "u1", 1)});
+  ASSERT_TRUE(Eventually([&] { return RejectAll::holding.load(); }));
+  api_->Push(kPods, "MODIFIED", Pod("doomed", "u1", 2));
+  ASSERT_TRUE(Eventually([&] { return InStore("doomed", 2); }));
+  RejectAll::hold = false;
   ASSERT_TRUE(Eventually([&] { return !api_->Requests("PATCH", StatusPath("doomed")).empty(); }));
   ASSERT_TRUE(Eventually([&] { return !FailedSchedulingEvents().empty(); }));
   json event = FailedSchedulingEvents().front();
