@@ -238,6 +238,8 @@ void ReadConditions(Reader& r, dom::object o, std::vector<Condition>& out) {
     r.Str(c, "reason", cond.reason);
     r.Str(c, "message", cond.message);
     r.Str(c, "lastTransitionTime", cond.last_transition_time);
+    r.Str(c, "lastProbeTime", cond.last_probe_time);
+    r.Int64(c, "observedGeneration", cond.observed_generation);
   });
 }
 

@@ -149,18 +149,88 @@ std::string EncodeEventSeriesPatch(int32_t count, std::string_view last_observed
                     {{"count", count}, {"lastObservedTime", std::string(last_observed_time)}}}});
 }
 
-std::string EncodePodStatusPatch(const Condition& c,
-                                 const std::optional<std::string>& nominated_node_name) {
-  json cond = {{"type", c.type}, {"status", c.status}};
-  if (!c.reason.empty()) cond["reason"] = c.reason;
-  if (!c.message.empty()) cond["message"] = c.message;
-  if (!c.last_transition_time.empty()) cond["lastTransitionTime"] = c.last_transition_time;
-  json status = {{"conditions", json::array({cond})}};
-  if (nominated_node_name) {
-    status["nominatedNodeName"] =
-        nominated_node_name->empty() ? json(nullptr) : json(*nominated_node_name);
+namespace {
+// A pod condition as Go's json.Marshal writes a v1.PodCondition: empty times are null,
+// observedGeneration, reason and message are left out when empty.
+json GoCondition(const Condition& c) {
+  auto time = [](const std::string& t) { return t.empty() ? json(nullptr) : json(t); };
+  json j = {{"type", c.type},
+            {"status", c.status},
+            {"lastProbeTime", time(c.last_probe_time)},
+            {"lastTransitionTime", time(c.last_transition_time)}};
+  if (c.observed_generation != 0) j["observedGeneration"] = c.observed_generation;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.message.empty()) j["message"] = c.message;
+  return j;
+}
+
+// The fields of b that differ from a, and null for those a has and b lacks (strategicpatch's
+// diffMaps for maps of scalars).
+json DiffFlat(const json& a, const json& b) {
+  json d = json::object();
+  for (const auto& [k, v] : b.items()) {
+    if (!a.contains(k) || a[k] != v) d[k] = v;
   }
-  return Dump(json{{"status", status}});
+  for (const auto& [k, v] : a.items()) {
+    if (!b.contains(k)) d[k] = nullptr;
+  }
+  return d;
+}
+
+const Condition* FindCondition(const std::vector<Condition>& cs, const std::string& type) {
+  for (const auto& c : cs) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+// Go's encoder escapes these for safe embedding in HTML; nlohmann does not.
+std::string EscapeLikeGo(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '<': out += "\\u003c"; break;
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string EncodePodStatusPatch(const PodStatus& old_status, const PodStatus& new_status) {
+  json status = json::object();
+  json changed = json::array();
+  for (const auto& c : new_status.conditions) {
+    const Condition* before = FindCondition(old_status.conditions, c.type);
+    if (before == nullptr) {
+      changed.push_back(GoCondition(c));
+      continue;
+    }
+    json d = DiffFlat(GoCondition(*before), GoCondition(c));
+    if (d.empty()) continue;
+    d["type"] = c.type;
+    changed.push_back(std::move(d));
+  }
+  if (!changed.empty()) {
+    status["conditions"] = std::move(changed);
+    // A list added whole needs no order; a merged one names the order of every element.
+    if (!old_status.conditions.empty()) {
+      json order = json::array();
+      for (const auto& c : new_status.conditions) order.push_back({{"type", c.type}});
+      status["$setElementOrder/conditions"] = std::move(order);
+    }
+  }
+  if (old_status.nominated_node_name != new_status.nominated_node_name) {
+    status["nominatedNodeName"] = new_status.nominated_node_name.empty()
+                                      ? json(nullptr)
+                                      : json(new_status.nominated_node_name);
+  }
+  if (status.empty()) return "{}";
+  // No key or structural character needs escaping, so escaping the whole text is safe.
+  return EscapeLikeGo(Dump(json{{"status", status}}));
 }
 
 std::string JsonQuote(std::string_view s) { return Dump(json(std::string(s))); }

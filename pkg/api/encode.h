@@ -47,10 +47,13 @@ std::string EncodeEvent(const EventRecord& event);
 // computes it: {"series":{"count":N,"lastObservedTime":"..."}}.
 std::string EncodeEventSeriesPatch(int32_t count, std::string_view last_observed_time);
 
-// A strategic-merge patch of pods/status setting one condition and, when given, the
-// nominated node name (empty string clears it).
-std::string EncodePodStatusPatch(const Condition& condition,
-                                 const std::optional<std::string>& nominated_node_name);
+// The strategic-merge patch of pods/status from old_status to new_status, byte for byte as
+// client-go's CreateTwoWayMergePatch makes it from the two statuses marshalled by Go (keys
+// sorted, <, > and & escaped): conditions merge on their type (a new condition whole, a changed
+// one as its changed fields plus its type, then "$setElementOrder/conditions" unless the old
+// list was empty), and nominatedNodeName is set or nulled. Only conditions and
+// nominatedNodeName are compared (the fields the scheduler writes); "{}" when they are equal.
+std::string EncodePodStatusPatch(const PodStatus& old_status, const PodStatus& new_status);
 
 // A JSON string literal for s (quotes and escapes included), for hand-built bodies.
 std::string JsonQuote(std::string_view s);

@@ -252,6 +252,8 @@ struct Condition {  // pod and node conditions share these fields
   std::string reason;
   std::string message;
   std::string last_transition_time;
+  std::string last_probe_time;
+  int64_t observed_generation = 0;  // pod conditions: the metadata.generation they reflect
 };
 
 // status.resources of a pod or a container: what the runtime actually applied. A list the kubelet

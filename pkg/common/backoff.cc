@@ -28,4 +28,14 @@ Duration Backoff::Next() {
   return d;
 }
 
+Status RetryOnError(Clock& clock, const std::function<bool(const Status&)>& retriable,
+                    const std::function<Status()>& fn) {
+  Backoff backoff(kDefaultRetryInitial, Duration::max(), kDefaultRetryFactor, kDefaultRetryJitter);
+  for (int attempt = 1;; ++attempt) {
+    Status s = fn();
+    if (s.ok() || !retriable(s) || attempt == kDefaultRetryAttempts) return s;
+    clock.Sleep(backoff.Next());
+  }
+}
+
 }  // namespace stowage

@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/status.h"
 
 namespace stowage {
 
@@ -30,5 +32,17 @@ class Backoff {
   Duration current_;
   uint64_t rng_state_;
 };
+
+// client-go's retry.DefaultBackoff: 4 attempts, 10 ms apart growing five-fold, 10% jitter.
+inline constexpr int kDefaultRetryAttempts = 4;
+inline constexpr std::chrono::milliseconds kDefaultRetryInitial{10};
+inline constexpr double kDefaultRetryFactor = 5.0;
+inline constexpr double kDefaultRetryJitter = 0.1;
+
+// Calls fn until it succeeds, retriable rejects its error, or kDefaultRetryAttempts calls were
+// made, sleeping the DefaultBackoff on clock in between (client-go's retry.OnError with
+// DefaultBackoff). Returns the last result.
+Status RetryOnError(Clock& clock, const std::function<bool(const Status&)>& retriable,
+                    const std::function<Status()>& fn);
 
 }  // namespace stowage

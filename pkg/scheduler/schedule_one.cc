@@ -10,6 +10,7 @@
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/profile_metrics.h"
+#include "pkg/scheduler/pod_status.h"
 #include "pkg/scheduler/scheduler.h"
 
 namespace stowage::scheduler {
@@ -57,7 +58,9 @@ std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& st
 void Scheduler::ScheduleOne() {
   queue::QueuedPodInfoPtr qpod = queue_->Pop();
   if (!qpod) return;
-  const api::Pod& pod = qpod->pod();
+  // Held apart from qpod, which failure handling hands back to the queue.
+  const api::PodPtr pod_ptr = qpod->pod_info->pod;
+  const api::Pod& pod = *pod_ptr;
   framework::Framework* fw = ProfileFor(pod);
   if (fw == nullptr) {
     queue_->Done(pod);
@@ -173,7 +176,9 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
 
 void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                               const Status& status, const FitError* fit, MonoTime start) {
-  const api::Pod& pod = qpod->pod();
+  // Held here: once qpod is back in the queue, the informer's thread may replace or drop the
+  // queue's pod at any moment (an update, a delete).
+  api::PodPtr pod = qpod->pod_info->pod;
   bool rejected = fit != nullptr;
   // As upstream, a rejection counts as "unschedulable" and anything else as "error".
   fw->metrics().ObserveAttempt(
@@ -186,35 +191,42 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
     qpod->unschedulable_plugins = fit->unschedulable_plugins;
     qpod->unschedulable_plugins.erase("");
   }
-  std::string key = api::NamespacedName(pod.metadata);
+  std::string key = api::NamespacedName(pod->metadata);
   VLOG(2, "unable to schedule pod {}: {}", key, msg);
-  // Requeue only if the pod still exists and is still unbound.
+  // As upstream, requeue only a pod that still exists unbound, and requeue it (and write about
+  // it) as the informer holds it now, since it may have changed while it was being scheduled.
   auto current = informers_.For<api::Pod>(
       informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
                      .store().Get(key);
-  if (current && current->spec.node_name.empty() &&
-      current->metadata.uid == pod.metadata.uid) {
-    queue_->AddUnschedulableIfNotPresent(std::move(qpod), !rejected);
-  } else {
-    queue_->Done(pod);
-  }
-  events_->Record(pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
-  api::Condition cond{"PodScheduled", "False",
-                      status.IsRejected() ? "Unschedulable" : "SchedulerError", msg,
-                      api::FormatTime(RealClock().WallNow())};
-  // Skip the write when the pod already carries exactly this condition.
-  if (current) {
-    for (const auto& c : current->status.conditions) {
-      if (c.type == cond.type && c.status == cond.status && c.reason == cond.reason &&
-          c.message == cond.message) {
-        return;
-      }
+  if (current && current->spec.node_name.empty()) {
+    if (current->metadata.uid != pod->metadata.uid) {
+      VLOG(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status "
+              "updates. pod=\"{}\" oldUID=\"{}\" newUID=\"{}\"",
+           key, pod->metadata.uid, current->metadata.uid);
+      queue_->Done(*pod);
+      return;
     }
+    pod = current;
+    qpod->pod_info = framework::NewPodInfo(current);
+    queue_->AddUnschedulableIfNotPresent(std::move(qpod), !rejected);
+    if (options_.after_failure_requeue_for_test) options_.after_failure_requeue_for_test();
+  } else {
+    queue_->Done(*pod);
   }
-  std::string ns = pod.metadata.namespace_, name = pod.metadata.name;
-  SubmitBinding([this, ns, name, cond] {
-    auto s = client::PatchPodStatus(client_, ns, name, api::EncodePodStatusPatch(cond, std::nullopt));
-    if (!s.ok() && !client::IsNotFound(s)) LOG_WARN("updating the status of pod {}/{}: {}", ns, name, s.ToString());
+  // Upstream's failure paths clear the nomination (stowage has no PostFilter to set one).
+  const std::optional<std::string> nominated = "";
+  queue_->DeleteNominatedPodIfExists(*pod);
+  events_->Record(*pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
+  std::optional<std::string> patch = PodScheduledFailurePatch(
+      *pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg, nominated,
+      api::FormatTime(RealClock().WallNow()));
+  if (!patch) return;
+  SubmitBinding([this, pod, patch = std::move(*patch)] {
+    auto s = PatchPodStatusWithRetry(client_, pod->metadata, patch);
+    if (!s.ok() && !client::IsNotFound(s)) {
+      LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(pod->metadata),
+               s.ToString());
+    }
   });
 }
 

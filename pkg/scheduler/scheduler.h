@@ -54,6 +54,9 @@ struct Options {
   // The client events are written with; null: the scheduler's client. Upstream gives events a
   // client of their own so that they do not spend the bindings' rate limit.
   client::RestClient* event_client = nullptr;
+  // Called once a failed pod has been handed back to the queue, before its event and status
+  // are written: tests change the pod (delete it, update it) at that point.
+  std::function<void()> after_failure_requeue_for_test;
 };
 
 class Scheduler : public framework::Handle {

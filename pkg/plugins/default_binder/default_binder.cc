@@ -10,14 +10,8 @@ bool IsRetriable(const stowage::Status& s) { return s.code() == StatusCode::kUna
 
 framework::Status DefaultBinder::Bind(framework::CycleState& /*state*/, const api::Pod& pod,
                                       std::string_view node) {
-  Backoff backoff(kBindRetryInitial, Duration::max(), kBindRetryFactor, kBindRetryJitter);
-  stowage::Status s;
-  for (int attempt = 1;; ++attempt) {
-    s = handle_.BindPod(pod, node);
-    if (s.ok()) return {};
-    if (!IsRetriable(s) || attempt == kBindAttempts) break;
-    clock_.Sleep(backoff.Next());
-  }
+  stowage::Status s = RetryOnError(clock_, IsRetriable, [&] { return handle_.BindPod(pod, node); });
+  if (s.ok()) return {};
   return framework::Status::Error(std::string(s.message()));
 }
 

@@ -25,12 +25,6 @@ namespace stowage::plugins::default_binder {
 
 inline constexpr std::string_view kName = "DefaultBinder";
 
-// client-go's retry.DefaultBackoff: Steps, Duration, Factor and Jitter.
-inline constexpr int kBindAttempts = 4;
-inline constexpr std::chrono::milliseconds kBindRetryInitial{10};
-inline constexpr double kBindRetryFactor = 5.0;
-inline constexpr double kBindRetryJitter = 0.1;
-
 // Whether Bind tries again after this BindPod failure (upstream util.Retriable).
 bool IsRetriable(const stowage::Status& s);
 

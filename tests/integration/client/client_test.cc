@@ -205,9 +205,11 @@ TEST(ClientIntegration, EventsAndStatusPatchesAreAccepted) {
   ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("default").Name("ev")).ok());
   auto pod = client::GetObject<api::Pod>(Admin(), "default", "ev");
   ASSERT_TRUE(pod.ok());
-  api::Condition cond{"PodScheduled", "False", "Unschedulable", "0/0 nodes are available.", ""};
+  api::PodStatus status = pod->status;
+  status.conditions.push_back(
+      {"PodScheduled", "False", "Unschedulable", "0/0 nodes are available.", ""});
   ASSERT_TRUE(client::PatchPodStatus(Admin(), "default", "ev",
-                                     api::EncodePodStatusPatch(cond, std::nullopt))
+                                     api::EncodePodStatusPatch(pod->status, status))
                   .ok());
   auto after = client::GetObject<api::Pod>(Admin(), "default", "ev");
   ASSERT_TRUE(after.ok());

@@ -183,13 +183,16 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
                          R"({"metadata":{"name":"high"},"value":1000})");
   ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
   // Node "small" has 1 CPU; the high-priority pod is nominated to it (as preemption would do)
-  // but cannot be placed now (its selector matches no node), so its CPU must stay free.
+  // but held by a scheduling gate, so its CPU must stay free. (A pod that is tried and fails
+  // has its nomination cleared, as upstream's failure handling does; a gated pod is never
+  // tried, and upstream records its nomination when it is added.)
   ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("small").Capacity("cpu", "1")
                                                .Label("only", "small")).ok());
   auto high = MakePod().Namespace(ns).Name("high").SchedulerName("nominating").Req("cpu", "1");
   std::string body = high.Json();
   body.replace(body.find("\"spec\":{"), 8,
-               R"("spec":{"priorityClassName":"high","nodeSelector":{"only":"nowhere"},)");
+               R"("spec":{"priorityClassName":"high",)"
+               R"("schedulingGates":[{"name":"example.com/hold"}],)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", body).ok());
   ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/high/status",
                             R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
