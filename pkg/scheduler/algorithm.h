@@ -18,7 +18,7 @@
 
 #include "pkg/framework/cycle_state.h"
 #include "pkg/framework/handle.h"
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/framework/types.h"
 
 namespace stowage::scheduler {

@@ -10,7 +10,7 @@
 
 #include "pkg/config/types.h"
 #include "pkg/framework/registry.h"
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 
 namespace stowage::scheduler {
 

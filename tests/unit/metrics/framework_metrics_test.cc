@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/framework/status.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"

@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/stub_plugins.h"

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/builders.h"

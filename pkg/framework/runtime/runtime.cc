@@ -1,4 +1,4 @@
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 
 #include <algorithm>
 #include <atomic>
@@ -6,6 +6,7 @@
 #include <mutex>
 #include <random>
 
+#include "pkg/framework/runtime/waiting_pod.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::framework {
@@ -455,57 +456,6 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   metrics_->ObserveExtensionPoint(EP::kUnreserve, CodeOf(Status()), Since(start));
 }
 
-namespace {
-class WaitingPodImpl final : public WaitingPod {
- public:
-  WaitingPodImpl(api::Pod pod, std::map<std::string, std::chrono::milliseconds> pending)
-      : pod_(std::move(pod)), pending_(std::move(pending)) {}
-  const api::Pod& pod() const override { return pod_; }
-  std::vector<std::string> pending_plugins() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    std::vector<std::string> out;
-    for (const auto& [name, t] : pending_) out.push_back(name);
-    return out;
-  }
-  void Allow(std::string_view plugin) override {
-    std::lock_guard<std::mutex> l(mu_);
-    pending_.erase(std::string(plugin));
-    cv_.notify_all();
-  }
-  void Reject(std::string_view plugin, std::string message) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (rejection_.IsSuccess()) {
-      rejection_ = std::move(Status::Unschedulable(std::move(message)).WithPlugin(plugin));
-    }
-    cv_.notify_all();
-  }
-  // Waits until allowed, rejected, or the shortest pending plugin's timeout.
-  Status Wait() {
-    std::unique_lock<std::mutex> l(mu_);
-    auto start = std::chrono::steady_clock::now();
-    while (rejection_.IsSuccess() && !pending_.empty()) {
-      auto first = std::min_element(pending_.begin(), pending_.end(),
-                                    [](const auto& a, const auto& b) { return a.second < b.second; });
-      auto deadline = start + first->second;
-      if (cv_.wait_until(l, deadline) == std::cv_status::timeout &&
-          std::chrono::steady_clock::now() >= deadline && pending_.count(first->first)) {
-        return std::move(Status::Unschedulable("rejected due to timeout after waiting " +
-                                               std::to_string(first->second.count()) +
-                                               "ms at plugin " + first->first)
-                             .WithPlugin(first->first));
-      }
-    }
-    return rejection_;
-  }
-
- private:
-  const api::Pod pod_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, std::chrono::milliseconds> pending_;  // plugin -> its timeout
-  Status rejection_;
-};
-}  // namespace
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                                    std::chrono::milliseconds& wait) {
