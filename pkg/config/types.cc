@@ -1,6 +1,7 @@
 #include "pkg/config/types.h"
 
 #include <algorithm>
+#include <array>
 
 namespace stowage::config {
 namespace {
@@ -90,71 +91,20 @@ bool operator==(const NodeAffinityArgs& a, const NodeAffinityArgs& b) {
   return Equal(a.added_affinity, b.added_affinity);
 }
 
-std::string_view ExtensionPointName(ExtensionPoint point) {
-  switch (point) {
-    case ExtensionPoint::kPreEnqueue: return "preEnqueue";
-    case ExtensionPoint::kQueueSort: return "queueSort";
-    case ExtensionPoint::kPreFilter: return "preFilter";
-    case ExtensionPoint::kFilter: return "filter";
-    case ExtensionPoint::kPostFilter: return "postFilter";
-    case ExtensionPoint::kPreScore: return "preScore";
-    case ExtensionPoint::kScore: return "score";
-    case ExtensionPoint::kReserve: return "reserve";
-    case ExtensionPoint::kPermit: return "permit";
-    case ExtensionPoint::kPreBind: return "preBind";
-    case ExtensionPoint::kBind: return "bind";
-    case ExtensionPoint::kPostBind: return "postBind";
-    case ExtensionPoint::kPlacementGenerate: return "placementGenerate";
-    case ExtensionPoint::kPlacementScore: return "placementScore";
-    case ExtensionPoint::kPodGroupPostFilter: return "podGroupPostFilter";
-  }
-  return "";
-}
-
-std::string_view ExtensionPointInterfaceName(ExtensionPoint point) {
-  switch (point) {
-    case ExtensionPoint::kPreEnqueue: return "PreEnqueuePlugin";
-    case ExtensionPoint::kQueueSort: return "QueueSortPlugin";
-    case ExtensionPoint::kPreFilter: return "PreFilterPlugin";
-    case ExtensionPoint::kFilter: return "FilterPlugin";
-    case ExtensionPoint::kPostFilter: return "PostFilterPlugin";
-    case ExtensionPoint::kPreScore: return "PreScorePlugin";
-    case ExtensionPoint::kScore: return "ScorePlugin";
-    case ExtensionPoint::kReserve: return "ReservePlugin";
-    case ExtensionPoint::kPermit: return "PermitPlugin";
-    case ExtensionPoint::kPreBind: return "PreBindPlugin";
-    case ExtensionPoint::kBind: return "BindPlugin";
-    case ExtensionPoint::kPostBind: return "PostBindPlugin";
-    case ExtensionPoint::kPlacementGenerate: return "PlacementGeneratePlugin";
-    case ExtensionPoint::kPlacementScore: return "PlacementScorePlugin";
-    case ExtensionPoint::kPodGroupPostFilter: return "PodGroupPostFilterPlugin";
-  }
-  return "";
-}
-
 PluginSet& Plugins::Set(ExtensionPoint point) {
   return const_cast<PluginSet&>(static_cast<const Plugins*>(this)->Set(point));
 }
 
 const PluginSet& Plugins::Set(ExtensionPoint point) const {
-  switch (point) {
-    case ExtensionPoint::kPreEnqueue: return pre_enqueue;
-    case ExtensionPoint::kQueueSort: return queue_sort;
-    case ExtensionPoint::kPreFilter: return pre_filter;
-    case ExtensionPoint::kFilter: return filter;
-    case ExtensionPoint::kPostFilter: return post_filter;
-    case ExtensionPoint::kPreScore: return pre_score;
-    case ExtensionPoint::kScore: return score;
-    case ExtensionPoint::kReserve: return reserve;
-    case ExtensionPoint::kPermit: return permit;
-    case ExtensionPoint::kPreBind: return pre_bind;
-    case ExtensionPoint::kBind: return bind;
-    case ExtensionPoint::kPostBind: return post_bind;
-    case ExtensionPoint::kPlacementGenerate: return placement_generate;
-    case ExtensionPoint::kPlacementScore: return placement_score;
-    case ExtensionPoint::kPodGroupPostFilter: return pod_group_post_filter;
-  }
-  return multi_point;  // unreachable
+  // The `plugins` field of each configurable point, in the enum's order.
+  static constexpr std::array<PluginSet Plugins::*, kNumExtensionPoints> kFields = {
+      &Plugins::pre_enqueue, &Plugins::queue_sort, &Plugins::pre_filter, &Plugins::filter,
+      &Plugins::post_filter, &Plugins::pre_score,  &Plugins::score,      &Plugins::reserve,
+      &Plugins::permit,      &Plugins::pre_bind,   &Plugins::bind,       &Plugins::post_bind,
+      &Plugins::placement_generate, &Plugins::placement_score, &Plugins::pod_group_post_filter,
+  };
+  const auto i = static_cast<size_t>(point);
+  return i < kFields.size() ? this->*kFields[i] : multi_point;
 }
 
 std::string_view ArgsKind(const PluginArgs& args) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/framework/extension_point.h"
 
 namespace stowage::config {
 
@@ -41,39 +42,21 @@ inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 // A Go time.Duration.
 using Duration = std::chrono::nanoseconds;
 
-// The extension points a profile configures plugins for, MultiPoint excluded.
-enum class ExtensionPoint : uint8_t {
-  kPreEnqueue,
-  kQueueSort,
-  kPreFilter,
-  kFilter,
-  kPostFilter,
-  kPreScore,
-  kScore,
-  kReserve,
-  kPermit,
-  kPreBind,
-  kBind,
-  kPostBind,
-  kPlacementGenerate,
-  kPlacementScore,
-  kPodGroupPostFilter,
-};
-inline constexpr size_t kNumExtensionPoints = 15;
-inline constexpr std::array<ExtensionPoint, kNumExtensionPoints> kAllExtensionPoints = {
-    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,  ExtensionPoint::kPreFilter,
-    ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
-    ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
-    ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
-    ExtensionPoint::kPlacementGenerate, ExtensionPoint::kPlacementScore,
-    ExtensionPoint::kPodGroupPostFilter,
-};
+// The extension points a profile configures plugins for, MultiPoint excluded: the framework's
+// one table (pkg/framework/extension_point.h), of which config uses the configurable part.
+using framework::ExtensionPoint;
+inline constexpr size_t kNumExtensionPoints = framework::kNumConfigurableExtensionPoints;
+inline constexpr const auto& kAllExtensionPoints = framework::kConfigurableExtensionPoints;
 
 // The field name of the point in `plugins` ("preFilter").
-std::string_view ExtensionPointName(ExtensionPoint point);
+constexpr std::string_view ExtensionPointName(ExtensionPoint point) {
+  return framework::Info(point).field;
+}
 // The name of upstream's Go interface for the point ("PreFilterPlugin"), used in the framework
 // errors that ExpandPlugins reproduces.
-std::string_view ExtensionPointInterfaceName(ExtensionPoint point);
+constexpr std::string_view ExtensionPointInterfaceName(ExtensionPoint point) {
+  return framework::Info(point).interface_name;
+}
 
 // --- plugins ---------------------------------------------------------------------------------
 

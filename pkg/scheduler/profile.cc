@@ -24,27 +24,6 @@ std::any ToAny(const config::PluginArgs& args) {
       args);
 }
 
-bool Implements(const framework::Plugin& p, ExtensionPoint point) {
-  switch (point) {
-    case ExtensionPoint::kPreEnqueue: return dynamic_cast<const framework::PreEnqueuePlugin*>(&p);
-    case ExtensionPoint::kQueueSort: return dynamic_cast<const framework::QueueSortPlugin*>(&p);
-    case ExtensionPoint::kPreFilter: return dynamic_cast<const framework::PreFilterPlugin*>(&p);
-    case ExtensionPoint::kFilter: return dynamic_cast<const framework::FilterPlugin*>(&p);
-    case ExtensionPoint::kPostFilter: return dynamic_cast<const framework::PostFilterPlugin*>(&p);
-    case ExtensionPoint::kPreScore: return dynamic_cast<const framework::PreScorePlugin*>(&p);
-    case ExtensionPoint::kScore: return dynamic_cast<const framework::ScorePlugin*>(&p);
-    case ExtensionPoint::kReserve: return dynamic_cast<const framework::ReservePlugin*>(&p);
-    case ExtensionPoint::kPermit: return dynamic_cast<const framework::PermitPlugin*>(&p);
-    case ExtensionPoint::kPreBind: return dynamic_cast<const framework::PreBindPlugin*>(&p);
-    case ExtensionPoint::kBind: return dynamic_cast<const framework::BindPlugin*>(&p);
-    case ExtensionPoint::kPostBind: return dynamic_cast<const framework::PostBindPlugin*>(&p);
-    case ExtensionPoint::kPlacementGenerate:
-    case ExtensionPoint::kPlacementScore:
-    case ExtensionPoint::kPodGroupPostFilter: return false;  // PodGroup cycle: not supported yet
-  }
-  return false;
-}
-
 // Removes the named plugins from every enabled list; returns which were present.
 std::set<std::string> Drop(config::Plugins& plugins, const std::set<std::string_view>& names) {
   std::set<std::string> dropped;
@@ -113,24 +92,15 @@ StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& 
         }
         it = probes.emplace(std::string(plugin), std::move(*p)).first;
       }
-      return Implements(*it->second, point);
+      return framework::Implements(*it->second, point);
     };
     auto exists = [&](std::string_view plugin) { return registry.Has(plugin); };
     auto expanded = config::ExpandPlugins(profile, implements, exists);
     if (!probe_error.ok()) return probe_error;
     if (!expanded.ok()) return expanded.status().WithPrefix("profile \"" + name + "\"");
-    spec.pre_enqueue = Specs(*expanded, ExtensionPoint::kPreEnqueue);
-    spec.queue_sort = Specs(*expanded, ExtensionPoint::kQueueSort);
-    spec.pre_filter = Specs(*expanded, ExtensionPoint::kPreFilter);
-    spec.filter = Specs(*expanded, ExtensionPoint::kFilter);
-    spec.post_filter = Specs(*expanded, ExtensionPoint::kPostFilter);
-    spec.pre_score = Specs(*expanded, ExtensionPoint::kPreScore);
-    spec.score = Specs(*expanded, ExtensionPoint::kScore);
-    spec.reserve = Specs(*expanded, ExtensionPoint::kReserve);
-    spec.permit = Specs(*expanded, ExtensionPoint::kPermit);
-    spec.pre_bind = Specs(*expanded, ExtensionPoint::kPreBind);
-    spec.bind = Specs(*expanded, ExtensionPoint::kBind);
-    spec.post_bind = Specs(*expanded, ExtensionPoint::kPostBind);
+    for (ExtensionPoint point : config::kAllExtensionPoints) {
+      spec.at(point) = Specs(*expanded, point);
+    }
     out.profiles.push_back(std::move(spec));
   }
   return out;

@@ -15,7 +15,7 @@ namespace {
 constexpr std::chrono::milliseconds kMaxPermitWait = std::chrono::minutes(15);
 constexpr std::string_view kRecordPluginMetricsKey = "stowage.io/record-plugin-metrics";
 
-using EP = metrics::ExtensionPoint;
+using EP = ExtensionPoint;
 using SteadyClock = std::chrono::steady_clock;
 
 double Since(SteadyClock::time_point start) {
@@ -40,16 +40,17 @@ Status Timed(bool record, metrics::PluginMetrics* m, EP point, Call&& call) {
   return s;
 }
 
-template <typename P, typename E>
-stowage::Status Collect(const std::vector<PluginSpec>& specs, const char* point,
-                        const std::string& profile,
-                        std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& plugins,
+// Fills out with the plugins configured at Point, each of which must implement its interface.
+template <ExtensionPoint Point, typename E>
+stowage::Status Collect(const ProfileSpec& spec,
+                        const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& plugins,
                         std::vector<E>& out) {
-  for (const auto& s : specs) {
+  using P = typename PointInterface<Point>::type;
+  for (const auto& s : spec.at(Point)) {
     auto* p = dynamic_cast<P*>(plugins.at(s.name).get());
     if (p == nullptr) {
-      return InvalidArgumentError("profile \"" + profile + "\": plugin \"" + s.name +
-                                  "\" does not extend " + point);
+      return InvalidArgumentError("profile \"" + spec.scheduler_name + "\": plugin \"" + s.name +
+                                  "\" does not extend " + std::string(Info(Point).metric_label));
     }
     out.push_back({p, s.name, s.weight});
   }
@@ -70,10 +71,8 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
                                                     const ProfileSpec& spec, Handle& handle) {
   std::unique_ptr<Framework> f(new Framework(spec, handle));
   const std::string& profile = spec.scheduler_name;
-  for (const auto* list : {&spec.pre_enqueue, &spec.queue_sort, &spec.pre_filter, &spec.filter,
-                           &spec.post_filter, &spec.pre_score, &spec.score, &spec.reserve,
-                           &spec.permit, &spec.pre_bind, &spec.bind, &spec.post_bind}) {
-    for (const auto& s : *list) {
+  for (const auto& list : spec.points) {
+    for (const auto& s : list) {
       if (f->plugins_.count(s.name)) continue;
       const PluginFactory* factory = registry.Find(s.name);
       if (factory == nullptr) {
@@ -90,20 +89,22 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
       f->plugins_.emplace(s.name, std::move(*plugin));
     }
   }
+  // The plugins of each point the runtime runs, sorted once into typed lists.
   std::vector<Entry<PreEnqueuePlugin>> pre_enqueue;
   std::vector<Entry<QueueSortPlugin>> queue_sort;
-  RETURN_IF_ERROR((Collect<PreEnqueuePlugin>(spec.pre_enqueue, "PreEnqueue", profile, f->plugins_, pre_enqueue)));
-  RETURN_IF_ERROR((Collect<QueueSortPlugin>(spec.queue_sort, "QueueSort", profile, f->plugins_, queue_sort)));
-  RETURN_IF_ERROR((Collect<PreFilterPlugin>(spec.pre_filter, "PreFilter", profile, f->plugins_, f->pre_filter_)));
-  RETURN_IF_ERROR((Collect<FilterPlugin>(spec.filter, "Filter", profile, f->plugins_, f->filter_)));
-  RETURN_IF_ERROR((Collect<PostFilterPlugin>(spec.post_filter, "PostFilter", profile, f->plugins_, f->post_filter_)));
-  RETURN_IF_ERROR((Collect<PreScorePlugin>(spec.pre_score, "PreScore", profile, f->plugins_, f->pre_score_)));
-  RETURN_IF_ERROR((Collect<ScorePlugin>(spec.score, "Score", profile, f->plugins_, f->score_)));
-  RETURN_IF_ERROR((Collect<ReservePlugin>(spec.reserve, "Reserve", profile, f->plugins_, f->reserve_)));
-  RETURN_IF_ERROR((Collect<PermitPlugin>(spec.permit, "Permit", profile, f->plugins_, f->permit_)));
-  RETURN_IF_ERROR((Collect<PreBindPlugin>(spec.pre_bind, "PreBind", profile, f->plugins_, f->pre_bind_)));
-  RETURN_IF_ERROR((Collect<BindPlugin>(spec.bind, "Bind", profile, f->plugins_, f->bind_)));
-  RETURN_IF_ERROR((Collect<PostBindPlugin>(spec.post_bind, "PostBind", profile, f->plugins_, f->post_bind_)));
+  const auto& all = f->plugins_;
+  RETURN_IF_ERROR((Collect<EP::kPreEnqueue>(spec, all, pre_enqueue)));
+  RETURN_IF_ERROR((Collect<EP::kQueueSort>(spec, all, queue_sort)));
+  RETURN_IF_ERROR((Collect<EP::kPreFilter>(spec, all, f->pre_filter_)));
+  RETURN_IF_ERROR((Collect<EP::kFilter>(spec, all, f->filter_)));
+  RETURN_IF_ERROR((Collect<EP::kPostFilter>(spec, all, f->post_filter_)));
+  RETURN_IF_ERROR((Collect<EP::kPreScore>(spec, all, f->pre_score_)));
+  RETURN_IF_ERROR((Collect<EP::kScore>(spec, all, f->score_)));
+  RETURN_IF_ERROR((Collect<EP::kReserve>(spec, all, f->reserve_)));
+  RETURN_IF_ERROR((Collect<EP::kPermit>(spec, all, f->permit_)));
+  RETURN_IF_ERROR((Collect<EP::kPreBind>(spec, all, f->pre_bind_)));
+  RETURN_IF_ERROR((Collect<EP::kBind>(spec, all, f->bind_)));
+  RETURN_IF_ERROR((Collect<EP::kPostBind>(spec, all, f->post_bind_)));
   f->metrics_ = std::make_unique<metrics::ProfileMetrics>(profile);
   for (const auto& [name, plugin] : f->plugins_) {
     f->plugin_metrics_.emplace(name, std::make_unique<metrics::PluginMetrics>(name, profile));

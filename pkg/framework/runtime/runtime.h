@@ -15,6 +15,7 @@
 #pragma once
 
 #include <any>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -47,10 +48,17 @@ struct PluginSpec {
 // The effective plugin lists of a profile, after multiPoint expansion, with typed args.
 struct ProfileSpec {
   std::string scheduler_name;
-  std::vector<PluginSpec> pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score,
-      score, reserve, permit, pre_bind, bind, post_bind;
+  // The plugins of each configurable extension point, in run order, indexed by the point.
+  std::array<std::vector<PluginSpec>, kNumConfigurableExtensionPoints> points;
   std::map<std::string, std::any, std::less<>> args;
   std::optional<int32_t> percentage_of_nodes_to_score;
+
+  std::vector<PluginSpec>& at(ExtensionPoint point) {
+    return points[static_cast<size_t>(point)];
+  }
+  const std::vector<PluginSpec>& at(ExtensionPoint point) const {
+    return points[static_cast<size_t>(point)];
+  }
 };
 
 // A plugin's registered event, tagged with the plugin.

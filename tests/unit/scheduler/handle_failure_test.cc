@@ -85,9 +85,9 @@ class HandleFailureTest : public ::testing::Test {
                 }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
-    spec.filter = {{"RejectAll"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"RejectAll"}};
     options_.binding_workers = 1;
     sched_ = std::make_unique<Scheduler>(*client_, *informers_, options_);
     ASSERT_TRUE(sched_->Init(registry_, {spec}).ok());
