@@ -43,7 +43,7 @@ Status Timed(bool record, metrics::PluginMetrics* m, EP point, Call&& call) {
 // Fills out with the plugins configured at Point, each of which must implement its interface.
 template <ExtensionPoint Point, typename E>
 stowage::Status Collect(const ProfileSpec& spec,
-                        const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& plugins,
+                        const std::map<std::string, std::shared_ptr<Plugin>, std::less<>>& plugins,
                         std::vector<E>& out) {
   using P = typename PointInterface<Point>::type;
   for (const auto& s : spec.at(Point)) {
@@ -74,19 +74,13 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
   for (const auto& list : spec.points) {
     for (const auto& s : list) {
       if (f->plugins_.count(s.name)) continue;
-      const PluginFactory* factory = registry.Find(s.name);
-      if (factory == nullptr) {
-        return NotFoundError("profile \"" + profile + "\": plugin \"" + s.name +
-                             "\" does not exist");
+      if (auto built = spec.plugins.find(s.name); built != spec.plugins.end()) {
+        f->plugins_.emplace(s.name, built->second);
+        continue;
       }
-      static const std::any kNoArgs;
-      auto it = spec.args.find(s.name);
-      auto plugin = (*factory)(it == spec.args.end() ? kNoArgs : it->second, handle);
-      if (!plugin.ok()) {
-        return plugin.status().WithPrefix("profile \"" + profile + "\": initializing plugin \"" +
-                                          s.name + "\"");
-      }
-      f->plugins_.emplace(s.name, std::move(*plugin));
+      ASSIGN_OR_RETURN(auto plugin, registry.Build(profile, s.name, spec.ArgsOf(s.name), handle,
+                                                   spec.features));
+      f->plugins_.emplace(s.name, std::move(plugin));
     }
   }
   // The plugins of each point the runtime runs, sorted once into typed lists.
@@ -126,6 +120,7 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
     f->pre_enqueue_.push_back(e.plugin);
     f->pre_enqueue_metrics_.push_back(f->plugin_metrics_.at(e.name).get());
   }
+  f->spec_.plugins.clear();  // those the profile uses are in plugins_
   f->score_goroutines_ = &metrics::Goroutines("Score");
   f->filter_stops_ = std::make_unique<std::atomic<uint64_t>[]>(f->filter_.size() + 1);
   if (queue_sort.size() != 1) {
