@@ -60,7 +60,7 @@ stowage::Status Collect(const ProfileSpec& spec,
 
 void SetRecordPluginMetrics(CycleState& state, bool record) {
   if (record) state.Write(kRecordPluginMetricsKey, std::make_unique<RecordPluginMetrics>());
-  else state.Write(kRecordPluginMetricsKey, nullptr);
+  else state.Write(kRecordPluginMetricsKey, std::unique_ptr<RecordPluginMetrics>());
 }
 
 bool ShouldRecordPluginMetrics(const CycleState& state) {
@@ -168,13 +168,13 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
   metrics_->ObserveExtensionPoint(EP::kPreFilter, CodeOf(s), Since(start));
   filter_skip_mask_ = 0;
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
-    if (state.skip_filter_plugins.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
+    if (state.skip_filter_plugins_.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
   }
   // The bits stand for the whole set only when every Filter plugin has one.
   if (filter_.size() <= 64) {
-    state.skip_filter_mask = filter_skip_mask_;
+    state.skip_filter_mask_ = filter_skip_mask_;
   } else {
-    state.skip_filter_mask.reset();
+    state.skip_filter_mask_.reset();
   }
   return s;
 }
@@ -221,7 +221,7 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
     Status s = Timed(record, e.metrics, EP::kPreFilter,
                      [&] { return e.plugin->PreFilter(state, pod, nodes, r); });
     if (s.IsSkip()) {
-      state.skip_filter_plugins.insert(e.name);
+      state.skip_filter_plugins_.insert(e.name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -269,11 +269,11 @@ std::string PreFilterExcludedMessage(const std::set<std::string>& narrowing_plug
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
-  const std::optional<uint64_t>& mask = state.skip_filter_mask;
+  const std::optional<uint64_t>& mask = state.skip_filter_mask_;
   for (size_t i = 0; i < filter_.size(); ++i) {
     const auto& e = filter_[i];
     if (mask ? ((*mask >> i) & 1) != 0
-             : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) {
+             : !state.skip_filter_plugins_.empty() && state.skip_filter_plugins_.count(e.name)) {
       continue;
     }
     Status s = Timed(record, e.metrics, EP::kFilter,
@@ -290,7 +290,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
                                               const PodInfo& to_add, const NodeInfo& node) {
   for (auto& e : pre_filter_) {
-    if (state.skip_filter_plugins.count(e.name)) continue;
+    if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
                        EP::kPreFilterExtensionAddPod,
@@ -304,7 +304,7 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                                  const PodInfo& to_remove, const NodeInfo& node) {
   for (auto& e : pre_filter_) {
-    if (state.skip_filter_plugins.count(e.name)) continue;
+    if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
                        EP::kPreFilterExtensionRemovePod,
@@ -344,7 +344,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
     Status s = Timed(record, e.metrics, EP::kPreScore,
                      [&] { return e.plugin->PreScore(state, pod, nodes); });
     if (s.IsSkip()) {
-      state.skip_score_plugins.insert(e.name);
+      state.skip_score_plugins_.insert(e.name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -371,7 +371,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   totals.assign(nodes.size(), 0);
   std::vector<const Entry<ScorePlugin>*> active;
   for (const auto& e : score_) {
-    if (!state.skip_score_plugins.count(e.name)) active.push_back(&e);
+    if (!state.skip_score_plugins_.count(e.name)) active.push_back(&e);
   }
   if (active.empty()) return {};
   std::vector<NodeScoreList> scores(active.size(), NodeScoreList(nodes.size()));
