@@ -26,7 +26,7 @@ using PluginArgs = config::PluginArgs;
 using Features = config::Features;
 
 // Builds a plugin. The args were decoded, defaulted and validated by pkg/config, so a factory
-// trusts them; out-of-tree plugins decode RawArgs with config::DecodeRawArgs (raw_args.h).
+// trusts them; out-of-tree plugins decode RawArgs with config::DecodeArgs (args/raw_args.h).
 using PluginFactory = std::function<StatusOr<std::unique_ptr<Plugin>>(
     const PluginArgs& args, Handle& handle, const Features& features)>;
 
