@@ -129,12 +129,17 @@ void Scheduler::ScheduleOne() {
   }
   VLOG(4, "attempting to bind pod {} to node {} ({} evaluated, {} feasible)",
        api::NamespacedName(pod.metadata), result.host, result.evaluated, result.feasible);
-  SubmitBinding(
-      [this, fw, st = state.release(), qpod, assumed, host = result.host, wait, start]() mutable {
-        BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
-                     std::move(host), wait, start);
-      },
-      permit.IsWait());
+  auto cycle = [this, fw, st = state.release(), qpod, assumed, host = result.host, wait,
+                start]() mutable {
+    BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
+                 std::move(host), wait, start);
+  };
+  // A pod held at Permit waits on a thread of its own (upstream's goroutine), never a worker.
+  if (permit.IsWait()) {
+    binding_.SubmitWaiting(std::move(cycle));
+  } else {
+    binding_.Submit(std::move(cycle));
+  }
 }
 
 void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleState> state,
@@ -221,7 +226,7 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
       *pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg, nominated,
       api::FormatTime(RealClock().WallNow()));
   if (!patch) return;
-  SubmitBinding([this, pod, patch = std::move(*patch)] {
+  binding_.Submit([this, pod, patch = std::move(*patch)] {
     auto s = PatchPodStatusWithRetry(client_, pod->metadata, patch);
     if (!s.ok() && !client::IsNotFound(s)) {
       LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(pod->metadata),

@@ -13,76 +13,18 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       informers_(informers),
       options_(std::move(options)),
       pool_(options_.parallelism),
-      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score) {
+      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
+      binding_(options_.binding_workers, options_.max_queued_bindings) {
   events_ = std::make_unique<EventRecorder>(
       options_.event_client != nullptr ? *options_.event_client : client_, options_.instance);
-  for (int i = 0; i < std::max(1, options_.binding_workers); ++i) {
-    bind_workers_.emplace_back([this] {
-      for (;;) {
-        std::function<void()> task;
-        {
-          std::unique_lock<std::mutex> l(bind_mu_);
-          bind_cv_.wait(l, [&] { return bind_closed_ || !bind_tasks_.empty(); });
-          if (bind_tasks_.empty()) return;
-          task = std::move(bind_tasks_.front());
-          bind_tasks_.pop_front();
-          ++bind_running_;
-        }
-        room_cv_.notify_all();
-        task();
-        std::lock_guard<std::mutex> l(bind_mu_);
-        --bind_running_;
-        bind_cv_.notify_all();
-      }
-    });
-  }
 }
 
 Scheduler::~Scheduler() {
-  {
-    std::lock_guard<std::mutex> l(bind_mu_);
-    bind_closed_ = true;
-  }
-  bind_cv_.notify_all();
-  room_cv_.notify_all();
-  for (auto& t : bind_workers_) t.join();
   // Pods still held at Permit would keep their threads (which use this object) waiting.
-  for (auto& [name, fw] : profiles_) fw->RejectWaitingPods("the scheduler is stopping");
-  {
-    std::unique_lock<std::mutex> l(bind_mu_);
-    bind_cv_.wait(l, [&] { return permit_threads_ == 0; });
-  }
-  if (queue_) queue_->Close();
-}
-
-void Scheduler::SubmitBinding(std::function<void()> task, bool waits_on_permit) {
-  if (waits_on_permit) {
-    {
-      std::lock_guard<std::mutex> l(bind_mu_);
-      ++bind_running_;
-      ++permit_threads_;
-    }
-    std::thread([this, task = std::move(task)] {
-      task();
-      std::lock_guard<std::mutex> l(bind_mu_);
-      --bind_running_;
-      --permit_threads_;
-      bind_cv_.notify_all();
-    }).detach();
-    return;
-  }
-  {
-    std::lock_guard<std::mutex> l(bind_mu_);
-    bind_tasks_.push_back(std::move(task));
-  }
-  bind_cv_.notify_one();
-}
-
-void Scheduler::WaitForBindingRoom(std::stop_token stop) {
-  std::unique_lock<std::mutex> l(bind_mu_);
-  room_cv_.wait(l, stop, [&] {
-    return bind_closed_ || bind_tasks_.size() < std::max<size_t>(1, options_.max_queued_bindings);
+  binding_.Shutdown([this] {
+    for (auto& [name, fw] : profiles_) fw->RejectWaitingPods("the scheduler is stopping");
   });
+  if (queue_) queue_->Close();
 }
 
 stowage::Status Scheduler::Init(const framework::Registry& registry,
@@ -127,18 +69,15 @@ void Scheduler::Run(std::stop_token stop) {
   queue_->Run();
   std::stop_callback close(stop, [this] { queue_->Close(); });
   while (!stop.stop_requested()) {
-    WaitForBindingRoom(stop);
+    binding_.WaitForRoom(stop);
     if (stop.stop_requested()) break;
     ScheduleOne();
   }
   // Let in-flight bindings finish so assumed pods do not leak, within a bound so that an
   // unreachable API server cannot hold up shutdown (the pods stay unbound and are retried by
   // whichever scheduler runs next).
-  std::unique_lock<std::mutex> l(bind_mu_);
-  if (!bind_cv_.wait_for(l, options_.binding_drain_timeout,
-                         [&] { return bind_tasks_.empty() && bind_running_ == 0; })) {
-    LOG_WARN("{} binding(s) still in flight after {}s; stopping without them",
-             bind_tasks_.size() + bind_running_,
+  if (size_t left = binding_.Drain(options_.binding_drain_timeout); left > 0) {
+    LOG_WARN("{} binding(s) still in flight after {}s; stopping without them", left,
              std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
   }
 }

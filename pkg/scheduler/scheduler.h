@@ -35,6 +35,7 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/algorithm.h"
+#include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/event_recorder.h"
 
 namespace stowage::scheduler {
@@ -94,11 +95,6 @@ class Scheduler : public framework::Handle {
   void RegisterHandlers();
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
-  // Queues an API write for a binding worker. A pod held at Permit gets a thread of its own
-  // instead (upstream's goroutine), so waiting pods never take the workers or the queue's room.
-  void SubmitBinding(std::function<void()> task, bool waits_on_permit = false);
-  // Blocks while max_queued_bindings writes wait for a worker.
-  void WaitForBindingRoom(std::stop_token stop);
 
   client::RestClient& client_;
   informer::InformerFactory& informers_;
@@ -110,15 +106,8 @@ class Scheduler : public framework::Handle {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
-
-  std::mutex bind_mu_;
-  std::condition_variable bind_cv_;       // work for the workers; bindings finished
-  std::condition_variable_any room_cv_;  // a queued binding was taken by a worker
-  std::deque<std::function<void()>> bind_tasks_ GUARDED_BY(bind_mu_);
-  int bind_running_ GUARDED_BY(bind_mu_) = 0;  // on workers or on permit threads
-  int permit_threads_ GUARDED_BY(bind_mu_) = 0;
-  bool bind_closed_ GUARDED_BY(bind_mu_) = false;
-  std::vector<std::thread> bind_workers_;
+  // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
+  BindingPool binding_;
 };
 
 // "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
