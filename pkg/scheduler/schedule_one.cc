@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "pkg/api/encode.h"
-#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
@@ -226,13 +225,8 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
       *pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg, nominated,
       api::FormatTime(RealClock().WallNow()));
   if (!patch) return;
-  binding_.Submit([this, pod, patch = std::move(*patch)] {
-    auto s = PatchPodStatusWithRetry(client_, pod->metadata, patch);
-    if (!s.ok() && !client::IsNotFound(s)) {
-      LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(pod->metadata),
-               s.ToString());
-    }
-  });
+  // On a writer of its own: patches must not take the room bindings need (status_writer.h).
+  status_writer_.Submit(std::move(pod), std::move(*patch));
 }
 
 }  // namespace stowage::scheduler

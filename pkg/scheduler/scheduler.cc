@@ -14,6 +14,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       options_(std::move(options)),
       pool_(options_.parallelism),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
+      status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {
   events_ = std::make_unique<EventRecorder>(
       options_.event_client != nullptr ? *options_.event_client : client_, options_.instance);
@@ -79,6 +80,10 @@ void Scheduler::Run(std::stop_token stop) {
   if (size_t left = binding_.Drain(options_.binding_drain_timeout); left > 0) {
     LOG_WARN("{} binding(s) still in flight after {}s; stopping without them", left,
              std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
+  }
+  // Then the patches of failures, the binding failures' included.
+  if (size_t left = status_writer_.Drain(options_.binding_drain_timeout); left > 0) {
+    LOG_WARN("{} pod status update(s) still in flight; stopping without them", left);
   }
 }
 

@@ -37,6 +37,7 @@
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/status_writer.h"
 
 namespace stowage::scheduler {
 
@@ -49,7 +50,10 @@ struct Options {
   // not run ahead of what the API server can bind: pods wait in the scheduling queue (where
   // later events still reach them) rather than assumed in a binding backlog.
   size_t max_queued_bindings = 32;
-  // How long Run waits, once stopped, for bindings already in flight.
+  // Workers that send the PodScheduled patches of failed attempts (StatusWriter), apart from
+  // the binding workers so that a burst of failures does not hold up bindings.
+  int status_workers = 4;
+  // How long Run waits, once stopped, for bindings (and then status patches) already in flight.
   std::chrono::milliseconds binding_drain_timeout = std::chrono::seconds(15);
   std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
   // The client events are written with; null: the scheduler's client. Upstream gives events a
@@ -106,6 +110,7 @@ class Scheduler : public framework::Handle {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
+  StatusWriter status_writer_;
   // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
   BindingPool binding_;
 };

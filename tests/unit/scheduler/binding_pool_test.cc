@@ -7,41 +7,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
-#include "tests/testing/eventually.h"
+#include "tests/testing/sync.h"
 
 namespace stowage::scheduler {
 namespace {
 
 using stowage::testing::Eventually;
-
-// A task body that blocks until Open().
-class Gate {
- public:
-  void Wait() {
-    std::unique_lock<std::mutex> l(mu_);
-    ++waiting_;
-    cv_.wait(l, [&] { return open_; });
-  }
-  void Open() {
-    std::lock_guard<std::mutex> l(mu_);
-    open_ = true;
-    cv_.notify_all();
-  }
-  int waiting() {
-    std::lock_guard<std::mutex> l(mu_);
-    return waiting_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-  int waiting_ = 0;
-};
+using stowage::testing::Gate;
 
 TEST(BindingPoolTest, LoopWaitsWhileQueueIsFullAndResumesWhenAWorkerTakesOne) {
   BindingPool pool(/*workers=*/1, /*max_queued=*/2);
