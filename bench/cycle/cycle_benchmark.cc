@@ -36,14 +36,18 @@ namespace stowage::bench {
 namespace {
 
 // The Handle plugins get: the benchmark's snapshot and pool; binding never happens here.
-class BenchHandle : public framework::Handle {
+class BenchHandle : public framework::Handle, public framework::PodWriter {
  public:
   BenchHandle(const cache::Snapshot& snapshot, framework::Parallelizer& pool)
       : snapshot_(snapshot), pool_(pool) {}
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
-  Status BindPod(const api::Pod&, std::string_view) override {
-    return InternalError("bench_cycle: BindPod is never called by the scheduling cycle");
+  framework::PodWriter& pod_writer() override { return *this; }
+  Status Bind(const api::Pod&, std::string_view) override {
+    return InternalError("bench_cycle: the scheduling cycle never binds");
+  }
+  Status PatchPodStatus(const api::Pod&, const api::PodStatus&) override {
+    return InternalError("bench_cycle: the scheduling cycle never writes a status");
   }
 
  private:

@@ -1,7 +1,6 @@
 // Scheduler construction and the binding workers.
 #include "pkg/scheduler/scheduler.h"
 
-#include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
 
@@ -14,6 +13,9 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       options_(std::move(options)),
       pool_(options_.parallelism),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
+      pod_writer_(client_),
+      handle_(snapshot_, pool_, pod_writer_,
+              [this](std::string_view uid) { return GetWaitingPod(uid); }),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {
   events_ = std::make_unique<EventRecorder>(
@@ -33,7 +35,7 @@ stowage::Status Scheduler::Init(const framework::Registry& registry,
   if (profiles.empty()) return InvalidArgumentError("at least one profile is required");
   std::map<std::string, framework::Framework*> by_name;
   for (const auto& spec : profiles) {
-    auto fw = framework::Framework::New(registry, spec, *this);
+    auto fw = framework::Framework::New(registry, spec, handle_);
     if (!fw.ok()) return fw.status();
     by_name[spec.scheduler_name] = fw->get();
     profiles_[spec.scheduler_name] = std::move(*fw);
@@ -48,15 +50,11 @@ framework::Framework* Scheduler::ProfileFor(const api::Pod& pod) const {
   return it == profiles_.end() ? nullptr : it->second.get();
 }
 
-std::shared_ptr<framework::WaitingPod> Scheduler::GetWaitingPod(std::string_view uid) {
+std::shared_ptr<framework::WaitingPod> Scheduler::GetWaitingPod(std::string_view uid) const {
   for (const auto& [name, fw] : profiles_) {
     if (auto w = fw->GetWaitingPod(uid)) return w;
   }
   return nullptr;
-}
-
-stowage::Status Scheduler::BindPod(const api::Pod& pod, std::string_view node_name) {
-  return client::BindPod(client_, pod.metadata, node_name);
 }
 
 std::vector<api::PodPtr> Scheduler::ListPods() const {

@@ -37,6 +37,8 @@
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/framework_handle.h"
+#include "pkg/scheduler/pod_writer.h"
 #include "pkg/scheduler/status_writer.h"
 
 namespace stowage::scheduler {
@@ -64,10 +66,10 @@ struct Options {
   std::function<void()> after_failure_requeue_for_test;
 };
 
-class Scheduler : public framework::Handle {
+class Scheduler {
  public:
   Scheduler(client::RestClient& client, informer::InformerFactory& informers, Options options);
-  ~Scheduler() override;
+  ~Scheduler();
 
   // Builds one framework per profile and registers the informer handlers. Call before the
   // informers start so the initial lists reach the cache and queue.
@@ -76,11 +78,9 @@ class Scheduler : public framework::Handle {
   // Runs the scheduling loop until stop is requested; then drains in-flight bindings.
   void Run(std::stop_token stop);
 
-  // framework::Handle
-  const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
-  framework::Parallelizer& parallelizer() override { return pool_; }
-  stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) override;
+  // What the profiles' plugins are given (the snapshot, the worker pool, waiting pods and the
+  // API writer); build plugins for Init with it.
+  framework::Handle& handle() { return handle_; }
 
   cache::Cache& cache() { return cache_; }
   // Every non-terminal pod the scheduler's pod informer holds (for /metrics/resources).
@@ -97,6 +97,7 @@ class Scheduler : public framework::Handle {
   void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) const;
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
 
@@ -110,6 +111,8 @@ class Scheduler : public framework::Handle {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
+  ClientPodWriter pod_writer_;
+  FrameworkHandle handle_;  // after snapshot_, pool_ and pod_writer_, which it refers to
   StatusWriter status_writer_;
   // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
   BindingPool binding_;

@@ -36,7 +36,7 @@ RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string i
   sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
   registry_ = plugins::NewInTreeRegistry();
   if (setup.add_plugins) setup.add_plugins(registry_);
-  auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
+  auto built = scheduler::BuildProfiles(*cfg, registry_, sched_->handle(), plugins::NotYetImplemented());
   EXPECT_TRUE(built.ok()) << built.status();
   if (!built.ok()) return;
   warnings_ = built->warnings;

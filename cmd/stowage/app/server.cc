@@ -151,7 +151,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   so.event_client = event_client->get();
   scheduler::Scheduler sched(api, informers, so);
   framework::Registry registry = plugins::NewInTreeRegistry();
-  auto built = scheduler::BuildProfiles(cfg, registry, sched, plugins::NotYetImplemented());
+  auto built = scheduler::BuildProfiles(cfg, registry, sched.handle(), plugins::NotYetImplemented());
   if (!built.ok()) {
     LOG_ERROR("{}", built.status().ToString());
     return 1;
