@@ -69,7 +69,7 @@ void Scheduler::RegisterHandlers() {
     cache_.RemoveNode(*n);
     queue_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeDelete, n, {});
   };
-  informers_.For<api::Node>().AddEventHandler(nodes);
+  nodes_.AddEventHandler(nodes);
 
   auto pods = std::make_shared<informer::FuncHandler<api::Pod>>();
   pods->add = [this](const api::PodPtr& p, bool) {
@@ -129,9 +129,7 @@ void Scheduler::RegisterHandlers() {
     queue_->Delete(*p);
   };
   // Terminal pods hold no resources and are not the scheduler's business, as upstream.
-  informers_
-      .For<api::Pod>(informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
-      .AddEventHandler(pods);
+  pods_.AddEventHandler(pods);
 }
 
 }  // namespace stowage::scheduler

@@ -199,9 +199,7 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
   VLOG(2, "unable to schedule pod {}: {}", key, msg);
   // As upstream, requeue only a pod that still exists unbound, and requeue it (and write about
   // it) as the informer holds it now, since it may have changed while it was being scheduled.
-  auto current = informers_.For<api::Pod>(
-      informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
-                     .store().Get(key);
+  auto current = pods_.store().Get(key);
   if (current && current->spec.node_name.empty()) {
     if (current->metadata.uid != pod->metadata.uid) {
       VLOG(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status "

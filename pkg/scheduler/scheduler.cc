@@ -9,7 +9,9 @@ namespace stowage::scheduler {
 Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& informers,
                      Options options)
     : client_(client),
-      informers_(informers),
+      pods_(informers.For<api::Pod>(
+          informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})),
+      nodes_(informers.For<api::Node>()),
       options_(std::move(options)),
       pool_(options_.parallelism),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
@@ -57,12 +59,7 @@ std::shared_ptr<framework::WaitingPod> Scheduler::GetWaitingPod(std::string_view
   return nullptr;
 }
 
-std::vector<api::PodPtr> Scheduler::ListPods() const {
-  return informers_
-      .For<api::Pod>(informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
-      .store()
-      .List();
-}
+std::vector<api::PodPtr> Scheduler::ListPods() const { return pods_.store().List(); }
 
 void Scheduler::Run(std::stop_token stop) {
   queue_->Run();

@@ -102,7 +102,11 @@ class Scheduler {
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
 
   client::RestClient& client_;
-  informer::InformerFactory& informers_;
+  // The informers the handlers are registered on, obtained once so that failure handling and
+  // ListPods read the very store the handlers see (a lookup by filter could start another
+  // list and watch of every pod). Pods: the non-terminal ones, as upstream.
+  informer::SharedInformer<api::Pod>& pods_;
+  informer::SharedInformer<api::Node>& nodes_;
   const Options options_;
   cache::Cache cache_;
   cache::Snapshot snapshot_;
