@@ -75,7 +75,7 @@ void Scheduler::RegisterHandlers() {
   pods->add = [this](const api::PodPtr& p, bool) {
     if (!p->spec.node_name.empty()) {
       HandlingTimer t(assigned_add);
-      if (auto s = cache_.AddPod(p); !s.ok()) VLOG(4, "cache add: {}", s.message());
+      CacheError("AddPod", *p, cache_.AddPod(p));
       queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, {}, p);
     } else if (Responsible(*p)) {
       HandlingTimer t(unscheduled_add);
@@ -90,12 +90,12 @@ void Scheduler::RegisterHandlers() {
         // is confirmed in the cache.
         HandlingTimer t(assigned_add);
         queue_->Delete(*n);
-        if (auto s = cache_.AddPod(n); !s.ok()) VLOG(4, "cache add: {}", s.message());
+        CacheError("AddPod", *n, cache_.AddPod(n));
         queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, {}, n);
         return;
       }
       auto start = SteadyClock::now();
-      if (auto s = cache_.UpdatePod(o, n); !s.ok()) VLOG(4, "cache update: {}", s.message());
+      CacheError("UpdatePod", *n, cache_.UpdatePod(o, n));
       auto updating = SteadyClock::now() - start;
       // One requeueing per change (AssignedPodUpdatePodLabel, ...), each observed on its own.
       for (const ClusterEvent& ev : framework::PodSchedulingPropertiesChange(*n, *o, false)) {
@@ -120,9 +120,9 @@ void Scheduler::RegisterHandlers() {
     HandlingTimer t(p->spec.node_name.empty() ? unscheduled_delete : assigned_delete);
     if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
       if (cache_.IsAssumedPod(*p) && p->spec.node_name.empty()) {
-        (void)cache_.ForgetPod(*p);
-      } else if (auto s = cache_.RemovePod(*p); !s.ok()) {
-        VLOG(4, "cache remove: {}", s.message());
+        CacheError("ForgetPod", *p, cache_.ForgetPod(*p));
+      } else {
+        CacheError("RemovePod", *p, cache_.RemovePod(*p));
       }
       queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, p, {});
     }

@@ -83,6 +83,7 @@ void Scheduler::ScheduleOne() {
   FitError fit;
   Status s;
   if (auto us = cache_.UpdateSnapshot(snapshot_); !us.ok()) {
+    CacheError("UpdateSnapshot", nullptr, us);
     s = Status::Error(std::string(us.message()));
   } else {
     s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
@@ -107,7 +108,7 @@ void Scheduler::ScheduleOne() {
   queue_->DeleteNominatedPodIfExists(pod);
   if (Status rs = fw->RunReservePluginsReserve(*state, *bound, result.host); !rs.IsSuccess()) {
     fw->RunReservePluginsUnreserve(*state, *bound, result.host);
-    (void)cache_.ForgetPod(*bound);
+    CacheError("ForgetPod", *bound, cache_.ForgetPod(*bound));
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, rs);
@@ -119,7 +120,7 @@ void Scheduler::ScheduleOne() {
   Status permit = fw->RunPermitPlugins(*state, *bound, result.host, wait);
   if (!permit.IsSuccess() && !permit.IsWait()) {
     fw->RunReservePluginsUnreserve(*state, *bound, result.host);
-    (void)cache_.ForgetPod(*bound);
+    CacheError("ForgetPod", *bound, cache_.ForgetPod(*bound));
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, permit);
@@ -160,7 +161,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
   if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
   if (s.IsSuccess()) {
-    (void)cache_.FinishBinding(pod);
+    CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
     metrics::ObservePodScheduled(qpod->attempts, SecondsSince(qpod->initial_attempt_timestamp));
     if (flushed) metrics::PodScheduledAfterFlush().Increment();
@@ -171,7 +172,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     return;
   }
   fw->RunReservePluginsUnreserve(*state, pod, host);
-  (void)cache_.ForgetPod(pod);
+  CacheError("ForgetPod", pod, cache_.ForgetPod(pod));
   queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod, {});
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
   HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()), nullptr,

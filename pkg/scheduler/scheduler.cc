@@ -61,6 +61,17 @@ std::shared_ptr<framework::WaitingPod> Scheduler::GetWaitingPod(std::string_view
 
 std::vector<api::PodPtr> Scheduler::ListPods() const { return pods_.store().List(); }
 
+void Scheduler::CacheError(std::string_view operation, const api::Pod* pod,
+                           const stowage::Status& s) {
+  cache_errors_.fetch_add(1, std::memory_order_relaxed);
+  if (pod == nullptr) {
+    LOG_ERROR("Scheduler cache {} failed err=\"{}\"", operation, s.message());
+  } else {
+    LOG_ERROR("Scheduler cache {} failed err=\"{}\" pod=\"{}\"", operation, s.message(),
+              api::NamespacedName(pod->metadata));
+  }
+}
+
 void Scheduler::Run(std::stop_token stop) {
   queue_->Run();
   std::stop_callback close(stop, [this] { queue_->Close(); });

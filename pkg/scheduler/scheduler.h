@@ -83,6 +83,10 @@ class Scheduler {
   framework::Handle& handle() { return handle_; }
 
   cache::Cache& cache() { return cache_; }
+  // Cache operations that failed since construction. Each is a bug in the assumed-pod state
+  // machine (cache.h) or in event delivery, and is logged at error level. Kept here rather
+  // than as a metric because upstream serves no such family.
+  uint64_t cache_errors() const { return cache_errors_.load(std::memory_order_relaxed); }
   // Every non-terminal pod the scheduler's pod informer holds (for /metrics/resources).
   std::vector<api::PodPtr> ListPods() const;
   queue::SchedulingQueue& queue() { return *queue_; }
@@ -98,6 +102,11 @@ class Scheduler {
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) const;
+  // Logs a failed cache operation on pod at error level and counts it (cache_errors()).
+  void CacheError(std::string_view operation, const api::Pod* pod, const stowage::Status& s);
+  void CacheError(std::string_view operation, const api::Pod& pod, const stowage::Status& s) {
+    if (!s.ok()) CacheError(operation, &pod, s);
+  }
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
 
@@ -114,6 +123,7 @@ class Scheduler {
   std::map<std::string, std::unique_ptr<framework::Framework>> profiles_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
+  std::atomic<uint64_t> cache_errors_{0};
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
   ClientPodWriter pod_writer_;
   FrameworkHandle handle_;  // after snapshot_, pool_ and pod_writer_, which it refers to
