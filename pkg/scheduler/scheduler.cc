@@ -1,8 +1,9 @@
-// Scheduler construction and the binding workers.
+// The Scheduler's construction, profiles, loop and shutdown.
 #include "pkg/scheduler/scheduler.h"
 
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
+#include "pkg/scheduler/setup.h"
 
 namespace stowage::scheduler {
 
@@ -34,13 +35,19 @@ Scheduler::~Scheduler() {
 
 stowage::Status Scheduler::Init(const framework::Registry& registry,
                                 const std::vector<framework::ProfileSpec>& profiles) {
-  if (profiles.empty()) return InvalidArgumentError("at least one profile is required");
+  auto frameworks = FrameworksFromSpecs(registry, profiles, handle_);
+  if (!frameworks.ok()) return frameworks.status();
+  return Init(std::move(*frameworks));
+}
+
+stowage::Status Scheduler::Init(std::vector<std::unique_ptr<framework::Framework>> frameworks) {
+  if (frameworks.empty()) return InvalidArgumentError("at least one profile is required");
   std::map<std::string, framework::Framework*> by_name;
-  for (const auto& spec : profiles) {
-    auto fw = framework::Framework::New(registry, spec, handle_);
-    if (!fw.ok()) return fw.status();
-    by_name[spec.scheduler_name] = fw->get();
-    profiles_[spec.scheduler_name] = std::move(*fw);
+  for (auto& fw : frameworks) {
+    const std::string& name = fw->scheduler_name();
+    if (by_name.count(name)) return InvalidArgumentError("duplicate profile \"" + name + "\"");
+    by_name[name] = fw.get();
+    profiles_[name] = std::move(fw);
   }
   queue_ = std::make_unique<queue::SchedulingQueue>(by_name, options_.queue);
   RegisterHandlers();

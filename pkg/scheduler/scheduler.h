@@ -71,8 +71,11 @@ class Scheduler {
   Scheduler(client::RestClient& client, informer::InformerFactory& informers, Options options);
   ~Scheduler();
 
-  // Builds one framework per profile and registers the informer handlers. Call before the
-  // informers start so the initial lists reach the cache and queue.
+  // Takes the profiles' frameworks (built with handle(); one per scheduler name), creates the
+  // queue and registers the informer handlers. Call before the informers start so the initial
+  // lists reach the cache and queue. New (setup.h) builds a scheduler from its configuration.
+  stowage::Status Init(std::vector<std::unique_ptr<framework::Framework>> frameworks);
+  // Init with one framework per spec, built from registry.
   stowage::Status Init(const framework::Registry& registry,
                        const std::vector<framework::ProfileSpec>& profiles);
   // Runs the scheduling loop until stop is requested; then drains in-flight bindings.

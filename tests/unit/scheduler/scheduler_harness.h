@@ -70,9 +70,14 @@ class SchedulerHarness {
   }
 
   void Start(std::vector<json> pods, const framework::ProfileSpec& spec = Profile()) {
+    auto sched = std::make_unique<Scheduler>(*client_, *informers_, options_);
+    ASSERT_TRUE(sched->Init(registry_, {spec}).ok());
+    Run(std::move(pods), std::move(sched));
+  }
+  // Runs a scheduler built over client() and informers().
+  void Run(std::vector<json> pods, std::unique_ptr<Scheduler> sched) {
     api_->SetList(kPodsPath, std::move(pods));
-    sched_ = std::make_unique<Scheduler>(*client_, *informers_, options_);
-    ASSERT_TRUE(sched_->Init(registry_, {spec}).ok());
+    sched_ = std::move(sched);
     informers_->Start();
     ASSERT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(10)));
     loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
@@ -89,6 +94,8 @@ class SchedulerHarness {
   }
 
   FakeApiServer& api() { return *api_; }
+  client::RestClient& client() { return *client_; }
+  informer::InformerFactory& informers() { return *informers_; }
   framework::Registry& registry() { return registry_; }
   Options& options() { return options_; }  // before Start
   Scheduler& scheduler() { return *sched_; }
