@@ -4,7 +4,8 @@
 
 namespace stowage::scheduler {
 
-BindingPool::BindingPool(int workers, size_t max_queued) : max_queued_(std::max<size_t>(1, max_queued)) {
+BindingPool::BindingPool(int workers, size_t max_queued)
+    : max_queued_(std::max<size_t>(1, max_queued)) {
   for (int i = 0; i < std::max(1, workers); ++i) workers_.emplace_back([this] { Work(); });
 }
 

@@ -15,10 +15,10 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       nodes_(informers.For<api::Node>()),
       options_(std::move(options)),
       pool_(options_.parallelism),
-      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
       pod_writer_(client_),
       handle_(snapshot_, pool_, pod_writer_,
               [this](std::string_view uid) { return GetWaitingPod(uid); }),
+      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {
   events_ = std::make_unique<EventRecorder>(

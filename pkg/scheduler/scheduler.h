@@ -2,9 +2,12 @@
 // loop (upstream pkg/scheduler: scheduler.go, schedule_one.go, eventhandlers.go).
 //
 // One thread runs scheduling cycles one pod at a time (Filter and Score fan out over the worker
-// pool); each chosen pod is assumed in the cache and handed to a binding worker, so binding (an
-// API call) overlaps the next cycle. Failures patch the pod's PodScheduled condition, record a
-// FailedScheduling event and requeue the pod. Thread-safe: Run blocks until stopped.
+// pool); each chosen pod is assumed in the cache and handed to a binding worker (BindingPool),
+// so binding (an API call) overlaps the next cycle. Failures patch the pod's PodScheduled
+// condition (through StatusWriter), record a FailedScheduling event and requeue the pod.
+// Plugins see only handle() (FrameworkHandle), never the Scheduler. The informer handlers are
+// in event_handlers.cc; New (setup.h) builds a Scheduler from its configuration. Thread-safe:
+// Run blocks until stopped.
 //
 // Metrics (pkg/metrics, upstream's names): schedule_attempts_total and
 // scheduling_attempt_duration_seconds per result and profile, scheduling_algorithm_duration_seconds,
@@ -15,20 +18,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/framework/parallelize.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime.h"
@@ -123,13 +121,15 @@ class Scheduler {
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   framework::WorkerPool pool_;
+  ClientPodWriter pod_writer_;
+  // After snapshot_, pool_ and pod_writer_, which it refers to, and before profiles_, whose
+  // plugins refer to it.
+  FrameworkHandle handle_;
   std::map<std::string, std::unique_ptr<framework::Framework>> profiles_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
   std::atomic<uint64_t> cache_errors_{0};
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
-  ClientPodWriter pod_writer_;
-  FrameworkHandle handle_;  // after snapshot_, pool_ and pod_writer_, which it refers to
   StatusWriter status_writer_;
   // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
   BindingPool binding_;

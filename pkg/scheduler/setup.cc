@@ -41,8 +41,7 @@ StatusOr<NewScheduler> New(Setup setup) {
     options.queue.max_backoff = std::chrono::seconds(*cfg.pod_max_backoff_seconds);
   }
   auto sched = std::make_unique<Scheduler>(setup.client, setup.informers, std::move(options));
-  auto frameworks =
-      NewFrameworks(cfg, setup.registry, setup.not_yet_implemented, sched->handle());
+  auto frameworks = NewFrameworks(cfg, setup.registry, setup.not_yet_implemented, sched->handle());
   if (!frameworks.ok()) return frameworks.status();
   if (Status s = sched->Init(std::move(frameworks->frameworks)); !s.ok()) return s;
   return NewScheduler{std::move(sched), std::move(frameworks->warnings)};

@@ -41,7 +41,7 @@ StatusOr<NewScheduler> New(Setup setup);
 
 struct Frameworks {
   std::vector<std::unique_ptr<framework::Framework>> frameworks;  // in the profiles' order
-  std::vector<std::string> warnings;  // already logged
+  std::vector<std::string> warnings;                              // already logged
 };
 
 // The frameworks of cfg's profiles, their plugins built with handle (which must outlive them).

@@ -1,6 +1,7 @@
 // A framework::Handle for plugin unit tests: a settable snapshot of NodeInfos, a Parallelizer
 // that runs every piece on the calling thread, and a PodWriter (the handle itself) whose Bind
-// records its calls and returns an injectable error. Also builders of NodeInfos shaped like the cache's snapshot.
+// records its calls and returns an injectable error. Also builders of NodeInfos shaped like the
+// cache's snapshot.
 //
 // Thread-safety: Bind and the bind-call accessors may be used from several threads; setting
 // the nodes must not race with readers of SnapshotSharedLister().

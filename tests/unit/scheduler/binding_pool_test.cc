@@ -60,7 +60,7 @@ TEST(BindingPoolTest, PodWaitingAtPermitTakesNeitherWorkerNorRoom) {
   pool.Submit([&] { bound = true; });
   EXPECT_TRUE(Eventually([&] { return bound.load(); }));
   std::stop_source never;
-  pool.WaitForRoom(never.get_token());  // returns: nothing is queued
+  pool.WaitForRoom(never.get_token());                      // returns: nothing is queued
   EXPECT_EQ(pool.Drain(std::chrono::milliseconds(0)), 1u);  // the waiting pod
   pool.Shutdown([&] { permit.Open(); });
 }

@@ -109,10 +109,10 @@ struct BindThenFail : framework::BindPlugin {
   static inline testing::FakeApiServer* api = nullptr;
   static inline Scheduler* sched = nullptr;
   std::string_view Name() const override { return "BindThenFail"; }
-  framework::Status Bind(framework::CycleState&, const api::Pod& pod, std::string_view node)
-      override {
-    api->Push(kPodsPath, "MODIFIED", Assigned(PodJson(pod.metadata.name, pod.metadata.uid, 2),
-                                              std::string(node)));
+  framework::Status Bind(framework::CycleState&, const api::Pod& pod,
+                         std::string_view node) override {
+    api->Push(kPodsPath, "MODIFIED",
+              Assigned(PodJson(pod.metadata.name, pod.metadata.uid, 2), std::string(node)));
     EXPECT_TRUE(Eventually([&] { return !sched->cache().IsAssumedPod(pod); }));
     return framework::Status::Error("the answer was lost");
   }

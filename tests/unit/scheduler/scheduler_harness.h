@@ -15,8 +15,8 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/scheduler/scheduler.h"
-#include "tests/testing/sync.h"
 #include "tests/testing/stub_plugins.h"
+#include "tests/testing/sync.h"
 #include "tests/unit/scheduler/fake_api_server.h"
 
 namespace stowage::scheduler::testing {
@@ -31,7 +31,10 @@ inline constexpr char kPodsPath[] = "/api/v1/pods";
 inline json PodJson(const std::string& name, const std::string& uid, int64_t generation = 1,
                     const std::string& scheduler = "default-scheduler") {
   return {{"metadata",
-           {{"namespace", "ns"}, {"name", name}, {"uid", uid}, {"generation", generation},
+           {{"namespace", "ns"},
+            {"name", name},
+            {"uid", uid},
+            {"generation", generation},
             {"resourceVersion", std::to_string(100 + generation)}}},
           {"spec", {{"schedulerName", scheduler}, {"containers", {{{"name", "c"}}}}}},
           {"status", {{"phase", "Pending"}}}};
@@ -101,8 +104,7 @@ class SchedulerHarness {
   Scheduler& scheduler() { return *sched_; }
   bool InStore(const std::string& name, int64_t generation = 0) {
     for (const auto& p : sched_->ListPods()) {
-      if (p->metadata.name == name &&
-          (generation == 0 || p->metadata.generation == generation)) {
+      if (p->metadata.name == name && (generation == 0 || p->metadata.generation == generation)) {
         return true;
       }
     }

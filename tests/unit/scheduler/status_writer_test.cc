@@ -104,9 +104,8 @@ TEST(StatusWriterBurstTest, HangingStatusPatchesDoNotStopBindings) {
     if (r.method == "PATCH") patches.Wait();
     return std::nullopt;
   });
-  ASSERT_TRUE(stowage::testing::RegisterStub(h.registry(), "RejectBad", [] {
-                return new RejectBad;
-              }).ok());
+  ASSERT_TRUE(
+      stowage::testing::RegisterStub(h.registry(), "RejectBad", [] { return new RejectBad; }).ok());
   h.options().binding_workers = 1;
   h.options().max_queued_bindings = 1;
   h.options().status_workers = 1;
