@@ -9,7 +9,8 @@
 #include <chrono>
 #include <thread>
 
-#include "tests/testing/sync.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/gate.h"
 
 namespace stowage::scheduler {
 namespace {

@@ -15,8 +15,9 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/scheduler/scheduler.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/gate.h"
 #include "tests/testing/stub_plugins.h"
-#include "tests/testing/sync.h"
 #include "tests/unit/scheduler/fake_api_server.h"
 
 namespace stowage::scheduler::testing {

@@ -1,24 +1,11 @@
-// Helpers for tests of concurrent code: Eventually polls for an effect another thread will
-// produce, without asserting how long it takes; Gate holds threads until the test opens it.
+// Gate: holds the threads of a test (a fake API server's answer, a plugin) until the test
+// opens it, and says how many wait, so a test can create a backlog and release it.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
-#include <functional>
 #include <mutex>
-#include <thread>
 
 namespace stowage::testing {
-
-// Polls cond every millisecond until it holds; false after 20 s, so a hung test fails instead
-// of hanging.
-inline bool Eventually(const std::function<bool()>& cond) {
-  for (int i = 0; i < 20000; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return cond();
-}
 
 // Threads calling Wait block until Open; Open is final. Thread-safe.
 class Gate {
