@@ -27,6 +27,7 @@
 
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/common/thread_annotations.h"
 #include "pkg/framework/parallelize.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime.h"

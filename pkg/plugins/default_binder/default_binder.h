@@ -43,7 +43,7 @@ class DefaultBinder final : public framework::BindPlugin {
 };
 static_assert(std::is_base_of_v<framework::BindPlugin, DefaultBinder>);
 
-// Takes no arguments; binds through handle.pod_writer().
+// Takes no arguments; binds through handle.
 StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
 
 }  // namespace stowage::plugins::default_binder
