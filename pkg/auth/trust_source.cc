@@ -2,6 +2,7 @@
 
 #include "pkg/auth/reviews.h"
 #include "pkg/client/errors.h"
+#include "pkg/common/error_list.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
 
@@ -15,13 +16,6 @@ constexpr std::string_view kClientCAName =
     "client-ca::kube-system::extension-apiserver-authentication::client-ca-file";
 constexpr std::string_view kProxyCAName =
     "client-ca::kube-system::extension-apiserver-authentication::requestheader-client-ca-file";
-
-// Joins the non-OK statuses; OK when there are none.
-Status Join(const Status& a, const Status& b) {
-  if (a.ok()) return b;
-  if (b.ok()) return a;
-  return Status(a.code(), std::string(a.message()) + "; " + std::string(b.message()));
-}
 
 }  // namespace
 
@@ -131,13 +125,13 @@ Status TrustSource::RefreshFiles() {
   Status result;
   if (client_ca_origin_ == Origin::kFile) {
     auto pem = ReadFile(client_ca_file_);
-    result = Join(result, pem.ok() ? UpdateBundle(&client_ca_, *pem,
+    result = JoinStatus(result, pem.ok() ? UpdateBundle(&client_ca_, *pem,
                                                   "client-ca-bundle::" + client_ca_file_)
                                    : pem.status());
   }
   if (proxy_origin_ == Origin::kFile) {
     auto pem = ReadFile(proxy_ca_file_);
-    result = Join(result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem,
+    result = JoinStatus(result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem,
                                                   "request-header::" + proxy_ca_file_)
                                    : pem.status());
   }
@@ -183,10 +177,11 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
     return UpdateBundle(bundle, pem, std::string(name));
   };
   if (client_ca_origin_ == Origin::kConfigMap) {
-    out.other = Join(out.other, load_ca(&client_ca_, "client-ca-file", kClientCAName));
+    out.other = JoinStatus(out.other, load_ca(&client_ca_, "client-ca-file", kClientCAName));
   }
   if (proxy_origin_ == Origin::kConfigMap) {
-    out.other = Join(out.other, load_ca(&proxy_ca_, "requestheader-client-ca-file", kProxyCAName));
+    out.other =
+        JoinStatus(out.other, load_ca(&proxy_ca_, "requestheader-client-ca-file", kProxyCAName));
     RequestHeaderConfig headers;
     Status s;
     auto list = [&](const char* key, std::vector<std::string>& dst) {
@@ -209,7 +204,7 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
       RebuildProxySnapshot();
     } else {
       out.proxy_lookup = s;
-      out.other = Join(out.other, s);
+      out.other = JoinStatus(out.other, s);
     }
   }
   return out;
@@ -217,7 +212,7 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
 
 Status TrustSource::Refresh() {
   Status s = RefreshFiles();
-  if (in_cluster()) s = Join(s, RefreshFromConfigMap().other);
+  if (in_cluster()) s = JoinStatus(s, RefreshFromConfigMap().other);
   return s;
 }
 
