@@ -5,6 +5,7 @@
 #include "pkg/common/error_list.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::auth {
 namespace {
@@ -38,7 +39,7 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
   if (!rh.client_ca_file.empty()) {
     src->proxy_origin_ = Origin::kFile;
     src->proxy_ca_file_ = rh.client_ca_file;
-    std::lock_guard<std::mutex> l(src->mu_);
+    MutexLock l(src->mu_);
     src->proxy_headers_ = RequestHeaderConfig{nullptr,          rh.allowed_names,
                                               rh.username_headers, rh.uid_headers,
                                               rh.group_headers,    rh.extra_headers_prefix};
@@ -83,13 +84,13 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
       src->proxy_origin_ = Origin::kNone;  // as upstream: front-proxy auth stays off
     }
   }
-  std::lock_guard<std::mutex> l(src->mu_);
+  MutexLock l(src->mu_);
   src->RebuildProxySnapshot();
   return src;
 }
 
 TrustSnapshot TrustSource::Current() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return TrustSnapshot{client_ca_, proxy_snapshot_};
 }
 
@@ -106,13 +107,13 @@ void TrustSource::RebuildProxySnapshot() {
 Status TrustSource::UpdateBundle(std::shared_ptr<const CABundle>* bundle, const std::string& pem,
                                  const std::string& source) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (*bundle && (*bundle)->pem() == pem) return OkStatus();
   }
   auto parsed = CABundle::Parse(pem, source);
   if (!parsed.ok()) return parsed.status();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     *bundle = *parsed;
     RebuildProxySnapshot();
   }
@@ -199,7 +200,7 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
     list("requestheader-extra-headers-prefix", headers.extra_headers_prefix);
     list("requestheader-allowed-names", headers.allowed_names);
     if (s.ok()) {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       proxy_headers_ = std::move(headers);
       RebuildProxySnapshot();
     } else {
