@@ -250,7 +250,12 @@ TEST(LeaderElector, StopsLeadingWhenNoRenewalSucceedsWithinTheRenewDeadline) {
   EXPECT_FALSE(h.stop.stop_requested());
   EXPECT_TRUE(h.token_fired) << "the leading work was told to stop";
   EXPECT_TRUE(h.stopped);
-  Duration since_last_renewal = h.clock.Now() - h.state->last_write;
+  MonoTime last_write;
+  {
+    MutexLock l(h.state->mu);
+    last_write = h.state->last_write;
+  }
+  Duration since_last_renewal = h.clock.Now() - last_write;
   // The poll that fails starts right after acquiring, or one retry period after the last
   // successful renewal; it gives up exactly at its deadline.
   EXPECT_TRUE(since_last_renewal == seconds(10) || since_last_renewal == seconds(2) + seconds(10))
