@@ -6,6 +6,11 @@ include(CheckPIESupported)
 
 add_compile_options(-Wall -Wextra -Wformat=2 -Wimplicit-fallthrough -Werror=format-security
                     -Wno-missing-field-initializers)
+# Under clang (build-clang, scripts/test), GUARDED_BY/REQUIRES on stowage::Mutex are checked and a
+# violation fails the build; GCC ignores the annotations.
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  add_compile_options(-Wthread-safety -Werror=thread-safety)
+endif()
 
 if(STOWAGE_HARDENING)
   check_pie_supported()

@@ -1,10 +1,86 @@
-# stowage_library(<name> SOURCES ... DEPS ...): one static library per pkg/ folder, named
-# stowage_<name>, with the project root on its include path so includes read "pkg/api/types.h".
+# Include paths follow the link graph: a target sees the headers of its own folder and of the
+# targets it links, nothing else, so an #include without the matching link dependency fails to
+# compile. Each target's headers are published as symlinks under
+# ${CMAKE_BINARY_DIR}/include/<target>/<folder>/, keeping include lines rooted at the repository
+# ("pkg/api/types.h") while exposing one folder only (pkg/framework does not expose
+# pkg/framework/runtime).
+
+# stowage_publish_headers(<target> <PUBLIC|PRIVATE> <dir> [HEADERS h...] [EXCLUDE_HEADERS h...]):
+# links the headers of dir (every *.h and *.inc directly in it but the excluded, or the HEADERS
+# given) into the target's include root.
+function(stowage_publish_headers target scope dir)
+  cmake_parse_arguments(ARG "" "" "HEADERS;EXCLUDE_HEADERS" ${ARGN})
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+  set(root ${CMAKE_BINARY_DIR}/include/${target})
+  if(ARG_HEADERS)
+    set(headers ${ARG_HEADERS})
+  else()
+    file(GLOB headers CONFIGURE_DEPENDS RELATIVE ${dir} ${dir}/*.h ${dir}/*.inc)
+    if(ARG_EXCLUDE_HEADERS)
+      list(REMOVE_ITEM headers ${ARG_EXCLUDE_HEADERS})
+    endif()
+  endif()
+  # Rebuilt on every configure so a deleted or moved header does not linger.
+  file(REMOVE_RECURSE ${root}/${rel})
+  file(MAKE_DIRECTORY ${root}/${rel})
+  foreach(h IN LISTS headers)
+    file(CREATE_LINK ${dir}/${h} ${root}/${rel}/${h} SYMBOLIC)
+  endforeach()
+  target_include_directories(${target} ${scope} ${root})
+  if(scope STREQUAL "PUBLIC")
+    stowage_check_headers(${target} ${rel} ${headers})
+  endif()
+endfunction()
+
+# check_headers (not part of "all"; scripts/test builds it in build-clang): one translation unit
+# per public header that includes only that header, compiled with the include paths of the
+# header's own library, so a header that does not include what it uses, or uses a library its
+# target does not link, fails here rather than in whichever file happens to include it first.
+if(NOT TARGET check_headers)
+  add_custom_target(check_headers)
+endif()
+function(stowage_check_headers target rel)
+  set(srcs)
+  foreach(h IN LISTS ARGN)
+    if(h MATCHES "\\.h$")
+      set(src ${CMAKE_BINARY_DIR}/check_headers/${target}/${rel}/${h}.cc)
+      # CONFIGURE rewrites the file only when its content changes, so reconfiguring rebuilds nothing.
+      file(CONFIGURE OUTPUT ${src} CONTENT "#include \"${rel}/${h}\"\n")
+      list(APPEND srcs ${src})
+    endif()
+  endforeach()
+  if(srcs)
+    add_library(check_headers_${target} OBJECT EXCLUDE_FROM_ALL ${srcs})
+    target_link_libraries(check_headers_${target} PRIVATE ${target})
+    add_dependencies(check_headers check_headers_${target})
+  endif()
+endfunction()
+
+# stowage_library(<name> SOURCES ... DEPS ... [PRIVATE_DEPS ...] [HEADERS ...]
+#                 [EXCLUDE_HEADERS ...]): one static library per folder, named stowage_<name>,
+# publishing the headers of the folder it is declared in (only HEADERS, or all but
+# EXCLUDE_HEADERS, where several libraries share a folder).
 function(stowage_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS;HEADERS;EXCLUDE_HEADERS" ${ARGN})
   add_library(stowage_${name} STATIC ${ARG_SOURCES})
-  target_include_directories(stowage_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  stowage_publish_headers(stowage_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                          HEADERS ${ARG_HEADERS} EXCLUDE_HEADERS ${ARG_EXCLUDE_HEADERS})
   target_link_libraries(stowage_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# stowage_program_headers(<target> <sources...>): a test or tool sees the headers of the folders
+# its sources live in (its private fakes) besides those of the libraries it links.
+function(stowage_program_headers target)
+  set(dirs)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs ${src} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    get_filename_component(dir ${abs} DIRECTORY)
+    list(APPEND dirs ${dir})
+  endforeach()
+  list(REMOVE_DUPLICATES dirs)
+  foreach(dir IN LISTS dirs)
+    stowage_publish_headers(${target} PRIVATE ${dir})
+  endforeach()
 endfunction()
 
 # stowage_test(<name> SOURCES ... DEPS ... [LABELS ...]): a GoogleTest binary registered with ctest.
@@ -12,6 +88,9 @@ function(stowage_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  stowage_program_headers(${name} ${ARG_SOURCES})
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  if("unit" IN_LIST ARG_LABELS AND TARGET unit_tests)
+    add_dependencies(unit_tests ${name})
+  endif()
 endfunction()

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pkg/api/name_validation.h"
+#include "pkg/common/error_list.h"
 #include "pkg/common/strconv.h"
 
 namespace stowage::api {
@@ -69,15 +70,6 @@ std::vector<std::string> LabelValueProblems(std::string_view value) {
     problems.push_back("a valid label must be an empty string or " + std::string(kNameShape));
   }
   return problems;
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += separator;
-    out += parts[i];
-  }
-  return out;
 }
 
 std::string Quote(std::string_view s) {

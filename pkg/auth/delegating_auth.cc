@@ -4,6 +4,7 @@
 
 #include "pkg/auth/negotiation.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::auth {
 namespace {
@@ -132,7 +133,7 @@ DelegatingAuth::DelegatingAuth(const Options& options, Clock& clock, PathAuthori
 DelegatingAuth::~DelegatingAuth() { Stop(); }
 
 void DelegatingAuth::Start() {
-  std::lock_guard<std::mutex> l(loop_mu_);
+  MutexLock l(loop_mu_);
   if (loop_.joinable() || !trust_->dynamic()) return;
   stopping_ = false;
   loop_ = std::thread([this] { RefreshLoop(); });
@@ -141,19 +142,23 @@ void DelegatingAuth::Start() {
 void DelegatingAuth::Stop() {
   std::thread t;
   {
-    std::lock_guard<std::mutex> l(loop_mu_);
+    MutexLock l(loop_mu_);
     stopping_ = true;
     t = std::move(loop_);
   }
-  loop_cv_.notify_all();
+  loop_cv_.SignalAll();
   if (t.joinable()) t.join();
 }
 
 void DelegatingAuth::RefreshLoop() {
   std::string last_problem;
-  std::unique_lock<std::mutex> l(loop_mu_);
-  while (!loop_cv_.wait_for(l, options_.refresh_interval, [&] { return stopping_; })) {
-    l.unlock();
+  MutexLock l(loop_mu_);
+  while (true) {
+    const MonoTime deadline = std::chrono::steady_clock::now() + options_.refresh_interval;
+    while (!stopping_ && loop_cv_.WaitUntil(loop_mu_, deadline)) {
+    }
+    if (stopping_) return;
+    loop_mu_.Unlock();
     Status s = trust_->Refresh();
     // A source that stays broken is reported once, not every minute.
     std::string problem(s.message());
@@ -161,7 +166,7 @@ void DelegatingAuth::RefreshLoop() {
       LOG_WARN("Refreshing the trusted client CAs: {}", problem);
     }
     last_problem = problem;
-    l.lock();
+    loop_mu_.Lock();
   }
 }
 

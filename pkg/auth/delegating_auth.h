@@ -24,9 +24,7 @@
 // that re-reads the client CA and front-proxy settings every refresh_interval of real time.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -41,6 +39,7 @@
 #include "pkg/auth/user_info.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 
 namespace stowage::auth {
@@ -103,10 +102,10 @@ class DelegatingAuth {
   std::unique_ptr<TokenAuthenticator> tokens_;      // null without an authentication client
   std::unique_ptr<SubjectAccessReviewer> reviewer_;  // null without an authorization client
 
-  std::mutex loop_mu_;
-  std::condition_variable loop_cv_;
-  bool stopping_ = false;
-  std::thread loop_;
+  Mutex loop_mu_;
+  CondVar loop_cv_;
+  bool stopping_ GUARDED_BY(loop_mu_) = false;
+  std::thread loop_ GUARDED_BY(loop_mu_);
 };
 
 }  // namespace stowage::auth

@@ -8,13 +8,13 @@
 
 #include <cstddef>
 #include <list>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::auth {
@@ -26,7 +26,7 @@ class ExpiringCache {
 
   // The value stored under key, unless it is missing or expired (an expired entry is dropped).
   std::optional<V> Get(const std::string& key) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     auto it = index_.find(key);
     if (it == index_.end()) return std::nullopt;
     if (clock_.Now() >= it->second->expires) {
@@ -41,7 +41,7 @@ class ExpiringCache {
   // Stores value under key for ttl; a ttl of zero or less stores nothing.
   void Set(const std::string& key, V value, Duration ttl) {
     if (ttl <= Duration::zero() || max_entries_ == 0) return;
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     MonoTime expires = clock_.Now() + ttl;
     auto it = index_.find(key);
     if (it != index_.end()) {
@@ -59,7 +59,7 @@ class ExpiringCache {
   }
 
   size_t size() const {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return index_.size();
   }
 
@@ -72,7 +72,7 @@ class ExpiringCache {
 
   Clock& clock_;
   const size_t max_entries_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::list<Entry> lru_ GUARDED_BY(mu_);
   std::unordered_map<std::string, typename std::list<Entry>::iterator> index_ GUARDED_BY(mu_);
 };

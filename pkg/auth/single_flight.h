@@ -7,14 +7,13 @@
 // its call returns, so the next call after that runs fn again (caching is the caller's job).
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::auth {
@@ -27,12 +26,12 @@ class SingleFlight {
   V Do(const std::string& key, const std::function<V()>& fn, bool* shared = nullptr) {
     std::shared_ptr<Call> call;
     {
-      std::unique_lock<std::mutex> l(mu_);
+      MutexLock l(mu_);
       auto it = calls_.find(key);
       if (it != calls_.end()) {
         call = it->second;
         ++call->waiters;
-        cv_.wait(l, [&] { return call->result.has_value(); });
+        while (!call->result.has_value()) cv_.Wait(mu_);
         if (shared) *shared = true;
         return *call->result;
       }
@@ -41,11 +40,11 @@ class SingleFlight {
     }
     V result = fn();
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       call->result = result;
       calls_.erase(key);
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     if (shared) *shared = false;
     return result;
   }
@@ -53,7 +52,7 @@ class SingleFlight {
   // How many callers are waiting for the call running for key (0 when none runs); for tests
   // that must know the followers have joined before letting the leader finish.
   int WaitersForTest(const std::string& key) const {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     auto it = calls_.find(key);
     return it == calls_.end() ? 0 : it->second->waiters;
   }
@@ -64,8 +63,8 @@ class SingleFlight {
     int waiters = 0;
   };
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  CondVar cv_;
   std::unordered_map<std::string, std::shared_ptr<Call>> calls_ GUARDED_BY(mu_);
 };
 

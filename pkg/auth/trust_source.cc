@@ -2,8 +2,10 @@
 
 #include "pkg/auth/reviews.h"
 #include "pkg/client/errors.h"
+#include "pkg/common/error_list.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::auth {
 namespace {
@@ -15,13 +17,6 @@ constexpr std::string_view kClientCAName =
     "client-ca::kube-system::extension-apiserver-authentication::client-ca-file";
 constexpr std::string_view kProxyCAName =
     "client-ca::kube-system::extension-apiserver-authentication::requestheader-client-ca-file";
-
-// Joins the non-OK statuses; OK when there are none.
-Status Join(const Status& a, const Status& b) {
-  if (a.ok()) return b;
-  if (b.ok()) return a;
-  return Status(a.code(), std::string(a.message()) + "; " + std::string(b.message()));
-}
 
 }  // namespace
 
@@ -44,7 +39,7 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
   if (!rh.client_ca_file.empty()) {
     src->proxy_origin_ = Origin::kFile;
     src->proxy_ca_file_ = rh.client_ca_file;
-    std::lock_guard<std::mutex> l(src->mu_);
+    MutexLock l(src->mu_);
     src->proxy_headers_ = RequestHeaderConfig{nullptr,          rh.allowed_names,
                                               rh.username_headers, rh.uid_headers,
                                               rh.group_headers,    rh.extra_headers_prefix};
@@ -89,13 +84,13 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
       src->proxy_origin_ = Origin::kNone;  // as upstream: front-proxy auth stays off
     }
   }
-  std::lock_guard<std::mutex> l(src->mu_);
+  MutexLock l(src->mu_);
   src->RebuildProxySnapshot();
   return src;
 }
 
 TrustSnapshot TrustSource::Current() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return TrustSnapshot{client_ca_, proxy_snapshot_};
 }
 
@@ -112,13 +107,13 @@ void TrustSource::RebuildProxySnapshot() {
 Status TrustSource::UpdateBundle(std::shared_ptr<const CABundle>* bundle, const std::string& pem,
                                  const std::string& source) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (*bundle && (*bundle)->pem() == pem) return OkStatus();
   }
   auto parsed = CABundle::Parse(pem, source);
   if (!parsed.ok()) return parsed.status();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     *bundle = *parsed;
     RebuildProxySnapshot();
   }
@@ -131,13 +126,13 @@ Status TrustSource::RefreshFiles() {
   Status result;
   if (client_ca_origin_ == Origin::kFile) {
     auto pem = ReadFile(client_ca_file_);
-    result = Join(result, pem.ok() ? UpdateBundle(&client_ca_, *pem,
+    result = JoinStatus(result, pem.ok() ? UpdateBundle(&client_ca_, *pem,
                                                   "client-ca-bundle::" + client_ca_file_)
                                    : pem.status());
   }
   if (proxy_origin_ == Origin::kFile) {
     auto pem = ReadFile(proxy_ca_file_);
-    result = Join(result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem,
+    result = JoinStatus(result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem,
                                                   "request-header::" + proxy_ca_file_)
                                    : pem.status());
   }
@@ -183,10 +178,11 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
     return UpdateBundle(bundle, pem, std::string(name));
   };
   if (client_ca_origin_ == Origin::kConfigMap) {
-    out.other = Join(out.other, load_ca(&client_ca_, "client-ca-file", kClientCAName));
+    out.other = JoinStatus(out.other, load_ca(&client_ca_, "client-ca-file", kClientCAName));
   }
   if (proxy_origin_ == Origin::kConfigMap) {
-    out.other = Join(out.other, load_ca(&proxy_ca_, "requestheader-client-ca-file", kProxyCAName));
+    out.other =
+        JoinStatus(out.other, load_ca(&proxy_ca_, "requestheader-client-ca-file", kProxyCAName));
     RequestHeaderConfig headers;
     Status s;
     auto list = [&](const char* key, std::vector<std::string>& dst) {
@@ -204,12 +200,12 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
     list("requestheader-extra-headers-prefix", headers.extra_headers_prefix);
     list("requestheader-allowed-names", headers.allowed_names);
     if (s.ok()) {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       proxy_headers_ = std::move(headers);
       RebuildProxySnapshot();
     } else {
       out.proxy_lookup = s;
-      out.other = Join(out.other, s);
+      out.other = JoinStatus(out.other, s);
     }
   }
   return out;
@@ -217,7 +213,7 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
 
 Status TrustSource::Refresh() {
   Status s = RefreshFiles();
-  if (in_cluster()) s = Join(s, RefreshFromConfigMap().other);
+  if (in_cluster()) s = JoinStatus(s, RefreshFromConfigMap().other);
   return s;
 }
 

@@ -19,13 +19,13 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "pkg/auth/options.h"
 #include "pkg/auth/request_header.h"
 #include "pkg/auth/x509.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 
@@ -78,7 +78,7 @@ class TrustSource {
   std::string client_ca_file_;
   std::string proxy_ca_file_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::shared_ptr<const CABundle> client_ca_ GUARDED_BY(mu_);
   std::shared_ptr<const CABundle> proxy_ca_ GUARDED_BY(mu_);
   RequestHeaderConfig proxy_headers_ GUARDED_BY(mu_);  // ca unused; the headers and names

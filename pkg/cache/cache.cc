@@ -1,6 +1,7 @@
 #include "pkg/cache/cache.h"
 
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::cache {
@@ -77,7 +78,7 @@ void Cache::RemovePodLocked(const api::Pod& pod, const std::string& node) {
 }
 
 Status Cache::AssumePod(PodInfoPtr pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   std::string key = PodKey(*pod->pod);
   if (pods_.count(key)) {
     return AlreadyExistsError("pod " + api::NamespacedName(pod->pod->metadata) +
@@ -91,14 +92,14 @@ Status Cache::AssumePod(PodInfoPtr pod) {
 }
 
 Status Cache::FinishBinding(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = pods_.find(PodKey(pod));
   if (it != pods_.end() && it->second.assumed) it->second.binding_finished = true;
   return OkStatus();
 }
 
 Status Cache::ForgetPod(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = pods_.find(PodKey(pod));
   if (it == pods_.end()) return OkStatus();
   if (!it->second.assumed) {
@@ -113,13 +114,13 @@ Status Cache::ForgetPod(const api::Pod& pod) {
 }
 
 bool Cache::IsAssumedPod(const api::Pod& pod) const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = pods_.find(PodKey(pod));
   return it != pods_.end() && it->second.assumed;
 }
 
 Status Cache::AddPod(api::PodPtr pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   std::string key = PodKey(*pod);
   auto it = pods_.find(key);
   if (it != pods_.end() && it->second.assumed) {
@@ -144,7 +145,7 @@ Status Cache::AddPod(api::PodPtr pod) {
 }
 
 Status Cache::UpdatePod(const api::PodPtr& old_pod, api::PodPtr new_pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = pods_.find(PodKey(*old_pod));
   if (it == pods_.end() || it->second.assumed) {
     return NotFoundError("pod " + api::NamespacedName(old_pod->metadata) +
@@ -158,7 +159,7 @@ Status Cache::UpdatePod(const api::PodPtr& old_pod, api::PodPtr new_pod) {
 }
 
 Status Cache::RemovePod(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = pods_.find(PodKey(pod));
   if (it == pods_.end()) {
     return NotFoundError("pod " + api::NamespacedName(pod.metadata) + " is not in the cache");
@@ -171,7 +172,7 @@ Status Cache::RemovePod(const api::Pod& pod) {
 }
 
 void Cache::AddNode(api::NodePtr node) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   NodeInfo& info = TouchNode(node->metadata.name);
   if (info.node()) {
     if (tree_.UpdateNode(*info.node(), *node)) ++tree_version_;
@@ -191,7 +192,7 @@ void Cache::UpdateNode(const api::NodePtr& old_node, api::NodePtr new_node) {
 }
 
 void Cache::RemoveNode(const api::Node& node) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   auto it = nodes_.find(node.metadata.name);
   if (it == nodes_.end() || it->second->info.node() == nullptr) return;
   NodeItem* item = it->second.get();
@@ -259,7 +260,7 @@ bool Cache::RefreshImageSummaries(NodeInfo& info) {
 }
 
 Status Cache::UpdateSnapshot(Snapshot& snapshot) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   if (images_changed_) {
     // How many nodes hold an image changed: any node's summaries may be stale.
     for (auto& [name, item] : nodes_) {
@@ -334,12 +335,12 @@ void Cache::RebuildLists(Snapshot& snapshot, bool all_nodes) {
 }
 
 size_t Cache::NodeCount() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return tree_.size();
 }
 
 size_t Cache::PodCount() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return pods_.size();
 }
 

@@ -21,13 +21,13 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "pkg/cache/node_tree.h"
 #include "pkg/cache/snapshot.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/types.h"
@@ -86,7 +86,7 @@ class Cache {
   void RebuildLists(Snapshot& snapshot, bool all_nodes) REQUIRES(mu_);
   void UpdateMetrics() REQUIRES(mu_);
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::unordered_map<std::string, std::unique_ptr<NodeItem>> nodes_ GUARDED_BY(mu_);
   NodeItem* head_ GUARDED_BY(mu_) = nullptr;  // most recently changed node entry
   std::unordered_map<std::string, PodState> pods_ GUARDED_BY(mu_);  // by UID (or ns/name)

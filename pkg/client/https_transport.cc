@@ -15,13 +15,13 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <vector>
 
 #include "pkg/api/decode.h"
 #include "pkg/client/transport.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::client {
@@ -253,7 +253,7 @@ class HttpsTransport final : public Transport {
   }
 
   std::unique_ptr<Connection> Acquire() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     MonoTime now = RealClock().Now();
     while (!idle_.empty()) {
       auto c = std::move(idle_.back());
@@ -267,7 +267,7 @@ class HttpsTransport final : public Transport {
     if (!c->open) return;
     c->pooled = true;
     c->idle_since = RealClock().Now();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(c));
   }
 
@@ -371,7 +371,7 @@ class HttpsTransport final : public Transport {
 
   std::string Token() {
     if (config_.bearer_token_file.empty()) return config_.bearer_token;
-    std::lock_guard<std::mutex> l(token_mu_);
+    MutexLock l(token_mu_);
     if (RealClock().Now() - token_read_ > kTokenRefresh) {
       if (auto s = RefreshTokenLocked(); !s.ok()) LOG_WARN("{}", s.message());
     }
@@ -379,7 +379,7 @@ class HttpsTransport final : public Transport {
   }
 
   Status RefreshToken() {
-    std::lock_guard<std::mutex> l(token_mu_);
+    MutexLock l(token_mu_);
     return RefreshTokenLocked();
   }
 
@@ -403,9 +403,9 @@ class HttpsTransport final : public Transport {
   const ServerUrl url_;
   ssl::context ctx_;
   std::string host_header_;
-  std::mutex mu_;
+  Mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
-  std::mutex token_mu_;
+  Mutex token_mu_;
   std::string token_ GUARDED_BY(token_mu_);
   MonoTime token_read_ GUARDED_BY(token_mu_){};
 };

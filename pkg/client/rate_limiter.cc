@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pkg/common/mutex.h"
+
 namespace stowage::client {
 
 RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
@@ -9,7 +11,7 @@ RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
 
 Duration RateLimiter::Reserve() {
   if (qps_ <= 0) return Duration::zero();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   MonoTime now = clock_.Now();
   double elapsed = std::chrono::duration<double>(now - last_).count();
   last_ = now;

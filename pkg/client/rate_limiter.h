@@ -4,10 +4,10 @@
 // and tests can drive it with a FakeClock.
 #pragma once
 
-#include <mutex>
 #include <stop_token>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::client {
@@ -26,7 +26,7 @@ class RateLimiter {
   const double qps_;
   const double burst_;
   Clock& clock_;
-  std::mutex mu_;
+  Mutex mu_;
   double tokens_ GUARDED_BY(mu_);
   MonoTime last_ GUARDED_BY(mu_);
 };

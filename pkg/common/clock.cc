@@ -1,5 +1,7 @@
 #include "pkg/common/clock.h"
 
+#include "pkg/common/mutex.h"
+
 namespace stowage {
 namespace {
 class Real final : public Clock {
@@ -16,15 +18,16 @@ Clock& RealClock() {
 }
 }  // namespace stowage
 
-#include <condition_variable>
 
 namespace stowage {
 bool SleepFor(Duration d, std::stop_token stop) {
   if (d <= Duration::zero()) return !stop.stop_requested();
-  std::mutex m;
-  std::condition_variable_any cv;
-  std::unique_lock<std::mutex> l(m);
-  cv.wait_for(l, stop, d, [] { return false; });
+  Mutex m;
+  CondVarAny cv;  // never signalled: only the deadline or a stop request ends the wait
+  MutexLock l(m);
+  const MonoTime deadline = std::chrono::steady_clock::now() + d;
+  while (!stop.stop_requested() && cv.WaitUntil(m, stop, deadline)) {
+  }
   return !stop.stop_requested();
 }
 }  // namespace stowage

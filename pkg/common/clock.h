@@ -6,8 +6,9 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <stop_token>
+
+#include "pkg/common/mutex.h"
 
 namespace stowage {
 
@@ -32,15 +33,15 @@ class FakeClock : public Clock {
  public:
   FakeClock() : mono_(std::chrono::hours(1)), wall_(std::chrono::hours(24 * 365 * 50)) {}
   MonoTime Now() const override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return mono_;
   }
   WallTime WallNow() const override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return wall_;
   }
   void Advance(Duration d) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     mono_ += d;
     wall_ += std::chrono::duration_cast<WallTime::duration>(d);
   }
@@ -50,9 +51,9 @@ class FakeClock : public Clock {
   }
 
  private:
-  mutable std::mutex mu_;
-  MonoTime mono_;
-  WallTime wall_;
+  mutable Mutex mu_;
+  MonoTime mono_ GUARDED_BY(mu_);
+  WallTime wall_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage

@@ -8,11 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "pkg/common/go_quote.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/strconv.h"
 
 namespace stowage::logging {
@@ -32,8 +32,8 @@ struct ModulePattern {
   int level;
 };
 
-std::mutex g_vmodule_mu;
-std::vector<ModulePattern> g_vmodule;  // guarded by g_vmodule_mu
+Mutex g_vmodule_mu;
+std::vector<ModulePattern> g_vmodule GUARDED_BY(g_vmodule_mu);
 // Bumped on every SetVModule so call sites recompute their cached level; starts at 1 because 0
 // marks a site that never computed one.
 std::atomic<uint64_t> g_vmodule_generation{1};
@@ -269,7 +269,7 @@ int SiteLevel(VSite& site) {
   if (size_t dot = file.rfind('.'); dot != std::string::npos) file.resize(dot);
   int level = 0;
   {
-    std::lock_guard<std::mutex> l(g_vmodule_mu);
+    MutexLock l(g_vmodule_mu);
     for (const ModulePattern& p : g_vmodule) {
       bool match = p.literal ? file == p.pattern
                              : fnmatch(p.pattern.c_str(), file.c_str(), FNM_PATHNAME) == 0;
@@ -306,7 +306,7 @@ void SetVerbosity(int v) { g_verbosity.store(v < 0 ? 0 : v, std::memory_order_re
 Status SetVModule(std::string_view spec) {
   auto parsed = ParseVModule(spec);
   if (!parsed.ok()) return parsed.status();
-  std::lock_guard<std::mutex> l(g_vmodule_mu);
+  MutexLock l(g_vmodule_mu);
   g_vmodule = std::move(*parsed);
   g_vmodule_active.store(!g_vmodule.empty(), std::memory_order_relaxed);
   g_vmodule_generation.fetch_add(1, std::memory_order_acq_rel);
@@ -314,7 +314,7 @@ Status SetVModule(std::string_view spec) {
 }
 
 std::string VModule() {
-  std::lock_guard<std::mutex> l(g_vmodule_mu);
+  MutexLock l(g_vmodule_mu);
   std::string out;
   for (const ModulePattern& p : g_vmodule) {
     if (!out.empty()) out += ',';

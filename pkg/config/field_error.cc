@@ -1,9 +1,9 @@
 #include "pkg/config/field_error.h"
 
 #include <algorithm>
-#include <set>
 
 #include "pkg/api/name_validation.h"
+#include "pkg/common/error_list.h"
 
 namespace stowage::config {
 namespace {
@@ -119,16 +119,10 @@ std::string JsonList(const std::vector<std::string>& values) {
 }
 
 std::string AggregateMessage(const FieldErrors& errors) {
-  std::set<std::string> seen;
-  std::string joined;
-  for (const FieldError& e : errors) {
-    std::string msg = e.ToString();
-    if (!seen.insert(msg).second) continue;
-    if (seen.size() > 1) joined += ", ";
-    joined += msg;
-  }
-  if (seen.size() <= 1) return joined;
-  return "[" + joined + "]";
+  std::vector<std::string> messages;
+  messages.reserve(errors.size());
+  for (const FieldError& e : errors) messages.push_back(e.ToString());
+  return JoinAggregate(messages);
 }
 
 std::vector<std::string> QualifiedNameErrors(std::string_view value) {

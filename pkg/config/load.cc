@@ -3,8 +3,10 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <exception>
 
+#include "pkg/common/error_list.h"
 #include "pkg/common/file.h"
 #include "pkg/config/yaml_decoder.h"
 
@@ -226,15 +228,12 @@ StatusOr<KubeSchedulerConfiguration> Decode(const YAML::Node& root, const std::s
   KubeSchedulerConfiguration cfg;
   DecodeConfiguration(d, root, cfg);
   if (d.errors().empty()) return cfg;
-  std::string message = source + ": ";
-  for (size_t i = 0; i < d.errors().size() && i < kMaxReportedErrors; ++i) {
-    if (i > 0) message += "; ";
-    message += d.errors()[i];
+  const std::vector<std::string>& all = d.errors();
+  std::vector<std::string> shown(all.begin(), all.begin() + std::min(all.size(), kMaxReportedErrors));
+  if (all.size() > kMaxReportedErrors) {
+    shown.push_back("and " + std::to_string(all.size() - kMaxReportedErrors) + " more errors");
   }
-  if (d.errors().size() > kMaxReportedErrors) {
-    message += "; and " + std::to_string(d.errors().size() - kMaxReportedErrors) + " more errors";
-  }
-  return InvalidArgumentError(std::move(message));
+  return InvalidArgumentError(source + ": " + Join(shown, "; "));
 }
 
 }  // namespace

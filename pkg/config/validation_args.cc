@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "pkg/common/error_list.h"
 #include "pkg/common/strconv.h"
 #include "pkg/config/duration.h"
 
@@ -22,15 +23,6 @@ void ValidateLabelName(const std::string& name, const FieldPath& path, FieldErro
 
 void Append(FieldErrors& to, FieldErrors from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-}
-
-std::string Join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += "; ";
-    out += parts[i];
-  }
-  return out;
 }
 
 // The internal UtilizationShapePoint has no JSON tags, so upstream prints Go field names.
@@ -65,7 +57,7 @@ void ValidateLabelRequirement(const api::NodeSelectorRequirement& r, const Field
     return;
   }
   if (std::vector<std::string> key_errs = QualifiedNameErrors(r.key); !key_errs.empty()) {
-    errs.push_back(Invalid(path.Child("key"), GoQuote(r.key), Join(key_errs)));
+    errs.push_back(Invalid(path.Child("key"), GoQuote(r.key), Join(key_errs, "; ")));
   }
   const FieldPath values = path.Child("values");
   if (r.op == "In" || r.op == "NotIn") {
@@ -92,7 +84,7 @@ void ValidateLabelRequirement(const api::NodeSelectorRequirement& r, const Field
   }
   for (size_t i = 0; i < r.values.size(); ++i) {
     if (std::vector<std::string> v = LabelValueErrors(r.values[i]); !v.empty()) {
-      errs.push_back(Invalid(values.Index(i).Key(r.key), GoQuote(r.values[i]), Join(v)));
+      errs.push_back(Invalid(values.Index(i).Key(r.key), GoQuote(r.values[i]), Join(v, "; ")));
     }
   }
 }

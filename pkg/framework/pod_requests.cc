@@ -91,8 +91,11 @@ void ApplyPodLevel(const std::vector<const api::ResourceList*>& lists, Resource&
     for (const auto& [name, q] : list->entries()) {
       if (!IsPodLevelResource(name)) continue;
       int64_t v = name == "cpu" ? q.MilliValue() : q.Value();
+      // Clang 14 cannot capture a structured binding, so the lambda takes a copy of the view.
       auto it = std::find_if(effective.begin(), effective.end(),
-                             [&](const auto& e) { return e.first == name; });
+                             [key = std::string_view(name)](const auto& e) {
+                               return e.first == key;
+                             });
       if (it == effective.end()) {
         effective.emplace_back(name, v);
       } else {

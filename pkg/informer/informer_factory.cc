@@ -2,16 +2,18 @@
 
 #include <thread>
 
+#include "pkg/common/mutex.h"
+
 namespace stowage::informer {
 
 void InformerFactory::Start() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   started_ = true;
   for (auto& [key, inf] : informers_) inf->Start();
 }
 
 void InformerFactory::Stop() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   for (auto& [key, inf] : informers_) inf->Stop();
   started_ = false;
 }
@@ -21,7 +23,7 @@ bool InformerFactory::WaitForCacheSync(Duration timeout) {
   for (;;) {
     bool all = true;
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       for (auto& [key, inf] : informers_) all = all && inf->HasSynced();
     }
     if (all) return true;

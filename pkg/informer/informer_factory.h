@@ -5,11 +5,11 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <typeindex>
 
 #include "pkg/client/rest_client.h"
+#include "pkg/common/mutex.h"
 #include "pkg/informer/shared_informer.h"
 
 namespace stowage::informer {
@@ -26,7 +26,7 @@ class InformerFactory {
   // Start() is started immediately.
   template <typename T>
   SharedInformer<T>& For(const Filter& filter = {}) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     auto key = std::make_pair(std::type_index(typeid(T)), filter.Key());
     auto& slot = informers_[key];
     if (!slot) {
@@ -46,9 +46,10 @@ class InformerFactory {
  private:
   client::RestClient& client_;
   const std::string name_;
-  std::mutex mu_;
-  bool started_ = false;
-  std::map<std::pair<std::type_index, std::string>, std::unique_ptr<InformerBase>> informers_;
+  Mutex mu_;
+  bool started_ GUARDED_BY(mu_) = false;
+  std::map<std::pair<std::type_index, std::string>, std::unique_ptr<InformerBase>> informers_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::informer

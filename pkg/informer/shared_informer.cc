@@ -9,6 +9,7 @@
 #include "pkg/client/resources.h"
 #include "pkg/common/backoff.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::informer {
 
@@ -43,7 +44,7 @@ SharedInformer<T>::SharedInformer(client::RestClient& client, Filter filter, int
 
 template <typename T>
 void SharedInformer<T>::AddEventHandler(std::shared_ptr<EventHandler<T>> handler) {
-  std::lock_guard<std::mutex> l(dispatch_mu_);
+  MutexLock l(dispatch_mu_);
   for (const Ptr& obj : store_.List()) handler->OnAdd(obj, true);
   handlers_.push_back(std::move(handler));
 }
@@ -58,7 +59,7 @@ template <typename T>
 void SharedInformer<T>::Stop() {
   if (!thread_.joinable()) return;
   thread_.request_stop();
-  pause_cv_.notify_all();
+  pause_cv_.SignalAll();
   thread_.join();
 }
 
@@ -74,19 +75,19 @@ bool SharedInformer<T>::WaitForSync(Duration timeout) const {
 
 template <typename T>
 std::string SharedInformer<T>::LastResourceVersion() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return resource_version_;
 }
 
 template <typename T>
 void SharedInformer<T>::SetResourceVersion(std::string rv) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   resource_version_ = std::move(rv);
 }
 
 template <typename T>
 void SharedInformer<T>::PauseForTest() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   paused_ = true;
   if (watch_stop_) watch_stop_->request_stop();
 }
@@ -94,16 +95,16 @@ void SharedInformer<T>::PauseForTest() {
 template <typename T>
 void SharedInformer<T>::ResumeForTest() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     paused_ = false;
   }
-  pause_cv_.notify_all();
+  pause_cv_.SignalAll();
 }
 
 template <typename T>
 void SharedInformer<T>::WaitIfPaused(std::stop_token stop) {
-  std::unique_lock<std::mutex> l(mu_);
-  pause_cv_.wait(l, stop, [&] { return !paused_; });
+  MutexLock l(mu_);
+  while (paused_ && !stop.stop_requested()) pause_cv_.Wait(mu_, stop);
 }
 
 template <typename T>
@@ -181,7 +182,7 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
     fresh.insert(keys.back());
   }
 
-  std::lock_guard<std::mutex> l(dispatch_mu_);
+  MutexLock l(dispatch_mu_);
   MonoTime start = RealClock().Now();
   bool initial = !synced_.load(std::memory_order_relaxed);
   for (const std::string& key : store_.Keys()) {
@@ -219,7 +220,7 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
   std::stop_callback forward(stop, [src = watch_stop.get()] { src->request_stop(); });
   {
     // Checked under the lock PauseForTest takes, so a pause cannot slip in unnoticed.
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (paused_) return OkStatus();
     watch_stop_ = std::move(watch_stop);
   }
@@ -237,7 +238,7 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
     if (!ev.resource_version.empty()) SetResourceVersion(ev.resource_version);
     if (ev.type == api::WatchEventType::kBookmark) return true;
     std::string key = api::NamespacedName(ev.object->metadata);
-    std::lock_guard<std::mutex> l(dispatch_mu_);
+    MutexLock l(dispatch_mu_);
     MonoTime start = RealClock().Now();
     if (ev.type == api::WatchEventType::kDeleted) {
       Ptr prev = store_.Remove(key);
@@ -254,7 +255,7 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
     return true;
   };
   Status s = client::WatchObjects<T>(client_, o, on_event, watch_token);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   watch_stop_.reset();
   return s;
 }

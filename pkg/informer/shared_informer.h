@@ -14,15 +14,14 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "pkg/client/rest_client.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/informer/event_handler.h"
 #include "pkg/informer/store.h"
@@ -98,13 +97,13 @@ class SharedInformer : public InformerBase {
   std::unique_ptr<metrics::InformerMetrics> metrics_;  // null for an unnamed informer
 
   // Held while the store changes and the change is delivered, and while a handler is added.
-  std::mutex dispatch_mu_;
+  Mutex dispatch_mu_;
   std::vector<std::shared_ptr<EventHandler<T>>> handlers_ GUARDED_BY(dispatch_mu_);
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::string resource_version_ GUARDED_BY(mu_);
   bool paused_ GUARDED_BY(mu_) = false;
-  std::condition_variable_any pause_cv_;
+  CondVarAny pause_cv_;
   std::unique_ptr<std::stop_source> watch_stop_ GUARDED_BY(mu_);
   std::jthread thread_;
 };

@@ -4,13 +4,12 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::informer {
@@ -21,31 +20,31 @@ class Store {
   using Ptr = std::shared_ptr<const T>;
 
   Ptr Get(const std::string& key) const {
-    std::shared_lock l(mu_);
+    ReaderMutexLock l(mu_);
     auto it = items_.find(key);
     return it == items_.end() ? nullptr : it->second;
   }
   std::vector<Ptr> List() const {
-    std::shared_lock l(mu_);
+    ReaderMutexLock l(mu_);
     std::vector<Ptr> out;
     out.reserve(items_.size());
     for (const auto& [k, v] : items_) out.push_back(v);
     return out;
   }
   std::vector<std::string> Keys() const {
-    std::shared_lock l(mu_);
+    ReaderMutexLock l(mu_);
     std::vector<std::string> out;
     out.reserve(items_.size());
     for (const auto& [k, v] : items_) out.push_back(k);
     return out;
   }
   size_t Size() const {
-    std::shared_lock l(mu_);
+    ReaderMutexLock l(mu_);
     return items_.size();
   }
   // Inserts or replaces; returns the previous object or nullptr.
   Ptr Upsert(const std::string& key, Ptr obj) {
-    std::unique_lock l(mu_);
+    WriterMutexLock l(mu_);
     Ptr& slot = items_[key];
     Ptr prev = std::move(slot);
     slot = std::move(obj);
@@ -53,7 +52,7 @@ class Store {
   }
   // Removes; returns the removed object or nullptr.
   Ptr Remove(const std::string& key) {
-    std::unique_lock l(mu_);
+    WriterMutexLock l(mu_);
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
     Ptr prev = std::move(it->second);
@@ -62,7 +61,7 @@ class Store {
   }
 
  private:
-  mutable std::shared_mutex mu_;
+  mutable SharedMutex mu_;
   std::unordered_map<std::string, Ptr> items_ GUARDED_BY(mu_);
 };
 

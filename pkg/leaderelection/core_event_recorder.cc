@@ -7,6 +7,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::leaderelection {
 
@@ -55,7 +56,7 @@ CoreEventRecorder::CoreEventRecorder(client::RestClient& client, std::string com
 
 CoreEventRecorder::~CoreEventRecorder() {
   thread_.request_stop();
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void CoreEventRecorder::Event(const ObjectReference& object, std::string_view type,
@@ -63,7 +64,7 @@ void CoreEventRecorder::Event(const ObjectReference& object, std::string_view ty
   CoreEvent e{object,           std::string(type), std::string(reason),
               std::move(message), component_,      clock_.WallNow()};
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (queue_.size() >= capacity_) {
       dropped_++;
       LOG_ERROR("\"Unable to record event: too many queued events, dropped event\" reason={}",
@@ -72,22 +73,26 @@ void CoreEventRecorder::Event(const ObjectReference& object, std::string_view ty
     }
     queue_.push_back(std::move(e));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 bool CoreEventRecorder::Flush(Duration timeout) {
-  std::unique_lock<std::mutex> l(mu_);
-  return cv_.wait_for(l, timeout, [&] { return queue_.empty() && !busy_; });
+  MutexLock l(mu_);
+  const MonoTime deadline = std::chrono::steady_clock::now() + timeout;
+  while (!(queue_.empty() && !busy_)) {
+    if (!cv_.WaitUntil(mu_, {}, deadline)) return queue_.empty() && !busy_;
+  }
+  return true;
 }
 
 void CoreEventRecorder::Loop(std::stop_token stop) {
   for (;;) {
     CoreEvent e;
     {
-      std::unique_lock<std::mutex> l(mu_);
+      MutexLock l(mu_);
       busy_ = false;
-      cv_.notify_all();  // Flush waits for the queue to empty and the writer to go idle
-      cv_.wait(l, stop, [&] { return !queue_.empty(); });
+      cv_.SignalAll();  // Flush waits for the queue to empty and the writer to go idle
+      while (queue_.empty() && !stop.stop_requested()) cv_.Wait(mu_, stop);
       if (stop.stop_requested()) return;
       e = std::move(queue_.front());
       queue_.pop_front();

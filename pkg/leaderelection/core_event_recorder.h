@@ -9,16 +9,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "pkg/client/rest_client.h"
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::leaderelection {
@@ -74,8 +73,8 @@ class CoreEventRecorder {
   const std::string component_;
   Clock& clock_;
   const size_t capacity_;
-  std::mutex mu_;
-  std::condition_variable_any cv_;
+  Mutex mu_;
+  CondVarAny cv_;
   std::deque<CoreEvent> queue_ GUARDED_BY(mu_);
   bool busy_ GUARDED_BY(mu_) = false;  // an event taken from the queue is being written
   std::atomic<uint64_t> dropped_{0};

@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <stop_token>
 #include <string>
@@ -29,6 +28,7 @@
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/leaderelection/core_event_recorder.h"
@@ -146,7 +146,7 @@ class LeaderElector {
   Clock& clock_;
   const std::string desc_;  // the lock, for logs
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   LeaderElectionRecord observed_record_ GUARDED_BY(mu_);
   MonoTime observed_time_ GUARDED_BY(mu_){};
   // RecordKey of the record last read (not written): a read that differs is a change seen.

@@ -5,6 +5,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/api/types.h"
 #include "pkg/client/resources.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::leaderelection {
 namespace {
@@ -120,7 +121,7 @@ StatusOr<LeaderElectionRecord> LeaseLock::Remember(const std::string& body,
                       MetaString(j, "name"),
                       MetaString(j, "uid"),
                       MetaString(j, "resourceVersion")};
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   lease_json_ = body;
   reference_ = std::move(ref);
   return record;
@@ -148,7 +149,7 @@ Status LeaseLock::Create(const LeaderElectionRecord& record) {
 Status LeaseLock::Update(const LeaderElectionRecord& record) {
   std::string last;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     last = lease_json_;
   }
   if (last.empty()) {
@@ -167,7 +168,7 @@ void LeaseLock::RecordEvent(std::string_view message) {
   if (recorder_ == nullptr) return;
   ObjectReference ref;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     ref = reference_;
   }
   // Before any read the reference is empty; upstream would not get here either (it records only

@@ -8,10 +8,10 @@
 // Thread-safe (the remembered object is guarded by a mutex; requests run outside it).
 #pragma once
 
-#include <mutex>
 #include <string>
 
 #include "pkg/client/rest_client.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/lock.h"
@@ -40,7 +40,7 @@ class LeaseLock : public ResourceLock {
   const std::string name_;
   const std::string identity_;
   CoreEventRecorder* const recorder_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::string lease_json_ GUARDED_BY(mu_);  // the Lease as last read or written; empty before
   ObjectReference reference_ GUARDED_BY(mu_);
 };

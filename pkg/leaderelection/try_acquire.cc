@@ -3,6 +3,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 
 namespace stowage::leaderelection {
@@ -92,12 +93,12 @@ void LeaderElector::MaybeReportTransition() {
 }
 
 bool LeaderElector::IsLeader() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return observed_record_.holder_identity == config_.identity;
 }
 
 std::string LeaderElector::GetLeader() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return observed_record_.holder_identity;
 }
 
@@ -105,7 +106,7 @@ Status LeaderElector::Check() const {
   if (!IsLeader()) return OkStatus();  // a standby has nothing to renew
   MonoTime last;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     last = observed_time_;
   }
   if (clock_.Now() - last > config_.lease_duration + config_.watchdog_timeout) {
@@ -115,19 +116,19 @@ Status LeaderElector::Check() const {
 }
 
 bool LeaderElector::IsLeaseValid(MonoTime now) const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return observed_time_ + std::chrono::seconds(observed_record_.lease_duration_seconds) > now;
 }
 
 void LeaderElector::SetObservedRecord(const LeaderElectionRecord& record) {
   MonoTime now = clock_.Now();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   observed_record_ = record;
   observed_time_ = now;
 }
 
 LeaderElectionRecord LeaderElector::GetObservedRecord() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return observed_record_;
 }
 

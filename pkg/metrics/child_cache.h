@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <initializer_list>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +17,7 @@
 #include <prometheus/family.h>
 #include <prometheus/histogram.h>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::metrics {
@@ -32,7 +32,7 @@ class ChildCache {
 
   // The series with these label values (one per label name, same order).
   T& Get(std::initializer_list<std::string_view> values) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     auto it = children_.find(values);
     if (it != children_.end()) return *it->second;
     prometheus::Labels labels;
@@ -62,7 +62,7 @@ class ChildCache {
   prometheus::Family<T>& family_;
   const std::vector<std::string> names_;
   const std::vector<double> buckets_;
-  std::mutex mu_;
+  Mutex mu_;
   std::map<std::vector<std::string>, T*, Less> children_ GUARDED_BY(mu_);
 };
 

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
+#include "pkg/common/mutex.h"
 #include "pkg/metrics/child_cache.h"
 
 namespace stowage::metrics {
@@ -108,7 +108,7 @@ struct Component {
     r.AddCounter(UnexpectedCategorizations()).Add({});
   }
   void SetVersion(const VersionInfo& i) {
-    std::lock_guard<std::mutex> l(build_mu);
+    MutexLock l(build_mu);
     if (version_series != nullptr) version->Remove(version_series);
     version_series = &version->Add({{"component", "kube"},
                                     {"binary", i.binary},
@@ -117,7 +117,7 @@ struct Component {
     version_series->Set(1);
   }
   void SetBuild(const BuildInfo& i) {
-    std::lock_guard<std::mutex> l(build_mu);
+    MutexLock l(build_mu);
     if (build_series != nullptr) build->Remove(build_series);
     build_series = &build->Add({{"major", i.major},
                                 {"minor", i.minor},
@@ -137,7 +137,7 @@ struct Component {
   std::unique_ptr<ChildCache<prometheus::Counter>> requests, retries;
   prometheus::Family<prometheus::Gauge>* build;
   std::unique_ptr<ChildCache<prometheus::Gauge>> features;
-  std::mutex build_mu;
+  Mutex build_mu;
   prometheus::Gauge* build_series = nullptr;
   prometheus::Family<prometheus::Gauge>* version;
   prometheus::Gauge* version_series = nullptr;

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "pkg/common/mutex.h"
 #include "pkg/metrics/process.h"
 #include "pkg/metrics/text_format.h"
 
@@ -90,7 +91,7 @@ Registry& Registry::Global() {
 }
 
 void Registry::Remember(const FamilyDesc& desc) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   for (const auto& d : descs_) {
     if (d.name == desc.name) return;
   }
@@ -99,7 +100,7 @@ void Registry::Remember(const FamilyDesc& desc) {
 
 template <typename T>
 void Registry::AddToucher(prometheus::Family<T>& family, const FamilyDesc& desc) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   touchers_.push_back([&family, desc] {
     prometheus::Labels labels;
     for (const auto& name : desc.labels) labels.emplace(name, "test");
@@ -137,7 +138,7 @@ prometheus::Family<prometheus::Histogram>& Registry::AddHistogram(const FamilyDe
 void Registry::TouchAllForTest() {
   std::vector<std::function<void()>> touchers;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     touchers = touchers_;
   }
   for (const auto& t : touchers) t();
@@ -145,28 +146,28 @@ void Registry::TouchAllForTest() {
 
 void Registry::AddCollector(std::vector<FamilyDesc> descs, CollectFn fn) {
   for (const auto& d : descs) Remember(d);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   collectors_.push_back(std::move(fn));
 }
 
 void Registry::SetShowHidden(bool show) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   show_hidden_ = show;
 }
 
 void Registry::SetDisabled(const std::vector<std::string>& names) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   disabled_.clear();
   disabled_.insert(names.begin(), names.end());
 }
 
 std::vector<FamilyDesc> Registry::Describe() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return descs_;
 }
 
 std::vector<prometheus::MetricFamily> Registry::CollectOwn() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   std::map<std::pair<std::string, Stability>, double> by_level;
   double disabled = 0, hidden = 0;
   for (const auto& d : descs_) {
@@ -194,7 +195,7 @@ std::string Registry::Render() const {
   std::vector<prometheus::MetricFamily> all = registry_->Collect();
   std::vector<CollectFn> collectors;
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     collectors = collectors_;
   }
   for (const auto& fn : collectors) {
@@ -202,7 +203,7 @@ std::string Registry::Render() const {
   }
   for (auto& f : CollectOwn()) all.push_back(std::move(f));
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     std::set<std::string, std::less<>> left_out = disabled_;
     for (const auto& d : descs_) {
       if (d.Hidden() && !show_hidden_) left_out.insert(d.name);

@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -35,6 +34,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::metrics {
@@ -116,7 +116,7 @@ class Registry {
   std::vector<prometheus::MetricFamily> CollectOwn() const;
 
   std::shared_ptr<prometheus::Registry> registry_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::vector<FamilyDesc> descs_ GUARDED_BY(mu_);
   std::vector<CollectFn> collectors_ GUARDED_BY(mu_);
   std::vector<std::function<void()>> touchers_ GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::queue {
@@ -166,14 +167,14 @@ void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
   active_.insert(p);
   index_[key] = std::move(p);
   metrics::QueueIncomingPods(Queue::kActive, event).Increment();
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 void SchedulingQueue::Add(api::PodPtr pod) {
   auto p = std::make_shared<QueuedPodInfo>();
   p->pod_info = framework::NewPodInfo(std::move(pod));
   p->timestamp = clock_.Now();
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   UpdateNomination(p->pod_info);
   MoveToActive(std::move(p), kUnscheduledPodAdd);
   SyncPendingGauges();
@@ -181,7 +182,7 @@ void SchedulingQueue::Add(api::PodPtr pod) {
 
 void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::string key = Key(*new_pod);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   UpdateNomination(framework::NewPodInfo(new_pod));
   // The pod's own update: TargetPod events, so that only plugins that asked for this kind of
   // change of the rejected pod itself look at it (a status write is the general Update).
@@ -223,7 +224,7 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
 
 void SchedulingQueue::Delete(const api::Pod& pod) {
   std::string key = Key(pod);
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   RemoveNomination(pod.metadata.uid);
   // Its rejectors stop counting it wherever it waits (upstream forgets pods in backoffQ).
   if (auto it = index_.find(key); it != index_.end()) CountRejectors(*it->second, -1);
@@ -258,18 +259,18 @@ void SchedulingQueue::UpdateNomination(const framework::PodInfoPtr& pod) {
 
 std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>
 SchedulingQueue::NominatedPods() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return nominated_;
 }
 
 void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   RemoveNomination(pod.metadata.uid);
 }
 
 QueuedPodInfoPtr SchedulingQueue::Pop() {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [&] { return closed_ || !active_.empty() || !backoff_.empty(); });
+  MutexLock l(mu_);
+  while (!closed_ && active_.empty() && backoff_.empty()) cv_.Wait(mu_);
   if (closed_) return nullptr;
   QueuedPodInfoPtr p;
   if (!active_.empty()) {
@@ -299,12 +300,12 @@ QueuedPodInfoPtr SchedulingQueue::Pop() {
 }
 
 void SchedulingQueue::Done(const api::Pod& pod) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   EndInFlight(pod.metadata.uid);
 }
 
 bool SchedulingQueue::WasFlushedFromUnschedulable(const api::Pod& pod) const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return flushed_.count(pod.metadata.uid) > 0;
 }
 
@@ -348,7 +349,7 @@ void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
     backoff_.insert(p);
     index_[key] = std::move(p);
     metrics::QueueIncomingPods(Queue::kBackoff, event).Increment();
-    cv_.notify_one();  // PopFromBackoffQ lets an idle scheduler take it
+    cv_.Signal();  // PopFromBackoffQ lets an idle scheduler take it
     return;
   }
   MoveToActive(std::move(p), event);
@@ -356,7 +357,7 @@ void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
 
 void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool error) {
   std::string key = Key(p->pod());
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   if (index_.count(key) || unschedulable_.count(key)) return;
   const std::string uid = p->pod().metadata.uid;
   flushed_.erase(uid);
@@ -389,7 +390,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
                                                     const EventObject& old_obj,
                                                     const EventObject& new_obj) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   // As upstream, an event no plugin registered for is neither evaluated nor kept for the pods
   // in flight.
   if (!IsEventOfInterest(event)) return;
@@ -412,7 +413,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   while (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) {
     QueuedPodInfoPtr p = *backoff_.begin();
     backoff_.erase(backoff_.begin());
@@ -420,13 +421,13 @@ void SchedulingQueue::FlushBackoffQCompleted() {
     active_.insert(p);
     index_[Key(p->pod())] = std::move(p);
     metrics::QueueIncomingPods(Queue::kActive, kBackoffComplete).Increment();
-    cv_.notify_one();
+    cv_.Signal();
   }
   SyncPendingGauges();
 }
 
 void SchedulingQueue::FlushUnschedulablePodsLeftover() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   MonoTime now = clock_.Now();
   std::vector<QueuedPodInfoPtr> to_move;
   for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
@@ -465,10 +466,10 @@ void SchedulingQueue::Run() {
 
 void SchedulingQueue::Close() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     closed_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (timer_.joinable()) {
     timer_.request_stop();
     timer_.join();
@@ -476,19 +477,19 @@ void SchedulingQueue::Close() {
 }
 
 size_t SchedulingQueue::ActiveSize() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return active_.size();
 }
 size_t SchedulingQueue::BackoffSize() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return backoff_.size();
 }
 size_t SchedulingQueue::UnschedulableSize() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return unschedulable_.size();
 }
 bool SchedulingQueue::IsInUnschedulable(const api::Pod& pod) const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return unschedulable_.count(Key(pod)) > 0;
 }
 

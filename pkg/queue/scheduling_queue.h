@@ -26,11 +26,9 @@
 // times every hint call.
 #pragma once
 
-#include <condition_variable>
 #include <list>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -39,6 +37,7 @@
 #include <vector>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/runtime/runtime.h"
 
@@ -164,8 +163,8 @@ class SchedulingQueue {
   // plugin name -> the events it registered (from every profile).
   std::multimap<std::string, framework::ClusterEventWithHint> events_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  CondVar cv_;
   std::set<QueuedPodInfoPtr, ActiveLess> active_ GUARDED_BY(mu_);
   std::set<QueuedPodInfoPtr, BackoffLess> backoff_ GUARDED_BY(mu_);
   std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_ GUARDED_BY(mu_);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pkg/common/mutex.h"
+
 namespace stowage::scheduler {
 
 BindingPool::BindingPool(int workers, size_t max_queued)
@@ -13,70 +15,74 @@ void BindingPool::Work() {
   for (;;) {
     std::function<void()> task;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      changed_cv_.wait(l, [&] { return closed_ || !tasks_.empty(); });
+      MutexLock l(mu_);
+      while (!closed_ && tasks_.empty()) changed_cv_.Wait(mu_);
       // Closed: the queue is still run to its end, so no assumed pod is left behind.
       if (tasks_.empty()) return;
       task = std::move(tasks_.front());
       tasks_.pop_front();
       ++running_;
     }
-    room_cv_.notify_all();
+    room_cv_.SignalAll();
     task();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     --running_;
-    changed_cv_.notify_all();
+    changed_cv_.SignalAll();
   }
 }
 
 void BindingPool::Submit(std::function<void()> task) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     tasks_.push_back(std::move(task));
   }
-  changed_cv_.notify_all();
+  changed_cv_.SignalAll();
 }
 
 void BindingPool::SubmitWaiting(std::function<void()> task) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     ++running_;
     ++waiting_threads_;
   }
   // Detached: Shutdown waits for waiting_threads_ to reach zero instead of joining.
   std::thread([this, task = std::move(task)] {
     task();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     --running_;
     --waiting_threads_;
-    changed_cv_.notify_all();
+    changed_cv_.SignalAll();
   }).detach();
 }
 
 void BindingPool::WaitForRoom(std::stop_token stop) {
-  std::unique_lock<std::mutex> l(mu_);
-  room_cv_.wait(l, stop, [&] { return closed_ || tasks_.size() < max_queued_; });
+  MutexLock l(mu_);
+  while (!closed_ && tasks_.size() >= max_queued_ && !stop.stop_requested()) {
+    room_cv_.Wait(mu_, stop);
+  }
 }
 
 size_t BindingPool::Drain(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> l(mu_);
-  changed_cv_.wait_for(l, timeout, [&] { return tasks_.empty() && running_ == 0; });
+  MutexLock l(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!(tasks_.empty() && running_ == 0) && changed_cv_.WaitUntil(mu_, deadline)) {
+  }
   return tasks_.size() + running_;
 }
 
 void BindingPool::Shutdown(const std::function<void()>& release_waiters) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     closed_ = true;
   }
-  changed_cv_.notify_all();
-  room_cv_.notify_all();
+  changed_cv_.SignalAll();
+  room_cv_.SignalAll();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }
   if (release_waiters) release_waiters();
-  std::unique_lock<std::mutex> l(mu_);
-  changed_cv_.wait(l, [&] { return waiting_threads_ == 0; });
+  MutexLock l(mu_);
+  while (waiting_threads_ != 0) changed_cv_.Wait(mu_);
 }
 
 }  // namespace stowage::scheduler

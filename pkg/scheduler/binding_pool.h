@@ -13,15 +13,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <stop_token>
 #include <thread>
 #include <vector>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::scheduler {
@@ -53,9 +52,9 @@ class BindingPool {
   void Work();
 
   const size_t max_queued_;
-  std::mutex mu_;
-  std::condition_variable changed_cv_;   // work queued; a task finished; closed
-  std::condition_variable_any room_cv_;  // a queued task was taken by a worker; closed
+  Mutex mu_;
+  CondVar changed_cv_;   // work queued; a task finished; closed
+  CondVarAny room_cv_;  // a queued task was taken by a worker; closed
   std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;  // on workers or on waiting threads
   size_t waiting_threads_ GUARDED_BY(mu_) = 0;

@@ -8,6 +8,7 @@
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::scheduler {
 
@@ -107,11 +108,11 @@ EventRecorder::EventRecorder(client::RestClient& client, std::string instance,
 EventRecorder::~EventRecorder() {
   // The worker first, since it feeds the writers.
   thread_.request_stop();
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
   for (auto& w : writers_) {
     w->thread.request_stop();
-    w->cv.notify_all();
+    w->cv.SignalAll();
   }
   for (auto& w : writers_) {
     if (w->thread.joinable()) w->thread.join();
@@ -122,10 +123,10 @@ void EventRecorder::WriterLoop(Writer& w, std::stop_token stop) {
   while (true) {
     std::function<void()> task;
     {
-      std::unique_lock<std::mutex> l(w.mu);
+      MutexLock l(w.mu);
       w.busy = false;
-      w.cv.notify_all();  // SyncForTest waits for idle writers
-      w.cv.wait(l, stop, [&] { return !w.tasks.empty(); });
+      w.cv.SignalAll();  // SyncForTest waits for idle writers
+      while (w.tasks.empty() && !stop.stop_requested()) w.cv.Wait(w.mu, stop);
       if (stop.stop_requested()) return;
       task = std::move(w.tasks.front());
       w.tasks.pop_front();
@@ -138,14 +139,14 @@ void EventRecorder::WriterLoop(Writer& w, std::stop_token stop) {
 void EventRecorder::Dispatch(const std::string& key, std::function<void()> write) {
   Writer& w = *writers_[std::hash<std::string>{}(key) % writers_.size()];
   {
-    std::lock_guard<std::mutex> l(w.mu);
+    MutexLock l(w.mu);
     if (w.tasks.size() >= options_.queue_capacity) {
       CountDrop();
       return;
     }
     w.tasks.push_back(std::move(write));
   }
-  w.cv.notify_one();
+  w.cv.Signal();
 }
 
 void EventRecorder::CountDrop() {
@@ -200,27 +201,27 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
   e.regarding = regarding.metadata;
   p.at = clock_.Now();
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (queue_.size() >= options_.queue_capacity) {
       CountDrop();
       return;
     }
     queue_.push_back(std::move(p));
   }
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 void EventRecorder::SyncForTest() {
   {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(mu_);
     uint64_t target = passes_started_ + 1;
     sync_requested_ = true;
-    cv_.notify_all();
-    sync_cv_.wait(l, [&] { return passes_done_ >= target; });
+    cv_.SignalAll();
+    while (passes_done_ < target) sync_cv_.Wait(mu_, {});
   }
   for (auto& w : writers_) {
-    std::unique_lock<std::mutex> l(w->mu);
-    w->cv.wait(l, [&] { return w->tasks.empty() && !w->busy; });
+    MutexLock l(w->mu);
+    while (!(w->tasks.empty() && !w->busy)) w->cv.Wait(w->mu, {});
   }
 }
 
@@ -231,8 +232,11 @@ void EventRecorder::Loop(std::stop_token stop) {
     std::deque<Pending> batch;
     uint64_t pass;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      cv_.wait_for(l, stop, wait, [&] { return !queue_.empty() || sync_requested_; });
+      MutexLock l(mu_);
+      const MonoTime deadline = std::chrono::steady_clock::now() + wait;
+      while (queue_.empty() && !sync_requested_ && !stop.stop_requested() &&
+             cv_.WaitUntil(mu_, stop, deadline)) {
+      }
       if (stop.stop_requested()) return;
       batch.swap(queue_);
       sync_requested_ = false;
@@ -244,10 +248,10 @@ void EventRecorder::Loop(std::stop_token stop) {
     }
     RunPeriodic(clock_.Now());
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       passes_done_ = pass;
     }
-    sync_cv_.notify_all();
+    sync_cv_.SignalAll();
   }
 }
 

@@ -34,13 +34,11 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,6 +46,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::scheduler {
@@ -107,8 +106,8 @@ class EventRecorder {
     MonoTime last;
   };
   struct Writer {
-    std::mutex mu;
-    std::condition_variable_any cv;
+    Mutex mu;
+    CondVarAny cv;
     std::deque<std::function<void()>> tasks GUARDED_BY(mu);
     bool busy GUARDED_BY(mu) = false;
     std::jthread thread;
@@ -132,9 +131,9 @@ class EventRecorder {
   const EventRecorderOptions options_;
   Clock& clock_;
 
-  std::mutex mu_;
-  std::condition_variable_any cv_;       // work for the worker
-  std::condition_variable_any sync_cv_;  // a worker pass finished
+  Mutex mu_;
+  CondVarAny cv_;       // work for the worker
+  CondVarAny sync_cv_;  // a worker pass finished
   std::deque<Pending> queue_ GUARDED_BY(mu_);
   bool sync_requested_ GUARDED_BY(mu_) = false;
   uint64_t passes_started_ GUARDED_BY(mu_) = 0;

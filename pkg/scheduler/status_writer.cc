@@ -4,6 +4,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/scheduler/pod_status.h"
 
 namespace stowage::scheduler {
@@ -20,51 +21,53 @@ StatusWriter::StatusWriter(client::RestClient& client, int workers) : client_(cl
 void StatusWriter::Submit(api::PodPtr pod, std::string patch) {
   std::string key = Key(*pod);
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (closed_) return;
     auto [it, inserted] = pending_.insert_or_assign(key, Pending{std::move(pod), std::move(patch)});
     // A pod already queued keeps its place; one being sent is queued again when it finishes.
     if (!inserted || sending_.count(key)) return;
     ready_.push_back(std::move(key));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 void StatusWriter::Work() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(mu_);
   for (;;) {
-    cv_.wait(l, [&] { return closed_ || !ready_.empty(); });
+    while (!closed_ && ready_.empty()) cv_.Wait(mu_);
     if (closed_) return;
     std::string key = std::move(ready_.front());
     ready_.pop_front();
     auto node = pending_.extract(key);
     sending_.insert(key);
-    l.unlock();
+    mu_.Unlock();
     const Pending& p = node.mapped();
     Status s = PatchPodStatusWithRetry(client_, p.pod->metadata, p.patch);
     if (!s.ok() && !client::IsNotFound(s)) {
       LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(p.pod->metadata),
                s.ToString());
     }
-    l.lock();
+    mu_.Lock();
     sending_.erase(key);
     if (pending_.count(key)) ready_.push_back(std::move(key));
-    cv_.notify_all();
+    cv_.SignalAll();
   }
 }
 
 size_t StatusWriter::Drain(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> l(mu_);
-  cv_.wait_for(l, timeout, [&] { return pending_.empty() && sending_.empty(); });
+  MutexLock l(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!(pending_.empty() && sending_.empty()) && cv_.WaitUntil(mu_, deadline)) {
+  }
   return ready_.size() + sending_.size();
 }
 
 void StatusWriter::Shutdown() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     closed_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   for (auto& t : workers_) {
     if (t.joinable()) t.join();
   }

@@ -13,11 +13,9 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -25,6 +23,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/client/rest_client.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::scheduler {
@@ -53,8 +52,8 @@ class StatusWriter {
   void Work();
 
   client::RestClient& client_;
-  std::mutex mu_;
-  std::condition_variable cv_;  // a pod ready to send; a patch finished; closed
+  Mutex mu_;
+  CondVar cv_;  // a pod ready to send; a patch finished; closed
   // Invariant: a key is in ready_ iff it is in pending_ and not in sending_.
   std::map<std::string, Pending> pending_ GUARDED_BY(mu_);  // by pod UID: the newest unsent
   std::deque<std::string> ready_ GUARDED_BY(mu_);           // oldest first

@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/server/connection.h"
 #include "pkg/server/server_core.h"
 
@@ -134,7 +135,7 @@ StatusOr<tcp::endpoint> Listen(Core& core) {
 namespace internal {
 
 void Core::PostToIo(std::function<void()> fn) {
-  std::lock_guard<std::mutex> l(mu);
+  MutexLock l(mu);
   if (io_stopped) return;
   asio::post(io, std::move(fn));
 }
@@ -142,15 +143,15 @@ void Core::PostToIo(std::function<void()> fn) {
 void Core::Register(const std::shared_ptr<Connection>& c) {
   connections.push_back(c);
   c->registry_pos = std::prev(connections.end());
-  std::lock_guard<std::mutex> l(mu);
+  MutexLock l(mu);
   ++open_connections;
 }
 
 void Core::Unregister(Connection* c) {
   connections.erase(c->registry_pos);
-  std::lock_guard<std::mutex> l(mu);
+  MutexLock l(mu);
   --open_connections;
-  cv.notify_all();
+  cv.SignalAll();
 }
 
 }  // namespace internal
@@ -177,7 +178,7 @@ StatusOr<std::unique_ptr<SecureServer>> SecureServer::Start(ServingOptions optio
   server->io_thread_ = std::thread([core] {
     core->io.run();
     {
-      std::lock_guard<std::mutex> l(core->mu);
+      MutexLock l(core->mu);
       core->io_stopped = true;
     }
     // Run what handlers posted before io_stopped was set, so nothing is left queued.
@@ -196,9 +197,10 @@ void SecureServer::Shutdown() {
   auto core = core_;
   asio::post(core->io, [core] { BeginShutdown(core); });
   {
-    std::unique_lock<std::mutex> l(core->mu);
-    core->cv.wait_for(l, core->options.shutdown_grace,
-                      [&] { return core->open_connections == 0; });
+    MutexLock l(core->mu);
+    const MonoTime deadline = std::chrono::steady_clock::now() + core->options.shutdown_grace;
+    while (core->open_connections != 0 && core->cv.WaitUntil(core->mu, deadline)) {
+    }
   }
   asio::post(core->io, [core] { ForceCloseAll(core); });
   if (io_thread_.joinable()) io_thread_.join();
@@ -208,7 +210,7 @@ void SecureServer::Shutdown() {
 }
 
 size_t SecureServer::OpenConnectionsForTest() const {
-  std::lock_guard<std::mutex> l(core_->mu);
+  MutexLock l(core_->mu);
   return core_->open_connections;
 }
 

@@ -10,6 +10,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "pkg/common/error_list.h"
 
 namespace stowage::server::internal {
 
@@ -32,14 +35,13 @@ using SslPtr = std::unique_ptr<SSL, OpenSslFree>;
 // Drains this thread's OpenSSL error queue into one line ("error:...; error:..."), or
 // "unknown OpenSSL error" when it is empty.
 inline std::string DrainOpenSslErrors() {
-  std::string out;
+  std::vector<std::string> errors;
   while (unsigned long e = ERR_get_error()) {
     char buf[256];
     ERR_error_string_n(e, buf, sizeof(buf));
-    if (!out.empty()) out += "; ";
-    out += buf;
+    errors.emplace_back(buf);
   }
-  return out.empty() ? "unknown OpenSSL error" : out;
+  return errors.empty() ? "unknown OpenSSL error" : Join(errors, "; ");
 }
 
 // The contents of a memory BIO.

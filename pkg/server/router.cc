@@ -2,9 +2,9 @@
 #include "pkg/server/router.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::server {
 namespace {
@@ -24,7 +24,7 @@ Status Router::Handle(const std::string& path, Handler handler) {
     return InvalidArgumentError(name_ + " router: path \"" + path + "\" must start with '/'");
   }
   if (!handler) return InvalidArgumentError(name_ + " router: nil handler for " + path);
-  std::unique_lock l(mu_);
+  WriterMutexLock l(mu_);
   if (!exact_.emplace(path, std::move(handler)).second) {
     return AlreadyExistsError(name_ + " router: path " + path + " is registered twice");
   }
@@ -37,7 +37,7 @@ Status Router::HandlePrefix(const std::string& prefix, Handler handler) {
                                 "\" must start and end with '/'");
   }
   if (!handler) return InvalidArgumentError(name_ + " router: nil handler for " + prefix);
-  std::unique_lock l(mu_);
+  WriterMutexLock l(mu_);
   for (const auto& [p, h] : prefixes_) {
     if (p == prefix) {
       return AlreadyExistsError(name_ + " router: prefix " + prefix + " is registered twice");
@@ -50,14 +50,14 @@ Status Router::HandlePrefix(const std::string& prefix, Handler handler) {
 }
 
 void Router::SetNotFoundHandler(Handler handler) {
-  std::unique_lock l(mu_);
+  WriterMutexLock l(mu_);
   not_found_ = std::move(handler);
 }
 
 Response Router::Serve(const Request& req) const {
   Handler chosen;
   {
-    std::shared_lock l(mu_);
+    ReaderMutexLock l(mu_);
     if (auto it = exact_.find(req.path); it != exact_.end()) {
       VLOG(5, "{}: \"{}\" satisfied by exact match", name_, req.path);
       chosen = it->second;
@@ -79,7 +79,7 @@ Response Router::Serve(const Request& req) const {
 }
 
 std::vector<std::string> Router::ListedPaths() const {
-  std::shared_lock l(mu_);
+  ReaderMutexLock l(mu_);
   std::vector<std::string> out;
   for (const auto& [p, h] : exact_) out.push_back(p);
   for (const auto& [p, h] : prefixes_) out.push_back(p);

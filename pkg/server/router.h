@@ -11,10 +11,10 @@
 #pragma once
 
 #include <map>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
@@ -38,7 +38,7 @@ class Router {
 
  private:
   const std::string name_;
-  mutable std::shared_mutex mu_;
+  mutable SharedMutex mu_;
   std::map<std::string, Handler> exact_ GUARDED_BY(mu_);
   // Sorted best-first: most '/' then longest then lexicographic, as upstream's byPrefixPriority.
   std::vector<std::pair<std::string, Handler>> prefixes_ GUARDED_BY(mu_);

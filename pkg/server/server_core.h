@@ -11,15 +11,14 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
 #include "pkg/server/serving_certificate.h"
@@ -77,8 +76,8 @@ struct Core {
   bool shutting_down = false;
   MonoTime last_refusal_log{};
 
-  std::mutex mu;
-  std::condition_variable cv;  // open_connections changed
+  Mutex mu;
+  CondVar cv;  // open_connections changed
   size_t open_connections GUARDED_BY(mu) = 0;
   bool io_stopped GUARDED_BY(mu) = false;
 };

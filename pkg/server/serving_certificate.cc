@@ -5,6 +5,7 @@
 
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::server {
 
@@ -27,7 +28,7 @@ StatusOr<std::unique_ptr<ServingCertificate>> ServingCertificate::FromMemory(
   auto ctx = NewServerTlsContext(settings, cert, name + " certificate", name + " key");
   if (!ctx.ok()) return ctx.status();
   std::unique_ptr<ServingCertificate> sc(new ServingCertificate(settings, "", ""));
-  std::lock_guard<std::mutex> l(sc->mu_);
+  MutexLock l(sc->mu_);
   sc->current_ = *ctx;
   sc->current_pem_ = cert;
   return sc;
@@ -47,7 +48,7 @@ StatusOr<std::unique_ptr<ServingCertificate>> ServingCertificate::FromFiles(
   CertKeyPem pem;
   auto ctx = sc->Load(&pem);
   if (!ctx.ok()) return ctx.status();
-  std::lock_guard<std::mutex> l(sc->mu_);
+  MutexLock l(sc->mu_);
   sc->current_ = *ctx;
   sc->current_pem_ = std::move(pem);
   sc->cert_stamp_ = cert_stamp;
@@ -66,7 +67,7 @@ StatusOr<TlsContextPtr> ServingCertificate::Load(CertKeyPem* pem) const {
 }
 
 TlsContextPtr ServingCertificate::Current() const {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   return current_;
 }
 
@@ -77,7 +78,7 @@ bool ServingCertificate::ReloadIfChanged() {
   FileStamp cert_stamp = Stamp(cert_file_);
   FileStamp key_stamp = Stamp(key_file_);
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (cert_stamp == cert_stamp_ && key_stamp == key_stamp_) return false;
     cert_stamp_ = cert_stamp;
     key_stamp_ = key_stamp;
@@ -89,7 +90,7 @@ bool ServingCertificate::ReloadIfChanged() {
               cert_file_, key_file_, ctx.status().message());
     return false;
   }
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   if (pem.cert_pem == current_pem_.cert_pem && pem.key_pem == current_pem_.key_pem) return false;
   current_ = *ctx;
   current_pem_ = std::move(pem);

@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/server/tls_context.h"
@@ -65,7 +65,7 @@ class ServingCertificate {
   const std::string cert_file_;  // empty for a fixed certificate
   const std::string key_file_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   TlsContextPtr current_ GUARDED_BY(mu_);
   CertKeyPem current_pem_ GUARDED_BY(mu_);
   FileStamp cert_stamp_ GUARDED_BY(mu_);

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "pkg/common/mutex.h"
+
 namespace stowage::server {
 namespace {
 
@@ -84,13 +86,13 @@ HealthCheckMetrics::HealthCheckMetrics() : process_start_seconds_(ProcessStartSe
 
 void HealthCheckMetrics::Observe(const std::string& name, const std::string& type,
                                  bool success) {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   gauge_[{name, type}] = success ? 1 : 0;
   total_[{name, success ? "success" : "error", type}] += 1;
 }
 
 void HealthCheckMetrics::Reset() {
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   gauge_.clear();
   total_.clear();
   process_start_reset_ = true;
@@ -98,7 +100,7 @@ void HealthCheckMetrics::Reset() {
 
 std::string HealthCheckMetrics::Render() const {
   std::string out;
-  std::lock_guard<std::mutex> l(mu_);
+  MutexLock l(mu_);
   // client_golang leaves out families without series.
   if (!gauge_.empty()) {
     AppendFamilyHeader(out, "kubernetes_healthcheck",

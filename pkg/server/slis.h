@@ -10,11 +10,11 @@
 #pragma once
 
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
 #include "pkg/server/router.h"
@@ -39,7 +39,7 @@ class HealthCheckMetrics {
 
  private:
   const double process_start_seconds_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   bool process_start_reset_ GUARDED_BY(mu_) = false;
   std::map<std::tuple<std::string, std::string>, double> gauge_ GUARDED_BY(mu_);  // (name, type)
   // (name, status, type): label names in sorted order, as the series are sorted.

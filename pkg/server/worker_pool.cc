@@ -2,6 +2,7 @@
 #include "pkg/server/worker_pool.h"
 
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::server {
 
@@ -15,36 +16,36 @@ WorkerPool::~WorkerPool() { Stop(Duration::zero()); }
 bool WorkerPool::Submit(std::function<void()> task) {
   bool start_thread = false;
   {
-    std::lock_guard<std::mutex> l(state_->mu);
+    MutexLock l(state_->mu);
     if (state_->stopping) return false;
     state_->queue.push_back(std::move(task));
     // A new thread only when no idle one will pick the task up.
     if (state_->idle < state_->queue.size()) {
-      std::lock_guard<std::mutex> tl(threads_mu_);
+      MutexLock tl(threads_mu_);
       start_thread = threads_.size() < max_threads_;
       if (start_thread) threads_.emplace_back(Loop, state_);
     }
-    if (!start_thread) state_->cv.notify_one();
+    if (!start_thread) state_->cv.Signal();
   }
   return true;
 }
 
 void WorkerPool::Loop(std::shared_ptr<State> state) {
-  std::unique_lock<std::mutex> l(state->mu);
+  MutexLock l(state->mu);
   while (true) {
     ++state->idle;
-    state->cv.wait(l, [&] { return state->stopping || !state->queue.empty(); });
+    while (!state->stopping && state->queue.empty()) state->cv.Wait(state->mu);
     --state->idle;
     if (state->stopping) return;
     std::function<void()> task = std::move(state->queue.front());
     state->queue.pop_front();
     ++state->busy;
-    l.unlock();
+    state->mu.Unlock();
     task();
     task = nullptr;  // release what the task captured before reporting it done
-    l.lock();
+    state->mu.Lock();
     --state->busy;
-    state->idle_cv.notify_all();
+    state->idle_cv.SignalAll();
   }
 }
 
@@ -52,17 +53,20 @@ void WorkerPool::Stop(Duration grace) {
   std::deque<std::function<void()>> dropped;
   bool finished;
   {
-    std::unique_lock<std::mutex> l(state_->mu);
+    MutexLock l(state_->mu);
     if (state_->stopping) return;  // already stopped (e.g. Stop, then the destructor)
     state_->stopping = true;
     dropped.swap(state_->queue);
-    state_->cv.notify_all();
-    finished = state_->idle_cv.wait_for(l, grace, [&] { return state_->busy == 0; });
+    state_->cv.SignalAll();
+    const MonoTime deadline = std::chrono::steady_clock::now() + grace;
+    while (state_->busy != 0 && state_->idle_cv.WaitUntil(state_->mu, deadline)) {
+    }
+    finished = state_->busy == 0;
   }
   dropped.clear();  // outside the lock: destroying tasks may run arbitrary destructors
   std::vector<std::thread> threads;
   {
-    std::lock_guard<std::mutex> l(threads_mu_);
+    MutexLock l(threads_mu_);
     threads.swap(threads_);
   }
   if (!finished) {
@@ -80,12 +84,12 @@ void WorkerPool::Stop(Duration grace) {
 }
 
 size_t WorkerPool::ThreadCountForTest() const {
-  std::lock_guard<std::mutex> l(threads_mu_);
+  MutexLock l(threads_mu_);
   return threads_.size();
 }
 
 size_t WorkerPool::BusyCountForTest() const {
-  std::lock_guard<std::mutex> l(state_->mu);
+  MutexLock l(state_->mu);
   return state_->busy;
 }
 

@@ -7,17 +7,16 @@
 // state it shares by shared_ptr. Handlers must therefore own what they use (as the server does).
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 
 namespace stowage::server {
@@ -42,9 +41,9 @@ class WorkerPool {
 
  private:
   struct State {
-    std::mutex mu;
-    std::condition_variable cv;       // work arrived or stopping
-    std::condition_variable idle_cv;  // a task finished
+    Mutex mu;
+    CondVar cv;       // work arrived or stopping
+    CondVar idle_cv;  // a task finished
     std::deque<std::function<void()>> queue GUARDED_BY(mu);
     size_t idle GUARDED_BY(mu) = 0;
     size_t busy GUARDED_BY(mu) = 0;
@@ -55,7 +54,7 @@ class WorkerPool {
   const std::string name_;
   const size_t max_threads_;
   std::shared_ptr<State> state_;
-  mutable std::mutex threads_mu_;
+  mutable Mutex threads_mu_;
   std::vector<std::thread> threads_ GUARDED_BY(threads_mu_);
 };
 

@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "pkg/common/mutex.h"
+
 namespace stowage::testing {
 
 NodeInfoPtr MakeNodeInfo(api::NodePtr node, const std::vector<api::PodPtr>& pods) {
@@ -86,22 +88,22 @@ void FakeHandle::SetNodes(const std::vector<api::NodePtr>& nodes,
 }
 
 void FakeHandle::SetBindError(stowage::Status error) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   bind_error_ = std::move(error);
 }
 
 void FakeHandle::SetBindErrors(std::vector<stowage::Status> errors) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   next_bind_errors_ = std::move(errors);
 }
 
 std::vector<FakeHandle::BindCall> FakeHandle::bind_calls() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return bind_calls_;
 }
 
 stowage::Status FakeHandle::Bind(const api::Pod& pod, std::string_view node_name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   bind_calls_.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
                          std::string(node_name)});
   if (!next_bind_errors_.empty()) {

@@ -8,12 +8,12 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/status.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/handle.h"
@@ -96,7 +96,7 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
  private:
   FakeNodeInfoLister lister_;
   SequentialParallelizer parallelizer_;
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   stowage::Status bind_error_ GUARDED_BY(mu_);
   std::vector<stowage::Status> next_bind_errors_ GUARDED_BY(mu_);  // front first
   std::vector<BindCall> bind_calls_ GUARDED_BY(mu_);

@@ -2,8 +2,7 @@
 // opens it, and says how many wait, so a test can create a backlog and release it.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
+#include "pkg/common/mutex.h"
 
 namespace stowage::testing {
 
@@ -11,27 +10,27 @@ namespace stowage::testing {
 class Gate {
  public:
   void Wait() {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(mu_);
     ++waiting_;
-    cv_.wait(l, [&] { return open_; });
+    while (!open_) cv_.Wait(mu_);
     --waiting_;
   }
   void Open() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     open_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   // How many threads are blocked in Wait.
   int waiting() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return waiting_;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-  int waiting_ = 0;
+  Mutex mu_;
+  CondVar cv_;
+  bool open_ GUARDED_BY(mu_) = false;
+  int waiting_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace stowage::testing

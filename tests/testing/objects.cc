@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <mutex>
 #include <thread>
 
 #include "pkg/client/errors.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::testing {
 
@@ -68,7 +68,7 @@ Status CreateNode(client::RestClient& c, const NodeBuilder& node) {
 
 Status CreatePods(client::RestClient& c, const std::vector<PodBuilder>& pods, int threads) {
   std::atomic<size_t> next{0};
-  std::mutex mu;
+  Mutex mu;
   Status first_error;
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
@@ -76,7 +76,7 @@ Status CreatePods(client::RestClient& c, const std::vector<PodBuilder>& pods, in
       for (size_t i = next++; i < pods.size(); i = next++) {
         Status s = CreatePod(c, pods[i]);
         if (!s.ok()) {
-          std::lock_guard<std::mutex> l(mu);
+          MutexLock l(mu);
           if (first_error.ok()) first_error = s;
         }
       }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cmd/stowage/app/options.h"
+#include "pkg/common/error_list.h"
 #include "pkg/common/macros.h"
 
 namespace stowage::app {
@@ -101,19 +102,9 @@ std::vector<FeatureGateSpec> GatesAt(MinorVersion emulation, MinorVersion min_co
   return gates;
 }
 
-std::string Join(const std::vector<std::string>& items, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += sep;
-    out += items[i];
-  }
-  return out;
-}
-
 // upstream's utilerrors aggregate text.
 Status Aggregate(const std::vector<std::string>& errors) {
-  if (errors.size() == 1) return FailedPreconditionError(errors[0]);
-  return FailedPreconditionError("[" + Join(errors, ", ") + "]");
+  return FailedPreconditionError(JoinAggregate(errors));
 }
 
 std::string Trim(std::string_view s) {

@@ -1,6 +1,9 @@
 #include "pkg/plugins/node_affinity/affinity_matchers.h"
 
 #include <string>
+#include <vector>
+
+#include "pkg/common/error_list.h"
 
 namespace stowage::plugins::node_affinity {
 
@@ -26,7 +29,7 @@ MatchResult RequiredNodeAffinity::Match(const api::Node& node) const {
 StatusOr<PreferredSchedulingTerms> PreferredSchedulingTerms::Compile(
     const std::vector<api::PreferredSchedulingTerm>& terms) {
   PreferredSchedulingTerms out;
-  std::string errors;
+  std::vector<std::string> errors;
   for (size_t i = 0; i < terms.size(); ++i) {
     const api::PreferredSchedulingTerm& term = terms[i];
     if (term.weight == 0 || (term.preference.match_expressions.empty() &&
@@ -36,14 +39,13 @@ StatusOr<PreferredSchedulingTerms> PreferredSchedulingTerms::Compile(
     StatusOr<api::NodeSelectorTermMatcher> compiled =
         api::NodeSelectorTermMatcher::Compile(term.preference);
     if (!compiled.ok()) {
-      if (!errors.empty()) errors += "; ";
-      errors += "[" + std::to_string(i) + "].preference: " +
-                std::string(compiled.status().message());
+      errors.push_back("[" + std::to_string(i) + "].preference: " +
+                       std::string(compiled.status().message()));
       continue;
     }
     out.terms_.emplace_back(std::move(compiled).value(), term.weight);
   }
-  if (!errors.empty()) return InvalidArgumentError(std::move(errors));
+  if (!errors.empty()) return InvalidArgumentError(Join(errors, "; "));
   return out;
 }
 

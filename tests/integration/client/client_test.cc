@@ -15,6 +15,7 @@
 #include "pkg/client/resources.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/objects.h"
@@ -59,7 +60,7 @@ TEST(ClientIntegration, WatchSeesCreateUpdateDeleteInOrder) {
   auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = "watch"});
   ASSERT_TRUE(list.ok()) << list.status();
 
-  std::mutex mu;
+  Mutex mu;
   std::vector<std::pair<api::WatchEventType, std::string>> seen;
   std::stop_source stop;
   std::thread watcher([&] {
@@ -70,7 +71,7 @@ TEST(ClientIntegration, WatchSeesCreateUpdateDeleteInOrder) {
     Status s = client::WatchObjects<api::Pod>(
         Admin(), o,
         [&](api::WatchEvent<api::Pod>&& ev) {
-          std::lock_guard<std::mutex> l(mu);
+          MutexLock l(mu);
           seen.emplace_back(ev.type, ev.object->metadata.labels.Get("step")
                                          ? *ev.object->metadata.labels.Get("step")
                                          : "");

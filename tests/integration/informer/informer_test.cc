@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "pkg/client/resources.h"
+#include "pkg/common/mutex.h"
 #include "pkg/informer/informer_factory.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
@@ -23,23 +24,23 @@ client::RestClient& Admin() { return SharedCluster().Admin(); }
 
 // Records what a handler receives, by pod name.
 struct Recorder : informer::EventHandler<api::Pod> {
-  std::mutex mu;
+  Mutex mu;
   std::map<std::string, int> adds, updates, deletes, unknown_deletes;
   void OnAdd(const Ptr& p, bool) override {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     adds[p->metadata.name]++;
   }
   void OnUpdate(const Ptr&, const Ptr& p) override {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     updates[p->metadata.name]++;
   }
   void OnDelete(const Ptr& p, bool final_state_unknown) override {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     deletes[p->metadata.name]++;
     if (final_state_unknown) unknown_deletes[p->metadata.name]++;
   }
   int Count(std::map<std::string, int>& m, const std::string& name) {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     return m.count(name) ? m[name] : 0;
   }
 };
@@ -118,10 +119,10 @@ TEST(InformerIntegration, RelistAfterGoneReconcilesTheGap) {
 
 // Records the order of the adds of the initial list.
 struct AddOrder : informer::EventHandler<api::Pod> {
-  std::mutex mu;
+  Mutex mu;
   std::vector<std::string> names;
   void OnAdd(const Ptr& p, bool) override {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     names.push_back(p->metadata.name);
   }
   void OnUpdate(const Ptr&, const Ptr&) override {}
@@ -148,7 +149,7 @@ TEST(InformerIntegration, TheInitialListReachesHandlersInTheServersOrder) {
   inf.Start();
   ASSERT_TRUE(inf.WaitForSync(std::chrono::seconds(30)));
   {
-    std::lock_guard<std::mutex> l(rec->mu);
+    MutexLock l(rec->mu);
     EXPECT_EQ(rec->names, server_order);
   }
   inf.Stop();

@@ -17,6 +17,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
@@ -54,10 +55,10 @@ class Candidate {
     client_ = std::move(*c);
     Callbacks cb;
     cb.on_started_leading = [this](std::stop_token token) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock<std::mutex> l(m);
-      cv.wait(l, token, [] { return false; });
+      Mutex m;
+      CondVarAny cv;
+      MutexLock l(m);
+      while (!token.stop_requested()) cv.Wait(m, token);
       token_fired_ = true;
     };
     cb.on_stopped_leading = [this] { stopped_ = true; };

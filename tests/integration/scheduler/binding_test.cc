@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "pkg/client/resources.h"
+#include "pkg/common/mutex.h"
 #include "pkg/framework/interface.h"
 #include "pkg/framework/registry.h"
 #include "tests/testing/cluster.h"
@@ -34,7 +34,7 @@ class GangPermit : public framework::PermitPlugin {
                 std::chrono::milliseconds& timeout) override {
     const std::string* gang = pod.metadata.labels.Get("gang");
     if (gang == nullptr || *gang != "yes") return {};
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     if (waiting_.size() + 1 < kGangSize) {
       waiting_.push_back(pod.metadata.uid);
       timeout = std::chrono::seconds(120);
@@ -49,8 +49,8 @@ class GangPermit : public framework::PermitPlugin {
 
  private:
   framework::Handle& handle_;
-  std::mutex mu_;
-  std::vector<std::string> waiting_;
+  Mutex mu_;
+  std::vector<std::string> waiting_ GUARDED_BY(mu_);
 };
 
 size_t CountBound(const std::string& ns) {

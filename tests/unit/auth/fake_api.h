@@ -6,7 +6,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "pkg/auth/reviews.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/client/transport.h"
+#include "pkg/common/mutex.h"
 
 namespace stowage::auth::testing {
 
@@ -22,7 +22,7 @@ class FakeApi : public client::Transport {
   using Handler = std::function<client::HttpResponse(const client::HttpRequest&)>;
 
   void Handle(std::string_view path, Handler h) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     handlers_[std::string(path)] = std::move(h);
   }
 
@@ -30,7 +30,7 @@ class FakeApi : public client::Transport {
     Handler h;
     std::string path = req.target.substr(0, req.target.find('?'));
     {
-      std::lock_guard<std::mutex> l(mu_);
+      MutexLock l(mu_);
       requests_.push_back(req);
       auto it = handlers_.find(path);
       if (it == handlers_.end()) {
@@ -48,7 +48,7 @@ class FakeApi : public client::Transport {
 
   // The requests sent to path, in order.
   std::vector<client::HttpRequest> Requests(std::string_view path) const {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     std::vector<client::HttpRequest> out;
     for (const auto& r : requests_) {
       if (r.target.substr(0, r.target.find('?')) == path) out.push_back(r);
@@ -58,9 +58,9 @@ class FakeApi : public client::Transport {
   size_t Count(std::string_view path) const { return Requests(path).size(); }
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, Handler> handlers_;
-  std::vector<client::HttpRequest> requests_;
+  mutable Mutex mu_;
+  std::map<std::string, Handler> handlers_ GUARDED_BY(mu_);
+  std::vector<client::HttpRequest> requests_ GUARDED_BY(mu_);
 };
 
 // A RestClient over a FakeApi, without rate limit or retries; the fake stays owned by the client.

@@ -4,10 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <thread>
 
 #include "pkg/auth/delegating_auth.h"
+#include "pkg/common/mutex.h"
 #include "tests/unit/auth/auth_env.h"
 
 namespace stowage::auth {
@@ -250,10 +250,10 @@ TEST(TrustRefreshLoop, StartPicksUpChangesInTheBackgroundAndStopEndsIt) {
   testing::AuthEnv env;
   testing::TestCert first = testing::MakeCA("first");
   testing::TestCert second = testing::MakeCA("second");
-  std::mutex mu;
+  Mutex mu;
   std::string served = first.Pem();
   env.authn.api->Handle(kAuthenticationConfigMapPath, [&](const client::HttpRequest&) {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     return testing::ConfigMapAnswer({{"client-ca-file", served}});
   });
   env.options.refresh_interval = std::chrono::milliseconds(5);
@@ -262,7 +262,7 @@ TEST(TrustRefreshLoop, StartPicksUpChangesInTheBackgroundAndStopEndsIt) {
   env.auth->Start();
   env.auth->Start();  // idempotent
   {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     served = second.Pem();
   }
   // Waits for the change; the bound only stops a broken build from hanging.

@@ -5,60 +5,59 @@
 // Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "pkg/common/clock.h"
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/lock.h"
 
 namespace stowage::leaderelection {
 
 struct FakeLockState {
-  std::mutex mu;
-  std::condition_variable cv;
-  std::optional<LeaderElectionRecord> record;
-  int64_t version = 0;
-  std::vector<std::string> events;
-  int writes = 0;
-  MonoTime last_write{};
+  Mutex mu;
+  CondVar cv;
+  std::optional<LeaderElectionRecord> record GUARDED_BY(mu);
+  int64_t version GUARDED_BY(mu) = 0;
+  std::vector<std::string> events GUARDED_BY(mu);
+  int writes GUARDED_BY(mu) = 0;
+  MonoTime last_write GUARDED_BY(mu){};
   // When set, every Get, Create and Update fails with it.
-  Status fail;
+  Status fail GUARDED_BY(mu);
   // While true, Update waits (a hung API call).
-  bool block_updates = false;
+  bool block_updates GUARDED_BY(mu) = false;
 
   // Another writer changes the record (bumping the version, as any write does).
   void Write(const LeaderElectionRecord& r) {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     record = r;
     ++version;
   }
   // Another writer touches the object without changing the record (say, an annotation).
   void Touch() {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     ++version;
   }
   std::optional<LeaderElectionRecord> Read() {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     return record;
   }
   void SetFail(Status s) {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     fail = std::move(s);
   }
   void SetBlocked(bool b) {
     {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(mu);
       block_updates = b;
     }
-    cv.notify_all();
+    cv.SignalAll();
   }
   std::vector<std::string> Events() {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     return events;
   }
 };
@@ -69,22 +68,22 @@ class FakeLock : public ResourceLock {
       : identity_(std::move(identity)), state_(std::move(state)), clock_(clock) {}
 
   StatusOr<Observed> Get() override {
-    std::lock_guard<std::mutex> l(state_->mu);
+    MutexLock l(state_->mu);
     if (!state_->fail.ok()) return state_->fail;
     if (!state_->record) return NotFoundError("lease not found");
     seen_version_ = state_->version;
     return Observed{*state_->record, RecordKey(*state_->record)};
   }
   Status Create(const LeaderElectionRecord& r) override {
-    std::lock_guard<std::mutex> l(state_->mu);
+    MutexLock l(state_->mu);
     if (!state_->fail.ok()) return state_->fail;
     if (state_->record) return AlreadyExistsError("lease already exists");
     Store(r);
     return OkStatus();
   }
   Status Update(const LeaderElectionRecord& r) override {
-    std::unique_lock<std::mutex> l(state_->mu);
-    state_->cv.wait(l, [&] { return !state_->block_updates; });
+    MutexLock l(state_->mu);
+    while (state_->block_updates) state_->cv.Wait(state_->mu);
     if (!state_->fail.ok()) return state_->fail;
     if (!seen_version_) return FailedPreconditionError("update before get");
     if (*seen_version_ != state_->version) return AbortedError("conflict: the lease changed");
@@ -92,14 +91,14 @@ class FakeLock : public ResourceLock {
     return OkStatus();
   }
   void RecordEvent(std::string_view message) override {
-    std::lock_guard<std::mutex> l(state_->mu);
+    MutexLock l(state_->mu);
     state_->events.push_back(identity_ + " " + std::string(message));
   }
   std::string Identity() const override { return identity_; }
   std::string Describe() const override { return "kube-system/fake"; }
 
  private:
-  void Store(const LeaderElectionRecord& r) {
+  void Store(const LeaderElectionRecord& r) REQUIRES(state_->mu) {
     state_->record = r;
     seen_version_ = ++state_->version;
     state_->writes++;

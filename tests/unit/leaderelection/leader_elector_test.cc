@@ -3,6 +3,7 @@
 // up leadership, what release leaves behind, the watchdog, callbacks and hooks. A FakeClock's
 // Sleep moves time forward at once, so these tests run through minutes of election in
 // microseconds and every figure below is exact fake time.
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 
 #include <gmock/gmock.h>
@@ -30,7 +31,7 @@ struct Harness {
   // What to do once leading (runs on the elector's worker thread); by default, stop.
   std::function<void()> while_leading = [this] { stop.request_stop(); };
 
-  std::mutex mu;
+  Mutex mu;
   std::vector<std::string> new_leaders;
   std::vector<bool> statuses;
   int slow_path_hook = 0;
@@ -46,34 +47,34 @@ struct Harness {
     Callbacks cb;
     cb.on_started_leading = [this](std::stop_token token) {
       {
-        std::lock_guard<std::mutex> l(mu);
+        MutexLock l(mu);
         ++started;
       }
       while_leading();
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock<std::mutex> l(m);
-      cv.wait(l, token, [] { return false; });
-      std::lock_guard<std::mutex> g(mu);
+      Mutex m;
+      CondVarAny cv;
+      MutexLock l(m);
+      while (!token.stop_requested()) cv.Wait(m, token);
+      MutexLock g(mu);
       token_fired = true;
     };
     cb.on_stopped_leading = [this] {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(mu);
       stopped = true;
     };
     cb.on_new_leader = [this](const std::string& id) {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(mu);
       new_leaders.push_back(id);
     };
     cb.on_leader_status = [this](bool leader) {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(mu);
       statuses.push_back(leader);
       // Called on Run's thread the moment the lease is won; the worker starts later, when the
       // renewals may already have moved fake time on.
       if (leader) acquired_at = clock.Now();
     };
     cb.on_slow_path = [this] {
-      std::lock_guard<std::mutex> l(mu);
+      MutexLock l(mu);
       ++slow_path_hook;
     };
     auto e = LeaderElector::NewWithLock(std::make_unique<FakeLock>("me", state, clock), config,
@@ -249,7 +250,12 @@ TEST(LeaderElector, StopsLeadingWhenNoRenewalSucceedsWithinTheRenewDeadline) {
   EXPECT_FALSE(h.stop.stop_requested());
   EXPECT_TRUE(h.token_fired) << "the leading work was told to stop";
   EXPECT_TRUE(h.stopped);
-  Duration since_last_renewal = h.clock.Now() - h.state->last_write;
+  MonoTime last_write;
+  {
+    MutexLock l(h.state->mu);
+    last_write = h.state->last_write;
+  }
+  Duration since_last_renewal = h.clock.Now() - last_write;
   // The poll that fails starts right after acquiring, or one retry period after the last
   // successful renewal; it gives up exactly at its deadline.
   EXPECT_TRUE(since_last_renewal == seconds(10) || since_last_renewal == seconds(2) + seconds(10))
@@ -330,7 +336,7 @@ TEST(LeaderElector, WatchdogFailsOnlyWhenTheLeaderHasNotRenewedForLeasePlusTimeo
   MonoTime last;
   for (;;) {
     {
-      std::lock_guard<std::mutex> l(h.state->mu);
+      MutexLock l(h.state->mu);
       last = h.state->last_write;
     }
     MonoTime before = h.clock.Now();

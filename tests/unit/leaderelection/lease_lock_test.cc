@@ -2,6 +2,7 @@
 // from a Lease, what goes back in a PUT (the whole object, spec replaced, version kept), and the
 // core/v1 Event the legacy recorder would post. The real API server is exercised by the
 // integration tests.
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/lease_lock.h"
 
 #include <gmock/gmock.h>
@@ -29,7 +30,7 @@ using json = nlohmann::json;
 class ScriptedTransport : public client::Transport {
  public:
   StatusOr<client::HttpResponse> RoundTrip(const client::HttpRequest& req) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     requests_.push_back(req);
     if (answers_.empty()) return client::HttpResponse{201, "{}", ""};
     auto a = answers_.front();
@@ -42,18 +43,18 @@ class ScriptedTransport : public client::Transport {
     return UnimplementedError("no streams here");
   }
   void Answer(int status, std::string body) {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     answers_.push_back(client::HttpResponse{status, std::move(body), ""});
   }
   std::vector<client::HttpRequest> Requests() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return requests_;
   }
 
  private:
-  std::mutex mu_;
-  std::deque<StatusOr<client::HttpResponse>> answers_;
-  std::vector<client::HttpRequest> requests_;
+  Mutex mu_;
+  std::deque<StatusOr<client::HttpResponse>> answers_ GUARDED_BY(mu_);
+  std::vector<client::HttpRequest> requests_ GUARDED_BY(mu_);
 };
 
 constexpr char kLeasePath[] = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler";

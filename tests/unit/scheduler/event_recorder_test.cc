@@ -1,5 +1,6 @@
 // EventRecorder's series aggregation, spam filter, note truncation and queue bound, over a
 // recording fake transport and a FakeClock (the code under test sits above the client).
+#include "pkg/common/mutex.h"
 #include "pkg/scheduler/event_recorder.h"
 
 #include <gmock/gmock.h>
@@ -8,10 +9,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 
 namespace stowage::scheduler {
@@ -29,7 +28,7 @@ class RecordingTransport : public client::Transport {
 
   StatusOr<client::HttpResponse> RoundTrip(const client::HttpRequest& req) override {
     if (on_request) on_request();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     requests_.push_back(req);
     int status = status_for ? status_for(req) : (req.method == "POST" ? 201 : 200);
     std::string body = status < 300 ? req.body : R"({"kind":"Status","code":)" +
@@ -42,7 +41,7 @@ class RecordingTransport : public client::Transport {
     return InternalError("not used");
   }
   std::vector<client::HttpRequest> Requests() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     return requests_;
   }
   std::vector<client::HttpRequest> Requests(std::string_view method) {
@@ -54,7 +53,7 @@ class RecordingTransport : public client::Transport {
   }
 
  private:
-  std::mutex mu_;
+  Mutex mu_;
   std::vector<client::HttpRequest> requests_;
 };
 
@@ -284,23 +283,23 @@ TEST(EventRecorder, UnsupportedTypesAreDropped) {
 }
 
 TEST(EventRecorder, FullQueueDropsWithoutBlocking) {
-  std::mutex mu;
-  std::condition_variable cv;
+  Mutex mu;
+  CondVar cv;
   bool entered = false, release = false;
   EventRecorderOptions options;
   options.queue_capacity = 1;
   options.writers = 1;
   Fixture f(options);
   f.transport->on_request = [&] {
-    std::unique_lock<std::mutex> l(mu);
+    MutexLock l(mu);
     entered = true;
-    cv.notify_all();
-    cv.wait(l, [&] { return release; });
+    cv.SignalAll();
+    while (!release) cv.Wait(mu);
   };
   f.recorder->Record(MakePod("a"), "s", "Normal", "R", "A", "n");
   {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return entered; });  // the writer is stuck writing "a"
+    MutexLock l(mu);
+    while (!entered) cv.Wait(mu);  // the writer is stuck writing "a"
   }
   // "b" waits (in the recorder's queue or the writer's); "c" finds no room in either.
   f.recorder->Record(MakePod("b"), "s", "Normal", "R", "A", "n");
@@ -310,18 +309,18 @@ TEST(EventRecorder, FullQueueDropsWithoutBlocking) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     release = true;
   }
-  cv.notify_all();
+  cv.SignalAll();
   f.recorder->SyncForTest();
   EXPECT_EQ(f.recorder->dropped(), 1u);
   EXPECT_EQ(f.transport->Requests("POST").size(), 2u);
 }
 
 TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
-  std::mutex mu;
-  std::condition_variable cv;
+  Mutex mu;
+  CondVar cv;
   bool release = false;
   EventRecorderOptions options;
   options.writers = 4;
@@ -330,8 +329,8 @@ TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
   f.transport->on_request = [&] {
     // The first write (about "slow") blocks until the test releases it.
     if (!first.exchange(false)) return;
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait(l, [&] { return release; });
+    MutexLock l(mu);
+    while (!release) cv.Wait(mu);
   };
   f.recorder->Record(MakePod("slow"), "s", "Normal", "R", "A", "n");
   // Pods whose series hash to other writers are written while "slow" is stuck.
@@ -344,10 +343,10 @@ TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
   }
   EXPECT_GE(f.transport->Requests("POST").size(), 6u);
   {
-    std::lock_guard<std::mutex> l(mu);
+    MutexLock l(mu);
     release = true;
   }
-  cv.notify_all();
+  cv.SignalAll();
   f.recorder->SyncForTest();
   EXPECT_EQ(f.transport->Requests("POST").size(), 21u);
   EXPECT_EQ(f.recorder->dropped(), 0u);

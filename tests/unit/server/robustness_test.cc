@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "pkg/common/mutex.h"
 #include "pkg/server/healthz.h"
 #include "pkg/server/https_server.h"
 #include "pkg/server/router.h"
@@ -26,26 +27,29 @@ using testing::TlsClient;
 class Gate {
  public:
   void Wait() {
-    std::unique_lock<std::mutex> l(mu_);
+    MutexLock l(mu_);
     ++waiting_;
-    cv_.notify_all();
-    cv_.wait(l, [&] { return open_; });
+    cv_.SignalAll();
+    while (!open_) cv_.Wait(mu_);
   }
   void Open() {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     open_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   bool AwaitWaiters(int n) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, std::chrono::seconds(30), [&] { return waiting_ >= n; });
+    MutexLock l(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (waiting_ < n && cv_.WaitUntil(mu_, deadline)) {
+    }
+    return waiting_ >= n;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int waiting_ = 0;
-  bool open_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  int waiting_ GUARDED_BY(mu_) = 0;
+  bool open_ GUARDED_BY(mu_) = false;
 };
 
 class RobustnessTest : public ::testing::Test {
