@@ -28,10 +28,10 @@ WorkerPool::WorkerPool(int parallelism) : parallelism_(std::max(1, parallelism))
 
 WorkerPool::~WorkerPool() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     shutdown_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   for (auto& t : threads_) t.join();
 }
 
@@ -55,8 +55,8 @@ void WorkerPool::WorkerLoop() {
   for (;;) {
     Job* job;
     {
-      std::unique_lock<std::mutex> l(mu_);
-      cv_.wait(l, [&] { return shutdown_ || (job_ != nullptr && epoch_ != seen); });
+      MutexLock l(mu_);
+      while (!shutdown_ && (job_ == nullptr || epoch_ == seen)) cv_.Wait(mu_);
       if (shutdown_) return;
       seen = epoch_;
       job = job_;
@@ -64,8 +64,8 @@ void WorkerPool::WorkerLoop() {
     }
     Work(*job);
     {
-      std::lock_guard<std::mutex> l(mu_);
-      if (--busy_ == 0) done_cv_.notify_all();
+      MutexLock l(mu_);
+      if (--busy_ == 0) done_cv_.SignalAll();
     }
   }
 }
@@ -73,7 +73,7 @@ void WorkerPool::WorkerLoop() {
 void WorkerPool::Until(size_t n, const std::function<void(size_t)>& fn,
                        const std::function<bool()>& stop) {
   if (n == 0) return;
-  std::lock_guard<std::mutex> serial(call_mu_);
+  MutexLock serial(call_mu_);
   Job job;
   job.n = n;
   job.fn = &fn;
@@ -86,15 +86,15 @@ void WorkerPool::Until(size_t n, const std::function<void(size_t)>& fn,
     return;
   }
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(mu_);
     job_ = &job;
     ++epoch_;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   Work(job);
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(mu_);
   // Workers that woke for this epoch may still be running; wait for them before job dies.
-  done_cv_.wait(l, [&] { return busy_ == 0; });
+  while (busy_ != 0) done_cv_.Wait(mu_);
   job_ = nullptr;
 }
 

@@ -5,13 +5,12 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/handle.h"
 
@@ -38,10 +37,10 @@ class WorkerPool : public Parallelizer {
   void WorkerLoop();
 
   const int parallelism_;
-  std::mutex call_mu_;  // one Until at a time
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::condition_variable done_cv_;
+  Mutex call_mu_;  // one Until at a time
+  Mutex mu_;
+  CondVar cv_;
+  CondVar done_cv_;
   Job* job_ GUARDED_BY(mu_) = nullptr;
   uint64_t epoch_ GUARDED_BY(mu_) = 0;
   int busy_ GUARDED_BY(mu_) = 0;

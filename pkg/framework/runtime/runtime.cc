@@ -375,7 +375,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   }
   if (active.empty()) return {};
   std::vector<NodeScoreList> scores(active.size(), NodeScoreList(nodes.size()));
-  std::mutex err_mu;
+  Mutex err_mu;
   Status first_error;
   std::atomic<bool> failed{false};
   // As many workers as the pool puts on the nodes score at once (upstream counts goroutines).
@@ -390,7 +390,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
           Status s = Timed(record, active[p]->metrics, EP::kScore,
                            [&] { return active[p]->plugin->Score(state, pod, *nodes[i], score); });
           if (!s.IsSuccess()) {
-            std::lock_guard<std::mutex> l(err_mu);
+            MutexLock l(err_mu);
             if (!failed.exchange(true)) first_error = std::move(s.WithPlugin(active[p]->name));
             return;
           }
@@ -478,7 +478,7 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
     if (!s.IsSuccess()) return std::move(s.WithPlugin(e.name));
   }
   if (pending.empty()) return {};
-  std::lock_guard<std::mutex> l(waiting_mu_);
+  MutexLock l(waiting_mu_);
   waiting_[pod.metadata.uid] = std::make_shared<WaitingPodImpl>(pod, std::move(pending));
   return Status(Code::kWait);
 }
@@ -489,13 +489,13 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
   auto start = SteadyClock::now();
   Status s = static_cast<WaitingPodImpl&>(*w).Wait();
   metrics::PermitWaitDuration(CodeOf(s)).Observe(Since(start));
-  std::lock_guard<std::mutex> l(waiting_mu_);
+  MutexLock l(waiting_mu_);
   waiting_.erase(pod.metadata.uid);
   return s;
 }
 
 std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const {
-  std::lock_guard<std::mutex> l(waiting_mu_);
+  MutexLock l(waiting_mu_);
   auto it = waiting_.find(uid);
   return it == waiting_.end() ? nullptr : it->second;
 }
@@ -503,7 +503,7 @@ std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) const
 void Framework::RejectWaitingPods(const std::string& message) {
   std::vector<std::shared_ptr<WaitingPod>> pods;
   {
-    std::lock_guard<std::mutex> l(waiting_mu_);
+    MutexLock l(waiting_mu_);
     for (const auto& [uid, w] : waiting_) pods.push_back(w);
   }
   for (const auto& w : pods) w->Reject("", message);  // outside the lock: Reject wakes waiters

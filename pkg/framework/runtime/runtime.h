@@ -18,16 +18,17 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "pkg/common/macros.h"
+#include "pkg/common/mutex.h"
+#include "pkg/common/thread_annotations.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
-#include "pkg/common/macros.h"
 #include "pkg/framework/registry.h"
 #include "pkg/metrics/profile_metrics.h"
 
@@ -194,8 +195,9 @@ class Framework {
   std::vector<Entry<PreBindPlugin>> pre_bind_;
   std::vector<Entry<BindPlugin>> bind_;
   std::vector<Entry<PostBindPlugin>> post_bind_;
-  mutable std::mutex waiting_mu_;
-  std::map<std::string, std::shared_ptr<WaitingPod>, std::less<>> waiting_;  // by pod UID
+  mutable Mutex waiting_mu_;
+  std::map<std::string, std::shared_ptr<WaitingPod>, std::less<>> waiting_
+      GUARDED_BY(waiting_mu_);  // by pod UID
 };
 
 }  // namespace stowage::framework

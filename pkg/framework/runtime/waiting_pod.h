@@ -6,14 +6,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/interface.h"
 
@@ -34,8 +33,8 @@ class WaitingPodImpl final : public WaitingPod {
 
  private:
   const api::Pod pod_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable Mutex mu_;
+  CondVar cv_;
   std::map<std::string, std::chrono::milliseconds> pending_ GUARDED_BY(mu_);  // plugin -> timeout
   Status rejection_ GUARDED_BY(mu_);
 };

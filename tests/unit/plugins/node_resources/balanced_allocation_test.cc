@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/config/types.h"
+#include "pkg/config/args/args.h"
 #include "pkg/plugins/node_resources/balanced_allocation.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/config/types.h"
+#include "pkg/config/args/args.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
 namespace stowage::plugins::node_resources::testutil {
