@@ -13,12 +13,14 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/stub_plugins.h"
-#include "tests/unit/scheduler/fake_api_server.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/fake_api_server.h"
 
 namespace stowage::scheduler {
 namespace {
 
 using json = nlohmann::json;
+using testing::Eventually;
 using testing::FakeApiServer;
 
 constexpr char kPods[] = "/api/v1/pods";
@@ -35,15 +37,6 @@ json Pod(const std::string& name, const std::string& uid, int64_t generation = 1
 
 std::string StatusPath(const std::string& name) {
   return "/api/v1/namespaces/ns/pods/" + name + "/status";
-}
-
-// Polls cond until it holds; false after 20 s (a hung test fails instead of hanging).
-bool Eventually(const std::function<bool()>& cond) {
-  for (int i = 0; i < 20000; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return false;
 }
 
 // Rejects every node; blocks first while hold is set, so a test can change the cluster while
