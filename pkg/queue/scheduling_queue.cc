@@ -269,16 +269,26 @@ void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
 
 QueuedPodInfoPtr SchedulingQueue::Pop() {
   std::unique_lock<std::mutex> l(mu_);
-  cv_.wait(l, [&] { return closed_ || !active_.empty() || !backoff_.empty(); });
+  // PopFromBackoffQ: an idle scheduler does not wait out the backoff of a pod plugins rejected.
+  // A pod that failed with an error still waits out its own, as in upstream's error backoff
+  // heap, so a failing API call is not retried in a tight loop.
+  auto poppable_backoff = [&] {
+    return std::find_if(backoff_.begin(), backoff_.end(), [](const QueuedPodInfoPtr& q) {
+      return !q->unschedulable_plugins.empty() || !q->pending_plugins.empty();
+    });
+  };
+  cv_.wait(l, [&] {
+    return closed_ || !active_.empty() || poppable_backoff() != backoff_.end();
+  });
   if (closed_) return nullptr;
   QueuedPodInfoPtr p;
   if (!active_.empty()) {
     p = *active_.begin();
     active_.erase(active_.begin());
   } else {
-    // PopFromBackoffQ: an idle scheduler does not wait out a backoff.
-    p = *backoff_.begin();
-    backoff_.erase(backoff_.begin());
+    auto it = poppable_backoff();
+    p = *it;
+    backoff_.erase(it);
     metrics::QueueIncomingPods(Queue::kActive, kPopFromBackoffQ).Increment();
   }
   index_.erase(Key(p->pod()));

@@ -217,6 +217,22 @@ TEST_F(QueueTest, PopTakesABackingOffPodWhenNothingElseIsActive) {
   EXPECT_EQ(p->attempts, 2);
 }
 
+// Upstream keeps pods that failed with an error in a backoff heap of their own that an idle
+// scheduler never pops: a failing API call is not retried in a tight loop.
+TEST_F(QueueTest, PopDoesNotTakeAPodBackingOffFromAnError) {
+  q_->Add(BuildPod().Name("error").UID("e").Obj());
+  q_->AddUnschedulableIfNotPresent(q_->Pop(), /*error=*/true);
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("rejected").UID("r").Obj());
+  Reject("rejected");
+  AddNode(true);
+  ASSERT_EQ(q_->BackoffSize(), 2u);
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "rejected") << "though its backoff ends later";
+  clock_.Advance(2s);
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "error") << "once its backoff is over";
+}
+
 TEST_F(QueueTest, GatedPodWaitsUntilUngated) {
   auto gated =
       BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
