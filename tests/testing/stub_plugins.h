@@ -38,6 +38,16 @@ inline Status RegisterStub(framework::Registry& r, std::string name,
   });
 }
 
+// Registers name with a factory that ignores the plugin's arguments but gives it the handle.
+inline Status RegisterStubWithHandle(framework::Registry& r, std::string name,
+                                     std::function<framework::Plugin*(framework::Handle&)> make) {
+  return r.Register(std::move(name), [make = std::move(make)](const std::any&,
+                                                              framework::Handle& handle)
+                                         -> StatusOr<std::unique_ptr<framework::Plugin>> {
+    return std::unique_ptr<framework::Plugin>(make(handle));
+  });
+}
+
 // Registers "Sort" and "Bind".
 inline Status RegisterSortAndBind(framework::Registry& r) {
   if (Status s = RegisterStub(r, "Sort", [] { return new StubSort; }); !s.ok()) return s;
