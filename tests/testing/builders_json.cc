@@ -83,7 +83,8 @@ std::string PodWrapper::Json() const {
     json terms = json::array();
     for (const auto& t : s.affinity->node_affinity->required->terms) {
       json term = json::object();
-      if (!t.match_expressions.empty()) term["matchExpressions"] = Requirements(t.match_expressions);
+      if (!t.match_expressions.empty())
+        term["matchExpressions"] = Requirements(t.match_expressions);
       if (!t.match_fields.empty()) term["matchFields"] = Requirements(t.match_fields);
       terms.push_back(term);
     }
@@ -101,8 +102,8 @@ std::string PodWrapper::Json() const {
   }
   for (const auto& g : s.scheduling_gates) spec["schedulingGates"].push_back({{"name", g}});
   if (s.host_network) spec["hostNetwork"] = true;
-  return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", Meta(pod_.metadata)},
-              {"spec", spec}}
+  return json{
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", Meta(pod_.metadata)}, {"spec", spec}}
       .dump();
 }
 
@@ -122,8 +123,11 @@ std::string NodeWrapper::Json() const {
     if (!c.message.empty()) cond["message"] = c.message;
     status["conditions"].push_back(cond);
   }
-  return json{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", Meta(node_.metadata)},
-              {"spec", spec}, {"status", status}}
+  return json{{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", Meta(node_.metadata)},
+              {"spec", spec},
+              {"status", status}}
       .dump();
 }
 

@@ -176,10 +176,11 @@ StatusOr<client::HttpResponse> FakeApiServer::RoundTrip(const client::HttpReques
   std::optional<int> code = answer ? answer(req) : std::nullopt;
   int status = code.value_or(req.method == "POST" ? 201 : 200);
   if (status < 300) return Response(status, req.body.empty() ? "{}" : req.body);
-  return JsonResponse(status, json{{"kind", "Status"},
-                                   {"status", "Failure"},
-                                   {"code", status},
-                                   {"message", "answered " + std::to_string(status) + " by the test"}});
+  return JsonResponse(status,
+                      json{{"kind", "Status"},
+                           {"status", "Failure"},
+                           {"code", status},
+                           {"message", "answered " + std::to_string(status) + " by the test"}});
 }
 
 StatusOr<client::HttpResponse> FakeApiServer::Stream(

@@ -72,8 +72,7 @@ class FakeApiServer : public client::Transport {
   // Every request, in order (lists and watches included).
   std::vector<client::HttpRequest> Requests() const;
   // The requests with this method and exact target.
-  std::vector<client::HttpRequest> Requests(std::string_view method,
-                                            std::string_view target) const;
+  std::vector<client::HttpRequest> Requests(std::string_view method, std::string_view target) const;
   // The requests with this method, any target.
   std::vector<client::HttpRequest> RequestsOf(std::string_view method) const;
   // The requests to path (query ignored), any verb.

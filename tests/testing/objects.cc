@@ -1,9 +1,8 @@
 #include "tests/testing/objects.h"
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "pkg/client/errors.h"
@@ -65,8 +64,7 @@ Status CreatePods(client::RestClient& c, const std::string& ns, const std::strin
 }
 
 Status DeletePod(client::RestClient& c, const std::string& ns, const std::string& name) {
-  return c.Delete("/api/v1/namespaces/" + ns + "/pods/" + name + "?gracePeriodSeconds=0")
-      .status();
+  return c.Delete("/api/v1/namespaces/" + ns + "/pods/" + name + "?gracePeriodSeconds=0").status();
 }
 
 }  // namespace stowage::testing

@@ -31,8 +31,9 @@ inline client::HttpResponse TokenReviewAnswer(bool authenticated, const std::str
     status["user"] = {{"username", user}, {"uid", user + "-uid"}, {"groups", groups}};
   }
   if (!error.empty()) status["error"] = error;
-  return stowage::testing::JsonResponse(201, {{"kind", "TokenReview"}, {"apiVersion", "authentication.k8s.io/v1"},
-                    {"status", status}});
+  return stowage::testing::JsonResponse(
+      201,
+      {{"kind", "TokenReview"}, {"apiVersion", "authentication.k8s.io/v1"}, {"status", status}});
 }
 
 // A SubjectAccessReview answer.
@@ -42,17 +43,18 @@ inline client::HttpResponse SarAnswer(bool allowed, const std::string& reason = 
   if (denied) status["denied"] = true;
   if (!reason.empty()) status["reason"] = reason;
   return stowage::testing::JsonResponse(201, {{"kind", "SubjectAccessReview"},
-                    {"apiVersion", "authorization.k8s.io/v1"},
-                    {"status", status}});
+                                              {"apiVersion", "authorization.k8s.io/v1"},
+                                              {"status", status}});
 }
 
 // The ConfigMap kube-system/extension-apiserver-authentication with data.
 inline client::HttpResponse ConfigMapAnswer(const std::map<std::string, std::string>& data) {
-  return stowage::testing::JsonResponse(200, {{"kind", "ConfigMap"},
-                    {"apiVersion", "v1"},
-                    {"metadata", {{"name", "extension-apiserver-authentication"},
-                                  {"namespace", "kube-system"}}},
-                    {"data", data}});
+  return stowage::testing::JsonResponse(
+      200,
+      {{"kind", "ConfigMap"},
+       {"apiVersion", "v1"},
+       {"metadata", {{"name", "extension-apiserver-authentication"}, {"namespace", "kube-system"}}},
+       {"data", data}});
 }
 
 inline nlohmann::json BodyOf(const client::HttpRequest& r) { return nlohmann::json::parse(r.body); }

@@ -130,9 +130,9 @@ TEST_F(AlgorithmTest, NumFeasibleNodesToFindFollowsTheAdaptivePercentage) {
     size_t want;
   };
   const std::vector<Case> cases = {
-      {10, std::nullopt, 10},   // fewer than 100 nodes: all of them
-      {10, 40, 10},             // whatever the percentage
-      {100, std::nullopt, 100}, // 50% of 100 is raised to the minimum of 100
+      {10, std::nullopt, 10},     // fewer than 100 nodes: all of them
+      {10, 40, 10},               // whatever the percentage
+      {100, std::nullopt, 100},   // 50% of 100 is raised to the minimum of 100
       {1000, std::nullopt, 420},  // 50 - 1000/125 = 42%
       {1000, 40, 400},
       {5000, std::nullopt, 500},  // 50 - 40 = 10%
@@ -274,12 +274,11 @@ TEST_F(AlgorithmTest, TheFitErrorHoldsEveryNodesStatusAndTheRejectingPlugins) {
     EXPECT_EQ(st.plugin(), "Recording");
     by_node[node] = {st.code(), st.Message()};
   }
-  EXPECT_THAT(by_node,
-              UnorderedElementsAre(
-                  Pair("small", Pair(framework::Code::kUnschedulable, "Insufficient cpu")),
-                  Pair("full", Pair(framework::Code::kUnschedulable, "Insufficient cpu")),
-                  Pair("tainted", Pair(framework::Code::kUnschedulableAndUnresolvable,
-                                       "node(s) had untolerated taint"))));
+  EXPECT_THAT(by_node, UnorderedElementsAre(
+                           Pair("small", Pair(framework::Code::kUnschedulable, "Insufficient cpu")),
+                           Pair("full", Pair(framework::Code::kUnschedulable, "Insufficient cpu")),
+                           Pair("tainted", Pair(framework::Code::kUnschedulableAndUnresolvable,
+                                                "node(s) had untolerated taint"))));
 }
 
 TEST_F(AlgorithmTest, AFilterErrorEndsTheSearchWithThatError) {

@@ -90,15 +90,21 @@ class Probe : public framework::FilterPlugin,
 json PodJson(testing::PodWrapper pod) { return json::parse(pod.Json()); }
 
 testing::PodWrapper ThePod() {
-  return testing::BuildPod().Namespace("ns").Name("p").UID("uid-p").ResourceVersion("5")
+  return testing::BuildPod()
+      .Namespace("ns")
+      .Name("p")
+      .UID("uid-p")
+      .ResourceVersion("5")
       .SchedulerName("default-scheduler");
 }
 
 class ScheduleOneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api_.SetList(kNodes, {json::parse(testing::BuildNode().Name("node-a").UID("uid-a")
-                                          .Capacity({{"cpu", "4"}}).Json())});
+    api_.SetList(
+        kNodes,
+        {json::parse(
+            testing::BuildNode().Name("node-a").UID("uid-a").Capacity({{"cpu", "4"}}).Json())});
     // Backoffs longer than any test, so a failed pod stays where the failure put it.
     options_.queue.initial_backoff = std::chrono::minutes(5);
     options_.queue.max_backoff = std::chrono::minutes(5);
@@ -108,7 +114,8 @@ class ScheduleOneTest : public ::testing::Test {
   // Starts the scheduler with the pods listed at first.
   void Start(std::vector<json> pods) {
     api_.SetList(kPods, std::move(pods));
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
+    ASSERT_TRUE(
+        testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
     ASSERT_TRUE(testing::RegisterStubWithHandle(registry_, "Probe", [this](framework::Handle& h) {
                   return new Probe(script_, h);
                 }).ok());
