@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -109,6 +110,30 @@ TEST(SharedInformer, ListsEveryPageThenWatchesFromTheListsVersion) {
   EXPECT_THAT(watch, HasSubstr("resourceVersion=10"));
   EXPECT_THAT(watch, HasSubstr("allowWatchBookmarks=true"));
   EXPECT_EQ(f.informer->ListCountForTest(), 1);
+}
+
+TEST(SharedInformer, AnExpiredContinueTokenStartsTheListOver) {
+  Fixture f;
+  // Two pages; the first request for the second page finds its snapshot compacted away.
+  std::atomic<int> second_page_requests{0};
+  f.api.Handle(kNodes, [&](const client::HttpRequest& r) {
+    if (r.target.find("continue=") == std::string::npos) {
+      return stowage::testing::JsonResponse(
+          200, {{"metadata", {{"resourceVersion", "10"}, {"continue", "next"}}},
+                {"items", {Node("n1", "1"), Node("n2", "2")}}});
+    }
+    if (second_page_requests++ == 0) {
+      return stowage::testing::JsonResponse(
+          410, {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}});
+    }
+    return stowage::testing::JsonResponse(
+        200, {{"metadata", {{"resourceVersion", "10"}}}, {"items", {Node("n3", "3")}}});
+  });
+  f.Start({});
+  EXPECT_THAT(f.recorder->Events(),
+              ElementsAre("add n1 initial", "add n2 initial", "add n3 initial"))
+      << "the pages before the expiry are not delivered twice";
+  EXPECT_EQ(f.Lists().size(), 4u);
 }
 
 TEST(SharedInformer, HandlersSeeAddUpdateAndDeleteInOrder) {
