@@ -219,6 +219,20 @@ TEST_F(ScheduleOneTest, AFilterRejectionIsReportedAndParksThePodAsUnschedulable)
   EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
 }
 
+// Upstream's ErrNoNodesAvailable: a rejection with the bare message, but no plugin to wait for,
+// so the pod backs off like an error.
+TEST_F(ScheduleOneTest, WithNoNodesThePodIsRejectedWithTheBareMessageAndBacksOff) {
+  api_.SetList(kNodes, {});
+  Start({PodJson(ThePod())});
+  WaitForFailure();
+  json condition = StatusPatch()["status"]["conditions"][0];
+  EXPECT_EQ(condition["reason"], "Unschedulable");
+  EXPECT_EQ(condition["message"], "no nodes available to schedule pods");
+  EXPECT_EQ(Events("FailedScheduling").front()["note"], "no nodes available to schedule pods");
+  EXPECT_TRUE(Eventually([&] { return queue().BackoffSize() == 1; }));
+  EXPECT_FALSE(queue().IsInUnschedulable(*ThePod().Obj()));
+}
+
 TEST_F(ScheduleOneTest, AReserveFailureRunsUnreserveAndForgetsThePod) {
   script_.reserve = Status::Unschedulable("no room reserved").WithPlugin("Probe");
   Start({PodJson(ThePod())});
