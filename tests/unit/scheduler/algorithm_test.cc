@@ -76,9 +76,16 @@ class AlgorithmTest : public ::testing::Test {
   void Build(const std::vector<std::string>& nodes, bool score = false, bool keep_only = false,
              std::optional<int32_t> profile_percentage = std::nullopt) {
     ASSERT_TRUE(testing::RegisterSortAndBind(registry_).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Recording", [this] { return filter_; }).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Fixed", [this] { return score_; }).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "KeepOnly", [this] { return keep_; }).ok());
+    // Each factory hands its plugin over once; a plugin the profile does not use stays owned
+    // by the fixture.
+    ASSERT_TRUE(testing::RegisterStub(registry_, "Recording", [this] {
+                  return owned_filter_.release();
+                }).ok());
+    ASSERT_TRUE(
+        testing::RegisterStub(registry_, "Fixed", [this] { return owned_score_.release(); }).ok());
+    ASSERT_TRUE(testing::RegisterStub(registry_, "KeepOnly", [this] {
+                  return owned_keep_.release();
+                }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.queue_sort = {{"Sort"}};
@@ -111,10 +118,14 @@ class AlgorithmTest : public ::testing::Test {
     return result.host;
   }
 
-  // Plugins are owned by the framework; the test keeps pointers to configure and inspect them.
-  RecordingFilter* filter_ = new RecordingFilter;
-  FixedScore* score_ = new FixedScore;
-  KeepOnly* keep_ = new KeepOnly;
+  // The framework owns the plugins it uses; the test keeps pointers to configure and inspect
+  // them.
+  std::unique_ptr<RecordingFilter> owned_filter_ = std::make_unique<RecordingFilter>();
+  std::unique_ptr<FixedScore> owned_score_ = std::make_unique<FixedScore>();
+  std::unique_ptr<KeepOnly> owned_keep_ = std::make_unique<KeepOnly>();
+  RecordingFilter* filter_ = owned_filter_.get();
+  FixedScore* score_ = owned_score_.get();
+  KeepOnly* keep_ = owned_keep_.get();
   framework::Registry registry_;
   testing::FakeHandle handle_;
   testing::FakeNodeInfoLister lister_;
