@@ -1,5 +1,5 @@
 // bench_cycle: the scheduling cycle alone, without the apiserver. The default-plugin profile
-// (an empty KubeSchedulerConfiguration, defaulted, built by scheduler::BuildProfiles) runs
+// (an empty KubeSchedulerConfiguration, defaulted, built by scheduler::NewFrameworks) runs
 // scheduler::Algorithm::SchedulePod on a synthetic cluster of scheduler_perf nodes (4 CPU /
 // 32Gi / 110 pods, hostname, zone, region and os labels); each chosen pod is assumed into the
 // cache so the snapshot fills as in a real run. One benchmark iteration is one pod through
@@ -29,21 +29,25 @@
 #include "pkg/framework/runtime.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/algorithm.h"
-#include "pkg/scheduler/profile.h"
+#include "pkg/scheduler/setup.h"
 #include "tests/testing/builders.h"
 
 namespace stowage::bench {
 namespace {
 
 // The Handle plugins get: the benchmark's snapshot and pool; binding never happens here.
-class BenchHandle : public framework::Handle {
+class BenchHandle : public framework::Handle, public framework::PodWriter {
  public:
   BenchHandle(const cache::Snapshot& snapshot, framework::Parallelizer& pool)
       : snapshot_(snapshot), pool_(pool) {}
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
-  Status BindPod(const api::Pod&, std::string_view) override {
-    return InternalError("bench_cycle: BindPod is never called by the scheduling cycle");
+  framework::PodWriter& pod_writer() override { return *this; }
+  Status Bind(const api::Pod&, std::string_view) override {
+    return InternalError("bench_cycle: the scheduling cycle never binds");
+  }
+  Status PatchPodStatus(const api::Pod&, const api::PodStatus&) override {
+    return InternalError("bench_cycle: the scheduling cycle never writes a status");
   }
 
  private:
@@ -109,10 +113,9 @@ void BM_SchedulePod(benchmark::State& state) {
   config::KubeSchedulerConfiguration cfg;
   config::SetDefaults(cfg);
   framework::Registry registry = plugins::NewInTreeRegistry();
-  auto built = scheduler::BuildProfiles(cfg, registry, handle, plugins::NotYetImplemented());
+  auto built = scheduler::NewFrameworks(cfg, registry, plugins::NotYetImplemented(), handle);
   if (!built.ok()) Die("building the default profile", built.status());
-  auto fw = framework::Framework::New(registry, built->profiles.at(0), handle);
-  if (!fw.ok()) Die("instantiating the default profile", fw.status());
+  framework::Framework* fw = built->frameworks.at(0).get();
   scheduler::Algorithm algorithm(snapshot, pool, std::nullopt);
   const scheduler::NominatedPods no_nominations;
 
@@ -133,7 +136,7 @@ void BM_SchedulePod(benchmark::State& state) {
     framework::CycleState cycle;
     scheduler::ScheduleResult result;
     scheduler::FitError fit;
-    framework::Status s = algorithm.SchedulePod(**fw, cycle, *framework::NewPodInfo(pod),
+    framework::Status s = algorithm.SchedulePod(*fw, cycle, *framework::NewPodInfo(pod),
                                                 no_nominations, result, fit);
     auto t2 = Clock::now();
     snapshot_time += t1 - t0;

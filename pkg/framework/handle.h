@@ -1,6 +1,6 @@
 // Handle: what the framework gives plugins besides the pod: the cycle's snapshot of nodes, the
-// worker pool, and the few API operations plugins perform (binding), behind interfaces so
-// plugins depend on neither the cache nor the client.
+// worker pool, the pods waiting at Permit and the few API writes plugins make (PodWriter),
+// behind interfaces so plugins depend on neither the cache, the client nor the scheduler.
 #pragma once
 
 #include <functional>
@@ -39,13 +39,28 @@ class Parallelizer {
   virtual int parallelism() const = 0;
 };
 
+// The API writes plugins make about pods: binding (DefaultBinder) and status updates (the
+// nominations and conditions of preemption). Each call is one request (PatchPodStatus retries a
+// conflict as upstream's util.PatchPodStatus); further retrying is the plugin's choice.
+// Implementations are thread-safe: binding cycles of several pods call them concurrently.
+class PodWriter {
+ public:
+  virtual ~PodWriter() = default;
+  // POST pods/<name>/binding of pod (namespace, name and UID) to node_name. A conflict (the pod
+  // is already bound) is an error.
+  virtual stowage::Status Bind(const api::Pod& pod, std::string_view node_name) = 0;
+  // Changes pod's status to new_status with the two-way strategic merge patch from pod.status
+  // (no request when they are equal). A pod deleted meanwhile answers NotFound.
+  virtual stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) = 0;
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
   virtual const NodeInfoLister& SnapshotSharedLister() const = 0;
   virtual Parallelizer& parallelizer() = 0;
-  // POST pods/<name>/binding. A conflict (already bound) is an error.
-  virtual stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) = 0;
+  // Where plugins send the API writes they make.
+  virtual PodWriter& pod_writer() = 0;
   // The pod with this UID if it is waiting at Permit (shared so it stays valid while used).
   virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) {
     (void)uid;

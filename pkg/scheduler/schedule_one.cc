@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "pkg/api/encode.h"
-#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
@@ -84,6 +83,7 @@ void Scheduler::ScheduleOne() {
   FitError fit;
   Status s;
   if (auto us = cache_.UpdateSnapshot(snapshot_); !us.ok()) {
+    CacheError("UpdateSnapshot", nullptr, us);
     s = Status::Error(std::string(us.message()));
   } else {
     s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
@@ -108,7 +108,7 @@ void Scheduler::ScheduleOne() {
   queue_->DeleteNominatedPodIfExists(pod);
   if (Status rs = fw->RunReservePluginsReserve(*state, *bound, result.host); !rs.IsSuccess()) {
     fw->RunReservePluginsUnreserve(*state, *bound, result.host);
-    (void)cache_.ForgetPod(*bound);
+    CacheError("ForgetPod", *bound, cache_.ForgetPod(*bound));
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, rs);
@@ -120,7 +120,7 @@ void Scheduler::ScheduleOne() {
   Status permit = fw->RunPermitPlugins(*state, *bound, result.host, wait);
   if (!permit.IsSuccess() && !permit.IsWait()) {
     fw->RunReservePluginsUnreserve(*state, *bound, result.host);
-    (void)cache_.ForgetPod(*bound);
+    CacheError("ForgetPod", *bound, cache_.ForgetPod(*bound));
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, permit);
@@ -131,12 +131,17 @@ void Scheduler::ScheduleOne() {
   }
   VLOG(4, "attempting to bind pod {} to node {} ({} evaluated, {} feasible)",
        api::NamespacedName(pod.metadata), result.host, result.evaluated, result.feasible);
-  SubmitBinding(
-      [this, fw, st = state.release(), qpod, assumed, host = result.host, wait, start]() mutable {
-        BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
-                     std::move(host), wait, start);
-      },
-      permit.IsWait());
+  auto cycle = [this, fw, st = state.release(), qpod, assumed, host = result.host, wait,
+                start]() mutable {
+    BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
+                 std::move(host), wait, start);
+  };
+  // A pod held at Permit waits on a thread of its own (upstream's goroutine), never a worker.
+  if (permit.IsWait()) {
+    binding_.SubmitWaiting(std::move(cycle));
+  } else {
+    binding_.Submit(std::move(cycle));
+  }
 }
 
 void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleState> state,
@@ -168,7 +173,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
   if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
   if (s.IsSuccess()) {
-    (void)cache_.FinishBinding(pod);
+    CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
     metrics::ObservePodScheduled(qpod->attempts, SecondsSince(qpod->initial_attempt_timestamp));
     if (flushed) metrics::PodScheduledAfterFlush().Increment();
@@ -179,7 +184,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     return;
   }
   fw->RunReservePluginsUnreserve(*state, pod, host);
-  (void)cache_.ForgetPod(pod);
+  CacheError("ForgetPod", pod, cache_.ForgetPod(pod));
   queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod, {});
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
   HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()),
@@ -207,9 +212,7 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
   VLOG(2, "unable to schedule pod {}: {}", key, msg);
   // As upstream, requeue only a pod that still exists unbound, and requeue it (and write about
   // it) as the informer holds it now, since it may have changed while it was being scheduled.
-  auto current = informers_.For<api::Pod>(
-      informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})
-                     .store().Get(key);
+  auto current = pods_.store().Get(key);
   if (current && current->spec.node_name.empty()) {
     if (current->metadata.uid != pod->metadata.uid) {
       VLOG(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status "
@@ -233,13 +236,8 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
       *pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg, nominated,
       api::FormatTime(RealClock().WallNow()));
   if (!patch) return;
-  SubmitBinding([this, pod, patch = std::move(*patch)] {
-    auto s = PatchPodStatusWithRetry(client_, pod->metadata, patch);
-    if (!s.ok() && !client::IsNotFound(s)) {
-      LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(pod->metadata),
-               s.ToString());
-    }
-  });
+  // On a writer of its own: patches must not take the room bindings need (status_writer.h).
+  status_writer_.Submit(std::move(pod), std::move(*patch));
 }
 
 }  // namespace stowage::scheduler

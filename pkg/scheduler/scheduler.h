@@ -2,9 +2,12 @@
 // loop (upstream pkg/scheduler: scheduler.go, schedule_one.go, eventhandlers.go).
 //
 // One thread runs scheduling cycles one pod at a time (Filter and Score fan out over the worker
-// pool); each chosen pod is assumed in the cache and handed to a binding worker, so binding (an
-// API call) overlaps the next cycle. Failures patch the pod's PodScheduled condition, record a
-// FailedScheduling event and requeue the pod. Thread-safe: Run blocks until stopped.
+// pool); each chosen pod is assumed in the cache and handed to a binding worker (BindingPool),
+// so binding (an API call) overlaps the next cycle. Failures patch the pod's PodScheduled
+// condition (through StatusWriter), record a FailedScheduling event and requeue the pod.
+// Plugins see only handle() (FrameworkHandle), never the Scheduler. The informer handlers are
+// in event_handlers.cc; New (setup.h) builds a Scheduler from its configuration. Thread-safe:
+// Run blocks until stopped.
 //
 // Metrics (pkg/metrics, upstream's names): schedule_attempts_total and
 // scheduling_attempt_duration_seconds per result and profile, scheduling_algorithm_duration_seconds,
@@ -15,15 +18,11 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "pkg/cache/cache.h"
@@ -35,7 +34,11 @@
 #include "pkg/informer/informer_factory.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/algorithm.h"
+#include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/framework_handle.h"
+#include "pkg/scheduler/pod_writer.h"
+#include "pkg/scheduler/status_writer.h"
 
 namespace stowage::scheduler {
 
@@ -48,7 +51,10 @@ struct Options {
   // not run ahead of what the API server can bind: pods wait in the scheduling queue (where
   // later events still reach them) rather than assumed in a binding backlog.
   size_t max_queued_bindings = 32;
-  // How long Run waits, once stopped, for bindings already in flight.
+  // Workers that send the PodScheduled patches of failed attempts (StatusWriter), apart from
+  // the binding workers so that a burst of failures does not hold up bindings.
+  int status_workers = 4;
+  // How long Run waits, once stopped, for bindings (and then status patches) already in flight.
   std::chrono::milliseconds binding_drain_timeout = std::chrono::seconds(15);
   std::string instance;  // reportingInstance of events, e.g. "stowage-<host>"
   // The client events are written with; null: the scheduler's client. Upstream gives events a
@@ -59,25 +65,30 @@ struct Options {
   std::function<void()> after_failure_requeue_for_test;
 };
 
-class Scheduler : public framework::Handle {
+class Scheduler {
  public:
   Scheduler(client::RestClient& client, informer::InformerFactory& informers, Options options);
-  ~Scheduler() override;
+  ~Scheduler();
 
-  // Builds one framework per profile and registers the informer handlers. Call before the
-  // informers start so the initial lists reach the cache and queue.
+  // Takes the profiles' frameworks (built with handle(); one per scheduler name), creates the
+  // queue and registers the informer handlers. Call before the informers start so the initial
+  // lists reach the cache and queue. New (setup.h) builds a scheduler from its configuration.
+  stowage::Status Init(std::vector<std::unique_ptr<framework::Framework>> frameworks);
+  // Init with one framework per spec, built from registry.
   stowage::Status Init(const framework::Registry& registry,
                        const std::vector<framework::ProfileSpec>& profiles);
   // Runs the scheduling loop until stop is requested; then drains in-flight bindings.
   void Run(std::stop_token stop);
 
-  // framework::Handle
-  const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
-  framework::Parallelizer& parallelizer() override { return pool_; }
-  stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
-  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) override;
+  // What the profiles' plugins are given (the snapshot, the worker pool, waiting pods and the
+  // API writer); build plugins for Init with it.
+  framework::Handle& handle() { return handle_; }
 
   cache::Cache& cache() { return cache_; }
+  // Cache operations that failed since construction. Each is a bug in the assumed-pod state
+  // machine (cache.h) or in event delivery, and is logged at error level. Kept here rather
+  // than as a metric because upstream serves no such family.
+  uint64_t cache_errors() const { return cache_errors_.load(std::memory_order_relaxed); }
   // Every non-terminal pod the scheduler's pod informer holds (for /metrics/resources).
   std::vector<api::PodPtr> ListPods() const;
   queue::SchedulingQueue& queue() { return *queue_; }
@@ -92,33 +103,37 @@ class Scheduler : public framework::Handle {
   void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) const;
+  // Logs a failed cache operation on pod at error level and counts it (cache_errors()).
+  void CacheError(std::string_view operation, const api::Pod* pod, const stowage::Status& s);
+  void CacheError(std::string_view operation, const api::Pod& pod, const stowage::Status& s) {
+    if (!s.ok()) CacheError(operation, &pod, s);
+  }
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
-  // Queues an API write for a binding worker. A pod held at Permit gets a thread of its own
-  // instead (upstream's goroutine), so waiting pods never take the workers or the queue's room.
-  void SubmitBinding(std::function<void()> task, bool waits_on_permit = false);
-  // Blocks while max_queued_bindings writes wait for a worker.
-  void WaitForBindingRoom(std::stop_token stop);
 
   client::RestClient& client_;
-  informer::InformerFactory& informers_;
+  // The informers the handlers are registered on, obtained once so that failure handling and
+  // ListPods read the very store the handlers see (a lookup by filter could start another
+  // list and watch of every pod). Pods: the non-terminal ones, as upstream.
+  informer::SharedInformer<api::Pod>& pods_;
+  informer::SharedInformer<api::Node>& nodes_;
   const Options options_;
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   framework::WorkerPool pool_;
+  ClientPodWriter pod_writer_;
+  // After snapshot_, pool_ and pod_writer_, which it refers to, and before profiles_, whose
+  // plugins refer to it.
+  FrameworkHandle handle_;
   std::map<std::string, std::unique_ptr<framework::Framework>> profiles_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::unique_ptr<EventRecorder> events_;
+  std::atomic<uint64_t> cache_errors_{0};
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
-
-  std::mutex bind_mu_;
-  std::condition_variable bind_cv_;       // work for the workers; bindings finished
-  std::condition_variable_any room_cv_;  // a queued binding was taken by a worker
-  std::deque<std::function<void()>> bind_tasks_ GUARDED_BY(bind_mu_);
-  int bind_running_ GUARDED_BY(bind_mu_) = 0;  // on workers or on permit threads
-  int permit_threads_ GUARDED_BY(bind_mu_) = 0;
-  bool bind_closed_ GUARDED_BY(bind_mu_) = false;
-  std::vector<std::thread> bind_workers_;
+  StatusWriter status_writer_;
+  // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
+  BindingPool binding_;
 };
 
 // "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as

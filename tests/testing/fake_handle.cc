@@ -100,7 +100,7 @@ std::vector<FakeHandle::BindCall> FakeHandle::bind_calls() const {
   return bind_calls_;
 }
 
-stowage::Status FakeHandle::BindPod(const api::Pod& pod, std::string_view node_name) {
+stowage::Status FakeHandle::Bind(const api::Pod& pod, std::string_view node_name) {
   std::lock_guard<std::mutex> lock(mu_);
   bind_calls_.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
                          std::string(node_name)});
@@ -110,6 +110,10 @@ stowage::Status FakeHandle::BindPod(const api::Pod& pod, std::string_view node_n
     return s;
   }
   return bind_error_;
+}
+
+stowage::Status FakeHandle::PatchPodStatus(const api::Pod& pod, const api::PodStatus&) {
+  return UnimplementedError("FakeHandle: PatchPodStatus of " + api::NamespacedName(pod.metadata));
 }
 
 }  // namespace stowage::testing

@@ -1,8 +1,9 @@
 // A framework::Handle for plugin unit tests: a settable snapshot of NodeInfos, a Parallelizer
-// that runs every piece on the calling thread, and a BindPod that records its calls and returns
-// an injectable error. Also builders of NodeInfos shaped like the cache's snapshot.
+// that runs every piece on the calling thread, and a PodWriter (the handle itself) whose Bind
+// records its calls and returns an injectable error. Also builders of NodeInfos shaped like the
+// cache's snapshot.
 //
-// Thread-safety: BindPod and the bind-call accessors may be used from several threads; setting
+// Thread-safety: Bind and the bind-call accessors may be used from several threads; setting
 // the nodes must not race with readers of SnapshotSharedLister().
 #pragma once
 
@@ -63,9 +64,9 @@ class FakeNodeInfoLister : public framework::NodeInfoLister {
   std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
 };
 
-class FakeHandle : public framework::Handle {
+class FakeHandle : public framework::Handle, public framework::PodWriter {
  public:
-  // One recorded BindPod call.
+  // One recorded Bind call.
   struct BindCall {
     std::string namespace_;
     std::string name;
@@ -79,15 +80,18 @@ class FakeHandle : public framework::Handle {
   void SetNodeInfos(std::vector<NodeInfoPtr> infos) { lister_.Set(std::move(infos)); }
   // SetNodeInfos(MakeNodeInfos(nodes, pods)).
   void SetNodes(const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& pods = {});
-  // The error BindPod returns from now on (OK: succeed). Calls are recorded either way.
+  // The error Bind returns from now on (OK: succeed). Calls are recorded either way.
   void SetBindError(stowage::Status error);
-  // Errors the next BindPod calls return, one each, before SetBindError's applies again.
+  // Errors the next Bind calls return, one each, before SetBindError's applies again.
   void SetBindErrors(std::vector<stowage::Status> errors);
   std::vector<BindCall> bind_calls() const;
 
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return lister_; }
   framework::Parallelizer& parallelizer() override { return parallelizer_; }
-  stowage::Status BindPod(const api::Pod& pod, std::string_view node_name) override;
+  framework::PodWriter& pod_writer() override { return *this; }
+  stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  // Unimplemented: no plugin under test writes statuses yet.
+  stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) override;
 
  private:
   FakeNodeInfoLister lister_;

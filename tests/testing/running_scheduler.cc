@@ -6,7 +6,7 @@
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
 #include "pkg/plugins/registry.h"
-#include "pkg/scheduler/profile.h"
+#include "pkg/scheduler/setup.h"
 #include "tests/testing/cluster.h"
 
 namespace stowage::testing {
@@ -33,15 +33,18 @@ RunningScheduler::RunningScheduler(const std::string& config_yaml, std::string i
   informers_ = std::make_unique<informer::InformerFactory>(*client_, "kube-scheduler");
   scheduler::Options opts = std::move(setup.options);
   opts.instance = std::move(instance);
-  sched_ = std::make_unique<scheduler::Scheduler>(*client_, *informers_, opts);
   registry_ = plugins::NewInTreeRegistry();
   if (setup.add_plugins) setup.add_plugins(registry_);
-  auto built = scheduler::BuildProfiles(*cfg, registry_, *sched_, plugins::NotYetImplemented());
+  auto built = scheduler::New({.client = *client_,
+                               .informers = *informers_,
+                               .cfg = *cfg,
+                               .registry = registry_,
+                               .not_yet_implemented = plugins::NotYetImplemented(),
+                               .options = std::move(opts)});
   EXPECT_TRUE(built.ok()) << built.status();
   if (!built.ok()) return;
-  warnings_ = built->warnings;
-  Status init = sched_->Init(registry_, built->profiles);
-  EXPECT_TRUE(init.ok()) << init;
+  sched_ = std::move(built->scheduler);
+  warnings_ = std::move(built->warnings);
   informers_->Start();
   EXPECT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(60)));
   loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });

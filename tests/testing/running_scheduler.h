@@ -36,7 +36,7 @@ class RunningScheduler {
   RunningScheduler(const RunningScheduler&) = delete;
   RunningScheduler& operator=(const RunningScheduler&) = delete;
 
-  // The warnings of BuildProfiles (plugins not implemented yet).
+  // The warnings of scheduler::New (plugins not implemented yet).
   const std::vector<std::string>& warnings() const { return warnings_; }
   const scheduler::Scheduler& scheduler() const { return *sched_; }
 

@@ -18,9 +18,9 @@
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/plugins/registry.h"
-#include "pkg/scheduler/profile.h"
 #include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/scheduler.h"
+#include "pkg/scheduler/setup.h"
 #include "pkg/server/https_server.h"
 
 namespace stowage::app {
@@ -141,26 +141,22 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
 
   informer::InformerFactory informers(api, "kube-scheduler");  // upstream's InformerName
   scheduler::Options so;
-  so.parallelism = cfg.parallelism.value_or(16);
-  so.percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score;
-  so.queue.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds.value_or(1));
-  so.queue.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds.value_or(10));
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   so.instance = host;
   so.event_client = event_client->get();
-  scheduler::Scheduler sched(api, informers, so);
   framework::Registry registry = plugins::NewInTreeRegistry();
-  auto built = scheduler::BuildProfiles(cfg, registry, sched, plugins::NotYetImplemented());
+  auto built = scheduler::New({.client = api,
+                               .informers = informers,
+                               .cfg = cfg,
+                               .registry = registry,
+                               .not_yet_implemented = plugins::NotYetImplemented(),
+                               .options = std::move(so)});
   if (!built.ok()) {
     LOG_ERROR("{}", built.status().ToString());
     return 1;
   }
-  for (const auto& w : built->warnings) LOG_WARN("{}", w);
-  if (auto s = sched.Init(registry, built->profiles); !s.ok()) {
-    LOG_ERROR("{}", s.ToString());
-    return 1;
-  }
+  scheduler::Scheduler& sched = *built->scheduler;
 
   const bool elect = cfg.leader_election.leader_elect.value_or(true);
   std::unique_ptr<client::RestClient> election_client;
@@ -247,7 +243,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   }
 
   LOG_INFO("starting stowage against {} ({}), {} profile(s)", rc->server, rc->source,
-           built->profiles.size());
+           cfg.profiles.size());
   informers.Start();
   while (!informers.WaitForCacheSync(std::chrono::seconds(10))) {
     if (shutdown.stop_requested()) break;

@@ -10,7 +10,7 @@ bool IsRetriable(const stowage::Status& s) { return s.code() == StatusCode::kUna
 
 framework::Status DefaultBinder::Bind(framework::CycleState& /*state*/, const api::Pod& pod,
                                       std::string_view node) {
-  stowage::Status s = RetryOnError(clock_, IsRetriable, [&] { return handle_.BindPod(pod, node); });
+  stowage::Status s = RetryOnError(clock_, IsRetriable, [&] { return writer_.Bind(pod, node); });
   if (s.ok()) return {};
   return framework::Status::Error(std::string(s.message()));
 }

@@ -1,12 +1,12 @@
 // DefaultBinder (upstream plugins/defaultbinder): binds a pod by creating its pods/binding
 // subresource (a v1.Binding with the pod's namespace, name and UID and target Node/<node>)
-// through Handle::BindPod. As 1.37 (util.BindPod), a failure the API server may not repeat is
-// retried: up to 4 attempts, 10 ms apart growing five-fold with 10% jitter (client-go's
+// through the Handle's PodWriter. As 1.37 (util.BindPod), a failure the API server may not
+// repeat is retried: up to 4 attempts, 10 ms apart growing five-fold with 10% jitter (client-go's
 // retry.DefaultBackoff). Retriable is what upstream's util.Retriable accepts, as pkg/client
 // maps it: kUnavailable, i.e. an internal error or service unavailable answer (HTTP 5xx but
 // 504) or a connection that could not be made. A conflict (the pod is already bound) is not
 // retried any more. The last failure becomes an Error status carrying the API error's message,
-// which sends the pod back to the queue with backoff. Thread-safe as BindPod is; one binding
+// which sends the pod back to the queue with backoff. Thread-safe as PodWriter is; one binding
 // cycle per pod may run concurrently with others.
 #pragma once
 
@@ -25,20 +25,20 @@ namespace stowage::plugins::default_binder {
 
 inline constexpr std::string_view kName = "DefaultBinder";
 
-// Whether Bind tries again after this BindPod failure (upstream util.Retriable).
+// Whether Bind tries again after this PodWriter::Bind failure (upstream util.Retriable).
 bool IsRetriable(const stowage::Status& s);
 
 class DefaultBinder final : public framework::BindPlugin {
  public:
   // clock paces the retries; tests pass a FakeClock.
   explicit DefaultBinder(framework::Handle& handle, Clock& clock = RealClock())
-      : handle_(handle), clock_(clock) {}
+      : writer_(handle.pod_writer()), clock_(clock) {}
   std::string_view Name() const override { return kName; }
   framework::Status Bind(framework::CycleState& state, const api::Pod& pod,
                          std::string_view node) override;
 
  private:
-  framework::Handle& handle_;
+  framework::PodWriter& writer_;
   Clock& clock_;
 };
 static_assert(std::is_base_of_v<framework::BindPlugin, DefaultBinder>);

@@ -9,34 +9,21 @@
 #include <memory>
 #include <thread>
 
-#include "pkg/framework/runtime.h"
-#include "pkg/informer/informer_factory.h"
-#include "pkg/scheduler/scheduler.h"
-#include "tests/testing/stub_plugins.h"
-#include "tests/testing/eventually.h"
-#include "tests/testing/fake_api_server.h"
+#include "tests/unit/scheduler/scheduler_harness.h"
 
 namespace stowage::scheduler {
 namespace {
 
 using json = nlohmann::json;
 using testing::Eventually;
-using testing::FakeApiServer;
+using testing::StatusPath;
 
 constexpr char kPods[] = "/api/v1/pods";
 constexpr char kEvents[] = "/apis/events.k8s.io/v1/namespaces/ns/events";
 
 json Pod(const std::string& name, const std::string& uid, int64_t generation = 1,
          const std::string& scheduler = "default-scheduler") {
-  return {{"metadata",
-           {{"namespace", "ns"}, {"name", name}, {"uid", uid}, {"generation", generation},
-            {"resourceVersion", std::to_string(100 + generation)}}},
-          {"spec", {{"schedulerName", scheduler}, {"containers", {{{"name", "c"}}}}}},
-          {"status", {{"phase", "Pending"}}}};
-}
-
-std::string StatusPath(const std::string& name) {
-  return "/api/v1/namespaces/ns/pods/" + name + "/status";
+  return testing::PodJson(name, uid, generation, scheduler);
 }
 
 // Rejects every node; blocks first while hold is set, so a test can change the cluster while
@@ -56,57 +43,28 @@ struct RejectAll : framework::FilterPlugin {
 
 class HandleFailureTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    RejectAll::hold = false;
-    api_ = new FakeApiServer;
-    api_->SetList("/api/v1/nodes",
-                  {json{{"metadata", {{"name", "node-a"}, {"uid", "n1"}}},
-                        {"status", {{"allocatable", {{"cpu", "4"}, {"pods", "110"}}}}}}});
-    client::RestConfig cfg;
-    cfg.qps = 0;
-    client_ = std::make_unique<client::RestClient>(cfg, std::unique_ptr<client::Transport>(api_),
-                                                   client::RetryPolicy{.max_retries = 0});
-    informers_ = std::make_unique<informer::InformerFactory>(*client_);
-  }
+  void SetUp() override { RejectAll::hold = false; }
 
   // Starts the scheduler with the pods listed at first.
   void Start(std::vector<json> pods) {
-    api_->SetList(kPods, std::move(pods));
-    ASSERT_TRUE(stowage::testing::RegisterSortAndBind(registry_).ok());
-    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "RejectAll", [] {
+    ASSERT_TRUE(stowage::testing::RegisterStub(h_.registry(), "RejectAll", [] {
                   return new RejectAll;
                 }).ok());
-    framework::ProfileSpec spec;
-    spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
+    framework::ProfileSpec spec = testing::SchedulerHarness::Profile();
     spec.filter = {{"RejectAll"}};
-    options_.binding_workers = 1;
-    sched_ = std::make_unique<Scheduler>(*client_, *informers_, options_);
-    ASSERT_TRUE(sched_->Init(registry_, {spec}).ok());
-    informers_->Start();
-    ASSERT_TRUE(informers_->WaitForCacheSync(std::chrono::seconds(10)));
-    loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
+    h_.options().binding_workers = 1;
+    h_.Start(std::move(pods), spec);
+    sched_ = &h_.scheduler();
+    api_ = &h_.api();
   }
 
   void TearDown() override {
     RejectAll::hold = false;
-    if (loop_.joinable()) {
-      loop_.request_stop();
-      loop_.join();
-    }
-    informers_->Stop();
-    sched_.reset();
+    h_.Stop();
   }
 
   bool InStore(const std::string& name, int64_t generation = 0) {
-    for (const auto& p : sched_->ListPods()) {
-      if (p->metadata.name == name &&
-          (generation == 0 || p->metadata.generation == generation)) {
-        return true;
-      }
-    }
-    return false;
+    return h_.InStore(name, generation);
   }
   // The JSON bodies of the FailedScheduling events written so far.
   std::vector<json> FailedSchedulingEvents() {
@@ -115,13 +73,10 @@ class HandleFailureTest : public ::testing::Test {
     return out;
   }
 
-  FakeApiServer* api_;  // owned by client_
-  std::unique_ptr<client::RestClient> client_;
-  std::unique_ptr<informer::InformerFactory> informers_;
-  framework::Registry registry_;
-  Options options_;
-  std::unique_ptr<Scheduler> sched_;
-  std::jthread loop_;
+  testing::SchedulerHarness h_;
+  Options& options_ = h_.options();
+  testing::FakeApiServer* api_ = &h_.api();
+  Scheduler* sched_ = nullptr;
 };
 
 // The pod changes while it is being scheduled (so the informer no longer holds the object the

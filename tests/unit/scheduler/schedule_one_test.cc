@@ -7,16 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <memory>
 #include <thread>
 
-#include "pkg/framework/runtime.h"
-#include "pkg/informer/informer_factory.h"
-#include "pkg/scheduler/scheduler.h"
-#include "tests/testing/builders.h"
-#include "tests/testing/eventually.h"
-#include "tests/testing/fake_api_server.h"
-#include "tests/testing/stub_plugins.h"
+#include "tests/unit/scheduler/scheduler_harness.h"
 
 namespace stowage::scheduler {
 namespace {
@@ -28,6 +21,7 @@ using framework::Status;
 using json = nlohmann::json;
 using testing::Eventually;
 using ::testing::HasSubstr;
+using testing::SchedulerHarness;
 
 constexpr char kPods[] = "/api/v1/pods";
 constexpr char kNodes[] = "/api/v1/nodes";
@@ -42,21 +36,21 @@ struct Script {
   Status reserve;
   Status permit;
   std::chrono::milliseconds permit_timeout{0};
-  std::atomic<bool> hold_bind{false};
+  std::atomic<bool> hold_binding{false};
   std::atomic<bool> binding{false};
   std::atomic<int> unreserve_calls{0};
   std::atomic<int> post_bind_calls{0};
 };
 
-// One plugin at Filter, Reserve, Permit, Bind and PostBind; Bind goes through the handle to the
-// API server, as DefaultBinder does.
+// One plugin at Filter, Reserve, Permit, PreBind (where a test can hold the binding cycle) and
+// PostBind; the real DefaultBinder binds.
 class Probe : public framework::FilterPlugin,
               public framework::ReservePlugin,
               public framework::PermitPlugin,
-              public framework::BindPlugin,
+              public framework::PreBindPlugin,
               public framework::PostBindPlugin {
  public:
-  Probe(Script& script, framework::Handle& handle) : script_(script), handle_(handle) {}
+  explicit Probe(Script& script) : script_(script) {}
   std::string_view Name() const override { return "Probe"; }
   Status Filter(const CycleState&, const PodInfo&, const NodeInfo&) override {
     return script_.reject_filter ? Status::Unschedulable("rejected by the test") : Status();
@@ -72,11 +66,10 @@ class Probe : public framework::FilterPlugin,
     timeout = script_.permit_timeout;
     return script_.permit;
   }
-  Status Bind(CycleState&, const api::Pod& pod, std::string_view node) override {
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
     script_.binding = true;
-    while (script_.hold_bind) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    stowage::Status s = handle_.BindPod(pod, node);
-    return s.ok() ? Status() : Status::Error(std::string(s.message()));
+    while (script_.hold_binding) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return {};
   }
   void PostBind(CycleState&, const api::Pod&, std::string_view) override {
     ++script_.post_bind_calls;
@@ -84,108 +77,86 @@ class Probe : public framework::FilterPlugin,
 
  private:
   Script& script_;
-  framework::Handle& handle_;
 };
 
-json PodJson(testing::PodWrapper pod) { return json::parse(pod.Json()); }
-
-testing::PodWrapper ThePod() {
-  return testing::BuildPod()
-      .Namespace("ns")
-      .Name("p")
-      .UID("uid-p")
-      .ResourceVersion("5")
-      .SchedulerName("default-scheduler");
+// The pod under test, as the API server serves it.
+json ThePod() { return testing::PodJson("p", "uid-p"); }
+// The pod object the scheduler holds, to ask the cache and the queue about.
+api::Pod PodObject() {
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  pod.metadata.uid = "uid-p";
+  return pod;
 }
 
 class ScheduleOneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    api_.SetList(
-        kNodes,
-        {json::parse(
-            testing::BuildNode().Name("node-a").UID("uid-a").Capacity({{"cpu", "4"}}).Json())});
     // Backoffs longer than any test, so a failed pod stays where the failure put it.
-    options_.queue.initial_backoff = std::chrono::minutes(5);
-    options_.queue.max_backoff = std::chrono::minutes(5);
-    options_.binding_workers = 1;
+    h_.options().queue.initial_backoff = std::chrono::minutes(5);
+    h_.options().queue.max_backoff = std::chrono::minutes(5);
+    h_.options().binding_workers = 1;
+    ASSERT_TRUE(stowage::testing::RegisterStub(h_.registry(), "Probe", [this] {
+                  return new Probe(script_);
+                }).ok());
   }
 
-  // Starts the scheduler with the pods listed at first.
+  // Starts the scheduler with the pods listed at first and Probe at every point it implements.
   void Start(std::vector<json> pods) {
-    api_.SetList(kPods, std::move(pods));
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
-    ASSERT_TRUE(testing::RegisterStubWithHandle(registry_, "Probe", [this](framework::Handle& h) {
-                  return new Probe(script_, h);
-                }).ok());
-    framework::ProfileSpec spec;
-    spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    for (auto* point : {&spec.filter, &spec.reserve, &spec.permit, &spec.bind, &spec.post_bind}) {
+    framework::ProfileSpec spec = SchedulerHarness::Profile();
+    for (auto* point :
+         {&spec.filter, &spec.reserve, &spec.permit, &spec.pre_bind, &spec.post_bind}) {
       *point = {{"Probe"}};
     }
-    sched_ = std::make_unique<Scheduler>(*fake_.client, informers_, options_);
-    ASSERT_TRUE(sched_->Init(registry_, {spec}).ok());
-    informers_.Start();
-    ASSERT_TRUE(informers_.WaitForCacheSync(std::chrono::seconds(20)));
-    loop_ = std::jthread([this](std::stop_token stop) { sched_->Run(stop); });
+    spec.bind = {{"DefaultBinder"}};
+    h_.Start(std::move(pods), spec);
   }
-
   void TearDown() override {
-    script_.hold_bind = false;
-    if (loop_.joinable()) {
-      loop_.request_stop();
-      loop_.join();
-    }
-    informers_.Stop();
-    sched_.reset();
+    script_.hold_binding = false;  // a failed test must not leave the binding cycle held
+    h_.Stop();
   }
 
   // The bodies of the events written with this reason.
   std::vector<json> Events(const std::string& reason) {
     std::vector<json> out;
-    for (const auto& r : api_.Requests("POST", kEvents)) {
+    for (const auto& r : api().Requests("POST", kEvents)) {
       json e = json::parse(r.body);
       if (e["reason"] == reason) out.push_back(e);
     }
     return out;
   }
-  // The single PodScheduled patch, once written.
+  // The first PodScheduled patch, once written.
   json StatusPatch() {
-    EXPECT_TRUE(Eventually([&] { return !api_.Requests("PATCH", kStatus).empty(); }));
-    auto patches = api_.Requests("PATCH", kStatus);
+    EXPECT_TRUE(Eventually([&] { return !api().Requests("PATCH", kStatus).empty(); }));
+    auto patches = api().Requests("PATCH", kStatus);
     return patches.empty() ? json() : json::parse(patches.front().body);
   }
   // Waits until the failure has been fully handled: its event written and its patch sent.
   void WaitForFailure() {
     ASSERT_TRUE(Eventually([&] { return !Events("FailedScheduling").empty(); }));
-    ASSERT_TRUE(Eventually([&] { return !api_.Requests("PATCH", kStatus).empty(); }));
+    ASSERT_TRUE(Eventually([&] { return !api().Requests("PATCH", kStatus).empty(); }));
   }
-  bool PodInCache() { return sched_->cache().PodCount() > 0; }
-  queue::SchedulingQueue& queue() { return sched_->queue(); }
+  stowage::testing::FakeApiServer& api() { return h_.api(); }
+  cache::Cache& cache() { return h_.scheduler().cache(); }
+  bool PodInCache() { return cache().PodCount() > 0; }
+  queue::SchedulingQueue& queue() { return h_.scheduler().queue(); }
 
-  testing::FakeClient fake_;
-  testing::FakeApiServer& api_ = *fake_.api;
-  informer::InformerFactory informers_{*fake_.client};
-  Script script_;
-  framework::Registry registry_;
-  Options options_;
-  std::unique_ptr<Scheduler> sched_;
-  std::jthread loop_;
+  Script script_;  // outlives the harness, whose plugins refer to it
+  SchedulerHarness h_;
 };
 
 TEST_F(ScheduleOneTest, APodThatFitsIsAssumedBoundAndConfirmed) {
-  script_.hold_bind = true;
-  Start({PodJson(ThePod())});
+  script_.hold_binding = true;
+  Start({ThePod()});
   ASSERT_TRUE(Eventually([&] { return script_.binding.load(); }));
   // Assumed while the binding is in flight, so the next cycle already counts it on the node.
-  EXPECT_TRUE(sched_->cache().IsAssumedPod(*ThePod().Obj()));
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
-  script_.hold_bind = false;
+  EXPECT_TRUE(cache().IsAssumedPod(PodObject()));
+  EXPECT_EQ(cache().PodCount(), 1u);
+  script_.hold_binding = false;
 
-  ASSERT_TRUE(Eventually([&] { return !api_.Requests("POST", kBinding).empty(); }));
-  json binding = json::parse(api_.Requests("POST", kBinding).front().body);
+  ASSERT_TRUE(Eventually([&] { return !api().Requests("POST", kBinding).empty(); }));
+  json binding = json::parse(api().Requests("POST", kBinding).front().body);
   EXPECT_EQ(binding["target"]["name"], "node-a");
   EXPECT_EQ(binding["metadata"]["name"], "p");
   ASSERT_TRUE(Eventually([&] { return !Events("Scheduled").empty(); }));
@@ -193,17 +164,20 @@ TEST_F(ScheduleOneTest, APodThatFitsIsAssumedBoundAndConfirmed) {
   ASSERT_TRUE(Eventually([&] { return script_.post_bind_calls.load() == 1; }));
 
   // The informer then sees the pod bound: the assumed pod is confirmed, not counted twice.
-  api_.Push(kPods, "MODIFIED", PodJson(ThePod().ResourceVersion("6").Node("node-a")));
-  ASSERT_TRUE(Eventually([&] { return !sched_->cache().IsAssumedPod(*ThePod().Obj()); }));
-  EXPECT_EQ(sched_->cache().PodCount(), 1u);
+  json bound = ThePod();
+  bound["metadata"]["resourceVersion"] = "102";
+  bound["spec"]["nodeName"] = "node-a";
+  api().Push(kPods, "MODIFIED", bound);
+  ASSERT_TRUE(Eventually([&] { return !cache().IsAssumedPod(PodObject()); }));
+  EXPECT_EQ(cache().PodCount(), 1u);
   EXPECT_EQ(script_.unreserve_calls.load(), 0);
-  EXPECT_TRUE(api_.Requests("PATCH", kStatus).empty());
+  EXPECT_TRUE(api().Requests("PATCH", kStatus).empty());
   EXPECT_EQ(queue().ActiveSize() + queue().BackoffSize() + queue().UnschedulableSize(), 0u);
 }
 
 TEST_F(ScheduleOneTest, AFilterRejectionIsReportedAndParksThePodAsUnschedulable) {
   script_.reject_filter = true;
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   WaitForFailure();
   json condition = StatusPatch()["status"]["conditions"][0];
   EXPECT_EQ(condition["type"], "PodScheduled");
@@ -214,41 +188,41 @@ TEST_F(ScheduleOneTest, AFilterRejectionIsReportedAndParksThePodAsUnschedulable)
   EXPECT_EQ(event["type"], "Warning");
   EXPECT_EQ(event["note"], "0/1 nodes are available: 1 rejected by the test.");
   EXPECT_EQ(event["regarding"]["uid"], "uid-p");
-  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(*ThePod().Obj()); }));
+  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(PodObject()); }));
   EXPECT_FALSE(PodInCache());
-  EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
+  EXPECT_TRUE(api().Requests("POST", kBinding).empty());
 }
 
 // Upstream's ErrNoNodesAvailable: a rejection with the bare message, but no plugin to wait for,
 // so the pod backs off like an error.
 TEST_F(ScheduleOneTest, WithNoNodesThePodIsRejectedWithTheBareMessageAndBacksOff) {
-  api_.SetList(kNodes, {});
-  Start({PodJson(ThePod())});
+  api().SetList(kNodes, {});
+  Start({ThePod()});
   WaitForFailure();
   json condition = StatusPatch()["status"]["conditions"][0];
   EXPECT_EQ(condition["reason"], "Unschedulable");
   EXPECT_EQ(condition["message"], "no nodes available to schedule pods");
   EXPECT_EQ(Events("FailedScheduling").front()["note"], "no nodes available to schedule pods");
   EXPECT_TRUE(Eventually([&] { return queue().BackoffSize() == 1; }));
-  EXPECT_FALSE(queue().IsInUnschedulable(*ThePod().Obj()));
+  EXPECT_FALSE(queue().IsInUnschedulable(PodObject()));
 }
 
 TEST_F(ScheduleOneTest, AReserveFailureRunsUnreserveAndForgetsThePod) {
   script_.reserve = Status::Unschedulable("no room reserved").WithPlugin("Probe");
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   WaitForFailure();
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache());
-  EXPECT_FALSE(sched_->cache().IsAssumedPod(*ThePod().Obj()));
+  EXPECT_FALSE(cache().IsAssumedPod(PodObject()));
   EXPECT_EQ(StatusPatch()["status"]["conditions"][0]["message"],
             "0/1 nodes are available: 1 no room reserved.");
-  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(*ThePod().Obj()); }));
-  EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
+  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(PodObject()); }));
+  EXPECT_TRUE(api().Requests("POST", kBinding).empty());
 }
 
 TEST_F(ScheduleOneTest, APermitRejectionRunsUnreserveAndParksThePodAsUnschedulable) {
   script_.permit = Status::Unschedulable("not permitted").WithPlugin("Probe");
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   WaitForFailure();
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache());
@@ -256,14 +230,14 @@ TEST_F(ScheduleOneTest, APermitRejectionRunsUnreserveAndParksThePodAsUnschedulab
   EXPECT_EQ(condition["reason"], "Unschedulable");
   EXPECT_EQ(condition["message"], "0/1 nodes are available: 1 not permitted.");
   // Rejected by a plugin: the pod waits for an event that plugin cares about, not a backoff.
-  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(*ThePod().Obj()); }));
-  EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
+  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(PodObject()); }));
+  EXPECT_TRUE(api().Requests("POST", kBinding).empty());
 }
 
 TEST_F(ScheduleOneTest, APermitTimeoutRejectsThePodAfterItWaited) {
   script_.permit = Status(framework::Code::kWait);
   script_.permit_timeout = std::chrono::milliseconds(10);
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   WaitForFailure();
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache());
@@ -272,39 +246,39 @@ TEST_F(ScheduleOneTest, APermitTimeoutRejectsThePodAfterItWaited) {
   EXPECT_EQ(condition["message"],
             "0/1 nodes are available: 1 rejected due to timeout after waiting 10ms at plugin "
             "Probe.");
-  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(*ThePod().Obj()); }));
-  EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
+  EXPECT_TRUE(Eventually([&] { return queue().IsInUnschedulable(PodObject()); }));
+  EXPECT_TRUE(api().Requests("POST", kBinding).empty());
 }
 
 TEST_F(ScheduleOneTest, ABindingErrorForgetsThePodAndRequeuesItWithBackoff) {
-  api_.SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
-    if (r.target == kBinding) return 500;
+  api().SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
+    if (r.target == kBinding) return 403;  // an error DefaultBinder does not retry
     return std::nullopt;
   });
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   WaitForFailure();
-  EXPECT_EQ(api_.Requests("POST", kBinding).size(), 1u);
+  EXPECT_EQ(api().Requests("POST", kBinding).size(), 1u);
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache());
   json condition = StatusPatch()["status"]["conditions"][0];
   EXPECT_EQ(condition["reason"], "SchedulerError");
-  EXPECT_THAT(condition["message"].get<std::string>(), HasSubstr("500"));
+  EXPECT_THAT(condition["message"].get<std::string>(), HasSubstr("403"));
   EXPECT_TRUE(Eventually([&] { return queue().BackoffSize() == 1; }));
-  EXPECT_FALSE(queue().IsInUnschedulable(*ThePod().Obj()));
+  EXPECT_FALSE(queue().IsInUnschedulable(PodObject()));
   EXPECT_EQ(script_.post_bind_calls.load(), 0);
 }
 
 TEST_F(ScheduleOneTest, APodDeletedWhileBindingIsForgottenAndNotRequeued) {
-  script_.hold_bind = true;
-  api_.SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
+  script_.hold_binding = true;
+  api().SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
     if (r.target == kBinding) return 404;  // the pod is gone
     return std::nullopt;
   });
-  Start({PodJson(ThePod())});
+  Start({ThePod()});
   ASSERT_TRUE(Eventually([&] { return script_.binding.load(); }));
-  api_.Push(kPods, "DELETED", PodJson(ThePod()));
-  ASSERT_TRUE(Eventually([&] { return sched_->ListPods().empty(); }));
-  script_.hold_bind = false;
+  api().Push(kPods, "DELETED", ThePod());
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().ListPods().empty(); }));
+  script_.hold_binding = false;
   ASSERT_TRUE(Eventually([&] { return !Events("FailedScheduling").empty(); }));
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache()) << "no phantom pod left on the node";
@@ -312,11 +286,13 @@ TEST_F(ScheduleOneTest, APodDeletedWhileBindingIsForgottenAndNotRequeued) {
 }
 
 TEST_F(ScheduleOneTest, APodBeingDeletedIsSkipped) {
-  Start({PodJson(ThePod().Terminating())});
+  json deleting = ThePod();
+  deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  Start({deleting});
   ASSERT_TRUE(Eventually([&] { return !Events("FailedScheduling").empty(); }));
   EXPECT_EQ(Events("FailedScheduling").front()["note"], "skip schedule deleting pod: ns/p");
-  EXPECT_TRUE(api_.Requests("POST", kBinding).empty());
-  EXPECT_TRUE(api_.Requests("PATCH", kStatus).empty());
+  EXPECT_TRUE(api().Requests("POST", kBinding).empty());
+  EXPECT_TRUE(api().Requests("PATCH", kStatus).empty());
   EXPECT_FALSE(PodInCache());
 }
 

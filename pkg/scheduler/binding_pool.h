@@ -1,0 +1,66 @@
+// BindingPool: the threads that run binding cycles (PreBind, Bind, PostBind: API calls) while
+// the scheduling loop goes on with the next pod, as upstream's per-pod binding goroutines.
+//
+// Submit queues a cycle for one of a fixed number of workers. The queue is bounded by the
+// scheduling loop itself: it calls WaitForRoom before each cycle, which blocks while
+// max_queued cycles wait for a worker, so the loop never runs far ahead of what the API server
+// can bind (pods wait in the scheduling queue, where later events still reach them, rather than
+// assumed in a backlog). A pod held at Permit waits on a thread of its own (SubmitWaiting), so
+// waiting pods take neither a worker nor room in the queue.
+//
+// Thread-safe. Shutdown (or the destructor) runs every queued cycle, joins the workers, lets
+// the caller release pods held at Permit and waits for their threads.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+#include <vector>
+
+#include "pkg/common/thread_annotations.h"
+
+namespace stowage::scheduler {
+
+class BindingPool {
+ public:
+  // workers and max_queued are at least 1.
+  BindingPool(int workers, size_t max_queued);
+  ~BindingPool() { Shutdown({}); }
+  BindingPool(const BindingPool&) = delete;
+  BindingPool& operator=(const BindingPool&) = delete;
+
+  // Queues task for a worker. Never blocks: room is waited for before the cycle that makes it.
+  void Submit(std::function<void()> task);
+  // Runs task on a thread of its own at once (a pod waiting at Permit).
+  void SubmitWaiting(std::function<void()> task);
+  // Blocks while max_queued tasks wait for a worker, until stop is requested or the pool shuts
+  // down.
+  void WaitForRoom(std::stop_token stop);
+  // Waits until nothing is queued or running, at most timeout; the number of tasks still queued
+  // or running (0: drained).
+  size_t Drain(std::chrono::milliseconds timeout);
+  // Closes the queue, lets the workers finish what it holds and joins them, calls
+  // release_waiters (which must make every SubmitWaiting task return soon) and waits for those
+  // threads. Idempotent.
+  void Shutdown(const std::function<void()>& release_waiters);
+
+ private:
+  void Work();
+
+  const size_t max_queued_;
+  std::mutex mu_;
+  std::condition_variable changed_cv_;   // work queued; a task finished; closed
+  std::condition_variable_any room_cv_;  // a queued task was taken by a worker; closed
+  std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
+  size_t running_ GUARDED_BY(mu_) = 0;  // on workers or on waiting threads
+  size_t waiting_threads_ GUARDED_BY(mu_) = 0;
+  bool closed_ GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace stowage::scheduler

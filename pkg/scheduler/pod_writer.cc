@@ -1,0 +1,20 @@
+#include "pkg/scheduler/pod_writer.h"
+
+#include "pkg/api/encode.h"
+#include "pkg/client/resources.h"
+#include "pkg/scheduler/pod_status.h"
+
+namespace stowage::scheduler {
+
+stowage::Status ClientPodWriter::Bind(const api::Pod& pod, std::string_view node_name) {
+  return client::BindPod(client_, pod.metadata, node_name);
+}
+
+stowage::Status ClientPodWriter::PatchPodStatus(const api::Pod& pod,
+                                                const api::PodStatus& new_status) {
+  std::string patch = api::EncodePodStatusPatch(pod.status, new_status);
+  if (patch == "{}") return OkStatus();
+  return PatchPodStatusWithRetry(client_, pod.metadata, std::move(patch));
+}
+
+}  // namespace stowage::scheduler

@@ -1,0 +1,21 @@
+// ClientPodWriter: framework::PodWriter over the scheduler's RestClient, the one way plugins
+// reach the API server (binding as upstream's DefaultBinder does, status patches as
+// util.PatchPodStatus). Stateless; thread-safe as RestClient is.
+#pragma once
+
+#include "pkg/client/rest_client.h"
+#include "pkg/framework/handle.h"
+
+namespace stowage::scheduler {
+
+class ClientPodWriter final : public framework::PodWriter {
+ public:
+  explicit ClientPodWriter(client::RestClient& client) : client_(client) {}
+  stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) override;
+
+ private:
+  client::RestClient& client_;
+};
+
+}  // namespace stowage::scheduler

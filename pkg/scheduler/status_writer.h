@@ -1,0 +1,66 @@
+// StatusWriter: sends the PodScheduled patches of failed attempts (pod_status.h) on workers of
+// its own, apart from the binding workers, so a burst of failures never takes the room that
+// bindings need and never holds up the scheduling loop.
+//
+// Patches are kept per pod, as upstream's API dispatcher keeps calls per object: a newer patch
+// for a pod whose patch is still queued replaces it (both are computed from the informer's pod,
+// so the newer one says all the pod needs), and a pod's patches never run concurrently or out of
+// order. The queue therefore holds at most one patch per pod and never blocks Submit. Failures
+// are logged (a pod deleted meanwhile is not a failure).
+//
+// Thread-safe. Shutdown (or the destructor) lets the patches being sent finish, drops the
+// queued ones (the next attempt or scheduler writes them again) and joins the workers.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/client/rest_client.h"
+#include "pkg/common/thread_annotations.h"
+
+namespace stowage::scheduler {
+
+class StatusWriter {
+ public:
+  // workers is at least 1.
+  StatusWriter(client::RestClient& client, int workers);
+  ~StatusWriter() { Shutdown(); }
+  StatusWriter(const StatusWriter&) = delete;
+  StatusWriter& operator=(const StatusWriter&) = delete;
+
+  // Queues patch for pod's status (replacing a queued, unsent one for the same pod).
+  void Submit(api::PodPtr pod, std::string patch);
+  // Waits until nothing is queued or being sent, at most timeout; the number of pods whose
+  // patch is still queued or being sent (0: drained).
+  size_t Drain(std::chrono::milliseconds timeout);
+  // Idempotent.
+  void Shutdown();
+
+ private:
+  struct Pending {
+    api::PodPtr pod;
+    std::string patch;
+  };
+  void Work();
+
+  client::RestClient& client_;
+  std::mutex mu_;
+  std::condition_variable cv_;  // a pod ready to send; a patch finished; closed
+  // Invariant: a key is in ready_ iff it is in pending_ and not in sending_.
+  std::map<std::string, Pending> pending_ GUARDED_BY(mu_);  // by pod UID: the newest unsent
+  std::deque<std::string> ready_ GUARDED_BY(mu_);           // oldest first
+  std::set<std::string> sending_ GUARDED_BY(mu_);
+  bool closed_ GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace stowage::scheduler

@@ -1,0 +1,107 @@
+// BindingPool: the scheduling loop waits while the queue of bindings is full, a pod waiting at
+// Permit takes neither a worker nor room, Drain reports what is left, and Shutdown runs every
+// queued binding before it returns.
+#include "pkg/scheduler/binding_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "tests/testing/eventually.h"
+#include "tests/testing/gate.h"
+
+namespace stowage::scheduler {
+namespace {
+
+using stowage::testing::Eventually;
+using stowage::testing::Gate;
+
+TEST(BindingPoolTest, LoopWaitsWhileQueueIsFullAndResumesWhenAWorkerTakesOne) {
+  BindingPool pool(/*workers=*/1, /*max_queued=*/2);
+  Gate gate;
+  pool.Submit([&] { gate.Wait(); });
+  ASSERT_TRUE(Eventually([&] { return gate.waiting() == 1; }));  // the worker is busy
+  pool.Submit([&] { gate.Wait(); });
+  pool.Submit([&] { gate.Wait(); });  // two queued: full
+  std::atomic<bool> room{false};
+  std::jthread loop([&](std::stop_token stop) {
+    pool.WaitForRoom(stop);
+    room = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(room) << "the loop went on while two bindings waited for the only worker";
+  gate.Open();
+  EXPECT_TRUE(Eventually([&] { return room.load(); }));
+}
+
+TEST(BindingPoolTest, StopRequestEndsTheWaitForRoom) {
+  BindingPool pool(1, 1);
+  Gate gate;
+  pool.Submit([&] { gate.Wait(); });
+  ASSERT_TRUE(Eventually([&] { return gate.waiting() == 1; }));
+  pool.Submit([] {});
+  std::atomic<bool> returned{false};
+  std::jthread loop([&](std::stop_token stop) {
+    pool.WaitForRoom(stop);
+    returned = true;
+  });
+  loop.request_stop();
+  EXPECT_TRUE(Eventually([&] { return returned.load(); }));
+  gate.Open();
+}
+
+TEST(BindingPoolTest, PodWaitingAtPermitTakesNeitherWorkerNorRoom) {
+  BindingPool pool(1, 1);
+  Gate permit;
+  pool.SubmitWaiting([&] { permit.Wait(); });
+  ASSERT_TRUE(Eventually([&] { return permit.waiting() == 1; }));
+  std::atomic<bool> bound{false};
+  pool.Submit([&] { bound = true; });
+  EXPECT_TRUE(Eventually([&] { return bound.load(); }));
+  std::stop_source never;
+  pool.WaitForRoom(never.get_token());                      // returns: nothing is queued
+  EXPECT_EQ(pool.Drain(std::chrono::milliseconds(0)), 1u);  // the waiting pod
+  pool.Shutdown([&] { permit.Open(); });
+}
+
+TEST(BindingPoolTest, DrainCountsWhatIsLeftAndReturnsZeroOnceAllRan) {
+  BindingPool pool(1, 4);
+  Gate gate;
+  std::atomic<int> ran{0};
+  pool.Submit([&] { gate.Wait(); });
+  for (int i = 0; i < 3; ++i) pool.Submit([&] { ++ran; });
+  EXPECT_EQ(pool.Drain(std::chrono::milliseconds(0)), 4u);
+  gate.Open();
+  EXPECT_EQ(pool.Drain(std::chrono::seconds(20)), 0u);
+  EXPECT_EQ(ran, 3);
+}
+
+TEST(BindingPoolTest, ShutdownRunsEveryQueuedBindingThenReleasesWaiters) {
+  std::atomic<int> ran{0};
+  Gate permit;
+  bool released = false;
+  {
+    BindingPool pool(2, 8);
+    Gate gate;
+    pool.Submit([&] { gate.Wait(); });
+    for (int i = 0; i < 6; ++i) pool.Submit([&] { ++ran; });
+    pool.SubmitWaiting([&] { permit.Wait(); });
+    std::jthread opener([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      gate.Open();
+    });
+    pool.Shutdown([&] {
+      // Every queued binding has run by the time waiters are released.
+      EXPECT_EQ(ran, 6);
+      released = true;
+      permit.Open();
+    });
+  }
+  EXPECT_TRUE(released);
+  EXPECT_EQ(ran, 6);
+}
+
+}  // namespace
+}  // namespace stowage::scheduler

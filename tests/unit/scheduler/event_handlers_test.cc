@@ -1,0 +1,137 @@
+// The informer handlers, fed in order by a scripted API server: an assigned pod's add, update
+// and delete reach the cache, an unassigned pod of a profile enters the queue and leaves it when
+// it is bound or deleted, other schedulers' pending pods are ignored, and nodes come and go.
+// A correct sequence reports no cache error; a broken one (a binding that fails although the
+// API server bound the pod, so the assumed pod is no longer there to forget) is counted.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "tests/unit/scheduler/scheduler_harness.h"
+
+namespace stowage::scheduler {
+namespace {
+
+using json = nlohmann::json;
+using testing::Eventually;
+using testing::kPodsPath;
+using testing::PodJson;
+using testing::SchedulerHarness;
+
+json Assigned(json pod, const std::string& node) {
+  pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+// Rejects every node.
+struct RejectAll : framework::FilterPlugin {
+  std::string_view Name() const override { return "RejectAll"; }
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo&,
+                           const framework::NodeInfo&) override {
+    return framework::Status::Unschedulable("rejected");
+  }
+};
+
+class EventHandlersTest : public ::testing::Test {
+ protected:
+  void Start() {
+    ASSERT_TRUE(stowage::testing::RegisterStub(h_.registry(), "RejectAll", [] {
+                  return new RejectAll;
+                }).ok());
+    framework::ProfileSpec spec = SchedulerHarness::Profile();
+    spec.filter = {{"RejectAll"}};
+    h_.Start({}, spec);
+  }
+  // Pushes a pod of a profile nobody runs and waits for it: every event pushed before has
+  // been handled, since one informer delivers in order.
+  void Barrier() {
+    std::string name = "barrier-" + std::to_string(++barriers_);
+    h_.api().Push(kPodsPath, "ADDED", PodJson(name, name, 1, "other-scheduler"));
+    ASSERT_TRUE(Eventually([&] { return h_.InStore(name); }));
+  }
+  size_t Pending() {
+    auto& q = h_.scheduler().queue();
+    return q.ActiveSize() + q.BackoffSize() + q.UnschedulableSize();
+  }
+
+  SchedulerHarness h_;
+  int barriers_ = 0;
+};
+
+TEST_F(EventHandlersTest, AssignedPodAddUpdateDeleteReachTheCache) {
+  Start();
+  cache::Cache& cache = h_.scheduler().cache();
+  const size_t before = cache.PodCount();
+  h_.api().Push(kPodsPath, "ADDED", Assigned(PodJson("a", "ua", 1, "other-scheduler"), "node-a"));
+  Barrier();
+  EXPECT_EQ(cache.PodCount(), before + 1);
+  h_.api().Push(kPodsPath, "MODIFIED",
+                Assigned(PodJson("a", "ua", 2, "other-scheduler"), "node-a"));
+  h_.api().Push(kPodsPath, "DELETED", Assigned(PodJson("a", "ua", 2, "other-scheduler"), "node-a"));
+  Barrier();
+  EXPECT_EQ(cache.PodCount(), before);
+  EXPECT_EQ(h_.scheduler().cache_errors(), 0u);
+}
+
+TEST_F(EventHandlersTest, PendingPodLeavesTheQueueWhenBoundOrDeleted) {
+  Start();
+  h_.api().Push(kPodsPath, "ADDED", PodJson("bound-later", "u1"));
+  h_.api().Push(kPodsPath, "ADDED", PodJson("deleted-later", "u2"));
+  h_.api().Push(kPodsPath, "ADDED", PodJson("not-ours", "u3", 1, "other-scheduler"));
+  Barrier();
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().queue().UnschedulableSize() == 2; }));
+  EXPECT_EQ(Pending(), 2u);
+  // Bound by someone else: the pod leaves the queue and is counted in the cache.
+  h_.api().Push(kPodsPath, "MODIFIED", Assigned(PodJson("bound-later", "u1", 2), "node-a"));
+  Barrier();
+  EXPECT_EQ(Pending(), 1u);
+  h_.api().Push(kPodsPath, "DELETED", PodJson("deleted-later", "u2"));
+  Barrier();
+  EXPECT_EQ(Pending(), 0u);
+  EXPECT_EQ(h_.scheduler().cache_errors(), 0u);
+}
+
+TEST_F(EventHandlersTest, NodesComeAndGo) {
+  Start();
+  cache::Cache& cache = h_.scheduler().cache();
+  ASSERT_EQ(cache.NodeCount(), 1u);
+  json node = {{"metadata", {{"name", "node-b"}, {"uid", "n2"}, {"resourceVersion", "5"}}}};
+  h_.api().Push("/api/v1/nodes", "ADDED", node);
+  ASSERT_TRUE(Eventually([&] { return cache.NodeCount() == 2; }));
+  h_.api().Push("/api/v1/nodes", "DELETED", node);
+  EXPECT_TRUE(Eventually([&] { return cache.NodeCount() == 1; }));
+}
+
+// Binds "the binding's answer was lost" style: the API server binds the pod (the informer sees
+// it) but the plugin reports an error, so the binding cycle forgets a pod that is no longer
+// assumed.
+struct BindThenFail : framework::BindPlugin {
+  static inline testing::FakeApiServer* api = nullptr;
+  static inline Scheduler* sched = nullptr;
+  std::string_view Name() const override { return "BindThenFail"; }
+  framework::Status Bind(framework::CycleState&, const api::Pod& pod,
+                         std::string_view node) override {
+    api->Push(kPodsPath, "MODIFIED",
+              Assigned(PodJson(pod.metadata.name, pod.metadata.uid, 2), std::string(node)));
+    EXPECT_TRUE(Eventually([&] { return !sched->cache().IsAssumedPod(pod); }));
+    return framework::Status::Error("the answer was lost");
+  }
+};
+
+TEST(CacheErrorsTest, ForgettingAPodNoLongerAssumedIsCounted) {
+  SchedulerHarness h;
+  ASSERT_TRUE(stowage::testing::RegisterStub(h.registry(), "BindThenFail", [] {
+                return new BindThenFail;
+              }).ok());
+  framework::ProfileSpec spec = SchedulerHarness::Profile();
+  spec.bind = {{"BindThenFail"}};
+  BindThenFail::api = &h.api();
+  h.Start({}, spec);
+  BindThenFail::sched = &h.scheduler();
+  EXPECT_EQ(h.scheduler().cache_errors(), 0u);
+  h.api().Push(kPodsPath, "ADDED", PodJson("p", "u1"));
+  EXPECT_TRUE(Eventually([&] { return h.scheduler().cache_errors() == 1; }));
+}
+
+}  // namespace
+}  // namespace stowage::scheduler

@@ -1,0 +1,103 @@
+// Plugins reach the API through the Handle's PodWriter, not through the Scheduler: DefaultBinder
+// binds through it (the binding the API server receives names the pod and the node), the writer
+// sends status changes as a patch (none when nothing changes), and the handle finds a pod
+// waiting at Permit.
+#include "pkg/scheduler/framework_handle.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "pkg/scheduler/pod_writer.h"
+#include "tests/unit/scheduler/scheduler_harness.h"
+
+namespace stowage::scheduler {
+namespace {
+
+using json = nlohmann::json;
+using testing::BindingPath;
+using testing::Eventually;
+using testing::SchedulerHarness;
+using testing::StatusPath;
+
+TEST(FrameworkHandleTest, DefaultBinderBindsThroughTheHandlesPodWriter) {
+  SchedulerHarness h;
+  framework::ProfileSpec spec = SchedulerHarness::Profile();
+  spec.bind = {{"DefaultBinder"}};
+  h.Start({testing::PodJson("p", "u1")}, spec);
+  ASSERT_TRUE(Eventually([&] { return !h.api().Requests("POST", BindingPath("p")).empty(); }));
+  json binding = json::parse(h.api().Requests("POST", BindingPath("p")).front().body);
+  EXPECT_EQ(binding["metadata"]["name"], "p");
+  EXPECT_EQ(binding["metadata"]["uid"], "u1");
+  EXPECT_EQ(binding["target"]["name"], "node-a");
+}
+
+class PodWriterTest : public ::testing::Test {
+ protected:
+  PodWriterTest() : api_(new testing::FakeApiServer) {
+    client::RestConfig cfg;
+    cfg.qps = 0;
+    client_ = std::make_unique<client::RestClient>(cfg, std::unique_ptr<client::Transport>(api_),
+                                                   client::RetryPolicy{.max_retries = 0});
+  }
+  testing::FakeApiServer* api_;  // owned by client_
+  std::unique_ptr<client::RestClient> client_;
+};
+
+TEST_F(PodWriterTest, PatchPodStatusSendsTheChangeOnlyWhenThereIsOne) {
+  ClientPodWriter writer(*client_);
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  pod.metadata.uid = "u1";
+  EXPECT_TRUE(writer.PatchPodStatus(pod, pod.status).ok());
+  EXPECT_TRUE(api_->Requests("PATCH", StatusPath("p")).empty());
+  api::PodStatus nominated = pod.status;
+  nominated.nominated_node_name = "node-a";
+  EXPECT_TRUE(writer.PatchPodStatus(pod, nominated).ok());
+  auto sent = api_->Requests("PATCH", StatusPath("p"));
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(json::parse(sent[0].body)["status"]["nominatedNodeName"], "node-a");
+}
+
+TEST_F(PodWriterTest, BindFailureIsReturned) {
+  api_->SetAnswer([](const client::HttpRequest&) -> std::optional<int> { return 409; });
+  ClientPodWriter writer(*client_);
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  EXPECT_FALSE(writer.Bind(pod, "node-a").ok());
+  EXPECT_EQ(api_->Requests("POST", BindingPath("p")).size(), 1u);
+}
+
+// Holds every pod at Permit for a minute.
+struct HoldAtPermit : framework::PermitPlugin {
+  std::string_view Name() const override { return "HoldAtPermit"; }
+  framework::Status Permit(framework::CycleState&, const api::Pod&, std::string_view,
+                           std::chrono::milliseconds& timeout) override {
+    timeout = std::chrono::minutes(1);
+    return framework::Status(framework::Code::kWait, "held");
+  }
+};
+
+// A plugin (e.g. a co-scheduling Permit) finds a pod waiting in any profile through the
+// handle, and allowing it lets the pod bind.
+TEST(FrameworkHandleTest, HandleFindsPodsWaitingAtPermit) {
+  SchedulerHarness h;
+  ASSERT_TRUE(stowage::testing::RegisterStub(h.registry(), "HoldAtPermit", [] {
+                return new HoldAtPermit;
+              }).ok());
+  framework::ProfileSpec spec = SchedulerHarness::Profile();
+  spec.permit = {{"HoldAtPermit"}};
+  spec.bind = {{"DefaultBinder"}};
+  h.Start({testing::PodJson("p", "u1")}, spec);
+  framework::Handle& handle = h.scheduler().handle();
+  ASSERT_TRUE(Eventually([&] { return handle.GetWaitingPod("u1") != nullptr; }));
+  EXPECT_EQ(handle.GetWaitingPod("other"), nullptr);
+  EXPECT_TRUE(h.api().Requests("POST", BindingPath("p")).empty());
+  handle.GetWaitingPod("u1")->Allow("HoldAtPermit");
+  EXPECT_TRUE(Eventually([&] { return !h.api().Requests("POST", BindingPath("p")).empty(); }));
+}
+
+}  // namespace
+}  // namespace stowage::scheduler
