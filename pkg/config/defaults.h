@@ -14,7 +14,7 @@
 
 #include <optional>
 
-#include "pkg/config/features.h"
+#include "pkg/config/args/features.h"
 #include "pkg/config/types.h"
 
 namespace stowage::config {

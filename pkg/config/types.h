@@ -12,9 +12,8 @@
 // ExpandPlugins (expand.h) computes the per-extension-point plugin lists a profile runs.
 // EncodeYaml (encode.h) writes a configuration back out.
 //
-// Plugin args are a std::variant: one typed struct per in-tree args kind (the 8 kinds upstream
-// registers), RawArgs holding the JSON text of an out-of-tree plugin's args, or std::monostate
-// when a pluginConfig entry has no args at all.
+// Plugin args (PluginArgs, a std::variant of the typed in-tree kinds, RawArgs and "none") live in
+// pkg/config/args/args.h, a target of their own that plugins link without the rest of config.
 //
 // These are value types with no internal synchronisation; a configuration is built once at
 // startup and then only read, which is safe from any number of threads.
@@ -30,6 +29,8 @@
 #include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/config/args/args.h"
+#include "pkg/framework/extension_point.h"
 
 namespace stowage::config {
 
@@ -38,42 +39,21 @@ inline constexpr std::string_view kGroupVersion = "kubescheduler.config.k8s.io/v
 inline constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 
-// A Go time.Duration.
-using Duration = std::chrono::nanoseconds;
-
-// The extension points a profile configures plugins for, MultiPoint excluded.
-enum class ExtensionPoint : uint8_t {
-  kPreEnqueue,
-  kQueueSort,
-  kPreFilter,
-  kFilter,
-  kPostFilter,
-  kPreScore,
-  kScore,
-  kReserve,
-  kPermit,
-  kPreBind,
-  kBind,
-  kPostBind,
-  kPlacementGenerate,
-  kPlacementScore,
-  kPodGroupPostFilter,
-};
-inline constexpr size_t kNumExtensionPoints = 15;
-inline constexpr std::array<ExtensionPoint, kNumExtensionPoints> kAllExtensionPoints = {
-    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,  ExtensionPoint::kPreFilter,
-    ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
-    ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
-    ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
-    ExtensionPoint::kPlacementGenerate, ExtensionPoint::kPlacementScore,
-    ExtensionPoint::kPodGroupPostFilter,
-};
+// The extension points a profile configures plugins for, MultiPoint excluded: the framework's
+// one table (pkg/framework/extension_point.h), of which config uses the configurable part.
+using framework::ExtensionPoint;
+inline constexpr size_t kNumExtensionPoints = framework::kNumConfigurableExtensionPoints;
+inline constexpr const auto& kAllExtensionPoints = framework::kConfigurableExtensionPoints;
 
 // The field name of the point in `plugins` ("preFilter").
-std::string_view ExtensionPointName(ExtensionPoint point);
+constexpr std::string_view ExtensionPointName(ExtensionPoint point) {
+  return framework::Info(point).field;
+}
 // The name of upstream's Go interface for the point ("PreFilterPlugin"), used in the framework
 // errors that ExpandPlugins reproduces.
-std::string_view ExtensionPointInterfaceName(ExtensionPoint point);
+constexpr std::string_view ExtensionPointInterfaceName(ExtensionPoint point) {
+  return framework::Info(point).interface_name;
+}
 
 // --- plugins ---------------------------------------------------------------------------------
 
@@ -115,110 +95,6 @@ struct Plugins {
   const PluginSet& Set(ExtensionPoint point) const;
   friend bool operator==(const Plugins&, const Plugins&) = default;
 };
-
-// --- plugin args (k8s.io/kube-scheduler/config/v1 types_pluginargs.go) -----------------------
-
-struct DefaultPreemptionArgs {
-  std::optional<int32_t> min_candidate_nodes_percentage;  // default 10
-  std::optional<int32_t> min_candidate_nodes_absolute;    // default 100
-  friend bool operator==(const DefaultPreemptionArgs&, const DefaultPreemptionArgs&) = default;
-};
-
-struct InterPodAffinityArgs {
-  std::optional<int32_t> hard_pod_affinity_weight;  // default 1
-  bool ignore_preferred_terms_of_existing_pods = false;
-  friend bool operator==(const InterPodAffinityArgs&, const InterPodAffinityArgs&) = default;
-};
-
-struct ResourceSpec {
-  std::string name;
-  int64_t weight = 0;  // defaulting turns 0 into 1
-  friend bool operator==(const ResourceSpec&, const ResourceSpec&) = default;
-};
-
-struct UtilizationShapePoint {
-  int32_t utilization = 0;  // 0..100
-  int32_t score = 0;        // 0..10
-  friend bool operator==(const UtilizationShapePoint&, const UtilizationShapePoint&) = default;
-};
-
-struct RequestedToCapacityRatioParam {
-  std::vector<UtilizationShapePoint> shape;
-  friend bool operator==(const RequestedToCapacityRatioParam&,
-                         const RequestedToCapacityRatioParam&) = default;
-};
-
-inline constexpr std::string_view kLeastAllocated = "LeastAllocated";
-inline constexpr std::string_view kMostAllocated = "MostAllocated";
-inline constexpr std::string_view kRequestedToCapacityRatio = "RequestedToCapacityRatio";
-
-struct ScoringStrategy {
-  std::string type;  // LeastAllocated, MostAllocated, RequestedToCapacityRatio
-  std::vector<ResourceSpec> resources;
-  std::optional<RequestedToCapacityRatioParam> requested_to_capacity_ratio;
-  friend bool operator==(const ScoringStrategy&, const ScoringStrategy&) = default;
-};
-
-struct NodeResourcesFitArgs {
-  std::vector<std::string> ignored_resources;
-  std::vector<std::string> ignored_resource_groups;
-  std::optional<ScoringStrategy> scoring_strategy;  // default LeastAllocated, cpu:1, memory:1
-  friend bool operator==(const NodeResourcesFitArgs&, const NodeResourcesFitArgs&) = default;
-};
-
-inline constexpr std::string_view kSystemDefaulting = "System";
-inline constexpr std::string_view kListDefaulting = "List";
-
-struct PodTopologySpreadArgs {
-  std::vector<api::TopologySpreadConstraint> default_constraints;
-  std::string defaulting_type;  // System (default) or List
-  friend bool operator==(const PodTopologySpreadArgs&, const PodTopologySpreadArgs&);
-};
-
-struct NodeResourcesBalancedAllocationArgs {
-  std::vector<ResourceSpec> resources;  // default cpu:1, memory:1
-  friend bool operator==(const NodeResourcesBalancedAllocationArgs&,
-                         const NodeResourcesBalancedAllocationArgs&) = default;
-};
-
-struct VolumeBindingArgs {
-  std::optional<int64_t> bind_timeout_seconds;  // default 600
-  // Unset and empty differ, as a nil and an empty Go slice do: validation rejects any shape,
-  // even an empty one, while StorageCapacityScoring is off.
-  std::optional<std::vector<UtilizationShapePoint>> shape;
-  friend bool operator==(const VolumeBindingArgs&, const VolumeBindingArgs&) = default;
-};
-
-struct NodeAffinityArgs {
-  std::optional<api::NodeAffinity> added_affinity;
-  friend bool operator==(const NodeAffinityArgs&, const NodeAffinityArgs&);
-};
-
-struct DynamicResourcesArgs {
-  std::optional<Duration> filter_timeout;   // default 10s (DRASchedulerFilterTimeout)
-  std::optional<Duration> binding_timeout;  // default 10m (DRADeviceBindingConditions et al.)
-  friend bool operator==(const DynamicResourcesArgs&, const DynamicResourcesArgs&) = default;
-};
-
-// The args of a plugin without an in-tree args kind: the JSON text of what the file held
-// (object keys sorted, numbers as Go's YAML-to-JSON conversion writes them).
-struct RawArgs {
-  std::string json;
-  friend bool operator==(const RawArgs&, const RawArgs&) = default;
-};
-
-// std::monostate: the pluginConfig entry has no args (`args` absent or null) and the plugin
-// has no in-tree args kind.
-using PluginArgs =
-    std::variant<std::monostate, RawArgs, DefaultPreemptionArgs, InterPodAffinityArgs,
-                 NodeResourcesFitArgs, PodTopologySpreadArgs, NodeResourcesBalancedAllocationArgs,
-                 VolumeBindingArgs, NodeAffinityArgs, DynamicResourcesArgs>;
-
-// The kind of typed args ("NodeResourcesFitArgs"); empty for RawArgs and std::monostate.
-std::string_view ArgsKind(const PluginArgs& args);
-// Empty typed args for a plugin whose name plus "Args" is an in-tree args kind (upstream looks
-// kinds up exactly that way); nullopt for any other name.
-std::optional<PluginArgs> NewArgsForPlugin(std::string_view plugin_name);
 
 struct PluginConfig {
   std::string name;

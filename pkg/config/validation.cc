@@ -152,14 +152,12 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
                      errs);
   if (profile.plugins) {
     // MultiPoint and the placement points are not checked, as upstream does not.
-    static constexpr ExtensionPoint kChecked[] = {
-        ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort, ExtensionPoint::kPreFilter,
-        ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter, ExtensionPoint::kPreScore,
-        ExtensionPoint::kScore,      ExtensionPoint::kReserve,    ExtensionPoint::kPermit,
-        ExtensionPoint::kPreBind,    ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
-        ExtensionPoint::kPodGroupPostFilter};
     const FieldPath plugins = path.Child("plugins");
-    for (ExtensionPoint point : kChecked) {
+    for (ExtensionPoint point : kAllExtensionPoints) {
+      if (point == ExtensionPoint::kPlacementGenerate ||
+          point == ExtensionPoint::kPlacementScore) {
+        continue;
+      }
       const std::vector<Plugin>& enabled = profile.plugins->Set(point).enabled;
       for (size_t i = 0; i < enabled.size(); ++i) {
         if (IsRemovedPlugin(enabled[i].name)) {

@@ -25,7 +25,7 @@
 #pragma once
 
 #include "pkg/common/status.h"
-#include "pkg/config/features.h"
+#include "pkg/config/args/features.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
 

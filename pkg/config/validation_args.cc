@@ -341,4 +341,12 @@ FieldErrors ValidateDynamicResourcesArgs(const FieldPath& path, const DynamicRes
   return errs;
 }
 
+stowage::Status ValidateArgsOnConstruction(std::string_view plugin, const PluginArgs& args) {
+  const auto* fit = std::get_if<NodeResourcesFitArgs>(&args);
+  if (plugin != "NodeResourcesFit" || fit == nullptr) return OkStatus();
+  FieldErrors errs = ValidateNodeResourcesFitArgs(FieldPath(), *fit);
+  if (errs.empty()) return OkStatus();
+  return InvalidArgumentError(AggregateMessage(errs));
+}
+
 }  // namespace stowage::config

@@ -7,7 +7,8 @@
 // (converted) types in which a nil pointer has become 0.
 #pragma once
 
-#include "pkg/config/features.h"
+#include "pkg/common/status.h"
+#include "pkg/config/args/features.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
 
@@ -38,6 +39,12 @@ FieldErrors ValidateVolumeBindingArgs(const FieldPath& path, const VolumeBinding
 // filterTimeout >= 0 and bindingTimeout >= 1s, each allowed only with its feature gates.
 FieldErrors ValidateDynamicResourcesArgs(const FieldPath& path, const DynamicResourcesArgs& a,
                                          const Features& features = {});
+
+// The checks upstream's plugin constructors make that configuration validation does not: NewFit
+// runs ValidateNodeResourcesFitArgs (Validate skips it, see above). Profiles are built through
+// this before their plugins, so a plugin factory trusts its args. The error is the constructor's
+// (the joined field errors, paths from the args object).
+stowage::Status ValidateArgsOnConstruction(std::string_view plugin, const PluginArgs& args);
 
 // A utilization shape (RequestedToCapacityRatio, VolumeBinding): at least one point,
 // utilization strictly increasing within [0, 100], scores within [0, 10].

@@ -2,19 +2,20 @@
 
 namespace stowage::framework {
 
-void CycleState::Write(std::string_view key, std::unique_ptr<StateData> data) {
-  for (auto& [k, v] : data_) {
-    if (k == key) {
-      v = std::move(data);
+void CycleState::Put(std::string_view key, std::unique_ptr<StateData> data, TypeTag tag) {
+  for (Entry& e : data_) {
+    if (e.key == key) {
+      e.tag = tag;
+      e.data = std::move(data);
       return;
     }
   }
-  data_.emplace_back(std::string(key), std::move(data));
+  data_.push_back({std::string(key), tag, std::move(data)});
 }
 
-const StateData* CycleState::Find(std::string_view key) const {
-  for (const auto& [k, v] : data_) {
-    if (k == key) return v.get();
+const StateData* CycleState::Find(std::string_view key, TypeTag tag) const {
+  for (const Entry& e : data_) {
+    if (e.key == key) return e.tag == tag ? e.data.get() : nullptr;
   }
   return nullptr;
 }
@@ -22,10 +23,10 @@ const StateData* CycleState::Find(std::string_view key) const {
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto c = std::make_unique<CycleState>();
   c->data_.reserve(data_.size());
-  for (const auto& [k, v] : data_) c->data_.emplace_back(k, v ? v->Clone() : nullptr);
-  c->skip_filter_plugins = skip_filter_plugins;
-  c->skip_score_plugins = skip_score_plugins;
-  c->skip_filter_mask = skip_filter_mask;
+  for (const Entry& e : data_) c->data_.push_back({e.key, e.tag, e.data ? e.data->Clone() : nullptr});
+  c->skip_filter_plugins_ = skip_filter_plugins_;
+  c->skip_score_plugins_ = skip_score_plugins_;
+  c->skip_filter_mask_ = skip_filter_mask_;
   return c;
 }
 

@@ -20,6 +20,7 @@
 #include "pkg/api/types.h"
 #include "pkg/framework/cycle_state.h"
 #include "pkg/framework/events.h"
+#include "pkg/framework/extension_point.h"
 #include "pkg/framework/status.h"
 #include "pkg/framework/types.h"
 
@@ -178,5 +179,28 @@ class EnqueueExtensions : public virtual Plugin {
  public:
   virtual std::vector<ClusterEventWithHint> EventsToRegister() const = 0;
 };
+
+// The interface of each configurable extension point; void for the PodGroup points stowage
+// does not run yet (a plugin never implements them).
+template <ExtensionPoint P>
+struct PointInterface {
+  using type = void;
+};
+template <> struct PointInterface<ExtensionPoint::kPreEnqueue> { using type = PreEnqueuePlugin; };
+template <> struct PointInterface<ExtensionPoint::kQueueSort> { using type = QueueSortPlugin; };
+template <> struct PointInterface<ExtensionPoint::kPreFilter> { using type = PreFilterPlugin; };
+template <> struct PointInterface<ExtensionPoint::kFilter> { using type = FilterPlugin; };
+template <> struct PointInterface<ExtensionPoint::kPostFilter> { using type = PostFilterPlugin; };
+template <> struct PointInterface<ExtensionPoint::kPreScore> { using type = PreScorePlugin; };
+template <> struct PointInterface<ExtensionPoint::kScore> { using type = ScorePlugin; };
+template <> struct PointInterface<ExtensionPoint::kReserve> { using type = ReservePlugin; };
+template <> struct PointInterface<ExtensionPoint::kPermit> { using type = PermitPlugin; };
+template <> struct PointInterface<ExtensionPoint::kPreBind> { using type = PreBindPlugin; };
+template <> struct PointInterface<ExtensionPoint::kBind> { using type = BindPlugin; };
+template <> struct PointInterface<ExtensionPoint::kPostBind> { using type = PostBindPlugin; };
+
+// Whether the plugin implements the point's interface (false for points without one). Used
+// when a profile is built, never per pod.
+bool Implements(const Plugin& plugin, ExtensionPoint point);
 
 }  // namespace stowage::framework

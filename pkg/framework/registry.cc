@@ -22,4 +22,19 @@ const PluginFactory* Registry::Find(std::string_view name) const {
   return it == factories_.end() ? nullptr : &it->second;
 }
 
+StatusOr<std::unique_ptr<Plugin>> Registry::Build(std::string_view profile, std::string_view name,
+                                                  const PluginArgs& args, Handle& handle,
+                                                  const Features& features) const {
+  const std::string where = "profile \"" + std::string(profile) + "\": ";
+  const PluginFactory* factory = Find(name);
+  if (factory == nullptr) {
+    return NotFoundError(where + "plugin \"" + std::string(name) + "\" does not exist");
+  }
+  auto plugin = (*factory)(args, handle, features);
+  if (!plugin.ok()) {
+    return plugin.status().WithPrefix(where + "initializing plugin \"" + std::string(name) + "\"");
+  }
+  return plugin;
+}
+
 }  // namespace stowage::framework

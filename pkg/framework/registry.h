@@ -4,23 +4,45 @@
 // is built.
 #pragma once
 
-#include <any>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "pkg/common/status.h"
+#include "pkg/config/args/args.h"
+#include "pkg/config/args/features.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
 
 namespace stowage::framework {
 
-// Builds a plugin. args holds the plugin's typed arguments from the configuration's
-// pluginConfig (e.g. config::NodeResourcesFitArgs), or is empty when none were given.
-using PluginFactory =
-    std::function<StatusOr<std::unique_ptr<Plugin>>(const std::any& args, Handle& handle)>;
+// A plugin's args as the configuration's pluginConfig gave them: typed for in-tree args kinds,
+// RawArgs (JSON text) for others, std::monostate for none.
+using PluginArgs = config::PluginArgs;
+// The feature gates, as --feature-gates set them.
+using Features = config::Features;
+
+// Builds a plugin. The args were decoded, defaulted and validated by pkg/config, so a factory
+// trusts them; out-of-tree plugins decode RawArgs with config::DecodeArgs (args/raw_args.h).
+using PluginFactory = std::function<StatusOr<std::unique_ptr<Plugin>>(
+    const PluginArgs& args, Handle& handle, const Features& features)>;
+
+// The factory of a plugin with an in-tree args kind: make receives the typed args (value-
+// initialised when the profile gave none). Args of another kind fail with upstream's message.
+template <typename Args, typename Make>
+PluginFactory WithArgs(Make make) {
+  return [make = std::move(make)](const PluginArgs& args, Handle& handle,
+                                  const Features& features) -> StatusOr<std::unique_ptr<Plugin>> {
+    if (const Args* typed = std::get_if<Args>(&args)) return make(*typed, handle, features);
+    if (std::holds_alternative<std::monostate>(args)) return make(Args{}, handle, features);
+    const std::string_view got = config::ArgsKind(args);
+    return InvalidArgumentError("want args to be of type " + std::string(config::KindOf<Args>()) +
+                                ", got " + std::string(got.empty() ? "RawArgs" : got));
+  };
+}
 
 class Registry {
  public:
@@ -29,6 +51,11 @@ class Registry {
   // Adds every entry of other; fails on the first duplicate name.
   stowage::Status Merge(const Registry& other);
   const PluginFactory* Find(std::string_view name) const;
+  // Builds the named plugin of profile. An unknown name or a factory's error is an error naming
+  // the profile and the plugin, as upstream's framework reports them.
+  StatusOr<std::unique_ptr<Plugin>> Build(std::string_view profile, std::string_view name,
+                                          const PluginArgs& args, Handle& handle,
+                                          const Features& features) const;
   bool Has(std::string_view name) const { return Find(name) != nullptr; }
   const std::map<std::string, PluginFactory, std::less<>>& factories() const { return factories_; }
 

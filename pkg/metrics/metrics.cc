@@ -221,15 +221,6 @@ std::string_view ResultName(Result r) {
   return "error";
 }
 
-std::string_view ExtensionPointName(ExtensionPoint p) {
-  static constexpr std::array<std::string_view, kNumExtensionPoints> kNames = {
-      "PreFilter", "Filter", "PreFilterExtensionAddPod", "PreFilterExtensionRemovePod",
-      "PostFilter", "PreScore", "Score", "ScoreExtensionNormalize", "PreBind",
-      "PreBindPreFlight", "Bind", "PostBind", "Reserve", "Unreserve", "Permit", "Sign",
-      "PreEnqueue"};
-  return kNames[static_cast<size_t>(p)];
-}
-
 std::string_view CodeName(uint8_t code) {
   static constexpr std::array<std::string_view, kNumCodes> kNames = {
       "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",

@@ -29,6 +29,7 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 
+#include "pkg/framework/extension_point.h"
 #include "pkg/metrics/child_cache.h"
 #include "pkg/metrics/registry.h"
 
@@ -57,28 +58,12 @@ std::vector<FamilyDesc> SchedulerFamilyDescs();
 enum class Result : uint8_t { kScheduled, kUnschedulable, kError };
 std::string_view ResultName(Result r);  // "scheduled", "unschedulable", "error"
 
-// "extension_point" values, upstream's strings ("PreEnqueue" is the queue's).
-enum class ExtensionPoint : uint8_t {
-  kPreFilter,
-  kFilter,
-  kPreFilterExtensionAddPod,
-  kPreFilterExtensionRemovePod,
-  kPostFilter,
-  kPreScore,
-  kScore,
-  kScoreExtensionNormalize,
-  kPreBind,
-  kPreBindPreFlight,
-  kBind,
-  kPostBind,
-  kReserve,
-  kUnreserve,
-  kPermit,
-  kSign,
-  kPreEnqueue,
-};
-inline constexpr size_t kNumExtensionPoints = 17;
-std::string_view ExtensionPointName(ExtensionPoint p);
+// "extension_point" values: the framework's extension points, labelled with upstream's strings.
+using framework::ExtensionPoint;
+using framework::kNumExtensionPoints;
+constexpr std::string_view ExtensionPointName(ExtensionPoint p) {
+  return framework::Info(p).metric_label;
+}
 
 // "status" values: framework Code names, indexed by the numeric value of framework::Code
 // (upstream's order: Success, Error, Unschedulable, UnschedulableAndUnresolvable, Wait, Skip,

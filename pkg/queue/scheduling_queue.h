@@ -40,7 +40,7 @@
 
 #include "pkg/common/clock.h"
 #include "pkg/common/thread_annotations.h"
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 
 namespace prometheus {
 class Gauge;

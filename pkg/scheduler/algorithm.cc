@@ -122,7 +122,7 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
       },
       [&] { return found.load() >= to_find || error.load(); });
   fw.metrics().ObserveExtensionPoint(
-      metrics::ExtensionPoint::kFilter,
+      framework::ExtensionPoint::kFilter,
       static_cast<uint8_t>(error.load() ? framework::Code::kError : framework::Code::kSuccess),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - filter_start).count());
   size_t num_feasible = std::min(found.load(), to_find);

@@ -18,7 +18,7 @@
 
 #include "pkg/framework/cycle_state.h"
 #include "pkg/framework/handle.h"
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/framework/types.h"
 
 namespace stowage::scheduler {
@@ -35,6 +35,10 @@ struct FitError {
   framework::NodeToStatus node_statuses;
   std::string pre_filter_msg;
   std::set<std::string> unschedulable_plugins;
+  // Set when PostFilter ran (upstream's Diagnosis.PostFilterMsg and the nomination its result
+  // asks for; applying the nomination waits for a PostFilter plugin that sets one).
+  std::string post_filter_msg;
+  framework::NominatingInfo nominating_info;
 };
 
 // Pods nominated to each node (node name -> pods), as the queue's nominator reports them.

@@ -1,49 +1,15 @@
 #include "pkg/scheduler/profile.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "pkg/config/expand.h"
+#include "pkg/config/validation_args.h"
 
 namespace stowage::scheduler {
 namespace {
 
 using config::ExtensionPoint;
-
-std::any ToAny(const config::PluginArgs& args) {
-  return std::visit(
-      [](const auto& a) -> std::any {
-        using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return {};
-        } else {
-          return a;
-        }
-      },
-      args);
-}
-
-bool Implements(const framework::Plugin& p, ExtensionPoint point) {
-  switch (point) {
-    case ExtensionPoint::kPreEnqueue: return dynamic_cast<const framework::PreEnqueuePlugin*>(&p);
-    case ExtensionPoint::kQueueSort: return dynamic_cast<const framework::QueueSortPlugin*>(&p);
-    case ExtensionPoint::kPreFilter: return dynamic_cast<const framework::PreFilterPlugin*>(&p);
-    case ExtensionPoint::kFilter: return dynamic_cast<const framework::FilterPlugin*>(&p);
-    case ExtensionPoint::kPostFilter: return dynamic_cast<const framework::PostFilterPlugin*>(&p);
-    case ExtensionPoint::kPreScore: return dynamic_cast<const framework::PreScorePlugin*>(&p);
-    case ExtensionPoint::kScore: return dynamic_cast<const framework::ScorePlugin*>(&p);
-    case ExtensionPoint::kReserve: return dynamic_cast<const framework::ReservePlugin*>(&p);
-    case ExtensionPoint::kPermit: return dynamic_cast<const framework::PermitPlugin*>(&p);
-    case ExtensionPoint::kPreBind: return dynamic_cast<const framework::PreBindPlugin*>(&p);
-    case ExtensionPoint::kBind: return dynamic_cast<const framework::BindPlugin*>(&p);
-    case ExtensionPoint::kPostBind: return dynamic_cast<const framework::PostBindPlugin*>(&p);
-    case ExtensionPoint::kPlacementGenerate:
-    case ExtensionPoint::kPlacementScore:
-    case ExtensionPoint::kPodGroupPostFilter: return false;  // PodGroup cycle: not supported yet
-  }
-  return false;
-}
 
 // Removes the named plugins from every enabled list; returns which were present.
 std::set<std::string> Drop(config::Plugins& plugins, const std::set<std::string_view>& names) {
@@ -74,7 +40,8 @@ std::vector<framework::PluginSpec> Specs(const config::ExpandedPlugins& e, Exten
 StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& cfg,
                                       const framework::Registry& registry,
                                       framework::Handle& handle,
-                                      const std::vector<std::string_view>& not_yet_implemented) {
+                                      const std::vector<std::string_view>& not_yet_implemented,
+                                      const config::Features& features) {
   BuiltProfiles out;
   std::set<std::string_view> missing(not_yet_implemented.begin(), not_yet_implemented.end());
   for (const auto& original : cfg.profiles) {
@@ -91,46 +58,38 @@ StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& 
     framework::ProfileSpec spec;
     spec.scheduler_name = name;
     spec.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score;
-    for (const auto& pc : profile.plugin_config) spec.args[pc.name] = ToAny(pc.args);
+    spec.features = features;
+    for (const auto& pc : profile.plugin_config) spec.args[pc.name] = pc.args;
 
-    // Probe one instance per plugin to learn which extension points it implements.
-    std::map<std::string, std::unique_ptr<framework::Plugin>, std::less<>> probes;
-    Status probe_error;
+    // Each plugin is built once, when expansion first asks which points it implements, and
+    // handed to the framework with the spec.
+    Status build_error;
     auto implements = [&](std::string_view plugin, ExtensionPoint point) {
-      auto it = probes.find(plugin);
-      if (it == probes.end()) {
-        const framework::PluginFactory* f = registry.Find(plugin);
-        if (f == nullptr) return false;
-        auto args = spec.args.find(plugin);
-        static const std::any kNone;
-        auto p = (*f)(args == spec.args.end() ? kNone : args->second, handle);
-        if (!p.ok()) {
-          if (probe_error.ok()) {
-            probe_error = p.status().WithPrefix("profile \"" + name + "\": initializing plugin \"" +
-                                                std::string(plugin) + "\"");
-          }
+      auto it = spec.plugins.find(plugin);
+      if (it == spec.plugins.end()) {
+        if (!registry.Has(plugin) || !build_error.ok()) return false;
+        const config::PluginArgs& args = spec.ArgsOf(plugin);
+        if (Status s = config::ValidateArgsOnConstruction(plugin, args); !s.ok()) {
+          build_error = s.WithPrefix("profile \"" + name + "\": initializing plugin \"" +
+                                     std::string(plugin) + "\"");
           return false;
         }
-        it = probes.emplace(std::string(plugin), std::move(*p)).first;
+        auto p = registry.Build(name, plugin, args, handle, features);
+        if (!p.ok()) {
+          build_error = p.status();
+          return false;
+        }
+        it = spec.plugins.emplace(std::string(plugin), std::move(*p)).first;
       }
-      return Implements(*it->second, point);
+      return framework::Implements(*it->second, point);
     };
     auto exists = [&](std::string_view plugin) { return registry.Has(plugin); };
     auto expanded = config::ExpandPlugins(profile, implements, exists);
-    if (!probe_error.ok()) return probe_error;
+    if (!build_error.ok()) return build_error;
     if (!expanded.ok()) return expanded.status().WithPrefix("profile \"" + name + "\"");
-    spec.pre_enqueue = Specs(*expanded, ExtensionPoint::kPreEnqueue);
-    spec.queue_sort = Specs(*expanded, ExtensionPoint::kQueueSort);
-    spec.pre_filter = Specs(*expanded, ExtensionPoint::kPreFilter);
-    spec.filter = Specs(*expanded, ExtensionPoint::kFilter);
-    spec.post_filter = Specs(*expanded, ExtensionPoint::kPostFilter);
-    spec.pre_score = Specs(*expanded, ExtensionPoint::kPreScore);
-    spec.score = Specs(*expanded, ExtensionPoint::kScore);
-    spec.reserve = Specs(*expanded, ExtensionPoint::kReserve);
-    spec.permit = Specs(*expanded, ExtensionPoint::kPermit);
-    spec.pre_bind = Specs(*expanded, ExtensionPoint::kPreBind);
-    spec.bind = Specs(*expanded, ExtensionPoint::kBind);
-    spec.post_bind = Specs(*expanded, ExtensionPoint::kPostBind);
+    for (ExtensionPoint point : config::kAllExtensionPoints) {
+      spec.at(point) = Specs(*expanded, point);
+    }
     out.profiles.push_back(std::move(spec));
   }
   return out;

@@ -94,6 +94,16 @@ void Scheduler::ScheduleOne() {
     // With no nodes at all upstream reports its ErrNoNodesAvailable, not a FitError: the bare
     // message, and a retry after the error backoff since no plugin rejected the pod.
     const bool fit_error = s.IsRejected() && fit.num_all_nodes > 0;
+    // As upstream, PostFilter (preemption) runs after a FitError, so the pod may fit next time.
+    if (fit_error && fw->HasPostFilterPlugins()) {
+      Status pf = fw->RunPostFilterPlugins(*state, *qpod->pod_info, fit.node_statuses,
+                                           fit.nominating_info);
+      fit.post_filter_msg = pf.Message();
+      if (pf.code() == framework::Code::kError) {
+        LOG_ERROR("Status after running PostFilter plugins for pod {}: {}",
+                  api::NamespacedName(pod.metadata), fit.post_filter_msg);
+      }
+    }
     HandleFailure(fw, std::move(qpod), s, fit_error ? &fit : nullptr, start);
     return;
   }
@@ -202,7 +212,7 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
       status.IsRejected() ? metrics::Result::kUnschedulable : metrics::Result::kError,
       SecondsSince(start));
   std::string msg = rejected ? FitErrorMessage(fit->num_all_nodes, fit->node_statuses,
-                                               fit->pre_filter_msg, "")
+                                               fit->pre_filter_msg, fit->post_filter_msg)
                              : status.Message();
   if (rejected) {
     qpod->unschedulable_plugins = fit->unschedulable_plugins;

@@ -20,8 +20,8 @@ StatusOr<std::vector<std::unique_ptr<framework::Framework>>> FrameworksFromSpecs
 StatusOr<Frameworks> NewFrameworks(const config::KubeSchedulerConfiguration& cfg,
                                    const framework::Registry& registry,
                                    const std::vector<std::string_view>& not_yet_implemented,
-                                   framework::Handle& handle) {
-  auto built = BuildProfiles(cfg, registry, handle, not_yet_implemented);
+                                   framework::Handle& handle, const config::Features& features) {
+  auto built = BuildProfiles(cfg, registry, handle, not_yet_implemented, features);
   if (!built.ok()) return built.status();
   for (const auto& w : built->warnings) LOG_WARN("{}", w);
   auto frameworks = FrameworksFromSpecs(registry, built->profiles, handle);
@@ -41,7 +41,8 @@ StatusOr<NewScheduler> New(Setup setup) {
     options.queue.max_backoff = std::chrono::seconds(*cfg.pod_max_backoff_seconds);
   }
   auto sched = std::make_unique<Scheduler>(setup.client, setup.informers, std::move(options));
-  auto frameworks = NewFrameworks(cfg, setup.registry, setup.not_yet_implemented, sched->handle());
+  auto frameworks = NewFrameworks(cfg, setup.registry, setup.not_yet_implemented, sched->handle(),
+                                  setup.features);
   if (!frameworks.ok()) return frameworks.status();
   if (Status s = sched->Init(std::move(frameworks->frameworks)); !s.ok()) return s;
   return NewScheduler{std::move(sched), std::move(frameworks->warnings)};

@@ -15,7 +15,7 @@
 #include "pkg/config/types.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/registry.h"
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
 
@@ -28,6 +28,8 @@ struct Setup {
   const framework::Registry& registry;
   // In-tree plugins stowage does not implement yet (plugins::NotYetImplemented()).
   std::vector<std::string_view> not_yet_implemented;
+  // The feature gates every plugin factory receives (--feature-gates).
+  config::Features features;
   // The configuration's parallelism, percentageOfNodesToScore and pod backoffs replace these.
   Options options;
 };
@@ -48,7 +50,8 @@ struct Frameworks {
 StatusOr<Frameworks> NewFrameworks(const config::KubeSchedulerConfiguration& cfg,
                                    const framework::Registry& registry,
                                    const std::vector<std::string_view>& not_yet_implemented,
-                                   framework::Handle& handle);
+                                   framework::Handle& handle,
+                                   const config::Features& features = {});
 
 // One framework per spec, in order.
 StatusOr<std::vector<std::unique_ptr<framework::Framework>>> FrameworksFromSpecs(

@@ -2,7 +2,6 @@
 // ("Bind") that do nothing, and a one-line registration of a plugin made by a lambda.
 #pragma once
 
-#include <any>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,20 +31,12 @@ struct StubBinder : framework::BindPlugin {
 // Registers name with a factory that ignores the plugin's arguments and the handle.
 inline Status RegisterStub(framework::Registry& r, std::string name,
                            std::function<framework::Plugin*()> make) {
-  return r.Register(std::move(name), [make = std::move(make)](const std::any&, framework::Handle&)
-                                         -> StatusOr<std::unique_ptr<framework::Plugin>> {
-    return std::unique_ptr<framework::Plugin>(make());
-  });
-}
-
-// Registers name with a factory that ignores the plugin's arguments but gives it the handle.
-inline Status RegisterStubWithHandle(framework::Registry& r, std::string name,
-                                     std::function<framework::Plugin*(framework::Handle&)> make) {
-  return r.Register(std::move(name), [make = std::move(make)](const std::any&,
-                                                              framework::Handle& handle)
-                                         -> StatusOr<std::unique_ptr<framework::Plugin>> {
-    return std::unique_ptr<framework::Plugin>(make(handle));
-  });
+  return r.Register(std::move(name),
+                    [make = std::move(make)](const framework::PluginArgs&, framework::Handle&,
+                                             const framework::Features&)
+                        -> StatusOr<std::unique_ptr<framework::Plugin>> {
+                      return std::unique_ptr<framework::Plugin>(make());
+                    });
 }
 
 // Registers "Sort" and "Bind".

@@ -43,7 +43,7 @@
 #include "cmd/stowage/app/flags.h"
 #include "pkg/api/quantity.h"
 #include "pkg/common/status.h"
-#include "pkg/config/features.h"
+#include "pkg/config/args/features.h"
 #include "pkg/config/types.h"
 
 namespace stowage::app {

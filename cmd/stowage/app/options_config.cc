@@ -218,6 +218,7 @@ config::Features ConfigFeatures(const Options& o) {
   f.dra_scheduler_filter_timeout = fg.Enabled("DRASchedulerFilterTimeout");
   f.dra_device_binding_conditions = fg.Enabled("DRADeviceBindingConditions");
   f.dra_resource_claim_device_status = fg.Enabled("DRAResourceClaimDeviceStatus");
+  f.taint_toleration_comparison_operators = fg.Enabled("TaintTolerationComparisonOperators");
   return f;
 }
 

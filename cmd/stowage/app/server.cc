@@ -151,6 +151,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
                                .cfg = cfg,
                                .registry = registry,
                                .not_yet_implemented = plugins::NotYetImplemented(),
+                               .features = ConfigFeatures(options),
                                .options = std::move(so)});
   if (!built.ok()) {
     LOG_ERROR("{}", built.status().ToString());

@@ -15,8 +15,9 @@ framework::Status DefaultBinder::Bind(framework::CycleState& /*state*/, const ap
   return framework::Status::Error(std::string(s.message()));
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& handle) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<DefaultBinder>(handle));
 }
 

@@ -10,7 +10,6 @@
 // cycle per pod may run concurrently with others.
 #pragma once
 
-#include <any>
 #include <chrono>
 #include <memory>
 #include <string_view>
@@ -20,6 +19,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::default_binder {
 
@@ -44,6 +44,8 @@ class DefaultBinder final : public framework::BindPlugin {
 static_assert(std::is_base_of_v<framework::BindPlugin, DefaultBinder>);
 
 // Takes no arguments; binds through handle.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::default_binder

@@ -67,8 +67,9 @@ framework::Status ImageLocality::Score(const framework::CycleState& /*state*/,
   return {};
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& handle) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<ImageLocality>(handle));
 }
 

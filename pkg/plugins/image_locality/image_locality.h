@@ -12,7 +12,6 @@
 // NormalizeScore. Thread-safe: Score only reads the node and the snapshot.
 #pragma once
 
-#include <any>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,6 +21,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::image_locality {
 
@@ -57,6 +57,8 @@ size_t ImageCount(const api::Pod& pod);
 int64_t CalculatePriority(int64_t sum_scores, size_t image_count);
 
 // Takes no arguments; keeps handle for the snapshot's node count.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::image_locality

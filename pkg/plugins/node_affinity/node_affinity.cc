@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "pkg/config/types.h"
 #include "pkg/plugins/helper/event_objects.h"
 #include "pkg/plugins/helper/normalize_score.h"
 
@@ -191,37 +190,31 @@ framework::QueueingHint NodeAffinity::IsSchedulableAfterNodeChange(
   return before.matched ? QueueingHint::kSkip : QueueingHint::kQueue;
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args,
-                                                 framework::Handle& /*handle*/) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const config::NodeAffinityArgs& args,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& /*features*/) {
   std::optional<api::NodeSelectorMatcher> added_required;
   std::optional<PreferredSchedulingTerms> added_preferred;
-  if (args.has_value()) {
-    const auto* typed = std::any_cast<config::NodeAffinityArgs>(&args);
-    if (typed == nullptr) {
-      return InvalidArgumentError("args are not of type NodeAffinityArgs, got " +
-                                  std::string(args.type().name()));
+  if (args.added_affinity) {
+    const api::NodeAffinity& added = *args.added_affinity;
+    if (added.required) {
+      api::NodeSelectorMatcher matcher = api::NodeSelectorMatcher::Compile(*added.required);
+      if (!matcher.error().ok()) {
+        return InvalidArgumentError(
+            "parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: " +
+            std::string(matcher.error().message()));
+      }
+      added_required = std::move(matcher);
     }
-    if (typed->added_affinity) {
-      const api::NodeAffinity& added = *typed->added_affinity;
-      if (added.required) {
-        api::NodeSelectorMatcher matcher = api::NodeSelectorMatcher::Compile(*added.required);
-        if (!matcher.error().ok()) {
-          return InvalidArgumentError(
-              "parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution: " +
-              std::string(matcher.error().message()));
-        }
-        added_required = std::move(matcher);
+    if (!added.preferred.empty()) {
+      StatusOr<PreferredSchedulingTerms> terms = PreferredSchedulingTerms::Compile(
+          added.preferred);
+      if (!terms.ok()) {
+        return InvalidArgumentError(
+            "parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: " +
+            std::string(terms.status().message()));
       }
-      if (!added.preferred.empty()) {
-        StatusOr<PreferredSchedulingTerms> terms = PreferredSchedulingTerms::Compile(
-            added.preferred);
-        if (!terms.ok()) {
-          return InvalidArgumentError(
-              "parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: " +
-              std::string(terms.status().message()));
-        }
-        added_preferred = std::move(terms).value();
-      }
+      added_preferred = std::move(terms).value();
     }
   }
   return std::unique_ptr<framework::Plugin>(

@@ -13,7 +13,6 @@
 // call concurrently.
 #pragma once
 
-#include <any>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,6 +24,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/node_affinity/affinity_matchers.h"
 
@@ -83,8 +83,10 @@ static_assert(std::is_base_of_v<framework::ScorePlugin, NodeAffinity>);
 static_assert(std::is_base_of_v<framework::ScoreExtensions, NodeAffinity>);
 static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeAffinity>);
 
-// The plugin factory. args: empty (no addedAffinity) or config::NodeAffinityArgs; an invalid
-// addedAffinity fails, as upstream's validation does.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+// The plugin factory (registered through framework::WithArgs): an addedAffinity that does not
+// compile fails, as upstream's constructor does.
+StatusOr<std::unique_ptr<framework::Plugin>> New(const config::NodeAffinityArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::node_affinity

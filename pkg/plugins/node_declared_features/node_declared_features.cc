@@ -170,9 +170,11 @@ QueueingHint NodeDeclaredFeatures::IsSchedulableAfterPodUpdate(
   return PodUpdateHint(*registry_, version_, pod, old_obj, new_obj);
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
-  return std::unique_ptr<framework::Plugin>(std::make_unique<NodeDeclaredFeatures>());
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& features) {
+  return std::unique_ptr<framework::Plugin>(std::make_unique<NodeDeclaredFeatures>(
+      DefaultFeatures(), kSchedulerVersion, features.node_declared_features));
 }
 
 }  // namespace stowage::plugins::node_declared_features

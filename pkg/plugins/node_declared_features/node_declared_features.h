@@ -17,7 +17,6 @@
 // ignored. Thread-safe: the registry is immutable after construction.
 #pragma once
 
-#include <any>
 #include <compare>
 #include <cstdint>
 #include <functional>
@@ -31,6 +30,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::node_declared_features {
 
@@ -114,6 +114,8 @@ static_assert(std::is_base_of_v<framework::FilterPlugin, NodeDeclaredFeatures>);
 static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeDeclaredFeatures>);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::node_declared_features

@@ -28,8 +28,9 @@ std::vector<framework::ClusterEventWithHint> NodeName::EventsToRegister() const 
   return {{{framework::EventResource::kNode, framework::kAdd}, nullptr}};
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<NodeName>());
 }
 

@@ -5,7 +5,6 @@
 // thread-safe.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -14,6 +13,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::node_name {
 
@@ -44,6 +44,8 @@ static_assert(std::is_base_of_v<framework::EnqueueExtensions, NodeName>);
 bool Fits(const api::Pod& pod, const framework::NodeInfo& node);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::node_name

@@ -97,8 +97,9 @@ QueueingHint IsSchedulableAfterPodDeleted(const api::Pod& pod,
   return FitsPorts(HostPorts(pod), in_use) ? QueueingHint::kSkip : QueueingHint::kQueue;
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<NodePorts>());
 }
 

@@ -8,7 +8,6 @@
 // containers are ignored, as upstream's util.GetHostPorts does. Thread-safe: Filter only reads.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -17,6 +16,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::node_ports {
 
@@ -59,6 +59,8 @@ framework::QueueingHint IsSchedulableAfterPodDeleted(const api::Pod& pod,
                                                      const framework::EventObject& new_obj);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::node_ports

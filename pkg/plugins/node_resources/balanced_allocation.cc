@@ -1,11 +1,9 @@
 #include "pkg/plugins/node_resources/balanced_allocation.h"
 
 #include <cmath>
-#include <set>
 #include <string>
 #include <utility>
 
-#include "pkg/config/types.h"
 
 namespace stowage::plugins::node_resources {
 namespace {
@@ -64,39 +62,13 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
   return kHalf + (kHalf + with_pod - without_pod) / 2;
 }
 
-StatusOr<std::vector<ResourceSpec>> BalancedAllocationResourcesFromArgs(const std::any& args) {
-  if (!args.has_value()) return DefaultResources();
-  if (const auto* resources = std::any_cast<std::vector<ResourceSpec>>(&args)) return *resources;
-  const auto* typed = std::any_cast<config::NodeResourcesBalancedAllocationArgs>(&args);
-  if (typed == nullptr) {
-    return InvalidArgumentError(
-        "want args to be of type NodeResourcesBalancedAllocationArgs, got " +
-        std::string(args.type().name()));
-  }
+std::vector<ResourceSpec> BalancedAllocationResources(
+    const config::NodeResourcesBalancedAllocationArgs& args) {
+  // Empty only when the plugin is built without a configuration, which would have defaulted it.
+  if (args.resources.empty()) return DefaultResources();
   std::vector<ResourceSpec> out;
-  for (const config::ResourceSpec& r : typed->resources) {
-    out.push_back({r.name, r.weight == 0 ? 1 : r.weight});
-  }
-  if (out.empty()) return DefaultResources();
-  std::vector<std::string> errors;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const std::string at = "resources[" + std::to_string(i) + "]";
-    if (!seen.insert(out[i].name).second) {
-      errors.push_back(at + ".name: Duplicate value: \"" + out[i].name + "\"");
-    }
-    if (out[i].weight != 1) {
-      errors.push_back(at + ".weight: Invalid value: " + std::to_string(out[i].weight) +
-                       ": must be 1");
-    }
-  }
-  if (errors.empty()) return out;
-  std::string message = errors.size() == 1 ? errors[0] : "[";
-  if (errors.size() > 1) {
-    for (size_t i = 0; i < errors.size(); ++i) message += (i ? ", " : "") + errors[i];
-    message += "]";
-  }
-  return InvalidArgumentError(std::move(message));
+  for (const config::ResourceSpec& r : args.resources) out.push_back({r.name, r.weight});
+  return out;
 }
 
 BalancedAllocation::BalancedAllocation(std::vector<ResourceSpec> resources)
@@ -131,11 +103,10 @@ framework::Status BalancedAllocation::Score(const framework::CycleState& state,
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> NewBalancedAllocation(
-    const std::any& args, framework::Handle& /*handle*/) {
-  StatusOr<std::vector<ResourceSpec>> resources = BalancedAllocationResourcesFromArgs(args);
-  if (!resources.ok()) return resources.status();
+    const config::NodeResourcesBalancedAllocationArgs& args, framework::Handle& /*handle*/,
+    const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(
-      std::make_unique<BalancedAllocation>(std::move(resources).value()));
+      std::make_unique<BalancedAllocation>(BalancedAllocationResources(args)));
 }
 
 }  // namespace stowage::plugins::node_resources

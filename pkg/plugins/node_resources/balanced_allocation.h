@@ -15,7 +15,6 @@
 // configured resources (best-effort). Immutable after construction; Score is thread-safe.
 #pragma once
 
-#include <any>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -26,6 +25,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
 
 namespace stowage::plugins::node_resources {
@@ -40,10 +40,9 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
                                std::span<const int64_t> allocated,
                                std::span<const int64_t> allocatable);
 
-// The resources from a factory's args: empty gives cpu and memory; a
-// config::NodeResourcesBalancedAllocationArgs is defaulted (weight 0 → 1) and validated (no
-// duplicates, every weight 1); a std::vector<ResourceSpec> is taken as is.
-StatusOr<std::vector<ResourceSpec>> BalancedAllocationResourcesFromArgs(const std::any& args);
+// The resources of defaulted, validated args (pkg/config does both).
+std::vector<ResourceSpec> BalancedAllocationResources(
+    const config::NodeResourcesBalancedAllocationArgs& args);
 
 class BalancedAllocation final : public framework::PreScorePlugin,
                                  public framework::ScorePlugin {
@@ -62,7 +61,9 @@ class BalancedAllocation final : public framework::PreScorePlugin,
 static_assert(std::is_base_of_v<framework::PreScorePlugin, BalancedAllocation>);
 static_assert(std::is_base_of_v<framework::ScorePlugin, BalancedAllocation>);
 
-StatusOr<std::unique_ptr<framework::Plugin>> NewBalancedAllocation(const std::any& args,
-                                                                   framework::Handle& handle);
+// The plugin factory (registered through framework::WithArgs).
+StatusOr<std::unique_ptr<framework::Plugin>> NewBalancedAllocation(
+    const config::NodeResourcesBalancedAllocationArgs& args, framework::Handle& handle,
+    const framework::Features& features);
 
 }  // namespace stowage::plugins::node_resources

@@ -142,11 +142,10 @@ framework::Status Fit::Score(const framework::CycleState& state, const framework
   return scorer_.Score(node, scorer_.PodRequests(pod), score);
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const std::any& args,
-                                                    framework::Handle& /*handle*/) {
-  StatusOr<FitOptions> options = FitOptionsFromArgs(args);
-  if (!options.ok()) return options.status();
-  return std::unique_ptr<framework::Plugin>(std::make_unique<Fit>(std::move(options).value()));
+StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const config::NodeResourcesFitArgs& args,
+                                                    framework::Handle& /*handle*/,
+                                                    const framework::Features& /*features*/) {
+  return std::unique_ptr<framework::Plugin>(std::make_unique<Fit>(FitOptionsFromArgs(args)));
 }
 
 }  // namespace stowage::plugins::node_resources

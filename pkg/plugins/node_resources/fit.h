@@ -20,7 +20,6 @@
 // Score are safe to call concurrently.
 #pragma once
 
-#include <any>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -32,6 +31,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
 
 namespace stowage::plugins::node_resources {
@@ -53,10 +53,8 @@ struct FitOptions {
   std::vector<ShapePoint> shape;  // RequestedToCapacityRatio only
 };
 
-// The options from a factory's args: empty gives upstream's defaults; a
-// config::NodeResourcesFitArgs is defaulted (LeastAllocated on cpu and memory, weight 0 → 1)
-// and validated as upstream's ValidateNodeResourcesFitArgs does; a FitOptions is taken as is.
-StatusOr<FitOptions> FitOptionsFromArgs(const std::any& args);
+// The options of defaulted, validated args (pkg/config does both).
+FitOptions FitOptionsFromArgs(const config::NodeResourcesFitArgs& args);
 
 // A resource the node lacks for the pod (upstream InsufficientResource).
 struct InsufficientResource {
@@ -133,8 +131,9 @@ framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
 bool HaveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& original,
                                         const api::Node& modified);
 
-// The plugin factory; args as for FitOptionsFromArgs.
-StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const std::any& args,
-                                                    framework::Handle& handle);
+// The plugin factory (registered through framework::WithArgs).
+StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const config::NodeResourcesFitArgs& args,
+                                                    framework::Handle& handle,
+                                                    const framework::Features& features);
 
 }  // namespace stowage::plugins::node_resources

@@ -63,9 +63,11 @@ QueueingHint IsSchedulableAfterPodTolerationChange(const api::Pod& pod,
   return ToleratesUnschedulable(*objs.new_obj) ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
-  return std::unique_ptr<framework::Plugin>(std::make_unique<NodeUnschedulable>());
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& features) {
+  return std::unique_ptr<framework::Plugin>(std::make_unique<NodeUnschedulable>(
+      features.in_place_pod_vertical_scaling_scheduler_preemption));
 }
 
 }  // namespace stowage::plugins::node_unschedulable

@@ -6,7 +6,6 @@
 // thread-safe.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -15,6 +14,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 #include "pkg/plugins/helper/resize.h"
 
 namespace stowage::plugins::node_unschedulable {
@@ -62,6 +62,8 @@ framework::QueueingHint IsSchedulableAfterPodTolerationChange(
     const framework::EventObject& new_obj);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::node_unschedulable

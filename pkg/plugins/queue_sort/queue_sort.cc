@@ -11,8 +11,9 @@ bool PrioritySort::Less(const framework::QueuedPodInfo& a,
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<PrioritySort>());
 }
 

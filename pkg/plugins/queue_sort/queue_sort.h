@@ -3,7 +3,6 @@
 // added to the queue, earliest first. Stateless and thread-safe.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -11,6 +10,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::queue_sort {
 
@@ -25,6 +25,8 @@ class PrioritySort final : public framework::QueueSortPlugin {
 static_assert(std::is_base_of_v<framework::QueueSortPlugin, PrioritySort>);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::queue_sort

@@ -35,8 +35,9 @@ framework::QueueingHint IsSchedulableAfterGatesEliminated(const api::Pod& pod,
                                                         : framework::QueueingHint::kSkip;
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& /*features*/) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<SchedulingGates>());
 }
 

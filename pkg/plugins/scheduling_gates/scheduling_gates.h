@@ -5,7 +5,6 @@
 // removed, never added, after creation. Stateless and thread-safe.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -14,6 +13,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::plugins::scheduling_gates {
 
@@ -36,6 +36,8 @@ framework::QueueingHint IsSchedulableAfterGatesEliminated(const api::Pod& pod,
                                                           const framework::EventObject& new_obj);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::scheduling_gates

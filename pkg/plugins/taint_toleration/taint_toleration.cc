@@ -116,9 +116,12 @@ QueueingHint IsSchedulableAfterPodTolerationChange(const api::Pod& pod,
                                                         : QueueingHint::kSkip;
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& /*args*/,
-                                                 framework::Handle& /*handle*/) {
-  return std::unique_ptr<framework::Plugin>(std::make_unique<TaintToleration>());
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& /*args*/,
+                                                 framework::Handle& /*handle*/,
+                                                 const framework::Features& features) {
+  return std::unique_ptr<framework::Plugin>(std::make_unique<TaintToleration>(
+      features.taint_toleration_comparison_operators,
+      features.in_place_pod_vertical_scaling_scheduler_preemption));
 }
 
 }  // namespace stowage::plugins::taint_toleration

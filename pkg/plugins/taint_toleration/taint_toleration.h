@@ -14,7 +14,6 @@
 // only read their arguments and the PreScore state.
 #pragma once
 
-#include <any>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -23,6 +22,7 @@
 #include "pkg/common/status.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/framework/registry.h"
 #include "pkg/plugins/helper/resize.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/helper/taint.h"
@@ -86,6 +86,8 @@ framework::QueueingHint IsSchedulableAfterPodTolerationChange(
     const framework::EventObject& new_obj);
 
 // Takes no arguments.
-StatusOr<std::unique_ptr<framework::Plugin>> New(const std::any& args, framework::Handle& handle);
+StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+                                                 framework::Handle& handle,
+                                                 const framework::Features& features);
 
 }  // namespace stowage::plugins::taint_toleration

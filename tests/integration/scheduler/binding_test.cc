@@ -71,10 +71,13 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
   setup.options.binding_workers = 1;
   setup.options.max_queued_bindings = 1;
   setup.add_plugins = [](framework::Registry& r) {
-    ASSERT_TRUE(r.Register("Gang", [](const std::any&, framework::Handle& h)
-                                       -> StatusOr<std::unique_ptr<framework::Plugin>> {
-                  return std::unique_ptr<framework::Plugin>(new GangPermit(h));
-                }).ok());
+    ASSERT_TRUE(r.Register("Gang",
+                           [](const framework::PluginArgs&, framework::Handle& h,
+                              const framework::Features&)
+                               -> StatusOr<std::unique_ptr<framework::Plugin>> {
+                             return std::unique_ptr<framework::Plugin>(new GangPermit(h));
+                           })
+                    .ok());
   };
   testing::RunningScheduler sched(
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

@@ -2,6 +2,8 @@
 // relative to the args object, as upstream's tests (and plugin constructors) pass a nil path.
 #include "pkg/config/validation_args.h"
 
+#include "pkg/config/defaults.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -289,6 +291,38 @@ TEST(ValidationArgsTest, QualifiedNames) {
                 "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
                 "character (e.g. 'example.com', regex used for validation is "
                 "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"});
+}
+
+}  // namespace
+}  // namespace stowage::config
+
+namespace stowage::config {
+namespace {
+
+// Upstream validates NodeResourcesFitArgs only in NewFit; profiles are built through
+// ValidateArgsOnConstruction so the plugin's factory can trust its args.
+TEST(ValidationArgsTest, FitArgsAreCheckedOnConstruction) {
+  NodeResourcesFitArgs bad{
+      {}, {}, ScoringStrategy{"LeastAllocated", {{"cpu", 0}, {"memory", 101}}, {}}};
+  Status got = ValidateArgsOnConstruction("NodeResourcesFit", bad);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.message(),
+            "[scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu not in "
+            "valid range (0, 100], scoringStrategy.resources[1].weight: Invalid value: 101: "
+            "resource weight of memory not in valid range (0, 100]]");
+  // The same args after defaulting: weight 0 became 1, 101 stays wrong.
+  PluginArgs defaulted = bad;
+  SetArgsDefaults(defaulted);
+  EXPECT_EQ(ValidateArgsOnConstruction("NodeResourcesFit", defaulted).message(),
+            "scoringStrategy.resources[1].weight: Invalid value: 101: resource weight of memory "
+            "not in valid range (0, 100]");
+  PluginArgs empty = NodeResourcesFitArgs{};
+  SetArgsDefaults(empty);
+  EXPECT_TRUE(ValidateArgsOnConstruction("NodeResourcesFit", empty).ok());
+  // Other plugins' args were validated with the configuration already.
+  EXPECT_TRUE(ValidateArgsOnConstruction("NodeResourcesBalancedAllocation",
+                                         NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}})
+                  .ok());
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
@@ -29,9 +29,9 @@ std::unique_ptr<Framework> Build(testing::FakeHandle& handle, std::chrono::milli
   EXPECT_TRUE(testing::RegisterStub(r, "Waiter", [timeout] { return new Waiter(timeout); }).ok());
   ProfileSpec spec;
   spec.scheduler_name = "p";
-  spec.queue_sort = {{"Sort"}};
-  spec.bind = {{"Bind"}};
-  spec.permit = {{"Waiter"}};
+  spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+  spec.at(framework::ExtensionPoint::kPermit) = {{"Waiter"}};
   auto fw = Framework::New(r, spec, handle);
   EXPECT_TRUE(fw.ok()) << fw.status();
   return std::move(*fw);

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <set>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
@@ -38,10 +38,10 @@ TEST(Skip, PreFilterSkipDropsThatPluginsFilterForTheCycle) {
   ASSERT_TRUE(testing::RegisterStub(r, "B", [&] { return new Counting("B", &b_calls); }).ok());
   ProfileSpec spec;
   spec.scheduler_name = "p";
-  spec.queue_sort = {{"Sort"}};
-  spec.bind = {{"Bind"}};
-  spec.pre_filter = {{"A"}, {"B"}};
-  spec.filter = {{"A"}, {"B"}};
+  spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+  spec.at(framework::ExtensionPoint::kPreFilter) = {{"A"}, {"B"}};
+  spec.at(framework::ExtensionPoint::kFilter) = {{"A"}, {"B"}};
   testing::FakeHandle handle;
   auto fw = Framework::New(r, spec, handle);
   ASSERT_TRUE(fw.ok()) << fw.status();

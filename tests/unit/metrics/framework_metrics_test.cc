@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/framework/status.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"
@@ -73,12 +73,12 @@ class FrameworkMetrics : public ::testing::Test {
     ASSERT_TRUE(testing::RegisterStub(r, "Waiter", [] { return new Waiter; }).ok());
     ProfileSpec spec;
     spec.scheduler_name = profile;
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
-    spec.pre_filter = {{"Checker"}};
-    spec.filter = {{"Checker"}};
-    spec.score = {{"Checker"}};
-    spec.permit = {{"Waiter"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kPreFilter) = {{"Checker"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"Checker"}};
+    spec.at(framework::ExtensionPoint::kScore) = {{"Checker"}};
+    spec.at(framework::ExtensionPoint::kPermit) = {{"Waiter"}};
     auto fw = Framework::New(r, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);

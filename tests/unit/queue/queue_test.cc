@@ -84,10 +84,10 @@ class QueueTest : public ::testing::Test {
         RegisterStub(registry_, "NeedsScaleDown", [] { return new NeedsScaleDown; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
-    spec.pre_enqueue = {{"Gate"}};
-    spec.filter = {{"NeedsOkNode"}, {"NeedsScaleDown"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kPreEnqueue) = {{"Gate"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"NeedsOkNode"}, {"NeedsScaleDown"}};
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
@@ -88,11 +88,11 @@ class AlgorithmTest : public ::testing::Test {
                 }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
-    spec.filter = {{"Recording"}};
-    if (score) spec.score = {{"Fixed"}};
-    if (keep_only) spec.pre_filter = {{"KeepOnly"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"Recording"}};
+    if (score) spec.at(framework::ExtensionPoint::kScore) = {{"Fixed"}};
+    if (keep_only) spec.at(framework::ExtensionPoint::kPreFilter) = {{"KeepOnly"}};
     spec.percentage_of_nodes_to_score = profile_percentage;
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();

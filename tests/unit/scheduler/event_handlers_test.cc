@@ -39,7 +39,7 @@ class EventHandlersTest : public ::testing::Test {
                   return new RejectAll;
                 }).ok());
     framework::ProfileSpec spec = SchedulerHarness::Profile();
-    spec.filter = {{"RejectAll"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"RejectAll"}};
     h_.Start({}, spec);
   }
   // Pushes a pod of a profile nobody runs and waits for it: every event pushed before has
@@ -124,7 +124,7 @@ TEST(CacheErrorsTest, ForgettingAPodNoLongerAssumedIsCounted) {
                 return new BindThenFail;
               }).ok());
   framework::ProfileSpec spec = SchedulerHarness::Profile();
-  spec.bind = {{"BindThenFail"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"BindThenFail"}};
   BindThenFail::api = &h.api();
   h.Start({}, spec);
   BindThenFail::sched = &h.scheduler();

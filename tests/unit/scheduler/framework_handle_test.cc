@@ -23,7 +23,7 @@ using testing::StatusPath;
 TEST(FrameworkHandleTest, DefaultBinderBindsThroughTheHandlesPodWriter) {
   SchedulerHarness h;
   framework::ProfileSpec spec = SchedulerHarness::Profile();
-  spec.bind = {{"DefaultBinder"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"DefaultBinder"}};
   h.Start({testing::PodJson("p", "u1")}, spec);
   ASSERT_TRUE(Eventually([&] { return !h.api().Requests("POST", BindingPath("p")).empty(); }));
   json binding = json::parse(h.api().Requests("POST", BindingPath("p")).front().body);
@@ -88,8 +88,8 @@ TEST(FrameworkHandleTest, HandleFindsPodsWaitingAtPermit) {
                 return new HoldAtPermit;
               }).ok());
   framework::ProfileSpec spec = SchedulerHarness::Profile();
-  spec.permit = {{"HoldAtPermit"}};
-  spec.bind = {{"DefaultBinder"}};
+  spec.at(framework::ExtensionPoint::kPermit) = {{"HoldAtPermit"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"DefaultBinder"}};
   h.Start({testing::PodJson("p", "u1")}, spec);
   framework::Handle& handle = h.scheduler().handle();
   ASSERT_TRUE(Eventually([&] { return handle.GetWaitingPod("u1") != nullptr; }));

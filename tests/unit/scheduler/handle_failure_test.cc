@@ -41,6 +41,22 @@ struct RejectAll : framework::FilterPlugin {
   }
 };
 
+// A PostFilter (in the role of preemption) that finds nothing to do and says so; it records how
+// many node statuses it was given.
+struct NoVictims : framework::PostFilterPlugin {
+  static inline std::atomic<int> calls{0};
+  static inline std::atomic<size_t> filtered{0};
+  std::string_view Name() const override { return "NoVictims"; }
+  framework::Status PostFilter(framework::CycleState&, const framework::PodInfo&,
+                               const framework::NodeToStatus& statuses,
+                               framework::NominatingInfo&) override {
+    ++calls;
+    filtered = statuses.size();
+    return framework::Status::Unschedulable(
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
+  }
+};
+
 class HandleFailureTest : public ::testing::Test {
  protected:
   void SetUp() override { RejectAll::hold = false; }
@@ -51,7 +67,13 @@ class HandleFailureTest : public ::testing::Test {
                   return new RejectAll;
                 }).ok());
     framework::ProfileSpec spec = testing::SchedulerHarness::Profile();
-    spec.filter = {{"RejectAll"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"RejectAll"}};
+    if (with_post_filter_) {
+      ASSERT_TRUE(stowage::testing::RegisterStub(h_.registry(), "NoVictims", [] {
+                    return new NoVictims;
+                  }).ok());
+      spec.at(framework::ExtensionPoint::kPostFilter) = {{"NoVictims"}};
+    }
     h_.options().binding_workers = 1;
     h_.Start(std::move(pods), spec);
     sched_ = &h_.scheduler();
@@ -77,6 +99,7 @@ class HandleFailureTest : public ::testing::Test {
   Options& options_ = h_.options();
   testing::FakeApiServer* api_ = &h_.api();
   Scheduler* sched_ = nullptr;
+  bool with_post_filter_ = false;
 };
 
 // The pod changes while it is being scheduled (so the informer no longer holds the object the
@@ -106,6 +129,20 @@ TEST_F(HandleFailureTest, PodChangedThenDeletedOnceRequeuedIsStillWrittenAbout) 
   EXPECT_EQ(event["regarding"]["name"], "doomed");
   EXPECT_EQ(event["regarding"]["uid"], "u1");
   EXPECT_EQ(event["note"], "0/1 nodes are available: 1 rejected.");
+}
+
+// As upstream's schedulingCycle, PostFilter runs after a FitError with the nodes' statuses, and
+// its message ends the failure message (FitError's PostFilterMsg).
+TEST_F(HandleFailureTest, PostFilterRunsAfterAFitErrorAndItsMessageIsReported) {
+  NoVictims::calls = 0;
+  with_post_filter_ = true;
+  Start({Pod("p", "u1", 1)});
+  ASSERT_TRUE(Eventually([&] { return !FailedSchedulingEvents().empty(); }));
+  EXPECT_EQ(NoVictims::calls.load(), 1);
+  EXPECT_EQ(NoVictims::filtered.load(), 1u);
+  EXPECT_EQ(FailedSchedulingEvents().front()["note"],
+            "0/1 nodes are available: 1 rejected. preemption: 0/1 nodes are available: 1 No "
+            "preemption victims found for incoming pod.");
 }
 
 // The pod changed while it was being scheduled (a new generation): the patch is computed from

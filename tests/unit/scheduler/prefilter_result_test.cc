@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/builders.h"
@@ -58,12 +58,12 @@ class PreFilterResultTest : public ::testing::Test {
     ASSERT_TRUE(testing::RegisterStub(registry_, "RejectAll", [] { return new RejectAll; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
-    spec.filter = {{"RejectAll"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kFilter) = {{"RejectAll"}};
     for (const NarrowSpec& n : pre_filters) {
       ASSERT_TRUE(testing::RegisterStub(registry_, n.name, [n] { return new Narrow(n); }).ok());
-      spec.pre_filter.push_back({n.name});
+      spec.at(framework::ExtensionPoint::kPreFilter).push_back({n.name});
     }
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
@@ -157,9 +157,9 @@ TEST(PreFilterLoop, UnschedulableLetsTheLaterPreFiltersRunAndTheirNarrowingCount
               }).ok());
   framework::ProfileSpec spec;
   spec.scheduler_name = "p";
-  spec.queue_sort = {{"Sort"}};
-  spec.bind = {{"Bind"}};
-  spec.pre_filter = {{"First"}, {"Later"}};
+  spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
+  spec.at(framework::ExtensionPoint::kPreFilter) = {{"First"}, {"Later"}};
   testing::FakeHandle handle;
   auto fw = framework::Framework::New(r, spec, handle);
   ASSERT_TRUE(fw.ok()) << fw.status();

@@ -1,12 +1,16 @@
 // Building profiles from configurations: plugins that gates add to 1.37's default profile but that
 // stowage does not implement yet leave the profile with a warning naming them, instead of
-// failing start-up.
+// failing start-up; each plugin is built once; NodeResourcesFit's args are checked first.
 #include "pkg/scheduler/profile.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "pkg/config/defaults.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/plugins/registry.h"
 #include "tests/testing/fake_handle.h"
 
@@ -45,6 +49,54 @@ TEST(BuildProfiles, DefaultGatesBuildTheDefaultProfile) {
   EXPECT_EQ(built->profiles[0].scheduler_name, "default-scheduler");
   ASSERT_EQ(built->warnings.size(), 1u);
   EXPECT_THAT(built->warnings[0], ::testing::Not(HasSubstr("DeferredPodScheduling")));
+}
+
+// Each plugin is built once: BuildProfiles builds it to learn its points, and the framework
+// takes that instance over instead of calling the factory again.
+TEST(BuildProfiles, EachPluginIsBuiltOnce) {
+  std::map<std::string, int> calls;
+  const framework::Registry in_tree = plugins::NewInTreeRegistry();
+  framework::Registry counted;
+  for (const auto& [name, factory] : in_tree.factories()) {
+    ASSERT_TRUE(counted
+                    .Register(name,
+                              [&calls, name = name, factory = factory](
+                                  const framework::PluginArgs& args, framework::Handle& handle,
+                                  const framework::Features& features) {
+                                ++calls[name];
+                                return factory(args, handle, features);
+                              })
+                    .ok());
+  }
+  config::KubeSchedulerConfiguration cfg;
+  cfg.profiles.emplace_back();
+  config::SetDefaults(cfg);
+  testing::FakeHandle handle;
+  auto built = BuildProfiles(cfg, counted, handle, plugins::NotYetImplemented());
+  ASSERT_TRUE(built.ok()) << built.status();
+  auto fw = framework::Framework::New(counted, built->profiles.at(0), handle);
+  ASSERT_TRUE(fw.ok()) << fw.status();
+  EXPECT_GE(calls.size(), 10u);
+  for (const auto& [name, n] : calls) EXPECT_EQ(n, 1) << name;
+}
+
+// NodeResourcesFit's args are checked where upstream's NewFit checks them (configuration
+// validation skips them), with the constructor's message under the profile and plugin.
+TEST(BuildProfiles, FitArgsAreValidatedBeforeThePluginIsBuilt) {
+  config::KubeSchedulerConfiguration cfg;
+  cfg.profiles.emplace_back();
+  config::NodeResourcesFitArgs fit;
+  fit.scoring_strategy = config::ScoringStrategy{"LeastAllocated", {{"cpu", 101}}, {}};
+  cfg.profiles[0].plugin_config.push_back({"NodeResourcesFit", fit});
+  config::SetDefaults(cfg);
+  testing::FakeHandle handle;
+  auto built = BuildProfiles(cfg, plugins::NewInTreeRegistry(), handle,
+                             plugins::NotYetImplemented());
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.status().message(),
+            "profile \"default-scheduler\": initializing plugin \"NodeResourcesFit\": "
+            "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not "
+            "in valid range (0, 100]");
 }
 
 }  // namespace

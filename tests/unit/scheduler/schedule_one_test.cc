@@ -105,11 +105,13 @@ class ScheduleOneTest : public ::testing::Test {
   // Starts the scheduler with the pods listed at first and Probe at every point it implements.
   void Start(std::vector<json> pods) {
     framework::ProfileSpec spec = SchedulerHarness::Profile();
-    for (auto* point :
-         {&spec.filter, &spec.reserve, &spec.permit, &spec.pre_bind, &spec.post_bind}) {
-      *point = {{"Probe"}};
+    using framework::ExtensionPoint;
+    for (ExtensionPoint point :
+         {ExtensionPoint::kFilter, ExtensionPoint::kReserve, ExtensionPoint::kPermit,
+          ExtensionPoint::kPreBind, ExtensionPoint::kPostBind}) {
+      spec.at(point) = {{"Probe"}};
     }
-    spec.bind = {{"DefaultBinder"}};
+    spec.at(ExtensionPoint::kBind) = {{"DefaultBinder"}};
     h_.Start(std::move(pods), spec);
   }
   void TearDown() override {

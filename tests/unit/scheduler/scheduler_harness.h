@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/scheduler/scheduler.h"
@@ -69,8 +69,8 @@ class SchedulerHarness {
   static framework::ProfileSpec Profile() {
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
-    spec.queue_sort = {{"Sort"}};
-    spec.bind = {{"Bind"}};
+    spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
+    spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
     return spec;
   }
 

@@ -110,8 +110,8 @@ TEST(StatusWriterBurstTest, HangingStatusPatchesDoNotStopBindings) {
   h.options().max_queued_bindings = 1;
   h.options().status_workers = 1;
   framework::ProfileSpec spec = SchedulerHarness::Profile();
-  spec.filter = {{"RejectBad"}};
-  spec.bind = {{"DefaultBinder"}};
+  spec.at(framework::ExtensionPoint::kFilter) = {{"RejectBad"}};
+  spec.at(framework::ExtensionPoint::kBind) = {{"DefaultBinder"}};
   std::vector<nlohmann::json> bad;
   constexpr int kBad = 10;
   for (int i = 0; i < kBad; ++i) {

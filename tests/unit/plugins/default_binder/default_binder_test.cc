@@ -86,7 +86,7 @@ TEST(DefaultBinder, RetriesTransientFailures) {
 
 TEST(DefaultBinder, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kDefaultBinder);
   auto* bind = dynamic_cast<framework::BindPlugin*>(p->get());

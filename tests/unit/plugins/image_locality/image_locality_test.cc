@@ -168,7 +168,7 @@ TEST(ImageLocality, DecodesImageVolumeReference) {
 
 TEST(ImageLocality, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kImageLocality);
   auto* score = dynamic_cast<framework::ScorePlugin*>(p->get());

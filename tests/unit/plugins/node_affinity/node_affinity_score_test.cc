@@ -142,22 +142,19 @@ TEST(NodeAffinityScore, PreScoreErrorOnBrokenPreferredTerm) {
 
 TEST(NodeAffinityArgs, InvalidAddedAffinityFails) {
   stowage::testing::FakeHandle handle;
-  auto bad_required = New(std::any(config::NodeAffinityArgs{
-                              Required({Expr({R("foo", "Bogus", {"x"})})})}),
-                          handle);
+  auto bad_required =
+      New(config::NodeAffinityArgs{Required({Expr({R("foo", "Bogus", {"x"})})})}, handle, {});
   ASSERT_FALSE(bad_required.ok());
   EXPECT_NE(std::string(bad_required.status().message())
                 .find("addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
             std::string::npos);
-  auto bad_preferred = New(std::any(config::NodeAffinityArgs{
-                               Preferred({Pref(1, {R("bad key!", "Exists")})})}),
-                           handle);
+  auto bad_preferred =
+      New(config::NodeAffinityArgs{Preferred({Pref(1, {R("bad key!", "Exists")})})}, handle, {});
   ASSERT_FALSE(bad_preferred.ok());
   EXPECT_NE(std::string(bad_preferred.status().message())
                 .find("addedAffinity.preferredDuringSchedulingIgnoredDuringExecution"),
             std::string::npos);
-  EXPECT_FALSE(New(std::any(3), handle).ok());
-  auto ok = New(std::any(config::NodeAffinityArgs{}), handle);
+  auto ok = New(config::NodeAffinityArgs{}, handle, {});
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->Name(), "NodeAffinity");
 }

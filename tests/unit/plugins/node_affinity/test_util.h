@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <any>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,9 +45,7 @@ inline api::PodPtr PodRequiring(std::vector<api::NodeSelectorTerm> terms) {
 
 inline std::unique_ptr<framework::Plugin> MakePlugin(std::optional<api::NodeAffinity> added) {
   stowage::testing::FakeHandle handle;
-  std::any args;
-  if (added) args = config::NodeAffinityArgs{std::move(added)};
-  auto plugin = New(args, handle);
+  auto plugin = New(config::NodeAffinityArgs{std::move(added)}, handle, {});
   EXPECT_TRUE(plugin.ok()) << plugin.status().message();
   return std::move(plugin).value();
 }

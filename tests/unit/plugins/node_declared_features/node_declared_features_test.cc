@@ -286,11 +286,24 @@ TEST(NodeDeclaredFeatures, EventsToRegister) {
 
 TEST(NodeDeclaredFeatures, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeDeclaredFeatures);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);
   EXPECT_NE(dynamic_cast<framework::FilterPlugin*>(p->get()), nullptr);
+}
+
+// --feature-gates reaches the plugin through its factory: with the gate off it does nothing.
+TEST(NodeDeclaredFeatures, FactoryReadsTheGate) {
+  testing::FakeHandle handle;
+  auto on = New({}, handle, {});
+  ASSERT_TRUE(on.ok());
+  EXPECT_FALSE(dynamic_cast<framework::EnqueueExtensions&>(**on).EventsToRegister().empty());
+  framework::Features off;
+  off.node_declared_features = false;
+  auto p = New({}, handle, off);
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(dynamic_cast<framework::EnqueueExtensions&>(**p).EventsToRegister().empty());
 }
 
 }  // namespace

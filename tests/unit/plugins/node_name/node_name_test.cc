@@ -75,7 +75,7 @@ TEST(NodeName, EventsToRegister) {
 
 TEST(NodeName, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeName);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);

@@ -189,7 +189,7 @@ TEST(NodePorts, EventsToRegister) {
 
 TEST(NodePorts, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodePorts);
 }

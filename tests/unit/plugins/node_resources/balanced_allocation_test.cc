@@ -2,7 +2,6 @@
 // balanced_allocation_test.go (exact scores; the DRA-backed cases are not modelled).
 #include <gtest/gtest.h>
 
-#include <any>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -47,8 +46,8 @@ class BalancedAllocationTest : public ::testing::TestWithParam<BalancedCase> {};
 TEST_P(BalancedAllocationTest, Score) {
   const BalancedCase& tc = GetParam();
   stowage::testing::FakeHandle handle;
-  auto plugin = NewBalancedAllocation(
-      std::any(config::NodeResourcesBalancedAllocationArgs{tc.resources}), handle);
+  auto plugin =
+      NewBalancedAllocation(config::NodeResourcesBalancedAllocationArgs{tc.resources}, handle, {});
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
   for (bool pre_score : {true, false}) {
     testutil::ScoreRun run = RunScore(**plugin, tc.pod, tc.nodes, tc.existing, pre_score);
@@ -172,28 +171,22 @@ TEST(BalancedAllocation, Scorer136Formula) {
             68);
 }
 
+// Args arrive defaulted and validated (pkg/config's tests cover both); the plugin only reads
+// them, falling back to cpu and memory when built without a configuration.
 TEST(BalancedAllocation, Args) {
-  EXPECT_EQ(*BalancedAllocationResourcesFromArgs(std::any()), DefaultResources());
-  EXPECT_EQ(*BalancedAllocationResourcesFromArgs(
-                std::any(config::NodeResourcesBalancedAllocationArgs{})),
-            DefaultResources());
-  // Weight 0 is defaulted to 1.
-  auto defaulted = BalancedAllocationResourcesFromArgs(
-      std::any(config::NodeResourcesBalancedAllocationArgs{{{"cpu", 0}, {kGpu, 0}}}));
-  ASSERT_TRUE(defaulted.ok());
-  EXPECT_EQ(*defaulted, (std::vector<ResourceSpec>{{"cpu", 1}, {kGpu, 1}}));
-  auto bad_weight = BalancedAllocationResourcesFromArgs(
-      std::any(config::NodeResourcesBalancedAllocationArgs{{{"cpu", 2}}}));
-  ASSERT_FALSE(bad_weight.ok());
-  EXPECT_NE(std::string(bad_weight.status().message()).find("resources[0].weight"),
-            std::string::npos);
-  auto duplicate = BalancedAllocationResourcesFromArgs(
-      std::any(config::NodeResourcesBalancedAllocationArgs{{{"cpu", 1}, {"cpu", 1}}}));
-  ASSERT_FALSE(duplicate.ok());
-  EXPECT_NE(std::string(duplicate.status().message()).find("Duplicate value"), std::string::npos);
+  EXPECT_EQ(BalancedAllocationResources({}), DefaultResources());
+  EXPECT_EQ(BalancedAllocationResources(
+                config::NodeResourcesBalancedAllocationArgs{{{"cpu", 1}, {kGpu, 1}}}),
+            (std::vector<ResourceSpec>{{"cpu", 1}, {kGpu, 1}}));
   stowage::testing::FakeHandle handle;
-  EXPECT_FALSE(NewBalancedAllocation(std::any(std::string("x")), handle).ok());
-  auto plugin = NewBalancedAllocation(std::any(), handle);
+  auto factory = framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(
+      NewBalancedAllocation);
+  auto wrong = factory(config::NodeResourcesFitArgs{}, handle, {});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(),
+            "want args to be of type NodeResourcesBalancedAllocationArgs, got "
+            "NodeResourcesFitArgs");
+  auto plugin = factory({}, handle, {});
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "NodeResourcesBalancedAllocation");
 }

@@ -3,7 +3,6 @@
 // TestPreFilterDisabled.
 #include <gtest/gtest.h>
 
-#include <any>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -89,7 +88,7 @@ class EnoughRequestsTest : public ::testing::TestWithParam<FilterCase> {};
 TEST_P(EnoughRequestsTest, Filter) {
   const FilterCase& tc = GetParam();
   stowage::testing::FakeHandle handle;
-  auto plugin = NewFit(std::any(tc.args), handle);
+  auto plugin = NewFit(tc.args, handle, {});
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
   auto& fit = dynamic_cast<Fit&>(**plugin);
   auto node = stowage::testing::MakeNodeInfo(AllocatableNode(10, 20, 32, 5, 20, 5), tc.existing);

@@ -1,7 +1,6 @@
 // NodeResourcesFit scoring: the table runner shared with least_allocated_test.cc,
 // most_allocated_test.cc and requested_to_capacity_ratio_test.cc, upstream fit_test.go
 // TestFitScore, and the scorer helpers (broken-linear shape, rounding).
-#include <any>
 
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/fit_score_cases.h"
@@ -12,7 +11,7 @@ namespace {
 TEST_P(FitScoreTest, WithAndWithoutPreScore) {
   const ScoreCase& tc = GetParam();
   stowage::testing::FakeHandle handle;
-  auto plugin = NewFit(std::any(tc.args), handle);
+  auto plugin = NewFit(tc.args, handle, {});
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
   for (bool pre_score : {true, false}) {
     ScoreRun run = RunScore(**plugin, tc.pod, tc.nodes, tc.existing, pre_score);
@@ -60,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(
                        .SidecarReq({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                    Existing("node2", "1000", "2000")},
                   {32, 55}},
-        // Default args (empty std::any) are LeastAllocated on cpu and memory.
+        // Args without a scoring strategy are LeastAllocated on cpu and memory.
         ScoreCase{"default args", config::NodeResourcesFitArgs{},
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
@@ -87,7 +86,7 @@ TEST(FitScore, ResourcesNotSetIsAnError) {
 
 TEST(FitScore, EmptyArgsAreUpstreamDefaults) {
   stowage::testing::FakeHandle handle;
-  auto plugin = NewFit(std::any(), handle);
+  auto plugin = NewFit({}, handle, {});
   ASSERT_TRUE(plugin.ok());
   const auto& fit = dynamic_cast<const Fit&>(**plugin);
   EXPECT_EQ(fit.scorer().resources(), DefaultResources());

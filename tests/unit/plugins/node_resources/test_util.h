@@ -2,7 +2,6 @@
 // runner that scores every node the way the framework does (PreScore once, then Score per node).
 #pragma once
 
-#include <any>
 #include <cstdint>
 #include <memory>
 #include <string>

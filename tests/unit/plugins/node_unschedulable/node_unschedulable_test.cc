@@ -146,7 +146,7 @@ TEST(NodeUnschedulable, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
 
 TEST(NodeUnschedulable, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kNodeUnschedulable);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);

@@ -59,7 +59,7 @@ TEST(PrioritySort, SameTimestampIsNotLess) {
 
 TEST(PrioritySort, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kPrioritySort);
   EXPECT_NE(dynamic_cast<framework::QueueSortPlugin*>(p->get()), nullptr);

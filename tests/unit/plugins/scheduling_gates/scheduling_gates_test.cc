@@ -75,7 +75,7 @@ TEST(SchedulingGates, EventsToRegister) {
 
 TEST(SchedulingGates, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kSchedulingGates);
   EXPECT_NE(dynamic_cast<framework::PreEnqueuePlugin*>(p->get()), nullptr);

@@ -310,7 +310,7 @@ TEST(TaintToleration, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
 
 TEST(TaintToleration, Factory) {
   testing::FakeHandle handle;
-  auto p = New({}, handle);
+  auto p = New({}, handle, {});
   ASSERT_TRUE(p.ok());
   EXPECT_EQ((*p)->Name(), names::kTaintToleration);
   EXPECT_NE(dynamic_cast<framework::PreFilterPlugin*>(p->get()), nullptr);

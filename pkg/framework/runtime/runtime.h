@@ -14,7 +14,7 @@
 // SetRecordPluginMetrics, plugin_execution_duration_seconds per plugin call.
 #pragma once
 
-#include <any>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -47,10 +47,30 @@ struct PluginSpec {
 // The effective plugin lists of a profile, after multiPoint expansion, with typed args.
 struct ProfileSpec {
   std::string scheduler_name;
-  std::vector<PluginSpec> pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score,
-      score, reserve, permit, pre_bind, bind, post_bind;
-  std::map<std::string, std::any, std::less<>> args;
+  // The plugins of each configurable extension point, in run order, indexed by the point.
+  std::array<std::vector<PluginSpec>, kNumConfigurableExtensionPoints> points;
+  // Each plugin's args from pluginConfig, defaulted and validated; none: std::monostate.
+  std::map<std::string, PluginArgs, std::less<>> args;
+  // The feature gates every plugin factory receives.
+  Features features;
   std::optional<int32_t> percentage_of_nodes_to_score;
+
+  // Plugins already built (BuildProfiles builds each once to learn its points); Framework::New
+  // takes these over and builds the rest from the registry.
+  std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins;
+
+  const PluginArgs& ArgsOf(std::string_view plugin) const {
+    static const PluginArgs kNone;
+    auto it = args.find(plugin);
+    return it == args.end() ? kNone : it->second;
+  }
+
+  std::vector<PluginSpec>& at(ExtensionPoint point) {
+    return points[static_cast<size_t>(point)];
+  }
+  const std::vector<PluginSpec>& at(ExtensionPoint point) const {
+    return points[static_cast<size_t>(point)];
+  }
 };
 
 // A plugin's registered event, tagged with the plugin.
@@ -65,9 +85,10 @@ std::string PreFilterExcludedMessage(const std::set<std::string>& narrowing_plug
 
 class Framework {
  public:
-  // Instantiates every plugin named in spec from registry (one instance per name, shared by
-  // the points it appears in). An unknown name, or a plugin listed at a point it does not
-  // implement, is an error naming the profile and the plugin.
+  // Takes over the plugins spec holds and builds the other ones named in spec from registry
+  // (one instance per name, shared by the points it appears in). An unknown name, a factory's
+  // error, or a plugin listed at a point it does not implement, is an error naming the profile
+  // and the plugin.
   static StatusOr<std::unique_ptr<Framework>> New(const Registry& registry,
                                                   const ProfileSpec& spec, Handle& handle);
 
@@ -149,7 +170,7 @@ class Framework {
 
   ProfileSpec spec_;
   Handle& handle_;
-  std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;
+  std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins_;
   std::unique_ptr<metrics::ProfileMetrics> metrics_;
   std::map<std::string, std::unique_ptr<metrics::PluginMetrics>, std::less<>> plugin_metrics_;
   std::vector<PreEnqueuePlugin*> pre_enqueue_;

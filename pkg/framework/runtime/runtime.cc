@@ -1,4 +1,4 @@
-#include "pkg/framework/runtime.h"
+#include "pkg/framework/runtime/runtime.h"
 
 #include <algorithm>
 #include <atomic>
@@ -6,6 +6,7 @@
 #include <mutex>
 #include <random>
 
+#include "pkg/framework/runtime/waiting_pod.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::framework {
@@ -14,7 +15,7 @@ namespace {
 constexpr std::chrono::milliseconds kMaxPermitWait = std::chrono::minutes(15);
 constexpr std::string_view kRecordPluginMetricsKey = "stowage.io/record-plugin-metrics";
 
-using EP = metrics::ExtensionPoint;
+using EP = ExtensionPoint;
 using SteadyClock = std::chrono::steady_clock;
 
 double Since(SteadyClock::time_point start) {
@@ -39,16 +40,17 @@ Status Timed(bool record, metrics::PluginMetrics* m, EP point, Call&& call) {
   return s;
 }
 
-template <typename P, typename E>
-stowage::Status Collect(const std::vector<PluginSpec>& specs, const char* point,
-                        const std::string& profile,
-                        std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& plugins,
+// Fills out with the plugins configured at Point, each of which must implement its interface.
+template <ExtensionPoint Point, typename E>
+stowage::Status Collect(const ProfileSpec& spec,
+                        const std::map<std::string, std::shared_ptr<Plugin>, std::less<>>& plugins,
                         std::vector<E>& out) {
-  for (const auto& s : specs) {
+  using P = typename PointInterface<Point>::type;
+  for (const auto& s : spec.at(Point)) {
     auto* p = dynamic_cast<P*>(plugins.at(s.name).get());
     if (p == nullptr) {
-      return InvalidArgumentError("profile \"" + profile + "\": plugin \"" + s.name +
-                                  "\" does not extend " + point);
+      return InvalidArgumentError("profile \"" + spec.scheduler_name + "\": plugin \"" + s.name +
+                                  "\" does not extend " + std::string(Info(Point).metric_label));
     }
     out.push_back({p, s.name, s.weight});
   }
@@ -58,7 +60,7 @@ stowage::Status Collect(const std::vector<PluginSpec>& specs, const char* point,
 
 void SetRecordPluginMetrics(CycleState& state, bool record) {
   if (record) state.Write(kRecordPluginMetricsKey, std::make_unique<RecordPluginMetrics>());
-  else state.Write(kRecordPluginMetricsKey, nullptr);
+  else state.Write(kRecordPluginMetricsKey, std::unique_ptr<RecordPluginMetrics>());
 }
 
 bool ShouldRecordPluginMetrics(const CycleState& state) {
@@ -69,40 +71,34 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
                                                     const ProfileSpec& spec, Handle& handle) {
   std::unique_ptr<Framework> f(new Framework(spec, handle));
   const std::string& profile = spec.scheduler_name;
-  for (const auto* list : {&spec.pre_enqueue, &spec.queue_sort, &spec.pre_filter, &spec.filter,
-                           &spec.post_filter, &spec.pre_score, &spec.score, &spec.reserve,
-                           &spec.permit, &spec.pre_bind, &spec.bind, &spec.post_bind}) {
-    for (const auto& s : *list) {
+  for (const auto& list : spec.points) {
+    for (const auto& s : list) {
       if (f->plugins_.count(s.name)) continue;
-      const PluginFactory* factory = registry.Find(s.name);
-      if (factory == nullptr) {
-        return NotFoundError("profile \"" + profile + "\": plugin \"" + s.name +
-                             "\" does not exist");
+      if (auto built = spec.plugins.find(s.name); built != spec.plugins.end()) {
+        f->plugins_.emplace(s.name, built->second);
+        continue;
       }
-      static const std::any kNoArgs;
-      auto it = spec.args.find(s.name);
-      auto plugin = (*factory)(it == spec.args.end() ? kNoArgs : it->second, handle);
-      if (!plugin.ok()) {
-        return plugin.status().WithPrefix("profile \"" + profile + "\": initializing plugin \"" +
-                                          s.name + "\"");
-      }
-      f->plugins_.emplace(s.name, std::move(*plugin));
+      ASSIGN_OR_RETURN(auto plugin, registry.Build(profile, s.name, spec.ArgsOf(s.name), handle,
+                                                   spec.features));
+      f->plugins_.emplace(s.name, std::move(plugin));
     }
   }
+  // The plugins of each point the runtime runs, sorted once into typed lists.
   std::vector<Entry<PreEnqueuePlugin>> pre_enqueue;
   std::vector<Entry<QueueSortPlugin>> queue_sort;
-  RETURN_IF_ERROR((Collect<PreEnqueuePlugin>(spec.pre_enqueue, "PreEnqueue", profile, f->plugins_, pre_enqueue)));
-  RETURN_IF_ERROR((Collect<QueueSortPlugin>(spec.queue_sort, "QueueSort", profile, f->plugins_, queue_sort)));
-  RETURN_IF_ERROR((Collect<PreFilterPlugin>(spec.pre_filter, "PreFilter", profile, f->plugins_, f->pre_filter_)));
-  RETURN_IF_ERROR((Collect<FilterPlugin>(spec.filter, "Filter", profile, f->plugins_, f->filter_)));
-  RETURN_IF_ERROR((Collect<PostFilterPlugin>(spec.post_filter, "PostFilter", profile, f->plugins_, f->post_filter_)));
-  RETURN_IF_ERROR((Collect<PreScorePlugin>(spec.pre_score, "PreScore", profile, f->plugins_, f->pre_score_)));
-  RETURN_IF_ERROR((Collect<ScorePlugin>(spec.score, "Score", profile, f->plugins_, f->score_)));
-  RETURN_IF_ERROR((Collect<ReservePlugin>(spec.reserve, "Reserve", profile, f->plugins_, f->reserve_)));
-  RETURN_IF_ERROR((Collect<PermitPlugin>(spec.permit, "Permit", profile, f->plugins_, f->permit_)));
-  RETURN_IF_ERROR((Collect<PreBindPlugin>(spec.pre_bind, "PreBind", profile, f->plugins_, f->pre_bind_)));
-  RETURN_IF_ERROR((Collect<BindPlugin>(spec.bind, "Bind", profile, f->plugins_, f->bind_)));
-  RETURN_IF_ERROR((Collect<PostBindPlugin>(spec.post_bind, "PostBind", profile, f->plugins_, f->post_bind_)));
+  const auto& all = f->plugins_;
+  RETURN_IF_ERROR((Collect<EP::kPreEnqueue>(spec, all, pre_enqueue)));
+  RETURN_IF_ERROR((Collect<EP::kQueueSort>(spec, all, queue_sort)));
+  RETURN_IF_ERROR((Collect<EP::kPreFilter>(spec, all, f->pre_filter_)));
+  RETURN_IF_ERROR((Collect<EP::kFilter>(spec, all, f->filter_)));
+  RETURN_IF_ERROR((Collect<EP::kPostFilter>(spec, all, f->post_filter_)));
+  RETURN_IF_ERROR((Collect<EP::kPreScore>(spec, all, f->pre_score_)));
+  RETURN_IF_ERROR((Collect<EP::kScore>(spec, all, f->score_)));
+  RETURN_IF_ERROR((Collect<EP::kReserve>(spec, all, f->reserve_)));
+  RETURN_IF_ERROR((Collect<EP::kPermit>(spec, all, f->permit_)));
+  RETURN_IF_ERROR((Collect<EP::kPreBind>(spec, all, f->pre_bind_)));
+  RETURN_IF_ERROR((Collect<EP::kBind>(spec, all, f->bind_)));
+  RETURN_IF_ERROR((Collect<EP::kPostBind>(spec, all, f->post_bind_)));
   f->metrics_ = std::make_unique<metrics::ProfileMetrics>(profile);
   for (const auto& [name, plugin] : f->plugins_) {
     f->plugin_metrics_.emplace(name, std::make_unique<metrics::PluginMetrics>(name, profile));
@@ -124,6 +120,7 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
     f->pre_enqueue_.push_back(e.plugin);
     f->pre_enqueue_metrics_.push_back(f->plugin_metrics_.at(e.name).get());
   }
+  f->spec_.plugins.clear();  // those the profile uses are in plugins_
   f->score_goroutines_ = &metrics::Goroutines("Score");
   f->filter_stops_ = std::make_unique<std::atomic<uint64_t>[]>(f->filter_.size() + 1);
   if (queue_sort.size() != 1) {
@@ -171,13 +168,13 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
   metrics_->ObserveExtensionPoint(EP::kPreFilter, CodeOf(s), Since(start));
   filter_skip_mask_ = 0;
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
-    if (state.skip_filter_plugins.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
+    if (state.skip_filter_plugins_.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
   }
   // The bits stand for the whole set only when every Filter plugin has one.
   if (filter_.size() <= 64) {
-    state.skip_filter_mask = filter_skip_mask_;
+    state.skip_filter_mask_ = filter_skip_mask_;
   } else {
-    state.skip_filter_mask.reset();
+    state.skip_filter_mask_.reset();
   }
   return s;
 }
@@ -224,7 +221,7 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
     Status s = Timed(record, e.metrics, EP::kPreFilter,
                      [&] { return e.plugin->PreFilter(state, pod, nodes, r); });
     if (s.IsSkip()) {
-      state.skip_filter_plugins.insert(e.name);
+      state.skip_filter_plugins_.insert(e.name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -272,11 +269,11 @@ std::string PreFilterExcludedMessage(const std::set<std::string>& narrowing_plug
 Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
-  const std::optional<uint64_t>& mask = state.skip_filter_mask;
+  const std::optional<uint64_t>& mask = state.skip_filter_mask_;
   for (size_t i = 0; i < filter_.size(); ++i) {
     const auto& e = filter_[i];
     if (mask ? ((*mask >> i) & 1) != 0
-             : !state.skip_filter_plugins.empty() && state.skip_filter_plugins.count(e.name)) {
+             : !state.skip_filter_plugins_.empty() && state.skip_filter_plugins_.count(e.name)) {
       continue;
     }
     Status s = Timed(record, e.metrics, EP::kFilter,
@@ -293,7 +290,7 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
                                               const PodInfo& to_add, const NodeInfo& node) {
   for (auto& e : pre_filter_) {
-    if (state.skip_filter_plugins.count(e.name)) continue;
+    if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
                        EP::kPreFilterExtensionAddPod,
@@ -307,7 +304,7 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                                  const PodInfo& to_remove, const NodeInfo& node) {
   for (auto& e : pre_filter_) {
-    if (state.skip_filter_plugins.count(e.name)) continue;
+    if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
                        EP::kPreFilterExtensionRemovePod,
@@ -347,7 +344,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
     Status s = Timed(record, e.metrics, EP::kPreScore,
                      [&] { return e.plugin->PreScore(state, pod, nodes); });
     if (s.IsSkip()) {
-      state.skip_score_plugins.insert(e.name);
+      state.skip_score_plugins_.insert(e.name);
       continue;
     }
     if (!s.IsSuccess()) {
@@ -374,7 +371,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   totals.assign(nodes.size(), 0);
   std::vector<const Entry<ScorePlugin>*> active;
   for (const auto& e : score_) {
-    if (!state.skip_score_plugins.count(e.name)) active.push_back(&e);
+    if (!state.skip_score_plugins_.count(e.name)) active.push_back(&e);
   }
   if (active.empty()) return {};
   std::vector<NodeScoreList> scores(active.size(), NodeScoreList(nodes.size()));
@@ -455,57 +452,6 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   metrics_->ObserveExtensionPoint(EP::kUnreserve, CodeOf(Status()), Since(start));
 }
 
-namespace {
-class WaitingPodImpl final : public WaitingPod {
- public:
-  WaitingPodImpl(api::Pod pod, std::map<std::string, std::chrono::milliseconds> pending)
-      : pod_(std::move(pod)), pending_(std::move(pending)) {}
-  const api::Pod& pod() const override { return pod_; }
-  std::vector<std::string> pending_plugins() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    std::vector<std::string> out;
-    for (const auto& [name, t] : pending_) out.push_back(name);
-    return out;
-  }
-  void Allow(std::string_view plugin) override {
-    std::lock_guard<std::mutex> l(mu_);
-    pending_.erase(std::string(plugin));
-    cv_.notify_all();
-  }
-  void Reject(std::string_view plugin, std::string message) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (rejection_.IsSuccess()) {
-      rejection_ = std::move(Status::Unschedulable(std::move(message)).WithPlugin(plugin));
-    }
-    cv_.notify_all();
-  }
-  // Waits until allowed, rejected, or the shortest pending plugin's timeout.
-  Status Wait() {
-    std::unique_lock<std::mutex> l(mu_);
-    auto start = std::chrono::steady_clock::now();
-    while (rejection_.IsSuccess() && !pending_.empty()) {
-      auto first = std::min_element(pending_.begin(), pending_.end(),
-                                    [](const auto& a, const auto& b) { return a.second < b.second; });
-      auto deadline = start + first->second;
-      if (cv_.wait_until(l, deadline) == std::cv_status::timeout &&
-          std::chrono::steady_clock::now() >= deadline && pending_.count(first->first)) {
-        return std::move(Status::Unschedulable("rejected due to timeout after waiting " +
-                                               std::to_string(first->second.count()) +
-                                               "ms at plugin " + first->first)
-                             .WithPlugin(first->first));
-      }
-    }
-    return rejection_;
-  }
-
- private:
-  const api::Pod pod_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, std::chrono::milliseconds> pending_;  // plugin -> its timeout
-  Status rejection_;
-};
-}  // namespace
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                                    std::chrono::milliseconds& wait) {

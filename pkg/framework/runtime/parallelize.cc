@@ -1,4 +1,4 @@
-#include "pkg/framework/parallelize.h"
+#include "pkg/framework/runtime/parallelize.h"
 
 #include <sched.h>
 

@@ -1,9 +1,11 @@
-// The feature gates that change KubeSchedulerConfiguration defaults or validation.
+// The feature gates that change KubeSchedulerConfiguration defaults or validation, or a
+// plugin's behaviour (every plugin factory receives them, as upstream's plugins get
+// feature.Features).
 //
 // Upstream reads these from the process-wide feature gate; here they are passed explicitly so
-// defaulting and validation stay pure functions. A default-constructed Features holds the
-// kube-scheduler 1.37 defaults (pkg/features/kube_features.go at v1.37.2). Each field is named
-// after its gate in snake_case.
+// defaulting, validation and plugins stay pure functions of their inputs. A default-constructed
+// Features holds the kube-scheduler 1.37 defaults (pkg/features/kube_features.go at v1.37.2).
+// Each field is named after its gate in snake_case.
 #pragma once
 
 namespace stowage::config {
@@ -27,6 +29,8 @@ struct Features {
   // allowed only when both are on.
   bool dra_device_binding_conditions = true;
   bool dra_resource_claim_device_status = true;
+  // Alpha, off: TaintToleration's Gt and Lt operators compare integer values.
+  bool taint_toleration_comparison_operators = false;
 };
 
 }  // namespace stowage::config

@@ -1,0 +1,55 @@
+// CycleState: reads are checked against the type written, and clones carry every entry.
+#include "pkg/framework/cycle_state.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace stowage::framework {
+namespace {
+
+struct Counter final : StateData {
+  explicit Counter(int v) : value(v) {}
+  int value;
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<Counter>(*this); }
+};
+
+struct Other final : StateData {
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<Other>(); }
+};
+
+TEST(CycleState, ReadFindsWhatWasWritten) {
+  CycleState state;
+  EXPECT_EQ(state.Read<Counter>("k"), nullptr);
+  state.Write("k", std::make_unique<Counter>(3));
+  ASSERT_NE(state.Read<Counter>("k"), nullptr);
+  EXPECT_EQ(state.Read<Counter>("k")->value, 3);
+  state.ReadMutable<Counter>("k")->value = 4;
+  EXPECT_EQ(state.Read<Counter>("k")->value, 4);
+}
+
+// Upstream's callers type-assert what Read returns; here a read as another type finds nothing
+// instead of reinterpreting the entry.
+TEST(CycleState, ReadingAsAnotherTypeFindsNothing) {
+  CycleState state;
+  state.Write("k", std::make_unique<Counter>(3));
+  EXPECT_EQ(state.Read<Other>("k"), nullptr);
+  EXPECT_EQ(state.ReadMutable<Other>("k"), nullptr);
+  // Overwriting with another type retags the key.
+  state.Write("k", std::make_unique<Other>());
+  EXPECT_EQ(state.Read<Counter>("k"), nullptr);
+  EXPECT_NE(state.Read<Other>("k"), nullptr);
+}
+
+TEST(CycleState, CloneIsDeepAndKeepsTypes) {
+  CycleState state;
+  state.Write("k", std::make_unique<Counter>(1));
+  std::unique_ptr<CycleState> copy = state.Clone();
+  copy->ReadMutable<Counter>("k")->value = 2;
+  EXPECT_EQ(state.Read<Counter>("k")->value, 1);
+  EXPECT_EQ(copy->Read<Counter>("k")->value, 2);
+  EXPECT_EQ(copy->Read<Other>("k"), nullptr);
+}
+
+}  // namespace
+}  // namespace stowage::framework
