@@ -69,6 +69,9 @@ class SCOPED_CAPABILITY MutexLock {
  public:
   explicit MutexLock(Mutex& mu) ACQUIRE(mu) : mu_(&mu) { mu.Lock(); }
   ~MutexLock() RELEASE() { mu_->Unlock(); }
+  // Lets go for a while (a callback that must run unlocked); Lock again before the scope ends.
+  void Unlock() RELEASE() { mu_->Unlock(); }
+  void Lock() ACQUIRE() { mu_->Lock(); }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 

@@ -154,7 +154,9 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
   o.limit = page_size_;
   std::vector<Ptr> items;
   std::string list_rv;
-  do {
+  // A loop whose `continue` (after an expired token) really requests the first page again; in
+  // a do-while it tested the cleared token and ended the list with no objects.
+  for (;;) {
     auto page = client::ListPage<T>(client_, o);
     if (stop.stop_requested()) return CancelledError("stopped");
     if (!page.ok()) {
@@ -170,7 +172,8 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
     items.insert(items.end(), std::make_move_iterator(page->items.begin()),
                  std::make_move_iterator(page->items.end()));
     o.continue_token = std::move(page->continue_token);
-  } while (!o.continue_token.empty());
+    if (o.continue_token.empty()) break;
+  }
   list_count_.fetch_add(1);
 
   std::vector<std::string> keys;

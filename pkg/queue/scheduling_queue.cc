@@ -270,16 +270,27 @@ void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
 
 QueuedPodInfoPtr SchedulingQueue::Pop() {
   MutexLock l(mu_);
-  while (!closed_ && active_.empty() && backoff_.empty()) cv_.Wait(mu_);
+  // PopFromBackoffQ: an idle scheduler does not wait out the backoff of a pod plugins rejected.
+  // A pod that failed with an error still waits out its own, as in upstream's error backoff
+  // heap, so a failing API call is not retried in a tight loop. (The set is passed in so the
+  // lambda needs no capability of its own: Pop holds mu_.)
+  auto poppable_backoff = [](const auto& backoff) {
+    return std::find_if(backoff.begin(), backoff.end(), [](const QueuedPodInfoPtr& q) {
+      return !q->unschedulable_plugins.empty() || !q->pending_plugins.empty();
+    });
+  };
+  while (!closed_ && active_.empty() && poppable_backoff(backoff_) == backoff_.end()) {
+    cv_.Wait(mu_);
+  }
   if (closed_) return nullptr;
   QueuedPodInfoPtr p;
   if (!active_.empty()) {
     p = *active_.begin();
     active_.erase(active_.begin());
   } else {
-    // PopFromBackoffQ: an idle scheduler does not wait out a backoff.
-    p = *backoff_.begin();
-    backoff_.erase(backoff_.begin());
+    auto it = poppable_backoff(backoff_);
+    p = *it;
+    backoff_.erase(it);
     metrics::QueueIncomingPods(Queue::kActive, kPopFromBackoffQ).Increment();
   }
   index_.erase(Key(p->pod()));

@@ -134,6 +134,8 @@ void Scheduler::ScheduleOne() {
     FitError one;
     one.num_all_nodes = 1;
     one.node_statuses.emplace_back(result.host, permit);
+    // The rejecting plugin decides which events requeue the pod, as upstream's AddPluginStatus.
+    one.unschedulable_plugins.insert(permit.plugin());
     HandleFailure(fw, std::move(qpod), permit, permit.IsRejected() ? &one : nullptr, start);
     return;
   }
@@ -166,7 +168,17 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   // Read before binding: once the binding is observed, the queue forgets the pod.
   const bool flushed = queue_->WasFlushedFromUnschedulable(pod);
   Status s;
-  if (permit_wait.count() > 0) s = fw->WaitOnPermit(pod);
+  // A Permit rejection (or timeout) while waiting is still a FitError on the chosen node, as
+  // upstream's bindingCycle builds it; later failures are errors.
+  FitError permit_fit;
+  if (permit_wait.count() > 0) {
+    s = fw->WaitOnPermit(pod);
+    if (s.IsRejected()) {
+      permit_fit.num_all_nodes = 1;
+      permit_fit.node_statuses.emplace_back(host, s);
+      permit_fit.unschedulable_plugins.insert(s.plugin());
+    }
+  }
   queue_->Done(pod);
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
   if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
@@ -185,8 +197,8 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   CacheError("ForgetPod", pod, cache_.ForgetPod(pod));
   queue_->MoveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, assumed->pod, {});
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
-  HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()), nullptr,
-                start);
+  HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()),
+                permit_fit.num_all_nodes > 0 ? &permit_fit : nullptr, start);
 }
 
 void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,

@@ -427,6 +427,12 @@ NodeWrapper& NodeWrapper::Capacity(const ResourceMap& resources) {
   node_.status.allocatable = std::move(res);
   return *this;
 }
+NodeWrapper& NodeWrapper::Capacity(std::string resource, std::string quantity) {
+  ResourceMap one = {{std::move(resource), std::move(quantity)}};
+  node_.status.capacity = Merge(node_.status.capacity, one);
+  node_.status.allocatable = Merge(node_.status.allocatable, one);
+  return *this;
+}
 NodeWrapper& NodeWrapper::Allocatable(const ResourceMap& resources) {
   node_.status.allocatable = MakeResourceList(resources);
   return *this;

@@ -6,8 +6,8 @@
 //   api::NodePtr node = BuildNode().Name("n1").Label("zone", "a").Capacity({{"cpu", "4"}})
 //                           .Taint("k", "v", "NoSchedule").Obj();
 //
-// They build the structs directly (no JSON); tests/testing/objects.h holds the JSON builders
-// used against the real test cluster (MakePod/MakeNode). Quantities are parsed with
+// They build the structs directly; Json() writes the API object for tests against the real test
+// cluster (tests/testing/objects.h creates them there). Quantities are parsed with
 // api::Quantity::Parse, and a malformed one aborts the test binary with a message: builder
 // input is test code, never user input. Each call returns the wrapper, so chains may be kept in
 // a variable and extended; Obj() returns an immutable copy each time.
@@ -145,6 +145,8 @@ class PodWrapper {
 
   api::Pod& pod() { return pod_; }
   api::PodPtr Obj() const;
+  // The pod as API JSON (builders_json.cc); a pod without containers gets one pause container.
+  std::string Json() const;
 
  private:
   api::Container& AddContainer(bool init, std::string_view prefix);
@@ -167,6 +169,8 @@ class NodeWrapper {
   NodeWrapper& Annotation(std::string key, std::string value);
   // Sets capacity and allocatable to {pods: 32} plus resources.
   NodeWrapper& Capacity(const ResourceMap& resources);
+  // Sets one resource in capacity and allocatable, keeping the others.
+  NodeWrapper& Capacity(std::string resource, std::string quantity);
   // Sets allocatable only (after Capacity, for nodes whose allocatable differs).
   NodeWrapper& Allocatable(const ResourceMap& resources);
   // One image per entry, each with a single name, as upstream's Images(map).
@@ -182,6 +186,8 @@ class NodeWrapper {
 
   api::Node& node() { return node_; }
   api::NodePtr Obj() const;
+  // The node as API JSON (builders_json.cc).
+  std::string Json() const;
 
  private:
   api::Node node_;

@@ -24,8 +24,8 @@ namespace stowage {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::MakeNode;
-using testing::MakePod;
+using testing::BuildClusterNode;
+using testing::BuildPod;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -80,7 +80,7 @@ TEST(ClientIntegration, WatchSeesCreateUpdateDeleteInOrder) {
         stop.get_token());
     EXPECT_TRUE(s.ok()) << s;
   });
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("watch").Name("w").Label("step", "1")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("watch").Name("w").Label("step", "1")).ok());
   auto patched = Admin().Patch("/api/v1/namespaces/watch/pods/w",
                                R"({"metadata":{"labels":{"step":"2"}}})", client::kMergePatch);
   ASSERT_TRUE(patched.ok()) << patched.status();
@@ -109,9 +109,9 @@ TEST(ClientIntegration, WatchFromATooOldVersionIsGone) {
 
 TEST(ClientIntegration, BindingSetsNodeNameAndRebindingConflicts) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), "bind").ok());
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("bind-node-1")).ok());
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("bind-node-2")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("bind").Name("b")).ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("bind-node-1")).ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("bind-node-2")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("bind").Name("b")).ok());
   auto pod = client::GetObject<api::Pod>(Admin(), "bind", "b");
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_EQ(pod->spec.node_name, "");
@@ -132,8 +132,8 @@ TEST(ClientIntegration, ErrorsAreClassified) {
   EXPECT_TRUE(client::IsNotFound(missing.status())) << missing.status();
   EXPECT_THAT(missing.status().message(), HasSubstr("404"));
 
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("default").Name("dup")).ok());
-  Status dup = testing::CreatePod(Admin(), MakePod().Namespace("default").Name("dup"));
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("default").Name("dup")).ok());
+  Status dup = testing::CreatePod(Admin(), BuildPod().Namespace("default").Name("dup"));
   EXPECT_TRUE(client::IsAlreadyExists(dup)) << dup;
 
   client::RestConfig bad = SharedCluster().AdminConfig();
@@ -203,7 +203,7 @@ TEST(ClientIntegration, LeaseCreateAndStaleUpdateConflicts) {
 }
 
 TEST(ClientIntegration, EventsAndStatusPatchesAreAccepted) {
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("default").Name("ev")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("default").Name("ev")).ok());
   auto pod = client::GetObject<api::Pod>(Admin(), "default", "ev");
   ASSERT_TRUE(pod.ok());
   api::PodStatus status = pod->status;

@@ -17,7 +17,7 @@ namespace {
 
 using informer::Filter;
 using informer::SharedInformer;
-using testing::MakePod;
+using testing::BuildPod;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -75,7 +75,7 @@ TEST(InformerIntegration, RelistAfterGoneReconcilesTheGap) {
   const std::string ns = "relist";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   for (const char* name : {"keep", "change", "drop-1", "drop-2"}) {
-    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name(name)).ok());
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name(name)).ok());
   }
   SharedInformer<api::Pod> inf(Admin(), Filter{.namespace_ = ns}, /*page_size=*/2);
   auto rec = std::make_shared<Recorder>();
@@ -93,8 +93,8 @@ TEST(InformerIntegration, RelistAfterGoneReconcilesTheGap) {
   ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/change",
                             R"({"metadata":{"labels":{"changed":"yes"}}})", client::kMergePatch)
                   .ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("new-1")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("new-2")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("new-1")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("new-2")).ok());
   SharedCluster().Stop();
   ASSERT_TRUE(SharedCluster().Start().ok());
   inf.ResumeForTest();
@@ -136,7 +136,7 @@ TEST(InformerIntegration, TheInitialListReachesHandlersInTheServersOrder) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   for (int i = 0; i < 40; ++i) {
     std::string name = "p" + std::to_string(100 + (i * 37) % 40);  // created out of order
-    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name(name)).ok());
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name(name)).ok());
   }
   auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = ns});
   ASSERT_TRUE(list.ok()) << list.status();
@@ -162,7 +162,7 @@ TEST(InformerIntegration, RecoversWhenTheApiserverRestarts) {
   auto c = client::RestClient::New(cfg);
   ASSERT_TRUE(c.ok());
   client::RestClient& admin = **c;
-  ASSERT_TRUE(testing::CreatePod(admin, MakePod().Namespace("default").Name("before")).ok());
+  ASSERT_TRUE(testing::CreatePod(admin, BuildPod().Namespace("default").Name("before")).ok());
 
   SharedInformer<api::Pod> inf(admin, Filter{.namespace_ = "default"});
   auto rec = std::make_shared<Recorder>();
@@ -173,7 +173,7 @@ TEST(InformerIntegration, RecoversWhenTheApiserverRestarts) {
   cluster.Stop();
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the informer now fails and backs off
   ASSERT_TRUE(cluster.Start().ok());
-  Status created = testing::CreatePod(admin, MakePod().Namespace("default").Name("after"));
+  Status created = testing::CreatePod(admin, BuildPod().Namespace("default").Name("after"));
   ASSERT_TRUE(created.ok()) << created;
   Status deleted = testing::DeletePod(admin, "default", "before");
   ASSERT_TRUE(deleted.ok()) << deleted;
@@ -198,7 +198,7 @@ TEST(InformerIntegration, FactorySharesOneInformerPerKind) {
   factory.Start();
   ASSERT_TRUE(factory.WaitForCacheSync(std::chrono::seconds(30)));
   EXPECT_TRUE(nodes.HasSynced());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace("factory").Name("shared")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("factory").Name("shared")).ok());
   EXPECT_TRUE(Eventually([&] { return r1->Count(r1->adds, "shared") == 1; }));
   EXPECT_TRUE(Eventually([&] { return r2->Count(r2->adds, "shared") == 1; }));
   EXPECT_EQ(a.ListCountForTest(), 1) << "one list for both consumers";

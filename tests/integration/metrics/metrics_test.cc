@@ -31,8 +31,8 @@ namespace {
 using testing::RunningScheduler;
 
 using ::testing::HasSubstr;
-using testing::MakeNode;
-using testing::MakePod;
+using testing::BuildClusterNode;
+using testing::BuildPod;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -90,14 +90,14 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
   const std::string ns = "metrics";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   for (const char* n : {"m-node-a", "m-node-b"}) {
-    ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name(n)).ok());
+    ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name(n)).ok());
   }
   Scrape before;
   RunningScheduler sched;
 
   // Five pods that fit: each is one successful attempt, on its first try.
   for (int i = 0; i < 5; ++i) {
-    auto p = MakePod().Namespace(ns).Name("fits-" + std::to_string(i)).Req("cpu", "500m");
+    auto p = BuildPod().Namespace(ns).Name("fits-" + std::to_string(i)).Req({{"cpu", "500m"}});
     ASSERT_TRUE(testing::CreatePod(Admin(), p).ok());
   }
   ASSERT_TRUE(Eventually([&] { return CountBound(ns) == 5; }));
@@ -108,9 +108,9 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
       << Scrape()[scheduled];
 
   // One pod that fits nowhere, and one held by a scheduling gate.
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("too-big").Req("cpu", "64"))
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("too-big").Req({{"cpu", "64"}}))
                   .ok());
-  nlohmann::json gated = nlohmann::json::parse(MakePod().Namespace(ns).Name("gated").Json());
+  nlohmann::json gated = nlohmann::json::parse(BuildPod().Namespace(ns).Name("gated").Json());
   gated["spec"]["schedulingGates"] = {{{"name", "example.com/wait"}}};
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", gated.dump()).ok());
   const std::string unschedulable =
@@ -219,7 +219,7 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
 
   // A node too small for "too-big" arrives: NodeResourcesFit's hint runs and says skip, and
   // the pod stays unschedulable. A label change is its own upstream event.
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("m-node-small").Capacity("cpu", "1"))
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("m-node-small").Capacity("cpu", "1"))
                   .ok());
   const std::string hint =
       "scheduler_queueing_hint_execution_duration_seconds_count{event=\"NodeAdd\","
@@ -283,7 +283,7 @@ TEST(MetricsIntegration, PodResourceMetricsReportEffectiveRequestsAndLimits) {
             {{"requests", {{"cpu", "500m"}, {"memory", "1Gi"}, {"ephemeral-storage", "2Gi"}}},
              {"limits", {{"cpu", "1"}, {"memory", "2Gi"}}}}}}}}}}};
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", rich.dump()).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("empty")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("empty")).ok());
 
   RunningScheduler sched;
   std::string out;

@@ -66,7 +66,7 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
   client::RestClient& admin = testing::SharedCluster().Admin();
   const std::string ns = "gang";
   ASSERT_TRUE(testing::EnsureNamespace(admin, ns).ok());
-  ASSERT_TRUE(testing::CreateNode(admin, testing::MakeNode().Name("gang-node")).ok());
+  ASSERT_TRUE(testing::CreateNode(admin, testing::BuildClusterNode().Name("gang-node")).ok());
   testing::RunningSchedulerSetup setup;
   setup.options.binding_workers = 1;
   setup.options.max_queued_bindings = 1;
@@ -85,17 +85,17 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
       "  plugins:\n    permit:\n      enabled:\n      - name: Gang\n",
       "test", std::move(setup));
   // Ordinary pods first, then the gang, then more ordinary pods behind it in the queue.
-  std::vector<testing::PodBuilder> pods;
+  std::vector<testing::PodWrapper> pods;
   for (int i = 0; i < 4; ++i) {
-    pods.push_back(testing::MakePod().Namespace(ns).Name("solo-" + std::to_string(i))
+    pods.push_back(testing::BuildPod().Namespace(ns).Name("solo-" + std::to_string(i))
                        .SchedulerName("gang-scheduler"));
   }
   for (size_t i = 0; i < kGangSize; ++i) {
-    pods.push_back(testing::MakePod().Namespace(ns).Name("member-" + std::to_string(i))
+    pods.push_back(testing::BuildPod().Namespace(ns).Name("member-" + std::to_string(i))
                        .SchedulerName("gang-scheduler").Label("gang", "yes"));
   }
   for (int i = 4; i < 8; ++i) {
-    pods.push_back(testing::MakePod().Namespace(ns).Name("solo-" + std::to_string(i))
+    pods.push_back(testing::BuildPod().Namespace(ns).Name("solo-" + std::to_string(i))
                        .SchedulerName("gang-scheduler"));
   }
   ASSERT_TRUE(testing::CreatePods(admin, pods, 1).ok());

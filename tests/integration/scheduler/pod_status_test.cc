@@ -15,7 +15,7 @@
 namespace stowage {
 namespace {
 
-using testing::MakePod;
+using testing::BuildPod;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -42,8 +42,8 @@ TEST(PodScheduledCondition, CarriesTheGenerationOfThePodThatWasTried) {
   testing::RunningScheduler sched(testing::ProfilesConfig({"observing"}));
 
   // A pod tried as created: generation 1.
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("fresh")
-                                              .SchedulerName("observing").Req("cpu", "512"))
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("fresh")
+                                              .SchedulerName("observing").Req({{"cpu", "512"}}))
                   .ok());
   auto fresh = WaitForReason(ns, "fresh", "Unschedulable");
   ASSERT_TRUE(fresh);
@@ -52,8 +52,8 @@ TEST(PodScheduledCondition, CarriesTheGenerationOfThePodThatWasTried) {
 
   // A pod created gated (the apiserver writes PodScheduled=False SchedulingGated), whose spec
   // changes when the gate is lifted: the scheduler reports the generation it tried.
-  std::string body = MakePod().Namespace(ns).Name("gated").SchedulerName("observing")
-                         .Req("cpu", "512").Json();
+  std::string body = BuildPod().Namespace(ns).Name("gated").SchedulerName("observing")
+                         .Req({{"cpu", "512"}}).Json();
   body.replace(body.find("\"spec\":{"), 8,
                R"("spec":{"schedulingGates":[{"name":"example.com/hold"}],)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", body).ok());

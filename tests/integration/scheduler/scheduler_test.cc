@@ -38,8 +38,8 @@ namespace {
 using testing::RunningScheduler;
 
 using ::testing::HasSubstr;
-using testing::MakeNode;
-using testing::MakePod;
+using testing::BuildClusterNode;
+using testing::BuildPod;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -72,22 +72,22 @@ TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   // 100 nodes: 4 CPU / 32Gi / 110 pods; a quarter tainted, zones a-d, a "disk" label on half.
   for (int i = 0; i < 100; ++i) {
-    auto n = MakeNode().Name("mixed-" + std::to_string(i))
+    auto n = BuildClusterNode().Name("mixed-" + std::to_string(i))
                  .Label("zone", std::string(1, static_cast<char>('a' + i % 4)))
                  .Label("disk", i % 2 ? "ssd" : "hdd");
     if (i % 4 == 3) n.Taint("dedicated", "gpu", "NoSchedule");
     Status s = testing::CreateNode(Admin(), n);
     ASSERT_TRUE(s.ok()) << s;
   }
-  std::vector<testing::PodBuilder> pods;
+  std::vector<testing::PodWrapper> pods;
   // About 250 of the 400 cores and a third of the memory: everything fits, so every pod binds.
   const char* cpu[] = {"100m", "200m", "50m", "150m"};
   const char* mem[] = {"200Mi", "500Mi", "1Gi", "100Mi"};
   for (int i = 0; i < 2000; ++i) {
-    auto p = MakePod().Namespace(ns).Name("p-" + std::to_string(i)).SchedulerName("stowage")
-                 .Req("cpu", cpu[i % 4]).Req("memory", mem[i % 4]);
+    auto p = BuildPod().Namespace(ns).Name("p-" + std::to_string(i)).SchedulerName("stowage")
+                 .Req({{"cpu", cpu[i % 4]}}).Req({{"memory", mem[i % 4]}});
     if (i % 10 == 1) p.NodeAffinityIn("disk", {"ssd"});
-    if (i % 10 == 2) p.Toleration("dedicated", "gpu", "NoSchedule").NodeAffinityIn("zone", {"d"});
+    if (i % 10 == 2) p.Toleration("dedicated", "Equal", "gpu", "NoSchedule").NodeAffinityIn("zone", {"d"});
     if (i % 50 == 3) p.HostPort(8080);
     pods.push_back(p);
   }
@@ -134,8 +134,8 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   auto nodes = client::ListPage<api::Node>(Admin(), {});
   ASSERT_TRUE(nodes.ok());
   size_t n = nodes->items.size();
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("huge").SchedulerName("stowage")
-                                              .Req("cpu", "64")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("huge").SchedulerName("stowage")
+                                              .Req({{"cpu", "64"}})).ok());
   api::Condition cond;
   ASSERT_TRUE(Eventually([&] {
     auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
@@ -169,7 +169,7 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
 
   // A node with room arrives: the NodeAdd event moves the pod (the leftover flush would take
   // five minutes, so scheduling within the wait proves the event-driven path).
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("big-node").Capacity("cpu", "128")).ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("big-node").Capacity("cpu", "128")).ok());
   EXPECT_TRUE(Eventually([&] {
     auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
     return pod.ok() && pod->spec.node_name == "big-node";
@@ -186,9 +186,9 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
   // but held by a scheduling gate, so its CPU must stay free. (A pod that is tried and fails
   // has its nomination cleared, as upstream's failure handling does; a gated pod is never
   // tried, and upstream records its nomination when it is added.)
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("small").Capacity("cpu", "1")
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("small").Capacity("cpu", "1")
                                                .Label("only", "small")).ok());
-  auto high = MakePod().Namespace(ns).Name("high").SchedulerName("nominating").Req("cpu", "1");
+  auto high = BuildPod().Namespace(ns).Name("high").SchedulerName("nominating").Req({{"cpu", "1"}});
   std::string body = high.Json();
   body.replace(body.find("\"spec\":{"), 8,
                R"("spec":{"priorityClassName":"high",)"
@@ -198,7 +198,7 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
                             R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
                   .ok());
   RunningScheduler sched(testing::ProfilesConfig({"nominating"}));
-  auto low = MakePod().Namespace(ns).Name("low").SchedulerName("nominating").Req("cpu", "500m");
+  auto low = BuildPod().Namespace(ns).Name("low").SchedulerName("nominating").Req({{"cpu", "500m"}});
   std::string low_body = low.Json();
   low_body.replace(low_body.find("\"spec\":{"), 8, R"("spec":{"nodeSelector":{"only":"small"},)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", low_body).ok());
@@ -218,11 +218,11 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
 TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
   const std::string ns = "profiles";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("profiles-node")).ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("profiles-node")).ok());
   RunningScheduler sched(testing::ProfilesConfig({"stowage-a", "stowage-b"}));
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("a").SchedulerName("stowage-a")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("b").SchedulerName("stowage-b")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("other").SchedulerName("someone-else")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("a").SchedulerName("stowage-a")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("b").SchedulerName("stowage-b")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("other").SchedulerName("someone-else")).ok());
   EXPECT_TRUE(Eventually([&] { return CountBound(ns) == 2; }, 60));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   auto other = client::GetObject<api::Pod>(Admin(), ns, "other");
@@ -232,11 +232,11 @@ TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
 TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPods) {
   const std::string ns = "beside";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
-  ASSERT_TRUE(testing::CreateNode(Admin(), MakeNode().Name("beside-node")).ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("beside-node")).ok());
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   // Before upstream runs, default-scheduler pods stay pending: stowage does not take them.
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("up-0")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("ours-0").SchedulerName("stowage")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("up-0")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("ours-0").SchedulerName("stowage")).ok());
   ASSERT_TRUE(Eventually([&] {
     return client::GetObject<api::Pod>(Admin(), ns, "ours-0")->spec.node_name != "";
   }, 60));
@@ -256,8 +256,8 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
   ASSERT_EQ(posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&fa);
   for (int i = 1; i <= 20; ++i) {
-    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("up-" + std::to_string(i))).ok());
-    ASSERT_TRUE(testing::CreatePod(Admin(), MakePod().Namespace(ns).Name("ours-" + std::to_string(i))
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("up-" + std::to_string(i))).ok());
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("ours-" + std::to_string(i))
                                                 .SchedulerName("stowage")).ok());
   }
   bool all = Eventually([&] { return CountBound(ns) == 42; }, 120);

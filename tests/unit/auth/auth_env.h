@@ -11,7 +11,7 @@
 #include <string>
 
 #include "pkg/auth/delegating_auth.h"
-#include "tests/unit/auth/fake_api.h"
+#include "tests/unit/auth/review_answers.h"
 #include "tests/testing/test_certs.h"
 
 namespace stowage::auth::testing {

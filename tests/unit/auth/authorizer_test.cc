@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/unit/auth/fake_api.h"
+#include "tests/unit/auth/review_answers.h"
 
 namespace stowage::auth {
 namespace {
@@ -58,7 +58,7 @@ TEST(SubjectAccessReviewer, SendsNonResourceAttributesAndTheWholeUser) {
   AuthzResult r = f.sar.Authorize(Alice(), "get", "/metrics");
   EXPECT_EQ(r.decision, AuthzDecision::kAllow);
   EXPECT_TRUE(r.error.ok());
-  auto reqs = f.fc.api->Requests(kSubjectAccessReviewPath);
+  auto reqs = f.fc.api->RequestsTo(kSubjectAccessReviewPath);
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].method, "POST");
   auto body = BodyOf(reqs[0]);

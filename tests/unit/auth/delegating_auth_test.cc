@@ -59,7 +59,7 @@ TEST_F(DelegatingAuthTest, TokenOfAnAllowedUserReadsMetrics) {
   EXPECT_EQ(d.http_status, 200) << d.reason;
   EXPECT_EQ(d.user.name, "reader");
   EXPECT_THAT(d.user.groups, ElementsAre("g-reader", "system:authenticated"));
-  auto sar = BodyOf(env_.authz.api->Requests(kSubjectAccessReviewPath).at(0));
+  auto sar = BodyOf(env_.authz.api->RequestsTo(kSubjectAccessReviewPath).at(0));
   EXPECT_EQ(sar["spec"]["user"], "reader");
   EXPECT_EQ(sar["spec"]["groups"], nlohmann::json({"g-reader", "system:authenticated"}));
 
@@ -145,7 +145,7 @@ TEST_F(DelegatingAuthTest, VerbIsTheLowerCasedMethod) {
   for (const auto& [method, verb] : cases) {
     Decision d = env_.auth->Check(method, "/debug/flags/v", "Bearer valid-dev", {});
     EXPECT_EQ(d.verb, verb);
-    auto reqs = env_.authz.api->Requests(kSubjectAccessReviewPath);
+    auto reqs = env_.authz.api->RequestsTo(kSubjectAccessReviewPath);
     EXPECT_EQ(BodyOf(reqs.back())["spec"]["nonResourceAttributes"]["verb"], verb) << method;
     EXPECT_THAT(ResponseBody(d), HasSubstr("cannot " + verb + " path"));
   }

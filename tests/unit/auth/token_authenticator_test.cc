@@ -7,7 +7,7 @@
 
 #include <thread>
 
-#include "tests/unit/auth/fake_api.h"
+#include "tests/unit/auth/review_answers.h"
 
 namespace stowage::auth {
 namespace {
@@ -38,7 +38,7 @@ TEST(TokenAuthenticator, SendsTheTokenInATokenReviewAndReturnsTheUser) {
   EXPECT_EQ((*u)->name, "system:serviceaccount:ns:sa");
   EXPECT_EQ((*u)->uid, "system:serviceaccount:ns:sa-uid");
   EXPECT_THAT((*u)->groups, ElementsAre("system:serviceaccounts"));
-  auto reqs = f.fc.api->Requests(kTokenReviewPath);
+  auto reqs = f.fc.api->RequestsTo(kTokenReviewPath);
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].method, "POST");
   auto body = BodyOf(reqs[0]);

@@ -5,103 +5,69 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "pkg/client/errors.h"
+#include "tests/testing/fake_api_server.h"
 
 namespace stowage::client {
 namespace {
 
 using ::testing::HasSubstr;
 
-class ScriptedTransport : public Transport {
- public:
-  std::deque<StatusOr<HttpResponse>> answers;
-  std::vector<HttpRequest> requests;
-  std::string stream_data;
-
-  StatusOr<HttpResponse> RoundTrip(const HttpRequest& req) override {
-    requests.push_back(req);
-    if (answers.empty()) return InternalError("no scripted answer");
-    auto a = answers.front();
-    answers.pop_front();
-    return a;
-  }
-  StatusOr<HttpResponse> Stream(const HttpRequest& req,
-                                const std::function<bool(std::string_view)>& on_data,
-                                std::stop_token) override {
-    requests.push_back(req);
-    // Deliver in awkward pieces to exercise line reassembly.
-    for (size_t i = 0; i < stream_data.size(); i += 7) {
-      if (!on_data(std::string_view(stream_data).substr(i, 7))) break;
-    }
-    HttpResponse r;
-    r.status = 200;
-    return r;
-  }
-};
-
-HttpResponse Answer(int status, std::string body = "{}", std::string retry_after = "") {
-  return HttpResponse{status, std::move(body), std::move(retry_after)};
-}
+using stowage::testing::Response;
 
 struct Fixture {
   FakeClock clock;
-  ScriptedTransport* t;
-  std::unique_ptr<RestClient> c;
-  explicit Fixture(int max_retries = 3) {
-    auto owned = std::make_unique<ScriptedTransport>();
-    t = owned.get();
-    RestConfig cfg;
-    cfg.qps = 0;  // unlimited: these tests are about retries
-    RetryPolicy retry{max_retries, std::chrono::milliseconds(1), std::chrono::milliseconds(2),
-                      std::chrono::seconds(10)};
-    c = std::make_unique<RestClient>(cfg, std::move(owned), retry, clock);
-  }
+  // Unlimited rate: these tests are about retries.
+  stowage::testing::FakeClient fake;
+  stowage::testing::FakeApiServer* t = fake.api;
+  RestClient* c = fake.client.get();
+  explicit Fixture(int max_retries = 3)
+      : fake(clock, RetryPolicy{max_retries, std::chrono::milliseconds(1),
+                                std::chrono::milliseconds(2), std::chrono::seconds(10)}) {}
 };
 
 TEST(RestClient, ReturnsTheBodyOfASuccess) {
   Fixture f;
-  f.t->answers.push_back(Answer(200, "hello"));
+  f.t->ScriptNext(Response(200, "hello"));
   auto r = f.c->Get("/api/v1/pods");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, "hello");
-  EXPECT_EQ(f.t->requests[0].method, "GET");
+  EXPECT_EQ(f.t->Requests()[0].method, "GET");
 }
 
 TEST(RestClient, RetriesGetOnServerErrors) {
   Fixture f;
-  f.t->answers.push_back(Answer(500));
-  f.t->answers.push_back(Answer(503));
-  f.t->answers.push_back(Answer(200, "ok"));
+  f.t->ScriptNext(Response(500));
+  f.t->ScriptNext(Response(503));
+  f.t->ScriptNext(Response(200, "ok"));
   auto r = f.c->Get("/x");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(f.t->requests.size(), 3u);
+  EXPECT_EQ(f.t->Requests().size(), 3u);
 }
 
 TEST(RestClient, DoesNotRetryPostOnAPlainServerError) {
   Fixture f;
-  f.t->answers.push_back(Answer(500, R"({"kind":"Status","message":"boom","code":500})"));
+  f.t->ScriptNext(Response(500, R"({"kind":"Status","message":"boom","code":500})"));
   auto r = f.c->Post("/x", "{}");
   EXPECT_TRUE(IsServerError(r.status())) << r.status();
   EXPECT_THAT(r.status().message(), HasSubstr("POST /x: HTTP 500 Internal Server Error: boom"));
-  EXPECT_EQ(f.t->requests.size(), 1u);
+  EXPECT_EQ(f.t->Requests().size(), 1u);
 }
 
 TEST(RestClient, RetriesAnyVerbOn429AndHonoursRetryAfter) {
   Fixture f;
-  f.t->answers.push_back(Answer(429, "{}", "0"));
-  f.t->answers.push_back(Answer(503, "{}", "0"));
-  f.t->answers.push_back(Answer(201, "created"));
+  f.t->ScriptNext(Response(429, "{}", "0"));
+  f.t->ScriptNext(Response(503, "{}", "0"));
+  f.t->ScriptNext(Response(201, "created"));
   auto r = f.c->Post("/x", "{}");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(f.t->requests.size(), 3u);
+  EXPECT_EQ(f.t->Requests().size(), 3u);
 }
 
 TEST(RestClient, RetryAfterSetsTheDelayBeforeTheNextAttempt) {
   Fixture f;
-  f.t->answers.push_back(Answer(429, "{}", "7"));
-  f.t->answers.push_back(Answer(200));
+  f.t->ScriptNext(Response(429, "{}", "7"));
+  f.t->ScriptNext(Response(200));
   MonoTime before = f.clock.Now();
   ASSERT_TRUE(f.c->Get("/x").ok());
   EXPECT_EQ(f.clock.Now() - before, std::chrono::seconds(7));  // the fake clock slept exactly
@@ -109,8 +75,8 @@ TEST(RestClient, RetryAfterSetsTheDelayBeforeTheNextAttempt) {
 
 TEST(RestClient, RetryAfterIsCapped) {
   Fixture f;  // max_retry_after is 10 s in this fixture
-  f.t->answers.push_back(Answer(503, "{}", "3600"));
-  f.t->answers.push_back(Answer(200));
+  f.t->ScriptNext(Response(503, "{}", "3600"));
+  f.t->ScriptNext(Response(200));
   MonoTime before = f.clock.Now();
   ASSERT_TRUE(f.c->Get("/x").ok());
   EXPECT_EQ(f.clock.Now() - before, std::chrono::seconds(10));
@@ -118,22 +84,22 @@ TEST(RestClient, RetryAfterIsCapped) {
 
 TEST(RestClient, GivesUpAfterMaxRetries) {
   Fixture f(2);
-  for (int i = 0; i < 5; ++i) f.t->answers.push_back(Answer(429, "{}", "0"));
+  for (int i = 0; i < 5; ++i) f.t->ScriptNext(Response(429, "{}", "0"));
   auto r = f.c->Get("/x");
   EXPECT_TRUE(IsTooManyRequests(r.status())) << r.status();
-  EXPECT_EQ(f.t->requests.size(), 3u);
+  EXPECT_EQ(f.t->Requests().size(), 3u);
 }
 
 TEST(RestClient, RetriesRequestsThatNeverReachedTheServer) {
   Fixture f;
-  f.t->answers.push_back(UnavailableError("connecting to https://x: Connection refused"));
-  f.t->answers.push_back(Answer(201));
+  f.t->ScriptNext(UnavailableError("connecting to https://x: Connection refused"));
+  f.t->ScriptNext(Response(201));
   EXPECT_TRUE(f.c->Post("/x", "{}").ok());
   // But a POST whose connection broke after sending is not resent: it may have been applied.
   Fixture g;
-  g.t->answers.push_back(DataLossError("connection lost before a complete answer"));
+  g.t->ScriptNext(DataLossError("connection lost before a complete answer"));
   EXPECT_EQ(g.c->Post("/x", "{}").status().code(), StatusCode::kDataLoss);
-  EXPECT_EQ(g.t->requests.size(), 1u);
+  EXPECT_EQ(g.t->Requests().size(), 1u);
 }
 
 TEST(RestClient, MapsHttpErrorsToDistinctCodes) {
@@ -147,7 +113,7 @@ TEST(RestClient, MapsHttpErrorsToDistinctCodes) {
                              {403, "Forbidden", IsForbidden},       {401, "Unauthorized", IsUnauthorized}};
   for (const auto& c : cases) {
     Fixture f;
-    f.t->answers.push_back(Answer(c.http, R"({"kind":"Status","reason":")" + c.reason +
+    f.t->ScriptNext(Response(c.http, R"({"kind":"Status","reason":")" + c.reason +
                                               R"(","message":"why","code":)" +
                                               std::to_string(c.http) + "}"));
     auto r = f.c->Put("/p", "{}");
@@ -159,7 +125,10 @@ TEST(RestClient, MapsHttpErrorsToDistinctCodes) {
 
 TEST(RestClient, WatchSplitsTheStreamIntoLines) {
   Fixture f;
-  f.t->stream_data = "{\"a\":1}\n\n{\"b\":2}\r\n{\"c\":3}\n";
+  // Delivered in awkward pieces to exercise line reassembly.
+  std::string data = "{\"a\":1}\n\n{\"b\":2}\r\n{\"c\":3}\n";
+  for (size_t i = 0; i < data.size(); i += 7) f.t->PushRaw("/w", data.substr(i, 7));
+  f.t->EndWatch("/w");
   std::vector<std::string> lines;
   Status s = f.c->Watch("/w", [&](std::string_view l) {
     lines.emplace_back(l);

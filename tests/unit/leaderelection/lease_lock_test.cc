@@ -11,7 +11,6 @@
 
 #include <unistd.h>
 
-#include <deque>
 #include <regex>
 
 #include "pkg/api/decode.h"
@@ -19,6 +18,7 @@
 #include "pkg/client/errors.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/leader_elector.h"
+#include "tests/testing/fake_api_server.h"
 
 namespace stowage::leaderelection {
 namespace {
@@ -26,36 +26,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using json = nlohmann::json;
-
-class ScriptedTransport : public client::Transport {
- public:
-  StatusOr<client::HttpResponse> RoundTrip(const client::HttpRequest& req) override {
-    MutexLock l(mu_);
-    requests_.push_back(req);
-    if (answers_.empty()) return client::HttpResponse{201, "{}", ""};
-    auto a = answers_.front();
-    answers_.pop_front();
-    return a;
-  }
-  StatusOr<client::HttpResponse> Stream(const client::HttpRequest&,
-                                        const std::function<bool(std::string_view)>&,
-                                        std::stop_token) override {
-    return UnimplementedError("no streams here");
-  }
-  void Answer(int status, std::string body) {
-    MutexLock l(mu_);
-    answers_.push_back(client::HttpResponse{status, std::move(body), ""});
-  }
-  std::vector<client::HttpRequest> Requests() {
-    MutexLock l(mu_);
-    return requests_;
-  }
-
- private:
-  Mutex mu_;
-  std::deque<StatusOr<client::HttpResponse>> answers_ GUARDED_BY(mu_);
-  std::vector<client::HttpRequest> requests_ GUARDED_BY(mu_);
-};
 
 constexpr char kLeasePath[] = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler";
 
@@ -68,15 +38,12 @@ const char* kLease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
 
 struct Fixture {
   FakeClock clock;
-  ScriptedTransport* t;
-  std::unique_ptr<client::RestClient> client;
-  Fixture() {
-    auto owned = std::make_unique<ScriptedTransport>();
-    t = owned.get();
-    client::RestConfig cfg;
-    cfg.qps = 0;
-    client = std::make_unique<client::RestClient>(cfg, std::move(owned), client::RetryPolicy{0},
-                                                  clock);
+  stowage::testing::FakeClient fake{clock};
+  stowage::testing::FakeApiServer* t = fake.api;
+  client::RestClient* client = fake.client.get();
+  // Scripts the answer to the next request.
+  void Answer(int status, std::string body) {
+    t->ScriptNext(stowage::testing::Response(status, std::move(body)));
   }
   LeaseLock Lock(CoreEventRecorder* recorder = nullptr) {
     return LeaseLock(*client, "kube-system", "kube-scheduler", "me", recorder);
@@ -87,7 +54,7 @@ WallTime At(const char* rfc3339) { return *api::ParseTime(rfc3339); }
 
 TEST(LeaseLock, GetReadsTheRecordFromTheSpec) {
   Fixture f;
-  f.t->Answer(200, kLease);
+  f.Answer(200, kLease);
   LeaseLock lock = f.Lock();
   auto got = lock.Get();
   ASSERT_TRUE(got.ok()) << got.status();
@@ -104,7 +71,7 @@ TEST(LeaseLock, GetReadsTheRecordFromTheSpec) {
 
 TEST(LeaseLock, TheObservedKeyIsUpstreamsRecordJsonAtSecondPrecision) {
   Fixture f;
-  f.t->Answer(200, kLease);
+  f.Answer(200, kLease);
   auto got = f.Lock().Get();
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->key,
@@ -121,8 +88,8 @@ TEST(LeaseLock, TheObservedKeyIsUpstreamsRecordJsonAtSecondPrecision) {
 
 TEST(LeaseLock, UpdateWritesTheWholeObjectBackWithTheNewSpecAndItsVersion) {
   Fixture f;
-  f.t->Answer(200, kLease);
-  f.t->Answer(200, kLease);
+  f.Answer(200, kLease);
+  f.Answer(200, kLease);
   LeaseLock lock = f.Lock();
   ASSERT_TRUE(lock.Get().ok());
   LeaderElectionRecord r{"me", 15, At("2026-01-02T03:05:00.000001Z"),
@@ -163,7 +130,7 @@ TEST(LeaseLock, UpdateBeforeAnyReadFailsWithoutARequest) {
 
 TEST(LeaseLock, CreatePostsANewLeaseAndLaterUpdatesUseWhatCameBack) {
   Fixture f;
-  f.t->Answer(201, kLease);
+  f.Answer(201, kLease);
   LeaseLock lock = f.Lock();
   LeaderElectionRecord r{"me", 15, At("2026-01-02T03:05:00Z"), At("2026-01-02T03:05:00Z"), 0,
                          "", ""};
@@ -184,18 +151,18 @@ TEST(LeaseLock, CreatePostsANewLeaseAndLaterUpdatesUseWhatCameBack) {
 
 TEST(LeaseLock, ApiErrorsKeepTheirClass) {
   Fixture f;
-  f.t->Answer(404, R"({"kind":"Status","reason":"NotFound","code":404})");
+  f.Answer(404, R"({"kind":"Status","reason":"NotFound","code":404})");
   LeaseLock lock = f.Lock();
   EXPECT_TRUE(client::IsNotFound(lock.Get().status()));
-  f.t->Answer(200, kLease);
+  f.Answer(200, kLease);
   ASSERT_TRUE(lock.Get().ok());
-  f.t->Answer(409, R"({"kind":"Status","reason":"Conflict","code":409})");
+  f.Answer(409, R"({"kind":"Status","reason":"Conflict","code":409})");
   EXPECT_TRUE(client::IsConflict(lock.Update(LeaderElectionRecord{})));
 }
 
 TEST(LeaseLock, AMalformedLeaseIsAnErrorNamingTheFieldAndIsNotRemembered) {
   Fixture f;
-  f.t->Answer(200, R"({"metadata":{"name":"kube-scheduler","resourceVersion":"1"},
+  f.Answer(200, R"({"metadata":{"name":"kube-scheduler","resourceVersion":"1"},
                       "spec":{"leaseDurationSeconds":"fifteen"}})");
   LeaseLock lock = f.Lock();
   Status s = lock.Get().status();
@@ -206,7 +173,7 @@ TEST(LeaseLock, AMalformedLeaseIsAnErrorNamingTheFieldAndIsNotRemembered) {
 
 TEST(LeaseLock, RecordEventPostsACoreEventAboutTheLease) {
   Fixture f;
-  f.t->Answer(200, kLease);
+  f.Answer(200, kLease);
   CoreEventRecorder recorder(*f.client, "my-scheduler", f.clock);
   LeaseLock lock = f.Lock(&recorder);
   ASSERT_TRUE(lock.Get().ok());
@@ -237,7 +204,7 @@ TEST(LeaseLock, RecordEventPostsACoreEventAboutTheLease) {
 
 TEST(CoreEventRecorder, AFailedWriteIsCountedAndNotRetried) {
   Fixture f;
-  f.t->Answer(403, R"({"kind":"Status","reason":"Forbidden","code":403})");
+  f.Answer(403, R"({"kind":"Status","reason":"Forbidden","code":403})");
   CoreEventRecorder recorder(*f.client, "default-scheduler", f.clock);
   recorder.Event({"Lease", "coordination.k8s.io/v1", "kube-system", "l", "", ""}, "Normal",
                  "LeaderElection", "x stopped leading");

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <prometheus/gauge.h>
 
 #include "pkg/metrics/metrics.h"
@@ -217,6 +219,22 @@ TEST_F(QueueTest, PopTakesABackingOffPodWhenNothingElseIsActive) {
   EXPECT_EQ(p->attempts, 2);
 }
 
+// Upstream keeps pods that failed with an error in a backoff heap of their own that an idle
+// scheduler never pops: a failing API call is not retried in a tight loop.
+TEST_F(QueueTest, PopDoesNotTakeAPodBackingOffFromAnError) {
+  q_->Add(BuildPod().Name("error").UID("e").Obj());
+  q_->AddUnschedulableIfNotPresent(q_->Pop(), /*error=*/true);
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("rejected").UID("r").Obj());
+  Reject("rejected");
+  AddNode(true);
+  ASSERT_EQ(q_->BackoffSize(), 2u);
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "rejected") << "though its backoff ends later";
+  clock_.Advance(2s);
+  q_->FlushBackoffQCompleted();
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "error") << "once its backoff is over";
+}
+
 TEST_F(QueueTest, GatedPodWaitsUntilUngated) {
   auto gated =
       BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
@@ -331,6 +349,64 @@ TEST_F(QueueTest, NominatorTracksNominatedNodeNames) {
   q_->Add(other);
   q_->Delete(*other);
   EXPECT_TRUE(q_->NominatedPods().empty());
+}
+
+// Cases from upstream's scheduling_queue_test.go.
+
+TEST_F(QueueTest, UpdatingAnActivePodReplacesItInPlace) {
+  auto pod = BuildPod().Name("p").UID("p").Obj();
+  q_->Add(pod);
+  q_->Update(pod, BuildPod().Name("p").UID("p").Label("v", "2").Obj());
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+  auto popped = q_->Pop();
+  ASSERT_NE(popped->pod().metadata.labels.Get("v"), nullptr) << "the updated object is popped";
+  EXPECT_EQ(q_->ActiveSize() + q_->BackoffSize() + q_->UnschedulableSize(), 0u);
+}
+
+TEST_F(QueueTest, AFailedPodIsNotAddedAgainWhenItIsQueuedAlready) {
+  auto pod = BuildPod().Name("p").UID("p").Obj();
+  q_->Add(pod);
+  auto popped = q_->Pop();
+  q_->Add(pod);  // e.g. the informer delivered the pod again
+  popped->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(popped, false);
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+}
+
+TEST_F(QueueTest, AMovedPodWhoseBackoffIsOverGoesStraightToActive) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p");
+  clock_.Advance(2s);
+  AddNode(true);
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+  EXPECT_EQ(q_->BackoffSize(), 0u);
+}
+
+// Each failure stamps the pod anew, so a pod failing again and again goes behind newer pods of
+// equal priority instead of blocking them.
+TEST_F(QueueTest, APodFailingRepeatedlyDoesNotBlockANewerPod) {
+  q_->Add(BuildPod().Name("old").UID("old").Obj());
+  Reject("old");
+  clock_.Advance(1ms);
+  q_->Add(BuildPod().Name("new").UID("new").Obj());
+  clock_.Advance(2s);
+  AddNode(true);  // "old" is active again, stamped before "new" was added
+  Reject("old");  // popped first, fails again
+  clock_.Advance(3s);
+  AddNode(true);
+  q_->FlushBackoffQCompleted();
+  ASSERT_EQ(q_->ActiveSize(), 2u);
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "new");
+  EXPECT_EQ(q_->Pop()->pod().metadata.name, "old");
+}
+
+TEST_F(QueueTest, CloseWakesABlockedPop) {
+  QueuedPodInfoPtr got = std::make_shared<framework::QueuedPodInfo>();
+  std::thread popper([&] { got = q_->Pop(); });
+  q_->Close();
+  popper.join();  // a Pop left blocked would hang here
+  EXPECT_EQ(got, nullptr);
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <map>
 #include <thread>
 
+#include "tests/testing/fake_api_server.h"
+
 namespace stowage::scheduler {
 namespace {
 
@@ -20,58 +22,15 @@ using json = nlohmann::json;
 using ::testing::EndsWith;
 using ::testing::StartsWith;
 
-// Answers every request (201 for POST, 200 otherwise unless a handler says more) and keeps them.
-class RecordingTransport : public client::Transport {
- public:
-  std::function<int(const client::HttpRequest&)> status_for;  // optional
-  std::function<void()> on_request;                           // optional, may block
-
-  StatusOr<client::HttpResponse> RoundTrip(const client::HttpRequest& req) override {
-    if (on_request) on_request();
-    MutexLock l(mu_);
-    requests_.push_back(req);
-    int status = status_for ? status_for(req) : (req.method == "POST" ? 201 : 200);
-    std::string body = status < 300 ? req.body : R"({"kind":"Status","code":)" +
-                                                     std::to_string(status) + "}";
-    return client::HttpResponse{status, body, ""};
-  }
-  StatusOr<client::HttpResponse> Stream(const client::HttpRequest&,
-                                        const std::function<bool(std::string_view)>&,
-                                        std::stop_token) override {
-    return InternalError("not used");
-  }
-  std::vector<client::HttpRequest> Requests() {
-    MutexLock l(mu_);
-    return requests_;
-  }
-  std::vector<client::HttpRequest> Requests(std::string_view method) {
-    std::vector<client::HttpRequest> out;
-    for (auto& r : Requests()) {
-      if (r.method == method) out.push_back(r);
-    }
-    return out;
-  }
-
- private:
-  Mutex mu_;
-  std::vector<client::HttpRequest> requests_;
-};
-
 struct Fixture {
   FakeClock clock;
-  RecordingTransport* transport;
-  std::unique_ptr<client::RestClient> client;
+  stowage::testing::FakeClient fake{clock};
+  stowage::testing::FakeApiServer* transport = fake.api;
   std::unique_ptr<EventRecorder> recorder;
 
   explicit Fixture(EventRecorderOptions options = {}) {
-    auto t = std::make_unique<RecordingTransport>();
-    transport = t.get();
-    client::RestConfig cfg;
-    cfg.qps = 0;
-    client = std::make_unique<client::RestClient>(cfg, std::move(t),
-                                                  client::RetryPolicy{.max_retries = 0}, clock);
     options.clock = &clock;
-    recorder = std::make_unique<EventRecorder>(*client, "host-1", options);
+    recorder = std::make_unique<EventRecorder>(*fake.client, "host-1", options);
   }
   ~Fixture() { recorder.reset(); }
 
@@ -100,7 +59,7 @@ TEST(EventRecorder, PostsAnEventsV1EventAboutThePod) {
   f.recorder->Record(MakePod("p"), "default-scheduler", "Normal", "Scheduled", "Binding",
                      "Successfully assigned ns/p to n1");
   f.recorder->SyncForTest();
-  auto posts = f.transport->Requests("POST");
+  auto posts = f.transport->RequestsOf("POST");
   ASSERT_EQ(posts.size(), 1u);
   EXPECT_EQ(posts[0].target, "/apis/events.k8s.io/v1/namespaces/ns/events");
   json e = json::parse(posts[0].body);
@@ -119,8 +78,8 @@ TEST(EventRecorder, IdenticalEventsBecomeOneSeries) {
   Fixture f;
   for (int i = 0; i < 5; ++i) f.Failed(MakePod("p"));
   f.recorder->SyncForTest();
-  auto posts = f.transport->Requests("POST");
-  auto patches = f.transport->Requests("PATCH");
+  auto posts = f.transport->RequestsOf("POST");
+  auto patches = f.transport->RequestsOf("PATCH");
   ASSERT_EQ(posts.size(), 1u);
   // The second occurrence patches at once; the rest wait for the periodic write.
   ASSERT_EQ(patches.size(), 1u);
@@ -134,14 +93,14 @@ TEST(EventRecorder, IdenticalEventsBecomeOneSeries) {
 
   // Six minutes without a new occurrence end the series with a final write of the count.
   f.Advance(std::chrono::minutes(7));
-  patches = f.transport->Requests("PATCH");
+  patches = f.transport->RequestsOf("PATCH");
   ASSERT_EQ(patches.size(), 2u);
   EXPECT_EQ(json::parse(patches[1].body)["series"]["count"], 5);
 
   // Once forgotten, the next occurrence is a new Event.
   f.Failed(MakePod("p"));
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 2u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 2u);
 }
 
 TEST(EventRecorder, LiveSeriesAreRefreshedEveryThirtyMinutes) {
@@ -154,11 +113,11 @@ TEST(EventRecorder, LiveSeriesAreRefreshedEveryThirtyMinutes) {
     f.Failed(MakePod("p"));
     f.recorder->SyncForTest();
   }
-  auto patches = f.transport->Requests("PATCH");
+  auto patches = f.transport->RequestsOf("PATCH");
   ASSERT_EQ(patches.size(), 2u);
   EXPECT_EQ(json::parse(patches[0].body)["series"]["count"], 2);
   EXPECT_EQ(json::parse(patches[1].body)["series"]["count"], 9);
-  EXPECT_EQ(f.transport->Requests("POST").size(), 1u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 1u);
 }
 
 TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
@@ -168,7 +127,7 @@ TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
   f.Advance(std::chrono::minutes(5));
   f.Failed(MakePod("p"));  // still within the window: joins
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("PATCH").size(), 1u);
+  EXPECT_EQ(f.transport->RequestsOf("PATCH").size(), 1u);
 
   Fixture g;
   g.Failed(MakePod("p"));
@@ -176,8 +135,8 @@ TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
   g.Advance(std::chrono::minutes(7));
   g.Failed(MakePod("p"));  // forgotten: a new event
   g.recorder->SyncForTest();
-  EXPECT_EQ(g.transport->Requests("POST").size(), 2u);
-  EXPECT_EQ(g.transport->Requests("PATCH").size(), 0u);
+  EXPECT_EQ(g.transport->RequestsOf("POST").size(), 2u);
+  EXPECT_EQ(g.transport->RequestsOf("PATCH").size(), 0u);
 }
 
 TEST(EventRecorder, WhatMakesEventsIsomorphic) {
@@ -192,11 +151,11 @@ TEST(EventRecorder, WhatMakesEventsIsomorphic) {
   f.recorder->Record(MakePod("p"), "other-scheduler", "Warning", "FailedScheduling",
                      "Scheduling", "x");
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 5u);
-  ASSERT_EQ(f.transport->Requests("PATCH").size(), 1u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 5u);
+  ASSERT_EQ(f.transport->RequestsOf("PATCH").size(), 1u);
   // The stored note stays the first one (writers may post in any order across objects).
   std::vector<std::string> notes;
-  for (const auto& r : f.transport->Requests("POST")) notes.push_back(json::parse(r.body)["note"]);
+  for (const auto& r : f.transport->RequestsOf("POST")) notes.push_back(json::parse(r.body)["note"]);
   EXPECT_THAT(notes, ::testing::Contains("0/3 nodes are available: 3 Insufficient cpu."));
   EXPECT_THAT(notes, ::testing::Not(::testing::Contains("0/4 nodes are available: 4 Insufficient cpu.")));
 }
@@ -208,7 +167,7 @@ TEST(EventRecorder, SpamFilterLimitsNewEventsPerObject) {
                        "Scheduling", "n");
   }
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 25u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 25u);
   EXPECT_EQ(f.recorder->spam_filtered(), 5u);
 
   // Other objects and other event types have their own budget.
@@ -217,8 +176,8 @@ TEST(EventRecorder, SpamFilterLimitsNewEventsPerObject) {
   // Repeats of an event already written join its series for free.
   f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "Reason0", "Scheduling", "n");
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 27u);
-  EXPECT_EQ(f.transport->Requests("PATCH").size(), 1u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 27u);
+  EXPECT_EQ(f.transport->RequestsOf("PATCH").size(), 1u);
   EXPECT_EQ(f.recorder->spam_filtered(), 5u);
 
   // One token comes back every 5 minutes.
@@ -226,7 +185,7 @@ TEST(EventRecorder, SpamFilterLimitsNewEventsPerObject) {
   f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "New1", "Scheduling", "n");
   f.recorder->Record(MakePod("p"), "default-scheduler", "Warning", "New2", "Scheduling", "n");
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 28u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 28u);
   EXPECT_EQ(f.recorder->spam_filtered(), 6u);
 }
 
@@ -234,7 +193,7 @@ TEST(EventRecorder, LongNotesAreCutToTheApiLimit) {
   Fixture f;
   f.Failed(MakePod("p"), std::string(3000, 'x'));
   f.recorder->SyncForTest();
-  auto posts = f.transport->Requests("POST");
+  auto posts = f.transport->RequestsOf("POST");
   ASSERT_EQ(posts.size(), 1u);
   std::string note = json::parse(posts[0].body)["note"];
   EXPECT_EQ(note.size(), 1024u);
@@ -252,13 +211,13 @@ TEST(TruncateNote, KeepsShortNotesAndCutsOnCharacterBoundaries) {
 
 TEST(EventRecorder, ExpiredSeriesEventIsCreatedAgain) {
   Fixture f;
-  f.transport->status_for = [](const client::HttpRequest& r) {
+  f.transport->SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
     return r.method == "PATCH" ? 404 : 201;
-  };
+  });
   f.Failed(MakePod("p"));
   f.Failed(MakePod("p"));
   f.recorder->SyncForTest();
-  auto posts = f.transport->Requests("POST");
+  auto posts = f.transport->RequestsOf("POST");
   ASSERT_EQ(posts.size(), 2u);
   json second = json::parse(posts[1].body);
   EXPECT_EQ(second["series"]["count"], 2);
@@ -268,7 +227,7 @@ TEST(EventRecorder, ExpiredSeriesEventIsCreatedAgain) {
 
 TEST(EventRecorder, RejectedWritesAreCountedNotRetried) {
   Fixture f;
-  f.transport->status_for = [](const client::HttpRequest&) { return 422; };
+  f.transport->SetAnswer([](const client::HttpRequest&) -> std::optional<int> { return 422; });
   f.Failed(MakePod("p"));
   f.recorder->SyncForTest();
   EXPECT_EQ(f.transport->Requests().size(), 1u);
@@ -290,12 +249,13 @@ TEST(EventRecorder, FullQueueDropsWithoutBlocking) {
   options.queue_capacity = 1;
   options.writers = 1;
   Fixture f(options);
-  f.transport->on_request = [&] {
+  f.transport->SetAnswer([&](const client::HttpRequest&) -> std::optional<int> {
     MutexLock l(mu);
     entered = true;
     cv.SignalAll();
     while (!release) cv.Wait(mu);
-  };
+    return std::nullopt;
+  });
   f.recorder->Record(MakePod("a"), "s", "Normal", "R", "A", "n");
   {
     MutexLock l(mu);
@@ -315,7 +275,7 @@ TEST(EventRecorder, FullQueueDropsWithoutBlocking) {
   cv.SignalAll();
   f.recorder->SyncForTest();
   EXPECT_EQ(f.recorder->dropped(), 1u);
-  EXPECT_EQ(f.transport->Requests("POST").size(), 2u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 2u);
 }
 
 TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
@@ -326,29 +286,30 @@ TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
   options.writers = 4;
   Fixture f(options);
   std::atomic<bool> first{true};
-  f.transport->on_request = [&] {
+  f.transport->SetAnswer([&](const client::HttpRequest&) -> std::optional<int> {
     // The first write (about "slow") blocks until the test releases it.
-    if (!first.exchange(false)) return;
+    if (!first.exchange(false)) return std::nullopt;
     MutexLock l(mu);
     while (!release) cv.Wait(mu);
-  };
+    return std::nullopt;
+  });
   f.recorder->Record(MakePod("slow"), "s", "Normal", "R", "A", "n");
   // Pods whose series hash to other writers are written while "slow" is stuck.
   for (int i = 0; i < 20; ++i) {
     f.recorder->Record(MakePod("p" + std::to_string(i)), "s", "Normal", "R", "A", "n");
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (f.transport->Requests("POST").size() < 6 && std::chrono::steady_clock::now() < deadline) {
+  while (f.transport->RequestsOf("POST").size() < 6 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_GE(f.transport->Requests("POST").size(), 6u);
+  EXPECT_GE(f.transport->RequestsOf("POST").size(), 6u);
   {
     MutexLock l(mu);
     release = true;
   }
   cv.SignalAll();
   f.recorder->SyncForTest();
-  EXPECT_EQ(f.transport->Requests("POST").size(), 21u);
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 21u);
   EXPECT_EQ(f.recorder->dropped(), 0u);
 }
 
@@ -358,7 +319,7 @@ TEST(EventRecorder, EventNamesAreUniqueAndFallBackForLongObjectNames) {
   f.recorder->Record(MakePod("p"), "s", "Normal", "R2", "A", "n");  // same nanosecond
   f.recorder->Record(MakePod(std::string(250, 'a')), "s", "Normal", "R", "A", "n");
   f.recorder->SyncForTest();
-  auto posts = f.transport->Requests("POST");
+  auto posts = f.transport->RequestsOf("POST");
   ASSERT_EQ(posts.size(), 3u);
   std::map<std::string, std::string> name_by_reason;  // writers may post in any order
   for (const auto& p : posts) {

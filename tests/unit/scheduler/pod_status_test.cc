@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "tests/unit/scheduler/fake_api_server.h"
+#include "tests/testing/fake_api_server.h"
 
 namespace stowage::scheduler {
 namespace {

@@ -16,14 +16,15 @@
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/eventually.h"
+#include "tests/testing/fake_api_server.h"
 #include "tests/testing/gate.h"
 #include "tests/testing/stub_plugins.h"
-#include "tests/unit/scheduler/fake_api_server.h"
 
 namespace stowage::scheduler::testing {
 
 using json = nlohmann::json;
 using stowage::testing::Eventually;
+using stowage::testing::FakeApiServer;
 using stowage::testing::Gate;
 
 inline constexpr char kPodsPath[] = "/api/v1/pods";

@@ -1,0 +1,134 @@
+// The API JSON of the builders' objects, for tests that create them in the real test cluster.
+// Only the fields the builders set are written; the API server defaults the rest.
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/builders.h"
+
+namespace stowage::testing {
+
+namespace {
+
+using json = nlohmann::json;
+
+json Map(const api::StringMap& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m.entries()) out[k] = v;
+  return out;
+}
+
+json Resources(const api::ResourceList& list) {
+  json out = json::object();
+  for (const auto& [name, q] : list.entries()) out[name] = q.String();
+  return out;
+}
+
+json Requirements(const std::vector<api::NodeSelectorRequirement>& reqs) {
+  json out = json::array();
+  for (const auto& r : reqs) {
+    json e = {{"key", r.key}, {"operator", r.op}};
+    if (!r.values.empty()) e["values"] = r.values;
+    out.push_back(e);
+  }
+  return out;
+}
+
+json ContainerJson(const api::Container& c) {
+  json out = {{"name", c.name}, {"image", c.image}};
+  json res = json::object();
+  if (!c.resources.requests.empty()) res["requests"] = Resources(c.resources.requests);
+  if (!c.resources.limits.empty()) res["limits"] = Resources(c.resources.limits);
+  if (!res.empty()) out["resources"] = res;
+  for (const auto& p : c.ports) {
+    // The API requires a container port; a builder port exposed only on the host uses its
+    // host port for both.
+    json port = {{"containerPort", p.container_port ? p.container_port : p.host_port}};
+    if (p.host_port) port["hostPort"] = p.host_port;
+    if (!p.protocol.empty()) port["protocol"] = p.protocol;
+    if (!p.host_ip.empty()) port["hostIP"] = p.host_ip;
+    out["ports"].push_back(port);
+  }
+  if (c.restart_policy) out["restartPolicy"] = *c.restart_policy;
+  return out;
+}
+
+json Meta(const api::ObjectMeta& m) {
+  json out = {{"name", m.name}};
+  if (!m.namespace_.empty()) out["namespace"] = m.namespace_;
+  // Set only by tests that serve the object from a fake API server: the real one assigns them.
+  if (!m.uid.empty()) out["uid"] = m.uid;
+  if (!m.resource_version.empty()) out["resourceVersion"] = m.resource_version;
+  if (m.generation) out["generation"] = m.generation;
+  if (m.deletion_timestamp) out["deletionTimestamp"] = *m.deletion_timestamp;
+  if (!m.labels.empty()) out["labels"] = Map(m.labels);
+  if (!m.annotations.empty()) out["annotations"] = Map(m.annotations);
+  return out;
+}
+
+}  // namespace
+
+std::string PodWrapper::Json() const {
+  const api::PodSpec& s = pod_.spec;
+  json spec = json::object();
+  for (const auto& c : s.containers) spec["containers"].push_back(ContainerJson(c));
+  for (const auto& c : s.init_containers) spec["initContainers"].push_back(ContainerJson(c));
+  if (s.containers.empty()) {
+    spec["containers"] = json::array({{{"name", "con0"}, {"image", "registry.k8s.io/pause:3.10"}}});
+  }
+  if (!s.scheduler_name.empty()) spec["schedulerName"] = s.scheduler_name;
+  if (!s.node_name.empty()) spec["nodeName"] = s.node_name;
+  if (s.priority) spec["priority"] = *s.priority;
+  if (!s.priority_class_name.empty()) spec["priorityClassName"] = s.priority_class_name;
+  if (!s.node_selector.empty()) spec["nodeSelector"] = Map(s.node_selector);
+  if (s.affinity && s.affinity->node_affinity && s.affinity->node_affinity->required) {
+    json terms = json::array();
+    for (const auto& t : s.affinity->node_affinity->required->terms) {
+      json term = json::object();
+      if (!t.match_expressions.empty())
+        term["matchExpressions"] = Requirements(t.match_expressions);
+      if (!t.match_fields.empty()) term["matchFields"] = Requirements(t.match_fields);
+      terms.push_back(term);
+    }
+    spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        {"nodeSelectorTerms", terms}};
+  }
+  for (const auto& t : s.tolerations) {
+    json tol = json::object();
+    if (!t.key.empty()) tol["key"] = t.key;
+    if (!t.op.empty()) tol["operator"] = t.op;
+    if (!t.value.empty()) tol["value"] = t.value;
+    if (!t.effect.empty()) tol["effect"] = t.effect;
+    if (t.toleration_seconds) tol["tolerationSeconds"] = *t.toleration_seconds;
+    spec["tolerations"].push_back(tol);
+  }
+  for (const auto& g : s.scheduling_gates) spec["schedulingGates"].push_back({{"name", g}});
+  if (s.host_network) spec["hostNetwork"] = true;
+  return json{
+      {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", Meta(pod_.metadata)}, {"spec", spec}}
+      .dump();
+}
+
+std::string NodeWrapper::Json() const {
+  json spec = json::object();
+  for (const auto& t : node_.spec.taints) {
+    json taint = {{"key", t.key}, {"effect", t.effect}};
+    if (!t.value.empty()) taint["value"] = t.value;
+    spec["taints"].push_back(taint);
+  }
+  if (node_.spec.unschedulable) spec["unschedulable"] = true;
+  json status = {{"capacity", Resources(node_.status.capacity)},
+                 {"allocatable", Resources(node_.status.allocatable)}};
+  for (const auto& c : node_.status.conditions) {
+    json cond = {{"type", c.type}, {"status", c.status}};
+    if (!c.reason.empty()) cond["reason"] = c.reason;
+    if (!c.message.empty()) cond["message"] = c.message;
+    status["conditions"].push_back(cond);
+  }
+  return json{{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", Meta(node_.metadata)},
+              {"spec", spec},
+              {"status", status}}
+      .dump();
+}
+
+}  // namespace stowage::testing
