@@ -84,7 +84,9 @@ stowage::Status DecodeRawArgs(std::string_view plugin, const PluginArgs& args,
     }
     if (field == nullptr) return InvalidArgumentError(where + "unknown field \"" + key + "\"");
     if (value.is_null()) continue;  // as Go's decoder, null leaves the default
-    std::string error = std::visit([&](auto* out) { return Store(value, out); }, field->target);
+    // Captured by name: clang 14 cannot capture a structured binding.
+    std::string error =
+        std::visit([&v = value](auto* out) { return Store(v, out); }, field->target);
     if (!error.empty()) {
       return InvalidArgumentError(where + "field \"" + key + "\": " + error);
     }
