@@ -12,9 +12,8 @@
 // update_snapshot_ns, schedule_pod_ns and assume_pod_ns split the wall time per pod by step.
 //
 // Not a test: nothing asserts a time. Run: build/bench/bench_cycle (scripts/bench runs it).
-#include <sys/resource.h>
-
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -136,8 +135,8 @@ void BM_SchedulePod(benchmark::State& state) {
     framework::CycleState cycle;
     scheduler::ScheduleResult result;
     scheduler::FitError fit;
-    framework::Status s = algorithm.SchedulePod(*fw, cycle, *framework::NewPodInfo(pod),
-                                                no_nominations, result, fit);
+    framework::Status s =
+        algorithm.SchedulePod(*fw, cycle, *framework::NewPodInfo(pod), no_nominations, result, fit);
     auto t2 = Clock::now();
     snapshot_time += t1 - t0;
     algorithm_time += t2 - t1;
@@ -151,7 +150,8 @@ void BM_SchedulePod(benchmark::State& state) {
     assume_time += Clock::now() - t2;
   }
   const double pods = static_cast<double>(state.iterations());
-  state.counters["process_cpu_ns_per_pod"] = benchmark::Counter((ProcessCpuNs() - cpu_start) / pods);
+  state.counters["process_cpu_ns_per_pod"] =
+      benchmark::Counter((ProcessCpuNs() - cpu_start) / pods);
   state.counters["update_snapshot_ns"] = benchmark::Counter(snapshot_time.count() / pods);
   state.counters["schedule_pod_ns"] = benchmark::Counter(algorithm_time.count() / pods);
   state.counters["assume_pod_ns"] = benchmark::Counter(assume_time.count() / pods);

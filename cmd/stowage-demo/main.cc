@@ -97,8 +97,8 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
       std::exit(1);
     }
   };
-  std::printf("creating %zu nodes and %zu pods (schedulerName %s) through %s\n",
-              std::size(kNodes), std::size(kPods), scheduler.c_str(), cfg->server.c_str());
+  std::printf("creating %zu nodes and %zu pods (schedulerName %s) through %s\n", std::size(kNodes),
+              std::size(kPods), scheduler.c_str(), cfg->server.c_str());
   check(api.Post("/api/v1/namespaces", R"({"metadata":{"name":"demo"}})").status());
   for (const auto& n : kNodes) check(api.Post("/api/v1/nodes", NodeJson(n)).status());
   informer::InformerFactory factory(api);
@@ -141,9 +141,9 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
   std::printf("\n%-8s %-7s %-10s %s\n", "NODE", "ZONE", "CPU USED", "NOTE");
   for (const auto& n : kNodes) {
     auto u = used[n.name];
-    std::string note = std::strstr(n.extra, "taints") ? "tainted dedicated=gpu:NoSchedule"
+    std::string note = std::strstr(n.extra, "taints")          ? "tainted dedicated=gpu:NoSchedule"
                        : std::strstr(n.extra, "unschedulable") ? "cordoned"
-                                                                 : "";
+                                                               : "";
     std::printf("%-8s %-7s %5lldm/%-4s %s\n", n.name, n.zone, static_cast<long long>(u.milli_cpu),
                 n.cpu, note.c_str());
   }

@@ -12,9 +12,11 @@
 namespace stowage::api {
 
 // Kind names are specialised before any template below uses them.
-#define STOWAGE_KIND_NAME(T) \
-  template <>                \
-  std::string_view KindName<T>() { return #T; }
+#define STOWAGE_KIND_NAME(T)       \
+  template <>                      \
+  std::string_view KindName<T>() { \
+    return #T;                     \
+  }
 STOWAGE_KIND_NAME(Pod)
 STOWAGE_KIND_NAME(Node)
 STOWAGE_KIND_NAME(PersistentVolume)
@@ -243,8 +245,8 @@ Status ParseError(std::string_view kind, simdjson::error_code ec, size_t size) {
     return ResourceExhaustedError(std::string(kind) + ": document of " + std::to_string(size) +
                                   " bytes is too large");
   }
-  return InvalidArgumentError(std::string(kind) + ": malformed JSON: " +
-                              simdjson::error_message(ec));
+  return InvalidArgumentError(std::string(kind) +
+                              ": malformed JSON: " + simdjson::error_message(ec));
 }
 
 StatusOr<dom::element> Parse(std::string_view kind, std::string_view json, size_t limit) {
@@ -371,7 +373,8 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json) {
     ev.type = WatchEventType::kDeleted;
   } else if (type == "BOOKMARK") {
     ev.type = WatchEventType::kBookmark;
-    r.Obj(obj, "metadata", [&](dom::object m) { r.Str(m, "resourceVersion", ev.resource_version); });
+    r.Obj(obj, "metadata",
+          [&](dom::object m) { r.Str(m, "resourceVersion", ev.resource_version); });
     if (!r.ok()) return InvalidArgumentError(kind + ": " + r.error());
     return ev;
   } else if (type == "ERROR") {

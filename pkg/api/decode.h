@@ -41,8 +41,8 @@ enum class WatchEventType : uint8_t { kAdded, kModified, kDeleted, kBookmark, kE
 
 // An API error body (kind: Status), as sent with non-2xx responses and in watch ERROR events.
 struct ApiStatus {
-  int32_t code = 0;     // HTTP status code, e.g. 410
-  std::string reason;   // e.g. "Expired", "Conflict", "AlreadyExists"
+  int32_t code = 0;    // HTTP status code, e.g. 410
+  std::string reason;  // e.g. "Expired", "Conflict", "AlreadyExists"
   std::string message;
 };
 

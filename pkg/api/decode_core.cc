@@ -98,7 +98,8 @@ void ReadAffinity(Reader& r, dom::object o, Affinity& out) {
       r.Obj(t, "preference", [&](dom::object pt) { ReadNodeSelectorTerm(r, pt, p.preference); });
     });
   });
-  r.Obj(o, "podAffinity", [&](dom::object pa) { ReadPodAffinity(r, pa, out.pod_affinity.emplace()); });
+  r.Obj(o, "podAffinity",
+        [&](dom::object pa) { ReadPodAffinity(r, pa, out.pod_affinity.emplace()); });
   r.Obj(o, "podAntiAffinity",
         [&](dom::object pa) { ReadPodAffinity(r, pa, out.pod_anti_affinity.emplace()); });
 }
@@ -193,12 +194,14 @@ void ReadPodSpec(Reader& r, dom::object o, PodSpec& s) {
         [&](dom::object res) { ReadResourceRequirements(r, res, s.resources.emplace()); });
   r.Map(o, "nodeSelector", s.node_selector);
   r.Obj(o, "affinity", [&](dom::object a) { ReadAffinity(r, a, s.affinity.emplace()); });
-  r.Arr(o, "tolerations", [&](dom::object t) { ReadToleration(r, t, s.tolerations.emplace_back()); });
+  r.Arr(o, "tolerations",
+        [&](dom::object t) { ReadToleration(r, t, s.tolerations.emplace_back()); });
   r.Arr(o, "topologySpreadConstraints", [&](dom::object c) {
     ReadSpreadConstraint(r, c, s.topology_spread_constraints.emplace_back());
   });
   r.Arr(o, "volumes", [&](dom::object v) { ReadVolume(r, v, s.volumes.emplace_back()); });
-  r.Arr(o, "schedulingGates", [&](dom::object g) { r.Str(g, "name", s.scheduling_gates.emplace_back()); });
+  r.Arr(o, "schedulingGates",
+        [&](dom::object g) { r.Str(g, "name", s.scheduling_gates.emplace_back()); });
   r.Arr(o, "resourceClaims", [&](dom::object c) {
     auto& claim = s.resource_claims.emplace_back();
     r.Str(c, "name", claim.name);

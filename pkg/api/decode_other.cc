@@ -28,7 +28,8 @@ void Read(Reader& r, dom::object o, PersistentVolume& pv) {
       r.Str(c, "uid", ref.uid);
     });
     r.Obj(s, "nodeAffinity", [&](dom::object na) {
-      r.Obj(na, "required", [&](dom::object req) { ReadNodeSelector(r, req, pv.node_affinity.emplace()); });
+      r.Obj(na, "required",
+            [&](dom::object req) { ReadNodeSelector(r, req, pv.node_affinity.emplace()); });
     });
     r.Obj(s, "csi", [&](dom::object c) {
       r.Str(c, "driver", pv.csi_driver);
@@ -74,7 +75,8 @@ void Read(Reader& r, dom::object o, CSINode& n) {
       r.Str(d, "name", drv.name);
       r.Str(d, "nodeID", drv.node_id);
       r.Strings(d, "topologyKeys", drv.topology_keys);
-      r.Obj(d, "allocatable", [&](dom::object a) { r.OptInt32(a, "count", drv.allocatable_count); });
+      r.Obj(d, "allocatable",
+            [&](dom::object a) { r.OptInt32(a, "count", drv.allocatable_count); });
     });
   });
 }

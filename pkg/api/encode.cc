@@ -1,9 +1,8 @@
 #include "pkg/api/encode.h"
 
-#include <nlohmann/json.hpp>
-
 #include <charconv>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 namespace stowage::api {
 
@@ -44,7 +43,9 @@ std::string FormatTime(WallTime t, bool micro) {
 }
 
 StatusOr<WallTime> ParseTime(std::string_view s) {
-  auto bad = [&] { return InvalidArgumentError("invalid RFC 3339 time \"" + std::string(s) + "\""); };
+  auto bad = [&] {
+    return InvalidArgumentError("invalid RFC 3339 time \"" + std::string(s) + "\"");
+  };
   auto num = [&](size_t pos, size_t len, int& out) {
     if (pos + len > s.size()) return false;
     auto r = std::from_chars(s.data() + pos, s.data() + pos + len, out);
@@ -89,7 +90,7 @@ StatusOr<WallTime> ParseTime(std::string_view s) {
   if (pos != s.size()) return bad();
   std::time_t secs = timegm(&tm) - offset;
   return WallTime(std::chrono::duration_cast<WallTime::duration>(std::chrono::seconds(secs) +
-                                                               std::chrono::nanoseconds(nanos)));
+                                                                 std::chrono::nanoseconds(nanos)));
 }
 
 std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name) {
@@ -145,8 +146,8 @@ std::string EncodeEvent(const EventRecord& e) {
 }
 
 std::string EncodeEventSeriesPatch(int32_t count, std::string_view last_observed_time) {
-  return Dump(json{{"series",
-                    {{"count", count}, {"lastObservedTime", std::string(last_observed_time)}}}});
+  return Dump(
+      json{{"series", {{"count", count}, {"lastObservedTime", std::string(last_observed_time)}}}});
 }
 
 namespace {

@@ -18,7 +18,6 @@ constexpr size_t kMaxLabelNameLength = 63;
 constexpr size_t kMaxLabelValueLength = 63;
 constexpr size_t kMaxDNSSubdomainLength = 253;
 
-
 constexpr std::string_view kNameShape =
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character";
@@ -79,7 +78,6 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
-
 std::optional<SelectorOp> ParseOp(std::string_view op) {
   if (op == "In") return SelectorOp::kIn;
   if (op == "NotIn") return SelectorOp::kNotIn;
@@ -101,8 +99,7 @@ void AppendRequirement(std::string& out, const Requirement& r) {
   out += r.key;
   switch (r.op) {
     case SelectorOp::kExists:
-    case SelectorOp::kDoesNotExist:
-      return;
+    case SelectorOp::kDoesNotExist: return;
     case SelectorOp::kGt:
     case SelectorOp::kLt:
       out += r.op == SelectorOp::kGt ? '>' : '<';
@@ -116,9 +113,7 @@ void AppendRequirement(std::string& out, const Requirement& r) {
       }
       out += " in (";
       break;
-    case SelectorOp::kNotIn:
-      out += " notin (";
-      break;
+    case SelectorOp::kNotIn: out += " notin ("; break;
   }
   out += Join(r.values, ",");
   out += ')';
@@ -133,10 +128,8 @@ bool Requirement::Matches(const StringMap& labels) const {
       return value != nullptr && std::binary_search(values.begin(), values.end(), *value);
     case SelectorOp::kNotIn:
       return value == nullptr || !std::binary_search(values.begin(), values.end(), *value);
-    case SelectorOp::kExists:
-      return value != nullptr;
-    case SelectorOp::kDoesNotExist:
-      return value == nullptr;
+    case SelectorOp::kExists: return value != nullptr;
+    case SelectorOp::kDoesNotExist: return value == nullptr;
     case SelectorOp::kGt:
     case SelectorOp::kLt: {
       if (value == nullptr) return false;
@@ -221,8 +214,7 @@ StatusOr<Selector> Selector::FromLabelSelector(const LabelSelector* selector) {
     const LabelSelectorRequirement& expr = selector->match_expressions[i];
     const std::string where = "matchExpressions[" + std::to_string(i) + "]";
     // Gt and Lt exist only in node selectors.
-    if (expr.op != "In" && expr.op != "NotIn" && expr.op != "Exists" &&
-        expr.op != "DoesNotExist") {
+    if (expr.op != "In" && expr.op != "NotIn" && expr.op != "Exists" && expr.op != "DoesNotExist") {
       return InvalidArgumentError(where + ": " + Quote(expr.op) +
                                   " is not a valid label selector operator");
     }
@@ -275,16 +267,16 @@ StatusOr<NodeSelectorTermMatcher> NodeSelectorTermMatcher::Compile(const NodeSel
     if (r.ok()) {
       out.labels_.push_back(std::move(r).value());
     } else {
-      problems.push_back("matchExpressions[" + std::to_string(i) + "]: " +
-                         std::string(r.status().message()));
+      problems.push_back("matchExpressions[" + std::to_string(i) +
+                         "]: " + std::string(r.status().message()));
     }
   }
   for (size_t i = 0; i < term.match_fields.size(); ++i) {
     const NodeSelectorRequirement& expr = term.match_fields[i];
     const std::string where = "matchFields[" + std::to_string(i) + "]: ";
     if (expr.op != "In" && expr.op != "NotIn") {
-      problems.push_back(where + "unsupported operator " + Quote(expr.op) +
-                         " for field " + Quote(expr.key) + ": must be In or NotIn");
+      problems.push_back(where + "unsupported operator " + Quote(expr.op) + " for field " +
+                         Quote(expr.key) + ": must be In or NotIn");
     } else if (expr.values.size() != 1) {
       problems.push_back(where + "operator " + expr.op + " on field " + Quote(expr.key) +
                          " needs exactly one value");
@@ -328,8 +320,8 @@ NodeSelectorMatcher NodeSelectorMatcher::Compile(const NodeSelector& selector) {
     if (compiled.ok()) {
       out.terms_.push_back(std::move(compiled).value());
     } else {
-      problems.push_back("nodeSelectorTerms[" + std::to_string(i) + "]: " +
-                         std::string(compiled.status().message()));
+      problems.push_back("nodeSelectorTerms[" + std::to_string(i) +
+                         "]: " + std::string(compiled.status().message()));
     }
   }
   if (!problems.empty()) out.error_ = InvalidArgumentError(Join(problems, "; "));

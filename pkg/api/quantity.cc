@@ -38,7 +38,6 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // scale arithmetic in int32, so an exponent like 4294967297 behaves as 1; we follow it.
 int64_t Wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
 
-
 // The pieces of a quantity string, split the way upstream's parseQuantityString splits them.
 struct Scanned {
   bool negative = false;
@@ -107,10 +106,9 @@ std::optional<Suffix> InterpretSuffix(std::string_view s) {
     int base;
     int exponent;
   } kTable[] = {
-      {"", 10, 0},   {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"k", 10, 3},
-      {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18},
-      {"Ki", 2, 10}, {"Mi", 2, 20}, {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50},
-      {"Ei", 2, 60},
+      {"", 10, 0},   {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"k", 10, 3},  {"M", 10, 6},
+      {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18}, {"Ki", 2, 10}, {"Mi", 2, 20},
+      {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60},
   };
   for (const auto& entry : kTable) {
     if (entry.name == s) {

@@ -179,8 +179,8 @@ struct ResourceRequirements {
 
 struct ContainerPort {
   int32_t container_port = 0;
-  int32_t host_port = 0;      // 0: not exposed on the host
-  std::string protocol;       // TCP (default), UDP, SCTP
+  int32_t host_port = 0;  // 0: not exposed on the host
+  std::string protocol;   // TCP (default), UDP, SCTP
   std::string host_ip;
 };
 
@@ -203,13 +203,13 @@ struct Container {
 // The volume sources the default plugins distinguish; others keep only their kind.
 struct Volume {
   std::string name;
-  std::string source;  // the JSON key of the source: persistentVolumeClaim, ephemeral, csi, ...
+  std::string source;      // the JSON key of the source: persistentVolumeClaim, ephemeral, csi, ...
   std::string claim_name;  // persistentVolumeClaim.claimName
   bool read_only = false;
-  std::string driver;      // csi.driver
-  std::string disk_id;     // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID
+  std::string driver;           // csi.driver
+  std::string disk_id;          // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID
   std::string image_reference;  // image.reference (ImageVolume), counted by ImageLocality
-  std::string iscsi_iqn;   // iscsi.iqn
+  std::string iscsi_iqn;        // iscsi.iqn
   std::string iscsi_target_portal;
   int32_t iscsi_lun = 0;
   std::string rbd_pool;

@@ -112,16 +112,17 @@ StatusOr<std::unique_ptr<DelegatingAuth>> DelegatingAuth::New(const Options& opt
   std::unique_ptr<DelegatingAuth> a(
       new DelegatingAuth(options, clock, std::move(*paths), std::move(*trust)));
   if (authn_client != nullptr) {
-    a->tokens_ = std::make_unique<TokenAuthenticator>(*authn_client, options.token_cache_ttl,
-                                                      clock, options.max_cache_entries);
+    a->tokens_ = std::make_unique<TokenAuthenticator>(*authn_client, options.token_cache_ttl, clock,
+                                                      options.max_cache_entries);
   }
   if (authz_client != nullptr) {
-    a->reviewer_ = std::make_unique<SubjectAccessReviewer>(
-        *authz_client, options.allow_cache_ttl, options.deny_cache_ttl, clock,
-        options.max_cache_entries);
+    a->reviewer_ = std::make_unique<SubjectAccessReviewer>(*authz_client, options.allow_cache_ttl,
+                                                           options.deny_cache_ttl, clock,
+                                                           options.max_cache_entries);
   } else {
-    LOG_WARN("No authorization-kubeconfig provided, so SubjectAccessReview of authorization "
-             "tokens won't work.");
+    LOG_WARN(
+        "No authorization-kubeconfig provided, so SubjectAccessReview of authorization "
+        "tokens won't work.");
   }
   return a;
 }
@@ -229,8 +230,8 @@ StatusOr<UserInfo> DelegatingAuth::Authenticate(const Request& request,
                                             request.headers, now));
     if (u) return WithAuthenticatedGroup(std::move(*u));
   }
-  auto u = step(AuthenticateClientCertificate(trust.client_ca.get(), request.peer_certificates,
-                                              now));
+  auto u =
+      step(AuthenticateClientCertificate(trust.client_ca.get(), request.peer_certificates, now));
   if (u) return WithAuthenticatedGroup(std::move(*u));
   if (tokens_) {
     std::string_view token = BearerToken(request.headers);

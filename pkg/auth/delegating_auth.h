@@ -99,7 +99,7 @@ class DelegatingAuth {
   Clock& clock_;
   const PathAuthorizer paths_;
   std::unique_ptr<TrustSource> trust_;
-  std::unique_ptr<TokenAuthenticator> tokens_;      // null without an authentication client
+  std::unique_ptr<TokenAuthenticator> tokens_;       // null without an authentication client
   std::unique_ptr<SubjectAccessReviewer> reviewer_;  // null without an authorization client
 
   Mutex loop_mu_;

@@ -47,7 +47,7 @@ BodyFormat NegotiateStatusFormat(std::string_view accept, std::string_view user_
   if (chosen == nullptr) return BodyFormat::kPretty;  // "not acceptable": WriteRawJSON indents
   if (chosen != &kOffered[0]) return BodyFormat::kCompact;  // YAML or protobuf: compact JSON
   return pretty_param || IsPrettyPrint(user_agent, raw_query) ? BodyFormat::kPretty
-                                                               : BodyFormat::kCompact;
+                                                              : BodyFormat::kCompact;
 }
 
 }  // namespace stowage::auth

@@ -17,10 +17,10 @@ namespace stowage::auth {
 // client_ca_file, with a CN among allowed_names (any CN when empty), asserts the user in headers.
 // With client_ca_file empty the settings come from the cluster (see Options).
 struct RequestHeaderOptions {
-  std::string client_ca_file;                                  // --requestheader-client-ca-file
-  std::vector<std::string> allowed_names;                      // --requestheader-allowed-names
+  std::string client_ca_file;              // --requestheader-client-ca-file
+  std::vector<std::string> allowed_names;  // --requestheader-allowed-names
   std::vector<std::string> username_headers = {"x-remote-user"};
-  std::vector<std::string> uid_headers;                        // --requestheader-uid-headers
+  std::vector<std::string> uid_headers;  // --requestheader-uid-headers
   std::vector<std::string> group_headers = {"x-remote-group"};
   std::vector<std::string> extra_headers_prefix = {"x-remote-extra-"};
 };

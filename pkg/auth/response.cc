@@ -14,9 +14,12 @@ std::string StatusJson(BodyFormat format, std::string_view message, std::string_
                        bool details, int code) {
   const bool pretty = format == BodyFormat::kPretty;
   std::vector<std::pair<std::string_view, std::string>> fields = {
-      {"kind", GoJsonString("Status")},     {"apiVersion", GoJsonString("v1")},
-      {"metadata", "{}"},                   {"status", GoJsonString("Failure")},
-      {"message", GoJsonString(message)},   {"reason", GoJsonString(reason)}};
+      {"kind", GoJsonString("Status")},
+      {"apiVersion", GoJsonString("v1")},
+      {"metadata", "{}"},
+      {"status", GoJsonString("Failure")},
+      {"message", GoJsonString(message)},
+      {"reason", GoJsonString(reason)}};
   if (details) fields.emplace_back("details", "{}");
   fields.emplace_back("code", std::to_string(code));
   std::string s = "{";
@@ -53,27 +56,23 @@ std::string Sanitize(std::string_view s) {
 
 std::string ResponseBody(const Decision& d) {
   switch (d.http_status) {
-    case 200:
-      return "";
-    case 400:
-      return "400 Bad Request";  // Go's server writes it without a newline
-    case 401:
-      return StatusJson(d.format, "Unauthorized", "Unauthorized", false, 401);
+    case 200: return "";
+    case 400: return "400 Bad Request";  // Go's server writes it without a newline
+    case 401: return StatusJson(d.format, "Unauthorized", "Unauthorized", false, 401);
     case 403: {
-      std::string msg = Sanitize("User " + GoQuote(d.user.name) + " cannot " + d.verb +
-                                 " path " + GoQuote(d.path));
+      std::string msg = Sanitize("User " + GoQuote(d.user.name) + " cannot " + d.verb + " path " +
+                                 GoQuote(d.path));
       if (!d.reason.empty()) msg += ": " + d.reason;
       return StatusJson(d.format, "forbidden: " + msg, "Forbidden", true, 403);
     }
     default:
-      return Sanitize("Internal Server Error: " + GoQuote(d.request_uri) + ": " + d.reason) +
-             "\n";
+      return Sanitize("Internal Server Error: " + GoQuote(d.request_uri) + ": " + d.reason) + "\n";
   }
 }
 
 std::string_view ResponseContentType(const Decision& d) {
   return (d.http_status == 401 || d.http_status == 403) ? "application/json"
-                                                         : "text/plain; charset=utf-8";
+                                                        : "text/plain; charset=utf-8";
 }
 
 bool ResponseNoSniff(const Decision& d) { return d.http_status == 403 || d.http_status == 500; }

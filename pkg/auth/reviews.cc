@@ -33,8 +33,8 @@ StatusOr<dom::object> ParseObject(std::string_view what, std::string_view body) 
   dom::element root;
   auto ec = ThreadParser().parse(body.data(), body.size(), true).get(root);
   if (ec != simdjson::SUCCESS) {
-    return InvalidArgumentError(std::string(what) + ": malformed JSON: " +
-                                simdjson::error_message(ec));
+    return InvalidArgumentError(std::string(what) +
+                                ": malformed JSON: " + simdjson::error_message(ec));
   }
   dom::object o;
   if (root.get_object().get(o) != simdjson::SUCCESS) {
@@ -49,8 +49,7 @@ bool Missing(simdjson::simdjson_result<dom::element> r, dom::element& out) {
   return out.is_null();
 }
 
-Status ReadString(dom::object o, std::string_view key, std::string_view where,
-                  std::string& out) {
+Status ReadString(dom::object o, std::string_view key, std::string_view where, std::string& out) {
   dom::element e;
   if (Missing(o.at_key(key), e)) return OkStatus();
   std::string_view v;

@@ -15,8 +15,7 @@
 
 namespace stowage::auth {
 
-inline constexpr std::string_view kTokenReviewPath =
-    "/apis/authentication.k8s.io/v1/tokenreviews";
+inline constexpr std::string_view kTokenReviewPath = "/apis/authentication.k8s.io/v1/tokenreviews";
 inline constexpr std::string_view kSubjectAccessReviewPath =
     "/apis/authorization.k8s.io/v1/subjectaccessreviews";
 inline constexpr std::string_view kAuthenticationConfigMapPath =

@@ -20,8 +20,8 @@ void AppendLength(std::string& s, size_t n) {
 
 }  // namespace
 
-TokenAuthenticator::TokenAuthenticator(client::RestClient& client, Duration cache_ttl,
-                                       Clock& clock, size_t max_cache_entries)
+TokenAuthenticator::TokenAuthenticator(client::RestClient& client, Duration cache_ttl, Clock& clock,
+                                       size_t max_cache_entries)
     : client_(client), ttl_(cache_ttl), cache_(clock, max_cache_entries) {
   hmac_key_.resize(32);
   RELEASE_ASSERT(RAND_bytes(reinterpret_cast<unsigned char*>(hmac_key_.data()),
@@ -39,9 +39,9 @@ std::string TokenAuthenticator::CacheKey(std::string_view token) const {
   AppendLength(msg, 0);
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  unsigned char* r = HMAC(EVP_sha256(), hmac_key_.data(), static_cast<int>(hmac_key_.size()),
-                          reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), out,
-                          &len);
+  unsigned char* r =
+      HMAC(EVP_sha256(), hmac_key_.data(), static_cast<int>(hmac_key_.size()),
+           reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), out, &len);
   OPENSSL_cleanse(msg.data(), msg.size());  // the token must not linger in freed memory
   RELEASE_ASSERT(r != nullptr, "HMAC-SHA256 failed");
   return std::string(reinterpret_cast<char*>(out), len);

@@ -29,8 +29,10 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
     src->client_ca_origin_ = Origin::kFile;
     src->client_ca_file_ = options.client_ca_file;
   } else if (lookup && authn_client == nullptr) {
-    LOG_WARN("No authentication-kubeconfig provided in order to lookup client-ca-file in {}, "
-             "so client certificate authentication won't work.", kConfigMapRef);
+    LOG_WARN(
+        "No authentication-kubeconfig provided in order to lookup client-ca-file in {}, "
+        "so client certificate authentication won't work.",
+        kConfigMapRef);
   } else if (lookup) {
     src->client_ca_origin_ = Origin::kConfigMap;
   }
@@ -40,13 +42,15 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
     src->proxy_origin_ = Origin::kFile;
     src->proxy_ca_file_ = rh.client_ca_file;
     MutexLock l(src->mu_);
-    src->proxy_headers_ = RequestHeaderConfig{nullptr,          rh.allowed_names,
-                                              rh.username_headers, rh.uid_headers,
-                                              rh.group_headers,    rh.extra_headers_prefix};
+    src->proxy_headers_ =
+        RequestHeaderConfig{nullptr,        rh.allowed_names, rh.username_headers,
+                            rh.uid_headers, rh.group_headers, rh.extra_headers_prefix};
   } else if (lookup && authn_client == nullptr) {
-    LOG_WARN("No authentication-kubeconfig provided in order to lookup "
-             "requestheader-client-ca-file in {}, so request-header client certificate "
-             "authentication won't work.", kConfigMapRef);
+    LOG_WARN(
+        "No authentication-kubeconfig provided in order to lookup "
+        "requestheader-client-ca-file in {}, so request-header client certificate "
+        "authentication won't work.",
+        kConfigMapRef);
   } else if (lookup) {
     src->proxy_origin_ = Origin::kConfigMap;
   }
@@ -77,10 +81,12 @@ StatusOr<std::unique_ptr<TrustSource>> TrustSource::New(const Options& options,
       }
       LOG_WARN("Error looking up in-cluster authentication configuration: {}",
                first.proxy_lookup.message());
-      LOG_WARN("Continuing without authentication configuration. This may treat all requests "
-               "as anonymous.");
-      LOG_WARN("To require authentication configuration lookup to succeed, set "
-               "--authentication-tolerate-lookup-failure=false");
+      LOG_WARN(
+          "Continuing without authentication configuration. This may treat all requests "
+          "as anonymous.");
+      LOG_WARN(
+          "To require authentication configuration lookup to succeed, set "
+          "--authentication-tolerate-lookup-failure=false");
       src->proxy_origin_ = Origin::kNone;  // as upstream: front-proxy auth stays off
     }
   }
@@ -117,8 +123,7 @@ Status TrustSource::UpdateBundle(std::shared_ptr<const CABundle>* bundle, const 
     *bundle = *parsed;
     RebuildProxySnapshot();
   }
-  VLOG(2, "Loaded a new CA Bundle and Verifier name={} certificates={}", source,
-       (*parsed)->size());
+  VLOG(2, "Loaded a new CA Bundle and Verifier name={} certificates={}", source, (*parsed)->size());
   return OkStatus();
 }
 
@@ -126,15 +131,15 @@ Status TrustSource::RefreshFiles() {
   Status result;
   if (client_ca_origin_ == Origin::kFile) {
     auto pem = ReadFile(client_ca_file_);
-    result = JoinStatus(result, pem.ok() ? UpdateBundle(&client_ca_, *pem,
-                                                  "client-ca-bundle::" + client_ca_file_)
-                                   : pem.status());
+    result = JoinStatus(
+        result, pem.ok() ? UpdateBundle(&client_ca_, *pem, "client-ca-bundle::" + client_ca_file_)
+                         : pem.status());
   }
   if (proxy_origin_ == Origin::kFile) {
     auto pem = ReadFile(proxy_ca_file_);
-    result = JoinStatus(result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem,
-                                                  "request-header::" + proxy_ca_file_)
-                                   : pem.status());
+    result = JoinStatus(
+        result, pem.ok() ? UpdateBundle(&proxy_ca_, *pem, "request-header::" + proxy_ca_file_)
+                         : pem.status());
   }
   return result;
 }
@@ -149,9 +154,11 @@ TrustSource::ConfigMapOutcome TrustSource::RefreshFromConfigMap() {
       return out;
     }
     if (client::IsForbidden(body.status())) {
-      LOG_WARN("Unable to get {}.  Usually fixed by 'kubectl create rolebinding -n kube-system "
-               "ROLEBINDING_NAME --role=extension-apiserver-authentication-reader "
-               "--serviceaccount=YOUR_NS:YOUR_SA'", kConfigMapRef);
+      LOG_WARN(
+          "Unable to get {}.  Usually fixed by 'kubectl create rolebinding -n kube-system "
+          "ROLEBINDING_NAME --role=extension-apiserver-authentication-reader "
+          "--serviceaccount=YOUR_NS:YOUR_SA'",
+          kConfigMapRef);
     }
     out.proxy_lookup = body.status();
     out.other = body.status();

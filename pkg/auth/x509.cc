@@ -84,8 +84,7 @@ std::string CertificateIdentifier(X509* x) {
          ", AKID=" + ColonHex(X509_get0_authority_key_id(x));
 }
 
-StatusOr<std::vector<X509Ptr>> ParsePemCertificates(std::string_view pem,
-                                                    std::string_view source) {
+StatusOr<std::vector<X509Ptr>> ParsePemCertificates(std::string_view pem, std::string_view source) {
   std::unique_ptr<BIO, BioDeleter> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) return InternalError(std::string(source) + ": " + OpenSslError());
   std::vector<X509Ptr> certs;
@@ -125,8 +124,7 @@ struct CABundle::Store {
   ~Store() { X509_STORE_free(store); }
 };
 
-CABundle::CABundle(std::string pem, std::string source, std::unique_ptr<Store> store,
-                   size_t count)
+CABundle::CABundle(std::string pem, std::string source, std::unique_ptr<Store> store, size_t count)
     : pem_(std::move(pem)), source_(std::move(source)), store_(std::move(store)), count_(count) {}
 
 CABundle::~CABundle() = default;
@@ -145,8 +143,7 @@ StatusOr<std::shared_ptr<const CABundle>> CABundle::Parse(std::string_view pem,
       new CABundle(std::string(pem), std::string(source), std::move(store), certs.size()));
 }
 
-Status CABundle::VerifyClientChain(const std::vector<std::string>& chain_der,
-                                   WallTime now) const {
+Status CABundle::VerifyClientChain(const std::vector<std::string>& chain_der, WallTime now) const {
   if (chain_der.empty()) return InvalidArgumentError("no client certificate presented");
   ASSIGN_OR_RETURN(X509Ptr leaf, ParseDer(chain_der[0], 0));
   X509StackPtr untrusted(sk_X509_new_null());

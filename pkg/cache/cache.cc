@@ -60,9 +60,7 @@ NodeInfo& Cache::TouchNode(const std::string& name) {
   return slot->info;
 }
 
-void Cache::AddPodLocked(PodInfoPtr info) {
-  TouchNode(info->pod->spec.node_name).AddPodInfo(info);
-}
+void Cache::AddPodLocked(PodInfoPtr info) { TouchNode(info->pod->spec.node_name).AddPodInfo(info); }
 
 void Cache::RemovePodLocked(const api::Pod& pod, const std::string& node) {
   auto it = nodes_.find(node);

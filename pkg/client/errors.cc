@@ -28,7 +28,8 @@ std::string_view ReasonPhrase(int code) {
 
 StatusCode CodeFor(int http, std::string_view reason) {
   switch (http) {
-    case 400: case 422: return StatusCode::kInvalidArgument;
+    case 400:
+    case 422: return StatusCode::kInvalidArgument;
     case 401: return StatusCode::kUnauthenticated;
     case 403: return StatusCode::kPermissionDenied;
     case 404: return StatusCode::kNotFound;

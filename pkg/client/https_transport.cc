@@ -67,7 +67,8 @@ StatusOr<ServerUrl> ParseServer(const RestConfig& c) {
   }
   if (hostport.starts_with('[')) {
     size_t close = hostport.find(']');
-    if (close == std::string_view::npos) return InvalidArgumentError("server \"" + c.server + "\": bad IPv6 address");
+    if (close == std::string_view::npos)
+      return InvalidArgumentError("server \"" + c.server + "\": bad IPv6 address");
     u.host = std::string(hostport.substr(1, close - 1));
     if (close + 1 < hostport.size() && hostport[close + 1] == ':') {
       u.port = std::string(hostport.substr(close + 2));
@@ -193,12 +194,13 @@ class HttpsTransport final : public Transport {
     auto conn = NewConnection();
     Connection& c = *conn;
     // Cancelling the socket from the requesting thread ends the blocked read promptly.
-    std::stop_callback on_stop(stop, [&c] {
-      asio::post(c.ioc, [&c] { beast::get_lowest_layer(c.stream).cancel(); });
-    });
+    std::stop_callback on_stop(
+        stop, [&c] { asio::post(c.ioc, [&c] { beast::get_lowest_layer(c.stream).cancel(); }); });
     Duration idle = req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
-    if (auto s = Connect(c, idle); !s.ok()) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
-    if (auto s = Send(c, req, idle); !s.ok()) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
+    if (auto s = Connect(c, idle); !s.ok())
+      return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
+    if (auto s = Send(c, req, idle); !s.ok())
+      return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
 
     http::response_parser<http::buffer_body> p;
     p.header_limit(kHeaderLimit);
@@ -388,8 +390,8 @@ class HttpsTransport final : public Transport {
     token_read_ = RealClock().Now();
     std::ifstream in(config_.bearer_token_file);
     if (!in) {
-      return UnauthenticatedError("cannot read token file \"" + config_.bearer_token_file +
-                                  "\" (" + config_.source + ")");
+      return UnauthenticatedError("cannot read token file \"" + config_.bearer_token_file + "\" (" +
+                                  config_.source + ")");
     }
     std::stringstream ss;
     ss << in.rdbuf();

@@ -71,8 +71,10 @@ StatusOr<RestConfig> Parse(const YAML::Node& root, const std::string& base_dir,
   std::string where = source + ": clusters[" + cluster_name + "]";
   c.server = master.empty() ? Str(*cluster, "server") : std::string(master);
   if (c.server.empty()) return InvalidArgumentError(where + ".server is empty");
-  if ((*cluster)["insecure-skip-tls-verify"] && (*cluster)["insecure-skip-tls-verify"].as<bool>(false)) {
-    return InvalidArgumentError(where + ".insecure-skip-tls-verify is true: stowage always "
+  if ((*cluster)["insecure-skip-tls-verify"] &&
+      (*cluster)["insecure-skip-tls-verify"].as<bool>(false)) {
+    return InvalidArgumentError(where +
+                                ".insecure-skip-tls-verify is true: stowage always "
                                 "verifies the API server; set certificate-authority instead");
   }
   c.tls_server_name = Str(*cluster, "tls-server-name");
@@ -86,7 +88,8 @@ StatusOr<RestConfig> Parse(const YAML::Node& root, const std::string& base_dir,
     if (!user) return NotFoundError(c.source + ": user \"" + user_name + "\" not found");
     std::string uwhere = source + ": users[" + user_name + "]";
     if ((*user)["exec"] || (*user)["auth-provider"]) {
-      return UnimplementedError(uwhere + ": exec and auth-provider credential plugins are not "
+      return UnimplementedError(uwhere +
+                                ": exec and auth-provider credential plugins are not "
                                 "supported; use a token, tokenFile or client certificate");
     }
     if ((*user)["username"] || (*user)["password"]) {
@@ -100,7 +103,8 @@ StatusOr<RestConfig> Parse(const YAML::Node& root, const std::string& base_dir,
       return s;
     }
     if (c.client_cert_pem.empty() != c.client_key_pem.empty()) {
-      return InvalidArgumentError(uwhere + ": a client certificate needs both a certificate "
+      return InvalidArgumentError(uwhere +
+                                  ": a client certificate needs both a certificate "
                                   "and a key");
     }
     c.bearer_token = Str(*user, "token");
@@ -139,8 +143,9 @@ StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (host == nullptr || port == nullptr || *host == '\0' || *port == '\0') {
-    return FailedPreconditionError("no kubeconfig or master was given and this is not a pod: "
-                                   "KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are unset");
+    return FailedPreconditionError(
+        "no kubeconfig or master was given and this is not a pod: "
+        "KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are unset");
   }
   RestConfig c;
   c.source = "in-cluster service account (" + sa_dir + ")";

@@ -21,8 +21,6 @@ Duration RateLimiter::Reserve() {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(-tokens_ / qps_));
 }
 
-bool RateLimiter::Wait(std::stop_token stop) {
-  return clock_.Sleep(Reserve(), stop);
-}
+bool RateLimiter::Wait(std::stop_token stop) { return clock_.Sleep(Reserve(), stop); }
 
 }  // namespace stowage::client

@@ -81,13 +81,13 @@ Status CreateEvent(RestClient& c, const api::EventRecord& event) {
 
 Status PatchPodStatus(RestClient& c, std::string_view ns, std::string_view name,
                       std::string patch) {
-  return c.Patch(ObjectPath<api::Pod>(ns, name) + "/status", std::move(patch),
-                 kStrategicMergePatch)
+  return c.Patch(ObjectPath<api::Pod>(ns, name) + "/status", std::move(patch), kStrategicMergePatch)
       .status();
 }
 
 StatusOr<api::Lease> CreateLease(RestClient& c, const api::Lease& lease) {
-  auto body = c.Post(CollectionPath<api::Lease>(lease.metadata.namespace_), api::EncodeLease(lease));
+  auto body =
+      c.Post(CollectionPath<api::Lease>(lease.metadata.namespace_), api::EncodeLease(lease));
   if (!body.ok()) return body.status();
   return api::Decode<api::Lease>(*body);
 }

@@ -20,12 +20,12 @@ namespace stowage::client {
 template <typename T>
 struct ResourceInfo;
 
-#define STOWAGE_RESOURCE(T, prefix, plural, namespaced)         \
-  template <>                                                   \
-  struct ResourceInfo<api::T> {                                 \
-    static constexpr std::string_view kPrefix = prefix;         \
-    static constexpr std::string_view kPlural = plural;         \
-    static constexpr bool kNamespaced = namespaced;             \
+#define STOWAGE_RESOURCE(T, prefix, plural, namespaced) \
+  template <>                                           \
+  struct ResourceInfo<api::T> {                         \
+    static constexpr std::string_view kPrefix = prefix; \
+    static constexpr std::string_view kPlural = plural; \
+    static constexpr bool kNamespaced = namespaced;     \
   };
 STOWAGE_RESOURCE(Pod, "/api/v1", "pods", true)
 STOWAGE_RESOURCE(Node, "/api/v1", "nodes", false)
@@ -131,8 +131,7 @@ Status BindPod(RestClient& c, const api::ObjectMeta& pod, std::string_view node_
 // POST an events.k8s.io/v1 Event.
 Status CreateEvent(RestClient& c, const api::EventRecord& event);
 // PATCH pods/<name>/status with a strategic-merge patch (api::EncodePodStatusPatch).
-Status PatchPodStatus(RestClient& c, std::string_view ns, std::string_view name,
-                      std::string patch);
+Status PatchPodStatus(RestClient& c, std::string_view ns, std::string_view name, std::string patch);
 // Leases for leader election: get, create (fails with AlreadyExists) and update (fails with
 // Conflict when the resourceVersion is stale).
 StatusOr<api::Lease> CreateLease(RestClient& c, const api::Lease& lease);

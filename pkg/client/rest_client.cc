@@ -40,8 +40,8 @@ void SetRequestObserver(RequestObserver observer) {
 }
 
 void RestClient::Observe(std::string_view verb, const StatusOr<HttpResponse>& r,
-                         MonoTime limiter_start, MonoTime start, MonoTime end,
-                         size_t request_bytes, bool has_response_bytes, bool will_retry) const {
+                         MonoTime limiter_start, MonoTime start, MonoTime end, size_t request_bytes,
+                         bool has_response_bytes, bool will_retry) const {
   RequestObserver observer = g_observer.load(std::memory_order_acquire);
   if (observer == nullptr) return;
   RequestObservation o;
@@ -97,8 +97,8 @@ bool RestClient::WouldRetry(std::string_view method, const StatusOr<HttpResponse
   return code == 429 || (code >= 500 && has_after) || (code >= 500 && code != 501 && idempotent);
 }
 
-bool RestClient::ShouldRetry(std::string_view method, const StatusOr<HttpResponse>& r,
-                             int attempt, Duration& backoff, std::stop_token stop) {
+bool RestClient::ShouldRetry(std::string_view method, const StatusOr<HttpResponse>& r, int attempt,
+                             Duration& backoff, std::stop_token stop) {
   if (attempt >= retry_.max_retries || !WouldRetry(method, r)) return false;
   Duration wait = backoff;
   if (r.ok() && !r->retry_after.empty() && (r->status == 429 || r->status >= 500)) {
@@ -136,8 +136,8 @@ StatusOr<std::string> RestClient::Do(std::string_view method, std::string_view p
 }
 
 Status RestClient::Watch(std::string_view path,
-                         const std::function<bool(std::string_view)>& on_line,
-                         std::stop_token stop, Duration idle_timeout) {
+                         const std::function<bool(std::string_view)>& on_line, std::stop_token stop,
+                         Duration idle_timeout) {
   HttpRequest req{"GET", std::string(path), "", "", idle_timeout};
   Duration backoff = retry_.initial_backoff;
   for (int attempt = 0;; ++attempt) {
@@ -156,8 +156,7 @@ Status RestClient::Watch(std::string_view path,
     };
     auto r = transport_->Stream(req, on_data, stop);
     // The request's latency is the time to its answer, not the life of the stream.
-    Observe("GET", r, limiter_start, start, delivered ? first_data : clock_.Now(), 0, false,
-            false);
+    Observe("GET", r, limiter_start, start, delivered ? first_data : clock_.Now(), 0, false, false);
     if (!split_error.ok()) return split_error.WithPrefix("watch " + std::string(path));
     if (r.ok() && r->status == 200) return OkStatus();
     if (stop.stop_requested()) return OkStatus();

@@ -39,15 +39,15 @@ inline constexpr std::string_view kJsonPatch = "application/json-patch+json";
 
 // One attempt of a request, as client-go's request metrics see it.
 struct RequestObservation {
-  std::string_view verb;  // "GET", "POST", ...
-  std::string_view host;  // the server's host:port, e.g. "127.0.0.1:6443"
-  int code = 0;           // HTTP status; 0 when no response was received
-  Duration latency{};     // from sending the request to the response (or the error)
+  std::string_view verb;         // "GET", "POST", ...
+  std::string_view host;         // the server's host:port, e.g. "127.0.0.1:6443"
+  int code = 0;                  // HTTP status; 0 when no response was received
+  Duration latency{};            // from sending the request to the response (or the error)
   Duration rate_limiter_wait{};  // spent waiting for the client-side rate limiter
   size_t request_bytes = 0;
   bool has_response_bytes = false;  // false for watch streams
   size_t response_bytes = 0;
-  bool will_retry = false;          // the client retries after this attempt
+  bool will_retry = false;  // the client retries after this attempt
 };
 using RequestObserver = void (*)(const RequestObservation&);
 
@@ -58,8 +58,8 @@ void SetRequestObserver(RequestObserver observer);
 
 class RestClient {
  public:
-  RestClient(const RestConfig& config, std::unique_ptr<Transport> transport,
-             RetryPolicy retry = {}, Clock& clock = RealClock());
+  RestClient(const RestConfig& config, std::unique_ptr<Transport> transport, RetryPolicy retry = {},
+             Clock& clock = RealClock());
   // A client over the real HTTPS transport.
   static StatusOr<std::unique_ptr<RestClient>> New(const RestConfig& config);
 

@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define RELEASE_ASSERT(cond, msg)                                                   \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "assertion failed at %s:%d: %s: %s\n", __FILE__, __LINE__, \
-                   #cond, msg);                                                     \
-      std::abort();                                                                 \
-    }                                                                               \
+#define RELEASE_ASSERT(cond, msg)                                                                  \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "assertion failed at %s:%d: %s: %s\n", __FILE__, __LINE__, #cond, msg); \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (0)
 
 #ifdef NDEBUG

@@ -18,7 +18,6 @@ Clock& RealClock() {
 }
 }  // namespace stowage
 
-
 namespace stowage {
 bool SleepFor(Duration d, std::stop_token stop) {
   if (d <= Duration::zero()) return !stop.stop_requested();

@@ -138,8 +138,8 @@ class KlogFormatter : public spdlog::formatter {
                     : msg.level == spdlog::level::err    ? 'E'
                     : msg.level == spdlog::level::warn   ? 'W'
                                                          : 'I';
-    auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                      msg.time.time_since_epoch()).count();
+    auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(msg.time.time_since_epoch()).count();
     std::time_t secs = static_cast<std::time_t>(micros / 1000000);
     std::tm tm{};
     localtime_r(&secs, &tm);

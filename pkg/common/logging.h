@@ -120,18 +120,18 @@ inline std::string ErrText(const std::string& s) { return s; }
 #define LOG_WARN(...) SPDLOG_WARN(__VA_ARGS__)
 #define LOG_ERROR(...) SPDLOG_ERROR(__VA_ARGS__)
 // klog's ErrorS(err, msg): err is a Status or a string; the message is formatted as usual.
-#define LOG_ERROR_ERR(err, ...)                                                           \
-  do {                                                                                    \
-    ::stowage::logging::internal::ErrScope stowage_err_scope_(                            \
-        ::stowage::logging::internal::ErrText(err));                                      \
-    SPDLOG_ERROR(__VA_ARGS__);                                                            \
+#define LOG_ERROR_ERR(err, ...)                                \
+  do {                                                         \
+    ::stowage::logging::internal::ErrScope stowage_err_scope_( \
+        ::stowage::logging::internal::ErrText(err));           \
+    SPDLOG_ERROR(__VA_ARGS__);                                 \
   } while (0)
 // klog's V(n).Info: cheap when disabled (an integer compare, arguments not evaluated).
-#define VLOG(n, ...)                                                                      \
-  do {                                                                                    \
-    static ::stowage::logging::internal::VSite stowage_vsite_(__FILE__);                  \
-    if (::stowage::logging::internal::VEnabled(stowage_vsite_, (n))) {                    \
-      ::stowage::logging::internal::VScope stowage_vscope_((n));                          \
-      SPDLOG_INFO(__VA_ARGS__);                                                           \
-    }                                                                                     \
+#define VLOG(n, ...)                                                     \
+  do {                                                                   \
+    static ::stowage::logging::internal::VSite stowage_vsite_(__FILE__); \
+    if (::stowage::logging::internal::VEnabled(stowage_vsite_, (n))) {   \
+      ::stowage::logging::internal::VScope stowage_vscope_((n));         \
+      SPDLOG_INFO(__VA_ARGS__);                                          \
+    }                                                                    \
   } while (0)

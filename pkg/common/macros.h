@@ -7,10 +7,10 @@
 #define STOWAGE_CONCAT_INNER(a, b) a##b
 #define STOWAGE_CONCAT(a, b) STOWAGE_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                           \
-  do {                                                  \
-    ::stowage::Status _stowage_status = (expr);         \
-    if (!_stowage_status.ok()) return _stowage_status;  \
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    ::stowage::Status _stowage_status = (expr);        \
+    if (!_stowage_status.ok()) return _stowage_status; \
   } while (0)
 
 #define STOWAGE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -30,8 +30,8 @@ bool NotifySocket(std::string_view name, std::string_view state) {
   }
   std::memcpy(addr.sun_path, name.data(), name.size());
   if (abstract) addr.sun_path[0] = '\0';
-  socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() +
-                                         (abstract ? 0 : 1));
+  socklen_t len =
+      static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size() + (abstract ? 0 : 1));
 
   int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {

@@ -91,7 +91,7 @@ Status DataLossError(std::string message);
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(const T& value) : v_(value) {}  // NOLINT: implicit by design, as absl::StatusOr
+  StatusOr(const T& value) : v_(value) {}        // NOLINT: implicit by design, as absl::StatusOr
   StatusOr(T&& value) : v_(std::move(value)) {}  // NOLINT
   StatusOr(Status status) : v_(std::move(status)) {  // NOLINT
     if (std::get<Status>(v_).ok()) v_ = Status(StatusCode::kInternal, "StatusOr built from OK");

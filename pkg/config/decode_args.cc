@@ -120,8 +120,8 @@ bool TypeMeta(Decoder& d, const std::string& k, const YAML::Node& v, const Field
     std::string version;
     d.Get(v, p, version);
     if (!version.empty() && version != kGroupVersion) {
-      d.Fail(p, "args for plugin " + plugin + " must be " + std::string(kGroupVersion) +
-                    ", got " + GoQuote(version));
+      d.Fail(p, "args for plugin " + plugin + " must be " + std::string(kGroupVersion) + ", got " +
+                    GoQuote(version));
     }
     return true;
   }
@@ -164,34 +164,34 @@ void DecodeShape(Decoder& d, const YAML::Node& n, const FieldPath& path,
 }
 
 // Each overload decodes one args kind; `d`, `n`, `path` and `plugin` as DecodeArgs.
-#define STOWAGE_ARGS_FIELDS(kind_name, ...)                                                 \
-  d.Fields(n, path, [&](const std::string& k, const YAML::Node& v, const FieldPath& p) {   \
-    if (TypeMeta(d, k, v, p, plugin, kind_name)) return true;                               \
-    __VA_ARGS__ return false;                                                               \
+#define STOWAGE_ARGS_FIELDS(kind_name, ...)                                              \
+  d.Fields(n, path, [&](const std::string& k, const YAML::Node& v, const FieldPath& p) { \
+    if (TypeMeta(d, k, v, p, plugin, kind_name)) return true;                            \
+    __VA_ARGS__ return false;                                                            \
   })
 
 void DecodeTyped(Decoder&, const YAML::Node&, const FieldPath&, const std::string&,
                  std::monostate&) {}
 void DecodeTyped(Decoder&, const YAML::Node&, const FieldPath&, const std::string&, RawArgs&) {}
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, DefaultPreemptionArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 DefaultPreemptionArgs& a) {
   STOWAGE_ARGS_FIELDS("DefaultPreemptionArgs", {
     STOWAGE_FIELD("minCandidateNodesPercentage", a.min_candidate_nodes_percentage);
     STOWAGE_FIELD("minCandidateNodesAbsolute", a.min_candidate_nodes_absolute);
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, InterPodAffinityArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 InterPodAffinityArgs& a) {
   STOWAGE_ARGS_FIELDS("InterPodAffinityArgs", {
     STOWAGE_FIELD("hardPodAffinityWeight", a.hard_pod_affinity_weight);
     STOWAGE_FIELD("ignorePreferredTermsOfExistingPods", a.ignore_preferred_terms_of_existing_pods);
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, NodeResourcesFitArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 NodeResourcesFitArgs& a) {
   STOWAGE_ARGS_FIELDS("NodeResourcesFitArgs", {
     STOWAGE_FIELD("ignoredResources", a.ignored_resources);
     STOWAGE_FIELD("ignoredResourceGroups", a.ignored_resource_groups);
@@ -218,8 +218,8 @@ void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, PodTopologySpreadArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 PodTopologySpreadArgs& a) {
   STOWAGE_ARGS_FIELDS("PodTopologySpreadArgs", {
     STOWAGE_FIELD("defaultingType", a.defaulting_type);
     if (k == "defaultConstraints") {
@@ -231,15 +231,15 @@ void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, NodeResourcesBalancedAllocationArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 NodeResourcesBalancedAllocationArgs& a) {
   STOWAGE_ARGS_FIELDS("NodeResourcesBalancedAllocationArgs", {
     if (k == "resources") return DecodeResources(d, v, p, a.resources), true;
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, VolumeBindingArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 VolumeBindingArgs& a) {
   STOWAGE_ARGS_FIELDS("VolumeBindingArgs", {
     STOWAGE_FIELD("bindTimeoutSeconds", a.bind_timeout_seconds);
     if (k == "shape") {
@@ -250,8 +250,8 @@ void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, NodeAffinityArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 NodeAffinityArgs& a) {
   STOWAGE_ARGS_FIELDS("NodeAffinityArgs", {
     if (k == "addedAffinity") {
       a.added_affinity.reset();
@@ -261,8 +261,8 @@ void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
   });
 }
 
-void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path,
-                 const std::string& plugin, DynamicResourcesArgs& a) {
+void DecodeTyped(Decoder& d, const YAML::Node& n, const FieldPath& path, const std::string& plugin,
+                 DynamicResourcesArgs& a) {
   STOWAGE_ARGS_FIELDS("DynamicResourcesArgs", {
     STOWAGE_FIELD("filterTimeout", a.filter_timeout);
     STOWAGE_FIELD("bindingTimeout", a.binding_timeout);

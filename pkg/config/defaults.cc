@@ -62,8 +62,7 @@ void Default(NodeResourcesFitArgs& a, const Features&) {
 
 void Default(DynamicResourcesArgs& a, const Features& f) {
   if (!a.filter_timeout && f.dra_scheduler_filter_timeout) a.filter_timeout = seconds(10);
-  if (!a.binding_timeout && f.dra_device_binding_conditions &&
-      f.dra_resource_claim_device_status) {
+  if (!a.binding_timeout && f.dra_device_binding_conditions && f.dra_resource_claim_device_status) {
     a.binding_timeout = seconds(600);
   }
 }

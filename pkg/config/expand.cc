@@ -13,11 +13,20 @@ namespace {
 // The order in which upstream builds the points (getExtensionPoints), which decides which
 // error is reported first.
 constexpr std::array<ExtensionPoint, kNumExtensionPoints> kBuildOrder = {
-    ExtensionPoint::kPreFilter, ExtensionPoint::kFilter,     ExtensionPoint::kPostFilter,
-    ExtensionPoint::kReserve,   ExtensionPoint::kPreScore,   ExtensionPoint::kScore,
-    ExtensionPoint::kPreBind,   ExtensionPoint::kBind,       ExtensionPoint::kPostBind,
-    ExtensionPoint::kPermit,    ExtensionPoint::kPreEnqueue, ExtensionPoint::kQueueSort,
-    ExtensionPoint::kPlacementGenerate, ExtensionPoint::kPlacementScore,
+    ExtensionPoint::kPreFilter,
+    ExtensionPoint::kFilter,
+    ExtensionPoint::kPostFilter,
+    ExtensionPoint::kReserve,
+    ExtensionPoint::kPreScore,
+    ExtensionPoint::kScore,
+    ExtensionPoint::kPreBind,
+    ExtensionPoint::kBind,
+    ExtensionPoint::kPostBind,
+    ExtensionPoint::kPermit,
+    ExtensionPoint::kPreEnqueue,
+    ExtensionPoint::kQueueSort,
+    ExtensionPoint::kPlacementGenerate,
+    ExtensionPoint::kPlacementScore,
     ExtensionPoint::kPodGroupPostFilter,
 };
 
@@ -26,8 +35,8 @@ constexpr int64_t kMaxScore = 100;
 std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Status NotExist(ExtensionPoint point, std::string_view name) {
-  return InvalidArgumentError(std::string(ExtensionPointInterfaceName(point)) + " " +
-                              Quoted(name) + " does not exist");
+  return InvalidArgumentError(std::string(ExtensionPointInterfaceName(point)) + " " + Quoted(name) +
+                              " does not exist");
 }
 
 Status AlreadyRegistered(ExtensionPoint point, std::string_view name) {
@@ -91,8 +100,7 @@ Status ExpandPoint(ExtensionPoint point, const Plugins& plugins, const Implement
 // getValidScoreWeights: the point's own entries first, then MultiPoint; the first entry for a
 // name wins; 0 means 1. The running total is checked against int64 overflow with Go's
 // wrapping arithmetic, so a negative weight makes the next check fail, exactly as upstream.
-StatusOr<std::map<std::string, int32_t>> ScoreWeights(ExtensionPoint point,
-                                                      const Plugins& plugins,
+StatusOr<std::map<std::string, int32_t>> ScoreWeights(ExtensionPoint point, const Plugins& plugins,
                                                       const ImplementsFn& implements) {
   std::map<std::string, int32_t> weights;
   int64_t total = 0;
@@ -102,8 +110,9 @@ StatusOr<std::map<std::string, int32_t>> ScoreWeights(ExtensionPoint point,
       int32_t w = p.weight.value_or(0);
       if (w == 0) w = 1;
       weights[p.name] = w;
-      const auto headroom = static_cast<int64_t>(
-          static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) - static_cast<uint64_t>(total));
+      const auto headroom =
+          static_cast<int64_t>(static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
+                               static_cast<uint64_t>(total));
       if (int64_t{w} * kMaxScore > headroom) {
         return InvalidArgumentError("total score of Score plugins could overflow");
       }
@@ -158,12 +167,16 @@ StatusOr<ExpandedPlugins> ExpandPlugins(const KubeSchedulerProfile& profile,
         ", but got " + std::to_string(count(ExtensionPoint::kQueueSort)));
   }
   if (count(ExtensionPoint::kBind) == 0) {
-    return InvalidArgumentError("at least one bind plugin is needed for profile with scheduler "
-                                "name " + scheduler_name);
+    return InvalidArgumentError(
+        "at least one bind plugin is needed for profile with scheduler "
+        "name " +
+        scheduler_name);
   }
   if (count(ExtensionPoint::kPlacementGenerate) > 1) {
-    return InvalidArgumentError("at most one placement generate plugin is allowed for profile "
-                                "with scheduler name " + scheduler_name);
+    return InvalidArgumentError(
+        "at most one placement generate plugin is allowed for profile "
+        "with scheduler name " +
+        scheduler_name);
   }
   StatusOr<std::map<std::string, int32_t>> score =
       ScoreWeights(ExtensionPoint::kScore, plugins, implements);
@@ -173,10 +186,10 @@ StatusOr<ExpandedPlugins> ExpandPlugins(const KubeSchedulerProfile& profile,
   if (!placement.ok()) return placement.status().WithPrefix("placement score plugins");
 
   for (ExtensionPoint point : kAllExtensionPoints) {
-    const std::map<std::string, int32_t>* weights =
-        point == ExtensionPoint::kScore            ? &*score
-        : point == ExtensionPoint::kPlacementScore ? &*placement
-                                                   : nullptr;
+    const std::map<std::string, int32_t>* weights = point == ExtensionPoint::kScore ? &*score
+                                                    : point == ExtensionPoint::kPlacementScore
+                                                        ? &*placement
+                                                        : nullptr;
     for (std::string& name : names[static_cast<size_t>(point)]) {
       const int32_t w = weights != nullptr ? weights->at(name) : 0;
       out.at(point).push_back(ExpandedPlugin{std::move(name), w});
@@ -185,8 +198,7 @@ StatusOr<ExpandedPlugins> ExpandPlugins(const KubeSchedulerProfile& profile,
   return out;
 }
 
-KubeSchedulerProfile CompletedProfile(const KubeSchedulerProfile& profile,
-                                      const ExistsFn& exists) {
+KubeSchedulerProfile CompletedProfile(const KubeSchedulerProfile& profile, const ExistsFn& exists) {
   KubeSchedulerProfile out = profile;
   out.plugin_config.clear();
   if (!profile.plugins) return out;

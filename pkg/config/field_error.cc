@@ -19,7 +19,6 @@ std::string_view TypeText(FieldError::Type type) {
   return "";
 }
 
-
 // content.RegexError.
 std::string RegexError(std::string msg, std::string_view re,
                        std::initializer_list<std::string_view> examples) {
@@ -131,10 +130,10 @@ std::vector<std::string> QualifiedNameErrors(std::string_view value) {
   std::string_view name = value;
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back("a valid label key " +
-                     RegexError(std::string(kLabelKeyErrMsg), kLabelKeyFmt,
-                                {"MyName", "my.name", "123-abc"}) +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      errs.push_back(
+          "a valid label key " +
+          RegexError(std::string(kLabelKeyErrMsg), kLabelKeyFmt, {"MyName", "my.name", "123-abc"}) +
+          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return errs;
     }
     const std::string_view prefix = value.substr(0, slash);
@@ -165,8 +164,8 @@ std::vector<std::string> LabelValueErrors(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > 63) errs.emplace_back("must be no more than 63 bytes");
   if (!value.empty() && !api::IsLabelToken(value)) {
-    errs.push_back(
-        RegexError(std::string(kLabelValueErrMsg), kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+    errs.push_back(RegexError(std::string(kLabelValueErrMsg), kLabelValueFmt,
+                              {"MyValue", "my_value", "12345"}));
   }
   return errs;
 }

@@ -3,7 +3,6 @@
 // strings become quoted scalars, numbers/booleans/null plain ones, and repeated keys are kept so
 // the Decoder reports them.
 #include <nlohmann/json.hpp>
-
 #include <vector>
 
 #include "pkg/config/yaml_decoder.h"
@@ -26,12 +25,8 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool null() override { return Add(YAML::Node(YAML::NodeType::Null)); }
   bool boolean(bool v) override { return Add(YAML::Node(v ? "true" : "false")); }
   bool number_integer(number_integer_t v) override { return Add(YAML::Node(std::to_string(v))); }
-  bool number_unsigned(number_unsigned_t v) override {
-    return Add(YAML::Node(std::to_string(v)));
-  }
-  bool number_float(number_float_t, const string_t& text) override {
-    return Add(YAML::Node(text));
-  }
+  bool number_unsigned(number_unsigned_t v) override { return Add(YAML::Node(std::to_string(v))); }
+  bool number_float(number_float_t, const string_t& text) override { return Add(YAML::Node(text)); }
   bool string(string_t& v) override { return Add(StringNode(v)); }
   bool binary(binary_t&) override { return Fail("binary values are not JSON"); }
   bool start_object(std::size_t) override { return Open(YAML::Node(YAML::NodeType::Map)); }

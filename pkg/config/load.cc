@@ -28,8 +28,9 @@ constexpr size_t kMaxReportedErrors = 20;
 
 void DecodePluginSet(Decoder& d, const YAML::Node& n, const FieldPath& path, PluginSet& out) {
   d.Fields(n, path, [&](const std::string& k, const YAML::Node& v, const FieldPath& p) {
-    std::vector<Plugin>* list = k == "enabled" ? &out.enabled : k == "disabled" ? &out.disabled
-                                                                                : nullptr;
+    std::vector<Plugin>* list = k == "enabled"    ? &out.enabled
+                                : k == "disabled" ? &out.disabled
+                                                  : nullptr;
     if (list == nullptr) return false;
     list->clear();
     d.Items(v, p, [&](const YAML::Node& item, const FieldPath& ip) {
@@ -173,8 +174,9 @@ void DecodeConfiguration(Decoder& d, const YAML::Node& root, KubeSchedulerConfig
       return true;
     }
     if (k == "healthzBindAddress" || k == "metricsBindAddress") {
-      d.Fail(p, "unknown field (removed from kubescheduler.config.k8s.io/v1; use --bind-address "
-                "and --secure-port)");
+      d.Fail(p,
+             "unknown field (removed from kubescheduler.config.k8s.io/v1; use --bind-address "
+             "and --secure-port)");
       return true;
     }
     return false;
@@ -202,10 +204,10 @@ Status CheckTypeMeta(const YAML::Node& root, const std::string& source) {
   }
   if (api_version != kGroupVersion) {
     if (api_version.rfind("kubescheduler.config.k8s.io/", 0) == 0) {
-      return InvalidArgumentError(
-          source + ": apiVersion \"" + api_version + "\" is no longer served: kube-scheduler " +
-          "1.37 reads only " + std::string(kGroupVersion) +
-          " (v1beta2 was removed in 1.28, v1beta3 in 1.29)");
+      return InvalidArgumentError(source + ": apiVersion \"" + api_version +
+                                  "\" is no longer served: kube-scheduler " + "1.37 reads only " +
+                                  std::string(kGroupVersion) +
+                                  " (v1beta2 was removed in 1.28, v1beta3 in 1.29)");
     }
     return InvalidArgumentError(source + ": apiVersion \"" + api_version + "\" is not " +
                                 std::string(kGroupVersion));
@@ -229,7 +231,8 @@ StatusOr<KubeSchedulerConfiguration> Decode(const YAML::Node& root, const std::s
   DecodeConfiguration(d, root, cfg);
   if (d.errors().empty()) return cfg;
   const std::vector<std::string>& all = d.errors();
-  std::vector<std::string> shown(all.begin(), all.begin() + std::min(all.size(), kMaxReportedErrors));
+  std::vector<std::string> shown(all.begin(),
+                                 all.begin() + std::min(all.size(), kMaxReportedErrors));
   if (all.size() > kMaxReportedErrors) {
     shown.push_back("and " + std::to_string(all.size() - kMaxReportedErrors) + " more errors");
   }

@@ -161,8 +161,7 @@ struct ExtenderTLSConfig {
 struct ExtenderManagedResource {
   std::string name;
   bool ignored_by_scheduler = false;
-  friend bool operator==(const ExtenderManagedResource&,
-                         const ExtenderManagedResource&) = default;
+  friend bool operator==(const ExtenderManagedResource&, const ExtenderManagedResource&) = default;
 };
 
 struct Extender {

@@ -55,16 +55,16 @@ void ValidateLeaderElection(const LeaderElectionConfiguration& le, FieldErrors& 
   const FieldPath path("leaderElection");
   if (!le.leader_elect.value_or(false)) return;
   if (le.lease_duration <= Duration(0)) {
-    errs.push_back(Invalid(path.Child("leaseDuration"), Dur(le.lease_duration),
-                           "must be greater than zero"));
+    errs.push_back(
+        Invalid(path.Child("leaseDuration"), Dur(le.lease_duration), "must be greater than zero"));
   }
   if (le.renew_deadline <= Duration(0)) {
-    errs.push_back(Invalid(path.Child("renewDeadline"), Dur(le.renew_deadline),
-                           "must be greater than zero"));
+    errs.push_back(
+        Invalid(path.Child("renewDeadline"), Dur(le.renew_deadline), "must be greater than zero"));
   }
   if (le.retry_period <= Duration(0)) {
-    errs.push_back(Invalid(path.Child("retryPeriod"), Dur(le.retry_period),
-                           "must be greater than zero"));
+    errs.push_back(
+        Invalid(path.Child("retryPeriod"), Dur(le.retry_period), "must be greater than zero"));
   }
   if (le.lease_duration <= le.renew_deadline) {
     errs.push_back(Invalid(path.Child("leaseDuration"), Dur(le.renew_deadline),
@@ -72,7 +72,8 @@ void ValidateLeaderElection(const LeaderElectionConfiguration& le, FieldErrors& 
   }
   // Not in upstream's config validation, but client-go's NewLeaderElector refuses it, so
   // kube-scheduler fails at startup all the same; reporting it here names the field.
-  const auto jittered = Duration(static_cast<int64_t>(1.2 * static_cast<double>(le.retry_period.count())));
+  const auto jittered =
+      Duration(static_cast<int64_t>(1.2 * static_cast<double>(le.retry_period.count())));
   if (le.renew_deadline > Duration(0) && le.retry_period > Duration(0) &&
       le.renew_deadline <= jittered) {
     errs.push_back(Invalid(path.Child("renewDeadline"), Dur(le.renew_deadline),
@@ -136,9 +137,8 @@ FieldErrors ValidateArgs(const std::string& name, const PluginArgs& args, const 
         args, path, [&](const auto& a) { return ValidateVolumeBindingArgs(path, a, features); });
   }
   if (name == "DynamicResources") {
-    return Typed<DynamicResourcesArgs>(args, path, [&](const auto& a) {
-      return ValidateDynamicResourcesArgs(path, a, features);
-    });
+    return Typed<DynamicResourcesArgs>(
+        args, path, [&](const auto& a) { return ValidateDynamicResourcesArgs(path, a, features); });
   }
   return {};
 }
@@ -154,8 +154,7 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
     // MultiPoint and the placement points are not checked, as upstream does not.
     const FieldPath plugins = path.Child("plugins");
     for (ExtensionPoint point : kAllExtensionPoints) {
-      if (point == ExtensionPoint::kPlacementGenerate ||
-          point == ExtensionPoint::kPlacementScore) {
+      if (point == ExtensionPoint::kPlacementGenerate || point == ExtensionPoint::kPlacementScore) {
         continue;
       }
       const std::vector<Plugin>& enabled = profile.plugins->Set(point).enabled;
@@ -181,8 +180,7 @@ void ValidateProfile(const FieldPath& path, const KubeSchedulerProfile& profile,
 }
 
 // All profiles must share profile 0's queueSort plugin set and its args.
-void ValidateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles,
-                             FieldErrors& errs) {
+void ValidateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles, FieldErrors& errs) {
   const FieldPath path("profiles");
   static const PluginSet kEmpty;
   auto queue_sort = [](const KubeSchedulerProfile& p) -> const PluginSet& {
@@ -208,8 +206,8 @@ void ValidateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles,
     }
     for (const PluginConfig& pc : profiles[i].plugin_config) {
       if (pc.name == name && !(pc.args == canon_args)) {
-        errs.push_back(Invalid(path.Index(i).Child("pluginConfig").Child("args"), ArgsValue(pc.args),
-                               "queueSort must be the same for all profiles"));
+        errs.push_back(Invalid(path.Index(i).Child("pluginConfig").Child("args"),
+                               ArgsValue(pc.args), "queueSort must be the same for all profiles"));
       }
     }
   }
@@ -218,8 +216,8 @@ void ValidateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles,
 // v1helper.IsExtendedResourceName: a prefixed name outside kubernetes.io/ whose quota form
 // ("requests.<name>") is still a qualified name.
 bool IsExtendedResourceName(const std::string& name) {
-  const bool native = name.find('/') == std::string::npos ||
-                      name.find("kubernetes.io/") != std::string::npos;
+  const bool native =
+      name.find('/') == std::string::npos || name.find("kubernetes.io/") != std::string::npos;
   if (native || name.rfind("requests.", 0) == 0) return false;
   return QualifiedNameErrors("requests." + name).empty();
 }
@@ -232,8 +230,8 @@ void ValidateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
     const Extender& e = extenders[i];
     const FieldPath p = path.Index(i);
     if (!e.prioritize_verb.empty() && e.weight <= 0) {
-      errs.push_back(Invalid(p.Child("weight"), Num(e.weight),
-                             "must have a positive weight applied to it"));
+      errs.push_back(
+          Invalid(p.Child("weight"), Num(e.weight), "must have a positive weight applied to it"));
     }
     if (!e.bind_verb.empty()) ++binders;
     for (size_t j = 0; j < e.managed_resources.size(); ++j) {
@@ -247,21 +245,21 @@ void ValidateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
         errs.push_back(Invalid(name_path, GoQuote(name), "is an invalid extended resource name"));
       }
       if (!managed.insert(name).second) {
-        errs.push_back(Invalid(name_path, GoQuote(name), "duplicate extender managed resource name"));
+        errs.push_back(
+            Invalid(name_path, GoQuote(name), "duplicate extender managed resource name"));
       }
     }
   }
   if (binders > 1) {
-    errs.push_back(Invalid(path, GoQuote("found " + std::to_string(binders) +
-                                            " extenders implementing bind"),
-                           "only one extender can implement bind"));
+    errs.push_back(
+        Invalid(path, GoQuote("found " + std::to_string(binders) + " extenders implementing bind"),
+                "only one extender can implement bind"));
   }
 }
 
 }  // namespace
 
-FieldErrors ValidateConfiguration(const KubeSchedulerConfiguration& cfg,
-                                  const Features& features) {
+FieldErrors ValidateConfiguration(const KubeSchedulerConfiguration& cfg, const Features& features) {
   FieldErrors errs;
   if (cfg.client_connection.burst < 0) {
     errs.push_back(Invalid(FieldPath("clientConnection").Child("burst"),
@@ -293,8 +291,8 @@ FieldErrors ValidateConfiguration(const KubeSchedulerConfiguration& cfg,
   const int64_t initial = cfg.pod_initial_backoff_seconds.value_or(0);
   const int64_t max = cfg.pod_max_backoff_seconds.value_or(0);
   if (initial <= 0) {
-    errs.push_back(Invalid(FieldPath("podInitialBackoffSeconds"), Num(initial),
-                           "must be greater than 0"));
+    errs.push_back(
+        Invalid(FieldPath("podInitialBackoffSeconds"), Num(initial), "must be greater than 0"));
   }
   if (max < initial) {
     errs.push_back(Invalid(FieldPath("podMaxBackoffSeconds"), Num(max),

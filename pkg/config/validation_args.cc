@@ -30,8 +30,8 @@ std::string ShapeValue(const std::vector<UtilizationShapePoint>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) out += ",";
-    out += "{\"Utilization\":" + Num(shape[i].utilization) + ",\"Score\":" + Num(shape[i].score) +
-           "}";
+    out +=
+        "{\"Utilization\":" + Num(shape[i].utilization) + ",\"Score\":" + Num(shape[i].score) + "}";
   }
   return out + "]";
 }
@@ -50,8 +50,8 @@ void ValidateResources(const std::vector<ResourceSpec>& resources, const FieldPa
 // labels.NewRequirement's checks for one node selector requirement (matchExpressions).
 void ValidateLabelRequirement(const api::NodeSelectorRequirement& r, const FieldPath& path,
                               FieldErrors& errs) {
-  static const std::vector<std::string_view> kOps = {"In", "NotIn", "Exists",
-                                                     "DoesNotExist", "Gt", "Lt"};
+  static const std::vector<std::string_view> kOps = {"In",           "NotIn", "Exists",
+                                                     "DoesNotExist", "Gt",    "Lt"};
   if (std::find(kOps.begin(), kOps.end(), r.op) == kOps.end()) {
     errs.push_back(NotSupported(path.Child("operator"), GoJsonString(r.op), kOps));
     return;
@@ -122,7 +122,8 @@ FieldErrors ValidateDefaultPreemptionArgs(const FieldPath& path, const DefaultPr
   const int32_t abs = a.min_candidate_nodes_absolute.value_or(0);
   const FieldPath pct_path = path.Child("minCandidateNodesPercentage");
   const FieldPath abs_path = path.Child("minCandidateNodesAbsolute");
-  if (pct < 0 || pct > 100) errs.push_back(Invalid(pct_path, Num(pct), "not in valid range [0, 100]"));
+  if (pct < 0 || pct > 100)
+    errs.push_back(Invalid(pct_path, Num(pct), "not in valid range [0, 100]"));
   if (abs < 0) errs.push_back(Invalid(abs_path, Num(abs), "not in valid range [0, inf)"));
   if (pct == 0 && abs == 0) {
     errs.push_back(Invalid(pct_path, Num(pct),
@@ -177,8 +178,8 @@ FieldErrors ValidatePodTopologySpreadArgs(const FieldPath& path, const PodTopolo
       const api::TopologySpreadConstraint& other = a.default_constraints[j];
       if (c.topology_key == other.topology_key &&
           c.when_unsatisfiable == other.when_unsatisfiable) {
-        errs.push_back(Duplicate(
-            p, GoQuote("{" + c.topology_key + ", " + c.when_unsatisfiable + "}")));
+        errs.push_back(
+            Duplicate(p, GoQuote("{" + c.topology_key + ", " + c.when_unsatisfiable + "}")));
         break;
       }
     }
@@ -247,7 +248,8 @@ FieldErrors ValidateNodeResourcesFitArgs(const FieldPath& path, const NodeResour
     return errs;
   }
   const ScoringStrategy& s = *a.scoring_strategy;
-  if (s.type != kLeastAllocated && s.type != kMostAllocated && s.type != kRequestedToCapacityRatio) {
+  if (s.type != kLeastAllocated && s.type != kMostAllocated &&
+      s.type != kRequestedToCapacityRatio) {
     errs.push_back(NotSupported(strategy.Child("type"), GoJsonString(s.type),
                                 {kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio}));
   }
@@ -257,7 +259,8 @@ FieldErrors ValidateNodeResourcesFitArgs(const FieldPath& path, const NodeResour
     if (!s.requested_to_capacity_ratio) {
       errs.push_back(Required(ratio, "must be specified when type is RequestedToCapacityRatio"));
     } else {
-      Append(errs, ValidateFunctionShape(ratio.Child("shape"), s.requested_to_capacity_ratio->shape));
+      Append(errs,
+             ValidateFunctionShape(ratio.Child("shape"), s.requested_to_capacity_ratio->shape));
     }
   } else if (s.requested_to_capacity_ratio) {
     errs.push_back(Forbidden(ratio, "must be nil when type is not RequestedToCapacityRatio"));
@@ -297,8 +300,8 @@ FieldErrors ValidateVolumeBindingArgs(const FieldPath& path, const VolumeBinding
                            "invalid BindTimeoutSeconds, should not be a negative value"));
   }
   if (features.storage_capacity_scoring) {
-    Append(errs, ValidateFunctionShape(path.Child("shape"), a.shape.value_or(
-                                                                std::vector<UtilizationShapePoint>{})));
+    Append(errs, ValidateFunctionShape(path.Child("shape"),
+                                       a.shape.value_or(std::vector<UtilizationShapePoint>{})));
   } else if (a.shape) {
     errs.push_back(Invalid(path.Child("shape"), a.shape->empty() ? "[]" : ShapeValue(*a.shape),
                            "unexpected field `shape`, remove it or turn on the feature gate "
@@ -312,7 +315,8 @@ FieldErrors ValidateDynamicResourcesArgs(const FieldPath& path, const DynamicRes
   FieldErrors errs;
   if (features.dra_scheduler_filter_timeout) {
     if (a.filter_timeout && *a.filter_timeout < Duration(0)) {
-      errs.push_back(Invalid(path.Child("filterTimeout"), GoJsonString(FormatDuration(*a.filter_timeout)),
+      errs.push_back(Invalid(path.Child("filterTimeout"),
+                             GoJsonString(FormatDuration(*a.filter_timeout)),
                              "must be zero or positive"));
     }
   } else if (a.filter_timeout) {

@@ -156,8 +156,8 @@ Scalar ResolvePlain(std::string_view text) {
     }
     if (LooksLikeFloat(plain) || overflow) {
       double v = 0;
-      const auto [end, ec] = std::from_chars(plain.data() + (plain[0] == '+' ? 1 : 0),
-                                             plain.data() + plain.size(), v);
+      const auto [end, ec] =
+          std::from_chars(plain.data() + (plain[0] == '+' ? 1 : 0), plain.data() + plain.size(), v);
       if (end == plain.data() + plain.size() &&
           (ec == std::errc() || ec == std::errc::result_out_of_range)) {
         out.kind = ScalarKind::kFloat;
@@ -231,8 +231,8 @@ void Decoder::Get(const YAML::Node& node, const FieldPath& path, std::optional<b
   out = s->boolean;
 }
 
-std::optional<int64_t> Decoder::Integer(const YAML::Node& node, const FieldPath& path,
-                                        int64_t min, int64_t max, std::string_view type_name) {
+std::optional<int64_t> Decoder::Integer(const YAML::Node& node, const FieldPath& path, int64_t min,
+                                        int64_t max, std::string_view type_name) {
   std::optional<Scalar> s = Leaf(node, path);
   if (!s) return std::nullopt;
   int64_t v = 0;
@@ -330,7 +330,7 @@ void Decoder::GetBytes(const YAML::Node& node, const FieldPath& path, std::strin
 namespace {
 
 nlohmann::json ToGoJsonString(Decoder& d, const YAML::Node& node, const FieldPath& path,
-                           size_t depth, size_t max_depth, const std::function<bool()>& spend) {
+                              size_t depth, size_t max_depth, const std::function<bool()>& spend) {
   if (!spend()) return nullptr;
   if (depth > max_depth) {
     d.Fail(path, "nested deeper than " + std::to_string(max_depth) + " levels");

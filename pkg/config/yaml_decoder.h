@@ -33,7 +33,7 @@ struct Scalar {
   ScalarKind kind = ScalarKind::kNull;
   bool boolean = false;
   int64_t integer = 0;
-  double number = 0;  // kFloat, and kInt too (as a double)
+  double number = 0;          // kFloat, and kInt too (as a double)
   bool int_overflow = false;  // a kFloat that was written as an integer beyond int64
   std::string text;
 };

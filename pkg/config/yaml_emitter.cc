@@ -49,9 +49,7 @@ std::vector<const std::string*> OrderedKeys(const json& obj) {
   return keys;
 }
 
-bool IsNonEmptyCollection(const json& v) {
-  return (v.is_object() || v.is_array()) && !v.empty();
-}
+bool IsNonEmptyCollection(const json& v) { return (v.is_object() || v.is_array()) && !v.empty(); }
 
 void EmitSequence(std::string& out, const json& seq, size_t indent, bool inline_first);
 

@@ -23,7 +23,8 @@ const StateData* CycleState::Find(std::string_view key, TypeTag tag) const {
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto c = std::make_unique<CycleState>();
   c->data_.reserve(data_.size());
-  for (const Entry& e : data_) c->data_.push_back({e.key, e.tag, e.data ? e.data->Clone() : nullptr});
+  for (const Entry& e : data_)
+    c->data_.push_back({e.key, e.tag, e.data ? e.data->Clone() : nullptr});
   c->skip_filter_plugins_ = skip_filter_plugins_;
   c->skip_score_plugins_ = skip_score_plugins_;
   c->skip_filter_mask_ = skip_filter_mask_;

@@ -95,8 +95,8 @@ using NodeToStatus = std::vector<std::pair<std::string, Status>>;
 // Runs when no node fits (preemption). Success with a nominated node, or Unschedulable.
 class PostFilterPlugin : public virtual Plugin {
  public:
-  virtual Status PostFilter(CycleState& state, const PodInfo& pod,
-                            const NodeToStatus& filtered, NominatingInfo& result) = 0;
+  virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& filtered,
+                            NominatingInfo& result) = 0;
 };
 
 // Runs once per cycle before Score with the feasible nodes; Skip disables this plugin's Score.
@@ -186,18 +186,54 @@ template <ExtensionPoint P>
 struct PointInterface {
   using type = void;
 };
-template <> struct PointInterface<ExtensionPoint::kPreEnqueue> { using type = PreEnqueuePlugin; };
-template <> struct PointInterface<ExtensionPoint::kQueueSort> { using type = QueueSortPlugin; };
-template <> struct PointInterface<ExtensionPoint::kPreFilter> { using type = PreFilterPlugin; };
-template <> struct PointInterface<ExtensionPoint::kFilter> { using type = FilterPlugin; };
-template <> struct PointInterface<ExtensionPoint::kPostFilter> { using type = PostFilterPlugin; };
-template <> struct PointInterface<ExtensionPoint::kPreScore> { using type = PreScorePlugin; };
-template <> struct PointInterface<ExtensionPoint::kScore> { using type = ScorePlugin; };
-template <> struct PointInterface<ExtensionPoint::kReserve> { using type = ReservePlugin; };
-template <> struct PointInterface<ExtensionPoint::kPermit> { using type = PermitPlugin; };
-template <> struct PointInterface<ExtensionPoint::kPreBind> { using type = PreBindPlugin; };
-template <> struct PointInterface<ExtensionPoint::kBind> { using type = BindPlugin; };
-template <> struct PointInterface<ExtensionPoint::kPostBind> { using type = PostBindPlugin; };
+template <>
+struct PointInterface<ExtensionPoint::kPreEnqueue> {
+  using type = PreEnqueuePlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kQueueSort> {
+  using type = QueueSortPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPreFilter> {
+  using type = PreFilterPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kFilter> {
+  using type = FilterPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPostFilter> {
+  using type = PostFilterPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPreScore> {
+  using type = PreScorePlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kScore> {
+  using type = ScorePlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kReserve> {
+  using type = ReservePlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPermit> {
+  using type = PermitPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPreBind> {
+  using type = PreBindPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kBind> {
+  using type = BindPlugin;
+};
+template <>
+struct PointInterface<ExtensionPoint::kPostBind> {
+  using type = PostBindPlugin;
+};
 
 // Whether the plugin implements the point's interface (false for points without one). Used
 // when a profile is built, never per pod.

@@ -36,8 +36,8 @@ const api::ContainerStatus* FindStatus(const api::Pod& pod, std::string_view nam
 // The requests a container contributes to the aggregate of src; nullptr for upstream's nil list.
 // A container the kubelet has not reported on falls back to its spec, unless the resize is
 // infeasible, where only what the node really granted counts.
-const api::ResourceList* ContainerList(const api::Pod& pod, const api::Container& c,
-                                       Source src, bool infeasible) {
+const api::ResourceList* ContainerList(const api::Pod& pod, const api::Container& c, Source src,
+                                       bool infeasible) {
   if (src == Source::kSpec) return &c.resources.requests;
   const api::ContainerStatus* cs = FindStatus(pod, c.name);
   if (src == Source::kActuated && cs && cs->resources && cs->resources->requests) {
@@ -92,10 +92,9 @@ void ApplyPodLevel(const std::vector<const api::ResourceList*>& lists, Resource&
       if (!IsPodLevelResource(name)) continue;
       int64_t v = name == "cpu" ? q.MilliValue() : q.Value();
       // Clang 14 cannot capture a structured binding, so the lambda takes a copy of the view.
-      auto it = std::find_if(effective.begin(), effective.end(),
-                             [key = std::string_view(name)](const auto& e) {
-                               return e.first == key;
-                             });
+      auto it =
+          std::find_if(effective.begin(), effective.end(),
+                       [key = std::string_view(name)](const auto& e) { return e.first == key; });
       if (it == effective.end()) {
         effective.emplace_back(name, v);
       } else {
@@ -135,9 +134,7 @@ bool IsPodLevelResource(std::string_view name) {
 }
 
 bool IsPodResizeDeferred(const api::Pod& pod) { return ResizePendingReason(pod) == "Deferred"; }
-bool IsPodResizeInfeasible(const api::Pod& pod) {
-  return ResizePendingReason(pod) == "Infeasible";
-}
+bool IsPodResizeInfeasible(const api::Pod& pod) { return ResizePendingReason(pod) == "Infeasible"; }
 
 Resource ComputePodRequests(const api::Pod& pod, bool non_zero) {
   const bool infeasible = IsPodResizeInfeasible(pod);

@@ -16,12 +16,12 @@ namespace stowage::framework {
 
 enum class Code : uint8_t {
   kSuccess,
-  kError,                          // an unexpected failure: the pod goes to error backoff
-  kUnschedulable,                  // does not fit now; preemption may help
-  kUnschedulableAndUnresolvable,   // does not fit, and preemption cannot change that
-  kWait,                           // Permit: hold the pod until allowed, rejected or timed out
-  kSkip,                           // PreFilter/PreScore: this plugin has nothing to do for the pod
-  kPending,                        // requeue without backoff when the awaited event happens
+  kError,                         // an unexpected failure: the pod goes to error backoff
+  kUnschedulable,                 // does not fit now; preemption may help
+  kUnschedulableAndUnresolvable,  // does not fit, and preemption cannot change that
+  kWait,                          // Permit: hold the pod until allowed, rejected or timed out
+  kSkip,                          // PreFilter/PreScore: this plugin has nothing to do for the pod
+  kPending,                       // requeue without backoff when the awaited event happens
 };
 
 std::string_view CodeName(Code code);

@@ -153,10 +153,9 @@ PodInfoPtr NewPodInfo(api::PodPtr pod) {
   // requests are set, the 100m / 200Mi defaults fill in only a resource that neither a container,
   // the pod level nor the overhead names; otherwise the actual request stands.
   const bool pod_level_set =
-      pod->spec.resources &&
-      std::any_of(pod->spec.resources->requests.entries().begin(),
-                  pod->spec.resources->requests.entries().end(),
-                  [](const auto& e) { return IsPodLevelResource(e.first); });
+      pod->spec.resources && std::any_of(pod->spec.resources->requests.entries().begin(),
+                                         pod->spec.resources->requests.entries().end(),
+                                         [](const auto& e) { return IsPodLevelResource(e.first); });
   if (pod_level_set) {
     if (RequestListHas(*pod, "cpu")) info->non0_cpu = info->requests.milli_cpu;
     if (RequestListHas(*pod, "memory")) info->non0_mem = info->requests.memory;

@@ -92,11 +92,11 @@ class HostPortInfo {
 // A pod plus what the scheduler computes from it once.
 struct PodInfo {
   api::PodPtr pod;
-  Resource requests;          // ComputePodRequests(pod)
-  int64_t non0_cpu = 0;       // ComputePodRequests(pod, true).milli_cpu
+  Resource requests;     // ComputePodRequests(pod)
+  int64_t non0_cpu = 0;  // ComputePodRequests(pod, true).milli_cpu
   int64_t non0_mem = 0;
   std::vector<HostPort> host_ports;
-  bool has_affinity = false;               // pod affinity or anti-affinity terms
+  bool has_affinity = false;  // pod affinity or anti-affinity terms
   bool has_required_anti_affinity = false;
 
   const api::Pod& operator*() const { return *pod; }

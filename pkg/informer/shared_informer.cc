@@ -211,8 +211,8 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
     metrics_->ObserveProcessing(SecondsSince(start));
   }
   synced_.store(true, std::memory_order_release);
-  VLOG(2, "informer {}: listed {} objects at resourceVersion {}", api::KindName<T>(),
-       items.size(), list_rv);
+  VLOG(2, "informer {}: listed {} objects at resourceVersion {}", api::KindName<T>(), items.size(),
+       list_rv);
   return OkStatus();
 }
 

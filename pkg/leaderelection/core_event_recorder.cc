@@ -1,8 +1,7 @@
 #include "pkg/leaderelection/core_event_recorder.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "pkg/api/encode.h"
 #include "pkg/client/resources.h"
@@ -14,9 +13,8 @@ namespace stowage::leaderelection {
 using json = nlohmann::json;
 
 std::string CoreEventName(const CoreEvent& e) {
-  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                   e.timestamp.time_since_epoch())
-                   .count();
+  auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(e.timestamp.time_since_epoch()).count();
   char hex[24];
   std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos));
   return e.involved_object.name + "." + hex;
@@ -61,8 +59,8 @@ CoreEventRecorder::~CoreEventRecorder() {
 
 void CoreEventRecorder::Event(const ObjectReference& object, std::string_view type,
                               std::string_view reason, std::string message) {
-  CoreEvent e{object,           std::string(type), std::string(reason),
-              std::move(message), component_,      clock_.WallNow()};
+  CoreEvent e{object,     std::string(type), std::string(reason), std::move(message),
+              component_, clock_.WallNow()};
   {
     MutexLock l(mu_);
     if (queue_.size() >= capacity_) {

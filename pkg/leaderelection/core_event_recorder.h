@@ -51,8 +51,8 @@ class CoreEventRecorder {
  public:
   // component is source.component of every event (kube-scheduler uses the first profile's
   // schedulerName).
-  CoreEventRecorder(client::RestClient& client, std::string component,
-                    Clock& clock = RealClock(), size_t capacity = 1000);
+  CoreEventRecorder(client::RestClient& client, std::string component, Clock& clock = RealClock(),
+                    size_t capacity = 1000);
   // Stops the writer after the event being written, if any; queued events are dropped.
   ~CoreEventRecorder();
 

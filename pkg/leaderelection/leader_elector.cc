@@ -49,8 +49,8 @@ Status LeaderElector::Validate(const Config& c, const Callbacks& cb) {
 }
 
 StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::New(client::RestClient& client,
-                                                             Config config, Callbacks callbacks,
-                                                             Clock& clock) {
+                                                            Config config, Callbacks callbacks,
+                                                            Clock& clock) {
   if (Status s = Validate(config, callbacks); !s.ok()) return s;
   auto recorder = std::make_unique<CoreEventRecorder>(client, config.event_source, clock);
   auto lock = std::make_unique<LeaseLock>(client, config.lock_namespace, config.lock_name,
@@ -63,13 +63,13 @@ StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::NewWithLock(
     std::unique_ptr<ResourceLock> lock, Config config, Callbacks callbacks, Clock& clock) {
   config.identity = lock->Identity();
   if (Status s = Validate(config, callbacks); !s.ok()) return s;
-  return std::unique_ptr<LeaderElector>(new LeaderElector(
-      nullptr, std::move(lock), std::move(config), std::move(callbacks), clock));
+  return std::unique_ptr<LeaderElector>(
+      new LeaderElector(nullptr, std::move(lock), std::move(config), std::move(callbacks), clock));
 }
 
 LeaderElector::LeaderElector(std::unique_ptr<CoreEventRecorder> recorder,
-                             std::unique_ptr<ResourceLock> lock, Config config,
-                             Callbacks callbacks, Clock& clock)
+                             std::unique_ptr<ResourceLock> lock, Config config, Callbacks callbacks,
+                             Clock& clock)
     : recorder_(std::move(recorder)),
       lock_(std::move(lock)),
       config_(std::move(config)),
@@ -90,8 +90,7 @@ void LeaderElector::Run(std::stop_token stop) {
   }
   std::stop_source leading;
   std::stop_callback forward(stop, [&leading] { leading.request_stop(); });
-  std::thread worker(
-      [this, token = leading.get_token()] { callbacks_.on_started_leading(token); });
+  std::thread worker([this, token = leading.get_token()] { callbacks_.on_started_leading(token); });
   Renew(stop);
   // Whatever ended the renewals, the work guarded by the lease must stop now.
   leading.request_stop();
@@ -218,9 +217,9 @@ std::string LeaderElector::NewIdentity() {
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
   char uuid[37];
   std::snprintf(uuid, sizeof(uuid),
-                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                b[14], b[15]);
+                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
   return std::string(host) + "_" + uuid;
 }
 

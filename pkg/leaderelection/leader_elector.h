@@ -150,9 +150,9 @@ class LeaderElector {
   LeaderElectionRecord observed_record_ GUARDED_BY(mu_);
   MonoTime observed_time_ GUARDED_BY(mu_){};
   // RecordKey of the record last read (not written): a read that differs is a change seen.
-  std::string observed_key_;      // Run's thread only
-  std::string reported_leader_;   // Run's thread only
-  std::mt19937_64 random_;        // Run's thread only
+  std::string observed_key_;     // Run's thread only
+  std::string reported_leader_;  // Run's thread only
+  std::mt19937_64 random_;       // Run's thread only
   std::atomic<uint64_t> slow_path_count_{0};
 };
 

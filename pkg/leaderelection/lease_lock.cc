@@ -105,8 +105,7 @@ LeaseLock::LeaseLock(client::RestClient& client, std::string lease_namespace,
       identity_(std::move(identity)),
       recorder_(recorder) {}
 
-StatusOr<LeaderElectionRecord> LeaseLock::Remember(const std::string& body,
-                                                   std::string_view verb) {
+StatusOr<LeaderElectionRecord> LeaseLock::Remember(const std::string& body, std::string_view verb) {
   json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](std::string_view why) {
     return InvalidArgumentError("lease " + Describe() + ": the answer to " + std::string(verb) +

@@ -39,8 +39,8 @@ Status LeaderElector::TryAcquireOrRenew() {
   auto got = lock_->Get();
   if (!got.ok()) {
     if (!client::IsNotFound(got.status())) {
-      LOG_ERROR("\"Error retrieving lease lock\" err={} lock={}", JsonQuote(got.status().ToString()),
-                JsonQuote(desc_));
+      LOG_ERROR("\"Error retrieving lease lock\" err={} lock={}",
+                JsonQuote(got.status().ToString()), JsonQuote(desc_));
       return got.status().WithPrefix("reading lease " + desc_);
     }
     if (Status s = lock_->Create(record); !s.ok()) {

@@ -7,15 +7,15 @@
 // Thread-safe. Series are never removed, so returned references stay valid.
 #pragma once
 
+#include <prometheus/family.h>
+#include <prometheus/histogram.h>
+
 #include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <prometheus/family.h>
-#include <prometheus/histogram.h>
 
 #include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"

@@ -9,59 +9,85 @@
 namespace stowage::metrics {
 namespace {
 
-const std::vector<double> kLatencyBuckets = {0.005, 0.025, 0.1, 0.25, 0.5, 1.0,
+const std::vector<double> kLatencyBuckets = {0.005, 0.025, 0.1, 0.25, 0.5,  1.0,
                                              2.0,   4.0,   8.0, 15.0, 30.0, 60.0};
-const std::vector<double> kSizeBuckets = {64,     256,     512,     1024,    4096,    16384,
-                                          65536,  262144,  1048576, 4194304, 16777216};
+const std::vector<double> kSizeBuckets = {64,    256,    512,     1024,    4096,    16384,
+                                          65536, 262144, 1048576, 4194304, 16777216};
 
 FamilyDesc MasterStatus() {
   return {"leader_election_master_status",
           "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, "
           "1 indicates master. 'name' is the string used to identify the lease. Please make sure "
           "to group by name.",
-          Type::kGauge, Stability::kAlpha, {"name"}, {}};
+          Type::kGauge,
+          Stability::kAlpha,
+          {"name"},
+          {}};
 }
 FamilyDesc Slowpath() {
   return {"leader_election_slowpath_total",
           "Total number of slow path exercised in renewing leader leases. 'name' is the string "
           "used to identify the lease. Please make sure to group by name.",
-          Type::kCounter, Stability::kAlpha, {"name"}, {}};
+          Type::kCounter,
+          Stability::kAlpha,
+          {"name"},
+          {}};
 }
 FamilyDesc RequestDuration() {
   return {"rest_client_request_duration_seconds",
-          "Request latency in seconds. Broken down by verb, and host.", Type::kHistogram,
-          Stability::kAlpha, {"verb", "host"}, kLatencyBuckets};
+          "Request latency in seconds. Broken down by verb, and host.",
+          Type::kHistogram,
+          Stability::kAlpha,
+          {"verb", "host"},
+          kLatencyBuckets};
 }
 FamilyDesc RequestSize() {
-  return {"rest_client_request_size_bytes", "Request size in bytes. Broken down by verb and host.",
-          Type::kHistogram, Stability::kAlpha, {"verb", "host"}, kSizeBuckets};
+  return {"rest_client_request_size_bytes",
+          "Request size in bytes. Broken down by verb and host.",
+          Type::kHistogram,
+          Stability::kAlpha,
+          {"verb", "host"},
+          kSizeBuckets};
 }
 FamilyDesc ResponseSize() {
   return {"rest_client_response_size_bytes",
-          "Response size in bytes. Broken down by verb and host.", Type::kHistogram,
-          Stability::kAlpha, {"verb", "host"}, kSizeBuckets};
+          "Response size in bytes. Broken down by verb and host.",
+          Type::kHistogram,
+          Stability::kAlpha,
+          {"verb", "host"},
+          kSizeBuckets};
 }
 FamilyDesc RateLimiterDuration() {
   return {"rest_client_rate_limiter_duration_seconds",
           "Client side rate limiter latency in seconds. Broken down by verb, and host.",
-          Type::kHistogram, Stability::kAlpha, {"verb", "host"}, kLatencyBuckets};
+          Type::kHistogram,
+          Stability::kAlpha,
+          {"verb", "host"},
+          kLatencyBuckets};
 }
 FamilyDesc Requests() {
   return {"rest_client_requests_total",
           "Number of HTTP requests, partitioned by status code, method, and host.",
-          Type::kCounter, Stability::kAlpha, {"code", "method", "host"}, {}};
+          Type::kCounter,
+          Stability::kAlpha,
+          {"code", "method", "host"},
+          {}};
 }
 FamilyDesc Retries() {
   return {"rest_client_request_retries_total",
           "Number of request retries, partitioned by status code, verb, and host.",
-          Type::kCounter, Stability::kAlpha, {"code", "verb", "host"}, {}};
+          Type::kCounter,
+          Stability::kAlpha,
+          {"code", "verb", "host"},
+          {}};
 }
 FamilyDesc BuildInfoDesc() {
   return {"kubernetes_build_info",
           "A metric with a constant '1' value labeled by major, minor, git version, git commit, "
           "git tree state, build date, Go version, and compiler from which Kubernetes was built, "
           "and platform on which it is running.",
-          Type::kGauge, Stability::kBeta,
+          Type::kGauge,
+          Stability::kBeta,
           {"major", "minor", "git_version", "git_commit", "git_tree_state", "build_date",
            "go_version", "compiler", "platform"},
           {}};
@@ -69,19 +95,28 @@ FamilyDesc BuildInfoDesc() {
 FamilyDesc FeatureEnabled() {
   return {"kubernetes_feature_enabled",
           "This metric records the data about the stage and enablement of a k8s feature.",
-          Type::kGauge, Stability::kBeta, {"name", "stage"}, {}};
+          Type::kGauge,
+          Stability::kBeta,
+          {"name", "stage"},
+          {}};
 }
 
 FamilyDesc VersionInfoDesc() {
   return {"version_info",
           "Provides the compatibility version info of the component. The component label is the "
           "name of the component, usually kube, but is relevant for aggregated-apiservers.",
-          Type::kGauge, Stability::kAlpha, {"component", "binary", "emulation", "min_compat"}, {}};
+          Type::kGauge,
+          Stability::kAlpha,
+          {"component", "binary", "emulation", "min_compat"},
+          {}};
 }
 FamilyDesc UnexpectedCategorizations() {
   return {"cardinality_enforcement_unexpected_categorizations_total",
           "The count of unexpected categorizations during cardinality enforcement.",
-          Type::kCounter, Stability::kAlpha, {}, {}};
+          Type::kCounter,
+          Stability::kAlpha,
+          {},
+          {}};
 }
 
 template <typename T>
@@ -153,14 +188,13 @@ Component& C() {
 void RegisterComponentMetrics() { (void)C(); }
 
 std::vector<FamilyDesc> ComponentFamilyDescs() {
-  return {MasterStatus(), Slowpath(),   RequestDuration(), RequestSize(),   ResponseSize(),
-          RateLimiterDuration(), Requests(), Retries(),    BuildInfoDesc(), FeatureEnabled(),
-          VersionInfoDesc(), UnexpectedCategorizations()};
+  return {MasterStatus(),   Slowpath(),        RequestDuration(),
+          RequestSize(),    ResponseSize(),    RateLimiterDuration(),
+          Requests(),       Retries(),         BuildInfoDesc(),
+          FeatureEnabled(), VersionInfoDesc(), UnexpectedCategorizations()};
 }
 
-void SetLeader(std::string_view name, bool leader) {
-  C().master->Get({name}).Set(leader ? 1 : 0);
-}
+void SetLeader(std::string_view name, bool leader) { C().master->Get({name}).Set(leader ? 1 : 0); }
 
 void LeaderSlowpathExercised(std::string_view name) { C().slowpath->Get({name}).Increment(); }
 

@@ -11,14 +11,13 @@ FamilyDesc Counter(std::string name, Stability s, std::vector<std::string> label
                    std::string help) {
   return {"scheduler_" + name, std::move(help), Type::kCounter, s, std::move(labels), {}};
 }
-FamilyDesc Gauge(std::string name, Stability s, std::vector<std::string> labels,
-                 std::string help) {
+FamilyDesc Gauge(std::string name, Stability s, std::vector<std::string> labels, std::string help) {
   return {"scheduler_" + name, std::move(help), Type::kGauge, s, std::move(labels), {}};
 }
 FamilyDesc Histogram(std::string name, Stability s, std::vector<std::string> labels,
                      std::vector<double> buckets, std::string help) {
-  return {"scheduler_" + name, std::move(help), Type::kHistogram, s, std::move(labels),
-          std::move(buckets)};
+  return {"scheduler_" + name, std::move(help),   Type::kHistogram, s,
+          std::move(labels),   std::move(buckets)};
 }
 
 }  // namespace
@@ -122,8 +121,8 @@ FamilyDesc PluginExecutionDuration() {
                    "Duration for running a plugin at a specific extension point.");
 }
 FamilyDesc QueueingHintExecutionDuration() {
-  return Histogram("queueing_hint_execution_duration_seconds", kAlpha,
-                   {"plugin", "event", "hint"}, ExponentialBuckets(0.00001, 1.5, 20),
+  return Histogram("queueing_hint_execution_duration_seconds", kAlpha, {"plugin", "event", "hint"},
+                   ExponentialBuckets(0.00001, 1.5, 20),
                    "Duration for running a queueing hint function of a plugin.");
 }
 FamilyDesc QueueIncomingPods() {
@@ -184,12 +183,13 @@ FamilyDesc ResourceClaimCreates() {
   return {"dynamic_resource_allocation_resourceclaim_creates_total",
           "Number of ResourceClaims creation requests, categorized by creation status, admin "
           "access, and owning API group and kind (either Pod or scheduling.k8s.io/PodGroup)",
-          Type::kCounter, kAlpha, {"status", "admin_access", "owner_api_group", "owner_api_kind"},
+          Type::kCounter,
+          kAlpha,
+          {"status", "admin_access", "owner_api_group", "owner_api_kind"},
           {}};
 }
 FamilyDesc DraBindingConditionsAllocations() {
-  return Counter("dra_bindingconditions_allocations_total", kAlpha,
-                 {"profile", "driver", "status"},
+  return Counter("dra_bindingconditions_allocations_total", kAlpha, {"profile", "driver", "status"},
                  "Number of allocations using devices with BindingConditions, counted per driver "
                  "per scheduling attempt");
 }
@@ -291,16 +291,20 @@ FamilyDesc PodResourceRequest() {
           "Resources requested by workloads on the cluster, broken down by pod. This shows the "
           "resource usage the scheduler and kubelet expect per pod for resources along with the "
           "unit for the resource if any.",
-          Type::kGauge, kStable,
-          {"namespace", "pod", "node", "scheduler", "priority", "resource", "unit"}, {}};
+          Type::kGauge,
+          kStable,
+          {"namespace", "pod", "node", "scheduler", "priority", "resource", "unit"},
+          {}};
 }
 FamilyDesc PodResourceLimit() {
   return {"kube_pod_resource_limit",
           "Resources limit for workloads on the cluster, broken down by pod. This shows the "
           "resource usage the scheduler and kubelet expect per pod for resources along with the "
           "unit for the resource if any.",
-          Type::kGauge, kStable,
-          {"namespace", "pod", "node", "scheduler", "priority", "resource", "unit"}, {}};
+          Type::kGauge,
+          kStable,
+          {"namespace", "pod", "node", "scheduler", "priority", "resource", "unit"},
+          {}};
 }
 
 }  // namespace stowage::metrics::families

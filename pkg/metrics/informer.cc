@@ -8,8 +8,12 @@ namespace {
 const std::vector<std::string> kLabels = {"name", "group", "version", "resource"};
 
 FamilyDesc QueuedItems() {
-  return {"informer_queued_items", "Number of items currently queued in the FIFO.",
-          Type::kGauge, Stability::kAlpha, kLabels, {}};
+  return {"informer_queued_items",
+          "Number of items currently queued in the FIFO.",
+          Type::kGauge,
+          Stability::kAlpha,
+          kLabels,
+          {}};
 }
 FamilyDesc ProcessingLatency() {
   return {"informer_processing_latency_seconds",
@@ -21,8 +25,11 @@ FamilyDesc ProcessingLatency() {
 }
 FamilyDesc StoreResourceVersion() {
   return {"informer_store_resource_version",
-          "The 15 least significant digits of the resource version of the store.", Type::kGauge,
-          Stability::kAlpha, kLabels, {}};
+          "The 15 least significant digits of the resource version of the store.",
+          Type::kGauge,
+          Stability::kAlpha,
+          kLabels,
+          {}};
 }
 
 struct Families {
@@ -49,10 +56,8 @@ std::vector<FamilyDesc> InformerFamilyDescs() {
 }
 
 InformerMetrics::InformerMetrics(const InformerId& id) {
-  prometheus::Labels labels = {{"name", id.name},
-                               {"group", id.group},
-                               {"version", id.version},
-                               {"resource", id.resource}};
+  prometheus::Labels labels = {
+      {"name", id.name}, {"group", id.group}, {"version", id.version}, {"resource", id.resource}};
   Families& f = F();
   f.queued.Add(labels);  // stays 0: nothing waits between the watch and the handlers
   latency_ = &f.latency.Add(labels, ProcessingLatency().buckets);

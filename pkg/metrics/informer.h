@@ -11,12 +11,12 @@
 // Thread-safe.
 #pragma once
 
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <prometheus/gauge.h>
-#include <prometheus/histogram.h>
 
 #include "pkg/metrics/registry.h"
 

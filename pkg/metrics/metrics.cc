@@ -178,9 +178,8 @@ Scheduler& S() {
 }  // namespace
 
 void Register(const FeatureGates& gates) {
-  std::call_once(g_once, [&] {
-    g_scheduler.store(new Scheduler(gates), std::memory_order_release);
-  });
+  std::call_once(g_once,
+                 [&] { g_scheduler.store(new Scheduler(gates), std::memory_order_release); });
 }
 
 namespace families {
@@ -189,27 +188,57 @@ const PerProfile& PerProfileFamilies() { return S().per_profile; }
 
 std::vector<FamilyDesc> SchedulerFamilyDescs() {
   namespace f = families;
-  return {f::ScheduleAttempts(), f::SchedulingAttemptDuration(), f::SchedulingAlgorithmDuration(),
-          f::EventHandlingDuration(), f::PreemptionVictims(), f::PreemptionAttempts(),
-          f::PendingPods(), f::QueuedEntities(), f::PodSchedulingSliDuration(),
-          f::PodSchedulingAttempts(), f::PodScheduledAfterFlush(),
-          f::FrameworkExtensionPointDuration(), f::PluginExecutionDuration(),
-          f::QueueIncomingPods(), f::QueueIncomingEntities(), f::Goroutines(),
-          f::PermitWaitDuration(), f::CacheSize(), f::UnschedulablePods(), f::PluginEvaluation(),
-          f::BatchAttempts(), f::BatchCacheFlushed(), f::BatchRescoreAttempts(),
-          f::BatchRescoreDuration(), f::GetNodeHintDuration(),
-          f::StoreScheduleResultsDuration(), f::QueueingHintExecutionDuration(),
-          f::InflightEvents(), f::PreQueueingHintEvaluations(), f::VolumeBinderCacheRequests(),
-          f::VolumeSchedulingStageError(), f::PreemptionGoroutinesDuration(),
-          f::PreemptionGoroutinesExecution(), f::AsyncApiCallExecution(),
-          f::AsyncApiCallExecutionDuration(), f::PendingAsyncApiCalls(),
-          f::ResourceClaimCreates(), f::PodGroupScheduleAttempts(),
-          f::PodGroupSchedulingAttemptDuration(), f::PodGroupSchedulingAlgorithmDuration(),
-          f::WorkloadPreemptionAttempts(), f::WorkloadPreemptionVictims(),
-          f::PreemptionWorkloadDisruptions(), f::PreemptionEvaluationDuration(),
-          f::PreemptionExecutionDuration(), f::PreemptionPdbViolations(),
-          f::GeneratedPlacements(), f::PlacementEvaluations(), f::PlacementEvaluationDuration(),
-          f::DraBindingConditionsAllocations(), f::DraBindingConditionsWaitDuration()};
+  return {f::ScheduleAttempts(),
+          f::SchedulingAttemptDuration(),
+          f::SchedulingAlgorithmDuration(),
+          f::EventHandlingDuration(),
+          f::PreemptionVictims(),
+          f::PreemptionAttempts(),
+          f::PendingPods(),
+          f::QueuedEntities(),
+          f::PodSchedulingSliDuration(),
+          f::PodSchedulingAttempts(),
+          f::PodScheduledAfterFlush(),
+          f::FrameworkExtensionPointDuration(),
+          f::PluginExecutionDuration(),
+          f::QueueIncomingPods(),
+          f::QueueIncomingEntities(),
+          f::Goroutines(),
+          f::PermitWaitDuration(),
+          f::CacheSize(),
+          f::UnschedulablePods(),
+          f::PluginEvaluation(),
+          f::BatchAttempts(),
+          f::BatchCacheFlushed(),
+          f::BatchRescoreAttempts(),
+          f::BatchRescoreDuration(),
+          f::GetNodeHintDuration(),
+          f::StoreScheduleResultsDuration(),
+          f::QueueingHintExecutionDuration(),
+          f::InflightEvents(),
+          f::PreQueueingHintEvaluations(),
+          f::VolumeBinderCacheRequests(),
+          f::VolumeSchedulingStageError(),
+          f::PreemptionGoroutinesDuration(),
+          f::PreemptionGoroutinesExecution(),
+          f::AsyncApiCallExecution(),
+          f::AsyncApiCallExecutionDuration(),
+          f::PendingAsyncApiCalls(),
+          f::ResourceClaimCreates(),
+          f::PodGroupScheduleAttempts(),
+          f::PodGroupSchedulingAttemptDuration(),
+          f::PodGroupSchedulingAlgorithmDuration(),
+          f::WorkloadPreemptionAttempts(),
+          f::WorkloadPreemptionVictims(),
+          f::PreemptionWorkloadDisruptions(),
+          f::PreemptionEvaluationDuration(),
+          f::PreemptionExecutionDuration(),
+          f::PreemptionPdbViolations(),
+          f::GeneratedPlacements(),
+          f::PlacementEvaluations(),
+          f::PlacementEvaluationDuration(),
+          f::DraBindingConditionsAllocations(),
+          f::DraBindingConditionsWaitDuration()};
 }
 
 std::string_view ResultName(Result r) {
@@ -223,8 +252,8 @@ std::string_view ResultName(Result r) {
 
 std::string_view CodeName(uint8_t code) {
   static constexpr std::array<std::string_view, kNumCodes> kNames = {
-      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip",
-      "Pending"};
+      "Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable",
+      "Wait",    "Skip",  "Pending"};
   return code < kNumCodes ? kNames[code] : "Unknown";
 }
 

@@ -22,12 +22,12 @@
 // values are upstream's exact strings. Thread-safe.
 #pragma once
 
-#include <cstdint>
-#include <string_view>
-
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
+
+#include <cstdint>
+#include <string_view>
 
 #include "pkg/framework/extension_point.h"
 #include "pkg/metrics/child_cache.h"
@@ -37,12 +37,12 @@ namespace stowage::metrics {
 
 // The gates that decide which optional families upstream registers; defaults are 1.37's.
 struct FeatureGates {
-  bool scheduler_async_preemption = true;            // Beta, on
-  bool scheduler_async_api_calls = false;            // Beta, off
-  bool dra_extended_resource = true;                 // GA, locked
-  bool generic_workload = false;                     // Beta, off
-  bool topology_aware_workload_scheduling = false;   // Alpha, off
-  bool dra_device_binding_conditions = true;         // Beta, on
+  bool scheduler_async_preemption = true;           // Beta, on
+  bool scheduler_async_api_calls = false;           // Beta, off
+  bool dra_extended_resource = true;                // GA, locked
+  bool generic_workload = false;                    // Beta, off
+  bool topology_aware_workload_scheduling = false;  // Alpha, off
+  bool dra_device_binding_conditions = true;        // Beta, on
 };
 
 // Registers the scheduler's families; the first call decides, later ones are ignored.

@@ -112,8 +112,8 @@ std::vector<FamilyDesc> ProcessFamilyDescs() {
            "Number of bytes sent by the process over the network.", Type::kCounter),
       Desc("process_open_fds", "Number of open file descriptors.", Type::kGauge),
       Desc("process_resident_memory_bytes", "Resident memory size in bytes.", Type::kGauge),
-      Desc("process_start_time_seconds",
-           "Start time of the process since unix epoch in seconds.", Type::kGauge),
+      Desc("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+           Type::kGauge),
       Desc("process_virtual_memory_bytes", "Virtual memory size in bytes.", Type::kGauge),
       Desc("process_virtual_memory_max_bytes",
            "Maximum amount of virtual memory available in bytes.", Type::kGauge),
@@ -126,10 +126,11 @@ std::vector<prometheus::MetricFamily> CollectProcess() {
   auto emit = [&](size_t i, std::optional<double> v) {
     if (!v) return;
     const FamilyDesc& d = descs[i];
-    prometheus::MetricFamily f{d.name, d.help,
-                               d.type == Type::kCounter ? prometheus::MetricType::Counter
-                                                        : prometheus::MetricType::Gauge,
-                               {}};
+    prometheus::MetricFamily f{
+        d.name,
+        d.help,
+        d.type == Type::kCounter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge,
+        {}};
     prometheus::ClientMetric m;
     (d.type == Type::kCounter ? m.counter.value : m.gauge.value) = *v;
     f.metric.push_back(m);

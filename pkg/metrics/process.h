@@ -7,9 +7,9 @@
 // Thread-safe (reads only).
 #pragma once
 
-#include <vector>
-
 #include <prometheus/metric_family.h>
+
+#include <vector>
 
 #include "pkg/metrics/registry.h"
 

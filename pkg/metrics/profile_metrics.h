@@ -8,16 +8,16 @@
 // Thread-safe: any number of threads may observe through the same handle.
 #pragma once
 
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+
 #include <array>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
-
-#include <prometheus/counter.h>
-#include <prometheus/gauge.h>
-#include <prometheus/histogram.h>
 
 #include "pkg/common/thread_annotations.h"
 #include "pkg/metrics/metrics.h"

@@ -16,15 +16,26 @@ namespace {
 FamilyDesc RegisteredMetricsDesc() {
   return {"registered_metrics_total",
           "The count of registered metrics broken by stability level and deprecation version.",
-          Type::kCounter, Stability::kBeta, {"stability_level", "deprecated_version"}, {}};
+          Type::kCounter,
+          Stability::kBeta,
+          {"stability_level", "deprecated_version"},
+          {}};
 }
 FamilyDesc DisabledMetricsDesc() {
-  return {"disabled_metrics_total", "The count of disabled metrics.", Type::kCounter,
-          Stability::kBeta, {}, {}};
+  return {"disabled_metrics_total",
+          "The count of disabled metrics.",
+          Type::kCounter,
+          Stability::kBeta,
+          {},
+          {}};
 }
 FamilyDesc HiddenMetricsDesc() {
-  return {"hidden_metrics_total", "The count of hidden metrics.", Type::kCounter,
-          Stability::kBeta, {}, {}};
+  return {"hidden_metrics_total",
+          "The count of hidden metrics.",
+          Type::kCounter,
+          Stability::kBeta,
+          {},
+          {}};
 }
 
 prometheus::MetricFamily Empty(const FamilyDesc& d, prometheus::MetricType t) {

@@ -19,6 +19,13 @@
 // return) and Render may run concurrently.
 #pragma once
 
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,13 +33,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <prometheus/counter.h>
-#include <prometheus/family.h>
-#include <prometheus/gauge.h>
-#include <prometheus/histogram.h>
-#include <prometheus/metric_family.h>
-#include <prometheus/registry.h>
 
 #include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"

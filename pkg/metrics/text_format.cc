@@ -83,9 +83,7 @@ void AppendMetric(std::string& out, const prometheus::MetricFamily& f,
                    static_cast<double>(m.histogram.sample_count));
       break;
     }
-    default:
-      AppendSample(out, f.name, "", m.label, "", "", m.untyped.value);
-      break;
+    default: AppendSample(out, f.name, "", m.label, "", "", m.untyped.value); break;
   }
 }
 

@@ -7,11 +7,11 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <prometheus/metric_family.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <prometheus/metric_family.h>
 
 namespace stowage::metrics {
 

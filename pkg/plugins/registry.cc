@@ -44,11 +44,19 @@ framework::Registry NewInTreeRegistry() {
 
 const std::vector<std::string_view>& NotYetImplemented() {
   static const auto* list = new std::vector<std::string_view>{
-      names::kVolumeRestrictions, names::kNodeVolumeLimits, names::kVolumeBinding,
-      names::kVolumeZone,         names::kPodTopologySpread, names::kInterPodAffinity,
-      names::kDynamicResources,   names::kDefaultPreemption, names::kGangScheduling,
+      names::kVolumeRestrictions,
+      names::kNodeVolumeLimits,
+      names::kVolumeBinding,
+      names::kVolumeZone,
+      names::kPodTopologySpread,
+      names::kInterPodAffinity,
+      names::kDynamicResources,
+      names::kDefaultPreemption,
+      names::kGangScheduling,
       // Added to the default profile only by gates that are off by default in 1.37.
-      names::kDeferredPodScheduling, names::kTopologyPlacementGenerator, names::kPodGroupPodsCount,
+      names::kDeferredPodScheduling,
+      names::kTopologyPlacementGenerator,
+      names::kPodGroupPodsCount,
   };
   return *list;
 }

@@ -152,7 +152,8 @@ void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
   RemoveEverywhere(key);
   if (!s.IsSuccess()) {
     p->gating_plugin = s.plugin();
-    if (p->unschedulable_plugins.insert(s.plugin()).second && !p->pending_plugins.count(s.plugin())) {
+    if (p->unschedulable_plugins.insert(s.plugin()).second &&
+        !p->pending_plugins.count(s.plugin())) {
       metrics::UnschedulablePods(s.plugin(), p->pod().spec.scheduler_name).Increment();
     }
     VLOG(4, "pod {} is gated by {}: {}", key, s.plugin(), s.Message());
@@ -240,9 +241,10 @@ void SchedulingQueue::RemoveNomination(const std::string& uid) {
   auto it = nominated_node_of_.find(uid);
   if (it == nominated_node_of_.end()) return;
   auto& pods = nominated_[it->second];
-  pods.erase(std::remove_if(pods.begin(), pods.end(),
-                            [&](const framework::PodInfoPtr& p) { return p->pod->metadata.uid == uid; }),
-             pods.end());
+  pods.erase(
+      std::remove_if(pods.begin(), pods.end(),
+                     [&](const framework::PodInfoPtr& p) { return p->pod->metadata.uid == uid; }),
+      pods.end());
   if (pods.empty()) nominated_.erase(it->second);
   nominated_node_of_.erase(it);
 }
@@ -257,8 +259,8 @@ void SchedulingQueue::UpdateNomination(const framework::PodInfoPtr& pod) {
   nominated_node_of_[uid] = node;
 }
 
-std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>
-SchedulingQueue::NominatedPods() const {
+std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> SchedulingQueue::NominatedPods()
+    const {
   MutexLock l(mu_);
   return nominated_;
 }
@@ -340,8 +342,8 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent&
         if (!it->second.event.Matches(event)) continue;
         // A plugin without a hint function queues, as upstream's default hint does.
         auto start = std::chrono::steady_clock::now();
-        bool queue = !it->second.hint || it->second.hint(p.pod(), old_obj, new_obj) ==
-                                             framework::QueueingHint::kQueue;
+        bool queue = !it->second.hint ||
+                     it->second.hint(p.pod(), old_obj, new_obj) == framework::QueueingHint::kQueue;
         metrics::ObserveQueueingHint(
             plugin, event.Label(),
             queue ? metrics::HintResult::kQueue : metrics::HintResult::kQueueSkip,

@@ -143,8 +143,7 @@ class SchedulingQueue {
   // Records an event for the in-flight pods (all, or only the one with UID *only), counted once
   // in inflight_events.
   void RecordInFlight(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
-                      const framework::EventObject& new_obj, const std::string* only)
-      REQUIRES(mu_);
+                      const framework::EventObject& new_obj, const std::string* only) REQUIRES(mu_);
   // Whether any plugin of any profile registered for event (wildcards always count).
   bool IsEventOfInterest(const framework::ClusterEvent& event) const;
   // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.

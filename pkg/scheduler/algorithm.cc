@@ -25,8 +25,8 @@ Algorithm::Algorithm(const framework::NodeInfoLister& snapshot, framework::Paral
 
 size_t Algorithm::NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const {
   if (all < kMinFeasibleNodesToFind) return all;
-  int pct = fw.spec().percentage_of_nodes_to_score.value_or(
-      percentage_of_nodes_to_score_.value_or(0));
+  int pct =
+      fw.spec().percentage_of_nodes_to_score.value_or(percentage_of_nodes_to_score_.value_or(0));
   if (pct == 0) {
     pct = 50 - static_cast<int>(all / 125);
     if (pct < kMinFeasibleNodesPercentageToFind) pct = kMinFeasibleNodesPercentageToFind;

@@ -53,7 +53,7 @@ class BindingPool {
 
   const size_t max_queued_;
   Mutex mu_;
-  CondVar changed_cv_;   // work queued; a task finished; closed
+  CondVar changed_cv_;  // work queued; a task finished; closed
   CondVarAny room_cv_;  // a queued task was taken by a worker; closed
   std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;  // on workers or on waiting threads

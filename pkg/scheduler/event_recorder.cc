@@ -59,8 +59,8 @@ bool IsTransient(const Status& s) {
 std::string RandomUuid() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;                     // version 4
-  lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);         // RFC 4122 variant
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
+  lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
                 static_cast<unsigned long long>(hi >> 32),
@@ -84,8 +84,8 @@ std::string TruncateNote(std::string note) {
 }
 
 EventRecorder::EventRecorder(client::RestClient& client, std::string instance, size_t capacity)
-    : EventRecorder(client, std::move(instance),
-                    EventRecorderOptions{.queue_capacity = capacity}) {}
+    : EventRecorder(client, std::move(instance), EventRecorderOptions{.queue_capacity = capacity}) {
+}
 
 EventRecorder::EventRecorder(client::RestClient& client, std::string instance,
                              EventRecorderOptions options)
@@ -152,8 +152,8 @@ void EventRecorder::Dispatch(const std::string& key, std::function<void()> write
 void EventRecorder::CountDrop() {
   uint64_t n = ++dropped_;
   // At most one line per 10 s: a flood of drops must not become a flood of logs.
-  int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    clock_.Now().time_since_epoch()).count();
+  int64_t now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.Now().time_since_epoch()).count();
   int64_t last = last_drop_log_nanos_.load();
   if ((last == 0 || now - last >= 10'000'000'000LL) &&
       last_drop_log_nanos_.compare_exchange_strong(last, now)) {
@@ -164,8 +164,9 @@ void EventRecorder::CountDrop() {
 std::string EventRecorder::NextEventName(const std::string& object_name) {
   // client-go names events <object>.<unix nanos in hex>; the nanos are kept strictly increasing
   // so two events in the same nanosecond still get distinct names.
-  int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      clock_.WallNow().time_since_epoch()).count();
+  int64_t nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_.WallNow().time_since_epoch())
+          .count();
   int64_t last = last_name_nanos_.load();
   int64_t next;
   do {
@@ -179,8 +180,8 @@ std::string EventRecorder::NextEventName(const std::string& object_name) {
 }
 
 void EventRecorder::Record(const api::Pod& regarding, std::string_view controller,
-                           std::string_view type, std::string_view reason,
-                           std::string_view action, std::string note) {
+                           std::string_view type, std::string_view reason, std::string_view action,
+                           std::string note) {
   if (type != "Normal" && type != "Warning") {
     LOG_ERROR("Unsupported event type eventType=\"{}\"", type);
     return;
@@ -316,8 +317,8 @@ bool EventRecorder::WriteSeries(const api::EventRecord& e) {
   }
   if (s.ok()) return true;
   failed_writes_++;
-  LOG_ERROR_ERR(s, "Unable to update event series event=\"{}/{}\" count={}", e.namespace_,
-                e.name, e.series_count);
+  LOG_ERROR_ERR(s, "Unable to update event series event=\"{}/{}\" count={}", e.namespace_, e.name,
+                e.series_count);
   return !IsTransient(s);
 }
 

@@ -52,8 +52,10 @@ StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& 
     if (!dropped.empty()) {
       std::string list;
       for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
-      out.warnings.push_back("profile \"" + name + "\": plugins not implemented by stowage yet, "
-                             "running without them: " + list);
+      out.warnings.push_back("profile \"" + name +
+                             "\": plugins not implemented by stowage yet, "
+                             "running without them: " +
+                             list);
     }
     framework::ProfileSpec spec;
     spec.scheduler_name = name;

@@ -1,8 +1,8 @@
 #include "pkg/scheduler/resource_metrics.h"
 
-#include <map>
-
 #include <prometheus/metric_family.h>
+
+#include <map>
 
 #include "pkg/client/rest_client.h"
 #include "pkg/metrics/component.h"

@@ -96,8 +96,8 @@ void Scheduler::ScheduleOne() {
     const bool fit_error = s.IsRejected() && fit.num_all_nodes > 0;
     // As upstream, PostFilter (preemption) runs after a FitError, so the pod may fit next time.
     if (fit_error && fw->HasPostFilterPlugins()) {
-      Status pf = fw->RunPostFilterPlugins(*state, *qpod->pod_info, fit.node_statuses,
-                                           fit.nominating_info);
+      Status pf =
+          fw->RunPostFilterPlugins(*state, *qpod->pod_info, fit.node_statuses, fit.nominating_info);
       fit.post_filter_msg = pf.Message();
       if (pf.code() == framework::Code::kError) {
         LOG_ERROR("Status after running PostFilter plugins for pod {}: {}",
@@ -187,7 +187,8 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
     metrics::ObservePodScheduled(qpod->attempts, SecondsSince(qpod->initial_attempt_timestamp));
     if (flushed) metrics::PodScheduledAfterFlush().Increment();
-    VLOG(2, "Successfully bound pod to node pod=\"{}\" node=\"{}\"", api::NamespacedName(pod.metadata), host);
+    VLOG(2, "Successfully bound pod to node pod=\"{}\" node=\"{}\"",
+         api::NamespacedName(pod.metadata), host);
     events_->Record(pod, fw->scheduler_name(), "Normal", "Scheduled", "Binding",
                     "Successfully assigned " + api::NamespacedName(pod.metadata) + " to " + host);
     fw->RunPostBindPlugins(*state, pod, host);
@@ -225,8 +226,9 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
   auto current = pods_.store().Get(key);
   if (current && current->spec.node_name.empty()) {
     if (current->metadata.uid != pod->metadata.uid) {
-      VLOG(2, "Pod was recreated while handling scheduling failure. Skip requeueing and status "
-              "updates. pod=\"{}\" oldUID=\"{}\" newUID=\"{}\"",
+      VLOG(2,
+           "Pod was recreated while handling scheduling failure. Skip requeueing and status "
+           "updates. pod=\"{}\" oldUID=\"{}\" newUID=\"{}\"",
            key, pod->metadata.uid, current->metadata.uid);
       queue_->Done(*pod);
       return;
@@ -242,9 +244,9 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
   const std::optional<std::string> nominated = "";
   queue_->DeleteNominatedPodIfExists(*pod);
   events_->Record(*pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
-  std::optional<std::string> patch = PodScheduledFailurePatch(
-      *pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg, nominated,
-      api::FormatTime(RealClock().WallNow()));
+  std::optional<std::string> patch =
+      PodScheduledFailurePatch(*pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg,
+                               nominated, api::FormatTime(RealClock().WallNow()));
   if (!patch) return;
   // On a writer of its own: patches must not take the room bindings need (status_writer.h).
   status_writer_.Submit(std::move(pod), std::move(*patch));

@@ -91,8 +91,9 @@ void Scheduler::Run(std::stop_token stop) {
   // unreachable API server cannot hold up shutdown (the pods stay unbound and are retried by
   // whichever scheduler runs next).
   if (size_t left = binding_.Drain(options_.binding_drain_timeout); left > 0) {
-    LOG_WARN("{} binding(s) still in flight after {}s; stopping without them", left,
-             std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
+    LOG_WARN(
+        "{} binding(s) still in flight after {}s; stopping without them", left,
+        std::chrono::duration_cast<std::chrono::seconds>(options_.binding_drain_timeout).count());
   }
   // Then the patches of failures, the binding failures' included.
   if (size_t left = status_writer_.Drain(options_.binding_drain_timeout); left > 0) {

@@ -10,11 +10,11 @@
 // Run blocks until stopped.
 //
 // Metrics (pkg/metrics, upstream's names): schedule_attempts_total and
-// scheduling_attempt_duration_seconds per result and profile, scheduling_algorithm_duration_seconds,
-// pod_scheduling_attempts, pod_scheduling_sli_duration_seconds and
-// pod_scheduled_after_flush_total for bound pods, goroutines{operation="binding"} while binding
-// cycles run, event_handling_duration_seconds{event} in the informer handlers; 10% of cycles are
-// marked for plugin_execution_duration_seconds.
+// scheduling_attempt_duration_seconds per result and profile,
+// scheduling_algorithm_duration_seconds, pod_scheduling_attempts,
+// pod_scheduling_sli_duration_seconds and pod_scheduled_after_flush_total for bound pods,
+// goroutines{operation="binding"} while binding cycles run, event_handling_duration_seconds{event}
+// in the informer handlers; 10% of cycles are marked for plugin_execution_duration_seconds.
 #pragma once
 
 #include <atomic>
@@ -28,8 +28,8 @@
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/common/thread_annotations.h"
-#include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/registry.h"
+#include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/queue/scheduling_queue.h"
@@ -98,8 +98,8 @@ class Scheduler {
   // Finds a host; on failure sets fit (a rejection) or returns an error status.
   // start is when the pod's scheduling cycle began (the attempt's metrics measure from it).
   void BindingCycle(framework::Framework* fw, std::unique_ptr<framework::CycleState> state,
-                    queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed,
-                    std::string host, std::chrono::milliseconds permit_wait, MonoTime start);
+                    queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed, std::string host,
+                    std::chrono::milliseconds permit_wait, MonoTime start);
   void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();

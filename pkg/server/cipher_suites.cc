@@ -89,12 +89,8 @@ StatusOr<CipherSelection> ParseCipherSuites(const std::vector<std::string>& name
                                   " not supported or doesn't exist");
     }
     switch (info->cls) {
-      case C::kTls13:
-        sel.tls13_names.push_back(name);
-        break;
-      case C::kAead:
-        AppendUnique(sel.tls12_openssl_list, info->openssl_name);
-        break;
+      case C::kTls13: sel.tls13_names.push_back(name); break;
+      case C::kAead: AppendUnique(sel.tls12_openssl_list, info->openssl_name); break;
       case C::kCbc:
         return InvalidArgumentError("--tls-cipher-suites: cipher suite " + name +
                                     " is refused: TLS 1.2 suites must use ECDHE with an AEAD "

@@ -48,8 +48,7 @@ bool IsQuietError(const boost::system::error_code& ec) {
 
 }  // namespace
 
-Connection::Connection(std::shared_ptr<Core> core, asio::ip::tcp::socket socket,
-                       TlsContextPtr tls)
+Connection::Connection(std::shared_ptr<Core> core, asio::ip::tcp::socket socket, TlsContextPtr tls)
     : core_(std::move(core)),
       tls_(std::move(tls)),
       stream_(std::move(socket), *tls_),
@@ -67,10 +66,9 @@ void Connection::SetState(State s) {
 void Connection::Start() {
   SetState(State::kHandshake);
   beast::get_lowest_layer(stream_).expires_after(core_->options.read_header_timeout);
-  stream_.async_handshake(asio::ssl::stream_base::server,
-                          [self = shared_from_this()](boost::system::error_code ec) {
-                            self->OnHandshake(ec);
-                          });
+  stream_.async_handshake(
+      asio::ssl::stream_base::server,
+      [self = shared_from_this()](boost::system::error_code ec) { self->OnHandshake(ec); });
 }
 
 void Connection::OnHandshake(boost::system::error_code ec) {
@@ -96,21 +94,20 @@ void Connection::WaitForRequest() {
     return;
   }
   // The first request gets the header deadline from connect; later ones wait as idle keep-alives.
-  beast::get_lowest_layer(stream_).expires_after(first_request_
-                                                     ? core_->options.read_header_timeout
-                                                     : core_->options.idle_timeout);
-  stream_.async_read_some(
-      buffer_.prepare(kReadChunk),
-      [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-        if (self->closed_) return;
-        if (ec) {
-          if (!IsQuietError(ec)) VLOG(5, "reading from {}: {}", self->remote_address_, ec.message());
-          self->Close();
-          return;
-        }
-        self->buffer_.commit(n);
-        self->ReadHeader();
-      });
+  beast::get_lowest_layer(stream_).expires_after(first_request_ ? core_->options.read_header_timeout
+                                                                : core_->options.idle_timeout);
+  stream_.async_read_some(buffer_.prepare(kReadChunk),
+                          [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+                            if (self->closed_) return;
+                            if (ec) {
+                              if (!IsQuietError(ec))
+                                VLOG(5, "reading from {}: {}", self->remote_address_, ec.message());
+                              self->Close();
+                              return;
+                            }
+                            self->buffer_.commit(n);
+                            self->ReadHeader();
+                          });
 }
 
 void Connection::ReadHeader() {
@@ -120,10 +117,9 @@ void Connection::ReadHeader() {
   parser_->header_limit(static_cast<uint32_t>(core_->options.max_header_bytes));
   parser_->body_limit(core_->options.max_body_bytes);
   beast::get_lowest_layer(stream_).expires_after(core_->options.read_header_timeout);
-  http::async_read_header(stream_, buffer_, *parser_,
-                          [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                            self->OnHeader(ec);
-                          });
+  http::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnHeader(ec); });
 }
 
 void Connection::OnHeader(boost::system::error_code ec) {
@@ -173,10 +169,9 @@ void Connection::OnHeader(boost::system::error_code ec) {
 
 void Connection::ReadBody() {
   beast::get_lowest_layer(stream_).expires_after(core_->options.read_body_timeout);
-  http::async_read(stream_, buffer_, *parser_,
-                   [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                     self->OnBody(ec);
-                   });
+  http::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnBody(ec); });
 }
 
 void Connection::OnBody(boost::system::error_code ec) {
@@ -235,9 +230,8 @@ void Connection::OnResponse(Response res, const std::string& method, const std::
   if (!res.Header("Cache-Control")) res.headers.emplace_back("Cache-Control", "no-cache, private");
   // WithHTTPLogging at V(5); the Authorization header is never logged.
   VLOG(5, "HTTP verb=\"{}\" URI=\"{}\" latency=\"{:.6f}ms\" userAgent=\"{}\" srcIP=\"{}\" resp={}",
-       method, target,
-       std::chrono::duration<double, std::milli>(RealClock().Now() - start).count(), user_agent,
-       remote_address_, res.status);
+       method, target, std::chrono::duration<double, std::milli>(RealClock().Now() - start).count(),
+       user_agent, remote_address_, res.status);
   WriteResponse(std::move(res), method == "HEAD");
 }
 
@@ -262,10 +256,9 @@ void Connection::WriteResponse(Response res, bool head) {
   }
   keep_alive_ = keep;
   beast::get_lowest_layer(stream_).expires_after(core_->options.write_timeout);
-  http::async_write(stream_, response_,
-                    [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                      self->OnWritten(ec);
-                    });
+  http::async_write(
+      stream_, response_,
+      [self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnWritten(ec); });
 }
 
 void Connection::OnWritten(boost::system::error_code ec) {

@@ -47,7 +47,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::list<std::shared_ptr<Connection>>::iterator registry_pos;
 
  private:
-  enum class State { kHandshake, kIdle, kReadingHeader, kClosing, kReadingBody, kHandling, kWriting };
+  enum class State {
+    kHandshake,
+    kIdle,
+    kReadingHeader,
+    kClosing,
+    kReadingBody,
+    kHandling,
+    kWriting
+  };
   void SetState(State s);
   void OnHandshake(boost::system::error_code ec);
   void WaitForRequest();

@@ -101,15 +101,16 @@ HealthCheck ShutdownHealthCheck(std::function<bool()> shutting_down) {
           ""};
 }
 
-Status InstallHealthChecks(Router& router, const std::string& path,
-                           std::vector<HealthCheck> checks, HealthCheckMetrics* metrics) {
+Status InstallHealthChecks(Router& router, const std::string& path, std::vector<HealthCheck> checks,
+                           HealthCheckMetrics* metrics) {
   if (checks.empty()) {
     VLOG(5, "No default health checks specified. Installing the ping handler.");
     checks.push_back(PingHealthCheck());
   }
   for (const auto& c : checks) {
     if (c.name.empty() || !c.check) {
-      return InvalidArgumentError("health checks for " + path + ": a check has no name or function");
+      return InvalidArgumentError("health checks for " + path +
+                                  ": a check has no name or function");
     }
   }
   std::string names;

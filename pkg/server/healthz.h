@@ -41,7 +41,7 @@ HealthCheck ShutdownHealthCheck(std::function<bool()> shutting_down);
 
 // Installs path (e.g. "/readyz") and path/<check> for every check. With no checks, "ping" is used.
 // metrics may be null. Errors if a path is already registered.
-Status InstallHealthChecks(Router& router, const std::string& path,
-                           std::vector<HealthCheck> checks, HealthCheckMetrics* metrics);
+Status InstallHealthChecks(Router& router, const std::string& path, std::vector<HealthCheck> checks,
+                           HealthCheckMetrics* metrics);
 
 }  // namespace stowage::server

@@ -55,9 +55,10 @@ void OnAccept(const std::shared_ptr<Core>& core, boost::system::error_code ec, t
     MonoTime now = RealClock().Now();
     if (now - core->last_refusal_log >= kRefusalLogInterval) {
       core->last_refusal_log = now;
-      LOG_WARN("secure serving: all {} connections are busy with requests; refusing new "
-               "connections",
-               core->options.max_connections);
+      LOG_WARN(
+          "secure serving: all {} connections are busy with requests; refusing new "
+          "connections",
+          core->options.max_connections);
     }
     boost::system::error_code ignored;
     socket.close(ignored);
@@ -110,9 +111,8 @@ void ForceCloseAll(const std::shared_ptr<Core>& core) {
 
 StatusOr<tcp::endpoint> Listen(Core& core) {
   const auto& o = core.options;
-  std::string where = (o.bind_address.find(':') != std::string::npos
-                           ? "[" + o.bind_address + "]"
-                           : o.bind_address) +
+  std::string where = (o.bind_address.find(':') != std::string::npos ? "[" + o.bind_address + "]"
+                                                                     : o.bind_address) +
                       ":" + std::to_string(o.port);
   boost::system::error_code ec;
   auto addr = asio::ip::make_address(o.bind_address, ec);
@@ -156,8 +156,7 @@ void Core::Unregister(Connection* c) {
 
 }  // namespace internal
 
-StatusOr<std::unique_ptr<SecureServer>> SecureServer::Start(ServingOptions options,
-                                                           Handler root) {
+StatusOr<std::unique_ptr<SecureServer>> SecureServer::Start(ServingOptions options, Handler root) {
   Status valid = ValidateServingOptions(options);
   if (!valid.ok()) return valid;
   if (!root) return InvalidArgumentError("secure serving: no handler");
@@ -170,8 +169,8 @@ StatusOr<std::unique_ptr<SecureServer>> SecureServer::Start(ServingOptions optio
   std::unique_ptr<SecureServer> server(new SecureServer(core));
   server->port_ = ep->port();
   std::string ip = ep->address().to_string();
-  server->address_ = (ep->address().is_v6() ? "[" + ip + "]" : ip) + ":" +
-                     std::to_string(server->port_);
+  server->address_ =
+      (ep->address().is_v6() ? "[" + ip + "]" : ip) + ":" + std::to_string(server->port_);
   core->work.emplace(core->io.get_executor());
   Accept(core);
   ScheduleReload(core);

@@ -61,8 +61,8 @@ Status AddExtension(X509* cert, X509* issuer, int nid, const std::string& value)
 
 // A certificate with subject CN=common_name, issued by issuer (itself when null), valid over
 // [not_before, not_before + max_age].
-StatusOr<X509Ptr> NewCertificate(const std::string& common_name, EVP_PKEY* key,
-                                 X509* issuer, time_t not_before, std::chrono::seconds max_age) {
+StatusOr<X509Ptr> NewCertificate(const std::string& common_name, EVP_PKEY* key, X509* issuer,
+                                 time_t not_before, std::chrono::seconds max_age) {
   X509Ptr cert(X509_new());
   if (!cert || X509_set_version(cert.get(), 2) != 1) {
     return InternalError("allocating a certificate: " + DrainOpenSslErrors());
@@ -73,8 +73,7 @@ StatusOr<X509Ptr> NewCertificate(const std::string& common_name, EVP_PKEY* key,
   if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
                                  reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
                                  -1, 0) != 1 ||
-      X509_set_issuer_name(cert.get(),
-                           issuer ? X509_get_subject_name(issuer) : name) != 1 ||
+      X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : name) != 1 ||
       ASN1_TIME_set(X509_getm_notBefore(cert.get()), not_before) == nullptr ||
       ASN1_TIME_set(X509_getm_notAfter(cert.get()), not_before + max_age.count()) == nullptr ||
       X509_set_pubkey(cert.get(), key) != 1) {
@@ -114,10 +113,10 @@ StatusOr<CertKeyPem> GenerateSelfSignedCertKey(const SelfSignedOptions& options)
                            valid_from, options.max_age);
   if (!ca.ok()) return ca.status();
   X509* ca_cert = ca->get();
-  for (auto [nid, value] : {std::pair{NID_basic_constraints, "critical,CA:TRUE"},
-                            std::pair{NID_key_usage,
-                                      "critical,digitalSignature,keyEncipherment,keyCertSign"},
-                            std::pair{NID_subject_key_identifier, "hash"}}) {
+  for (auto [nid, value] :
+       {std::pair{NID_basic_constraints, "critical,CA:TRUE"},
+        std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment,keyCertSign"},
+        std::pair{NID_subject_key_identifier, "hash"}}) {
     Status s = AddExtension(ca_cert, ca_cert, nid, value);
     if (!s.ok()) return s;
   }
@@ -131,7 +130,8 @@ StatusOr<CertKeyPem> GenerateSelfSignedCertKey(const SelfSignedOptions& options)
   std::vector<std::string> dns, ips;
   (IsIp(options.host) ? ips : dns).push_back(options.host);
   for (const auto& ip : options.alternate_ips) {
-    if (!IsIp(ip)) return InvalidArgumentError("self-signed certificate: \"" + ip + "\" is not an IP");
+    if (!IsIp(ip))
+      return InvalidArgumentError("self-signed certificate: \"" + ip + "\" is not an IP");
     AddUnique(ips, ip);
   }
   for (const auto& d : options.alternate_dns) AddUnique(dns, d);

@@ -37,9 +37,10 @@ StatusOr<std::unique_ptr<ServingCertificate>> ServingCertificate::FromMemory(
 StatusOr<std::unique_ptr<ServingCertificate>> ServingCertificate::FromFiles(
     const TlsSettings& settings, std::string cert_file, std::string key_file) {
   if (cert_file.empty() || key_file.empty()) {
-    return InvalidArgumentError("serving certificate: both a certificate file and a key file are "
-                                "required (got cert \"" + cert_file + "\", key \"" + key_file +
-                                "\")");
+    return InvalidArgumentError(
+        "serving certificate: both a certificate file and a key file are "
+        "required (got cert \"" +
+        cert_file + "\", key \"" + key_file + "\")");
   }
   std::unique_ptr<ServingCertificate> sc(
       new ServingCertificate(settings, std::move(cert_file), std::move(key_file)));

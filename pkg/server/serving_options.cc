@@ -69,8 +69,7 @@ Status ValidateServingOptions(const ServingOptions& o) {
   return OkStatus();
 }
 
-StatusOr<std::unique_ptr<ServingCertificate>> ResolveServingCertificate(
-    const ServingOptions& o) {
+StatusOr<std::unique_ptr<ServingCertificate>> ResolveServingCertificate(const ServingOptions& o) {
   auto settings = MakeTlsSettings(o.min_tls_version, o.cipher_suites, o.request_client_certs);
   if (!settings.ok()) return settings.status();
   if (!o.cert_file.empty() || !o.key_file.empty()) {

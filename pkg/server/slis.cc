@@ -36,13 +36,12 @@ double ProcessStartSeconds() {
     for (int i = 0; i < 20 && fields >> field; ++i) {
     }
     double ticks = 0;
-    if (!field.empty() && std::from_chars(field.data(), field.data() + field.size(), ticks).ec ==
-                              std::errc()) {
+    if (!field.empty() &&
+        std::from_chars(field.data(), field.data() + field.size(), ticks).ec == std::errc()) {
       return btime + ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
     }
   }
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void AppendLabelValue(std::string& out, std::string_view v) {
@@ -84,8 +83,7 @@ std::string FormatPrometheusFloat(double v) {
 
 HealthCheckMetrics::HealthCheckMetrics() : process_start_seconds_(ProcessStartSeconds()) {}
 
-void HealthCheckMetrics::Observe(const std::string& name, const std::string& type,
-                                 bool success) {
+void HealthCheckMetrics::Observe(const std::string& name, const std::string& type, bool success) {
   MutexLock l(mu_);
   gauge_[{name, type}] = success ? 1 : 0;
   total_[{name, success ? "success" : "error", type}] += 1;
@@ -104,8 +102,7 @@ std::string HealthCheckMetrics::Render() const {
   // client_golang leaves out families without series.
   if (!gauge_.empty()) {
     AppendFamilyHeader(out, "kubernetes_healthcheck",
-                       "[STABLE] This metric records the result of a single healthcheck.",
-                       "gauge");
+                       "[STABLE] This metric records the result of a single healthcheck.", "gauge");
     for (const auto& [key, value] : gauge_) {
       out += "kubernetes_healthcheck{name=\"";
       AppendLabelValue(out, std::get<0>(key));

@@ -63,8 +63,8 @@ Status UseCertificateAndKey(SSL_CTX* ctx, const CertKeyPem& cert, std::string_vi
                                 DrainOpenSslErrors() + ")");
   }
   if (SSL_CTX_use_certificate(ctx, chain.front().get()) != 1) {
-    return InvalidArgumentError(std::string(cert_name) + ": certificate refused: " +
-                                DrainOpenSslErrors());
+    return InvalidArgumentError(std::string(cert_name) +
+                                ": certificate refused: " + DrainOpenSslErrors());
   }
   for (size_t i = 1; i < chain.size(); ++i) {
     if (SSL_CTX_add1_chain_cert(ctx, chain[i].get()) != 1) {
@@ -97,8 +97,7 @@ StatusOr<TlsSettings> MakeTlsSettings(std::string_view min_tls_version,
 }
 
 StatusOr<TlsContextPtr> NewServerTlsContext(const TlsSettings& settings, const CertKeyPem& cert,
-                                            std::string_view cert_name,
-                                            std::string_view key_name) {
+                                            std::string_view cert_name, std::string_view key_name) {
   SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()));
   if (!ctx) return InternalError("creating a TLS server context: " + DrainOpenSslErrors());
   int min_version = settings.min_version == 0 ? TLS1_2_VERSION : settings.min_version;

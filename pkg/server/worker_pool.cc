@@ -70,9 +70,10 @@ void WorkerPool::Stop(Duration grace) {
     threads.swap(threads_);
   }
   if (!finished) {
-    LOG_WARN("{} handler pool: some handlers are still running after the shutdown grace period; "
-             "leaving them to finish in the background",
-             name_);
+    LOG_WARN(
+        "{} handler pool: some handlers are still running after the shutdown grace period; "
+        "leaving them to finish in the background",
+        name_);
   }
   for (auto& t : threads) {
     if (finished) {

@@ -243,8 +243,7 @@ PodWrapper& PodWrapper::PodAffinityIn(std::string label_key, std::string topolog
                      BuildLabelSelector().In(std::move(label_key), std::move(values)).Obj(), kind);
 }
 PodWrapper& PodWrapper::PodAntiAffinityIn(std::string label_key, std::string topology_key,
-                                          std::vector<std::string> values,
-                                          PodAffinityKind kind) {
+                                          std::vector<std::string> values, PodAffinityKind kind) {
   return PodAntiAffinity(std::move(topology_key),
                          BuildLabelSelector().In(std::move(label_key), std::move(values)).Obj(),
                          kind);

@@ -93,8 +93,8 @@ class PodWrapper {
   PodWrapper& Tolerations(std::vector<api::Toleration> tolerations);
   PodWrapper& PodAffinity(std::string topology_key, std::optional<api::LabelSelector> selector,
                           PodAffinityKind kind);
-  PodWrapper& PodAntiAffinity(std::string topology_key,
-                              std::optional<api::LabelSelector> selector, PodAffinityKind kind);
+  PodWrapper& PodAntiAffinity(std::string topology_key, std::optional<api::LabelSelector> selector,
+                              PodAffinityKind kind);
   PodWrapper& PodAffinityExists(std::string label_key, std::string topology_key,
                                 PodAffinityKind kind);
   PodWrapper& PodAntiAffinityExists(std::string label_key, std::string topology_key,
@@ -115,9 +115,9 @@ class PodWrapper {
   PodWrapper& Container(std::string image);
   PodWrapper& InitContainer(std::string image);
   PodWrapper& Containers(std::vector<api::Container> containers);
-  PodWrapper& Req(const ResourceMap& requests);   // requests only
-  PodWrapper& Lim(const ResourceMap& limits);     // limits only
-  PodWrapper& Res(const ResourceMap& resources);  // requests = limits
+  PodWrapper& Req(const ResourceMap& requests);          // requests only
+  PodWrapper& Lim(const ResourceMap& limits);            // limits only
+  PodWrapper& Res(const ResourceMap& resources);         // requests = limits
   PodWrapper& InitReq(const ResourceMap& resources);     // init container, requests = limits
   PodWrapper& SidecarReq(const ResourceMap& resources);  // restartPolicy Always init container
   PodWrapper& PodLevelResourceRequests(const ResourceMap& requests);

@@ -104,8 +104,8 @@ std::vector<FakeHandle::BindCall> FakeHandle::bind_calls() const {
 
 stowage::Status FakeHandle::Bind(const api::Pod& pod, std::string_view node_name) {
   MutexLock lock(mu_);
-  bind_calls_.push_back({pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
-                         std::string(node_name)});
+  bind_calls_.push_back(
+      {pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid, std::string(node_name)});
   if (!next_bind_errors_.empty()) {
     stowage::Status s = std::move(next_bind_errors_.front());
     next_bind_errors_.erase(next_bind_errors_.begin());

@@ -1,8 +1,7 @@
 #include "tests/testing/objects.h"
 
-#include <nlohmann/json.hpp>
-
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "pkg/client/errors.h"

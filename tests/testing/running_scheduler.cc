@@ -12,8 +12,9 @@
 namespace stowage::testing {
 
 std::string ProfilesConfig(const std::vector<std::string>& scheduler_names) {
-  std::string y = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-                  "leaderElection:\n  leaderElect: false\nprofiles:\n";
+  std::string y =
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "leaderElection:\n  leaderElect: false\nprofiles:\n";
   for (const auto& n : scheduler_names) y += "- schedulerName: " + n + "\n";
   return y;
 }

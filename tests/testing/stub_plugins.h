@@ -31,12 +31,13 @@ struct StubBinder : framework::BindPlugin {
 // Registers name with a factory that ignores the plugin's arguments and the handle.
 inline Status RegisterStub(framework::Registry& r, std::string name,
                            std::function<framework::Plugin*()> make) {
-  return r.Register(std::move(name),
-                    [make = std::move(make)](const framework::PluginArgs&, framework::Handle&,
-                                             const framework::Features&)
-                        -> StatusOr<std::unique_ptr<framework::Plugin>> {
-                      return std::unique_ptr<framework::Plugin>(make());
-                    });
+  return r.Register(
+      std::move(name),
+      [make = std::move(make)](
+          const framework::PluginArgs&, framework::Handle&,
+          const framework::Features&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
+        return std::unique_ptr<framework::Plugin>(make());
+      });
 }
 
 // Registers "Sort" and "Bind".

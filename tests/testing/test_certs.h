@@ -1,6 +1,6 @@
-// Certificates made on the fly for TLS and auth tests (unit and integration): CAs, intermediates and
-// client or server leaves with chosen subject, usage and validity, on P-256 keys. Header-only so
-// both test binaries can use it; aborts the test binary on an OpenSSL failure (test setup only).
+// Certificates made on the fly for TLS and auth tests (unit and integration): CAs, intermediates
+// and client or server leaves with chosen subject, usage and validity, on P-256 keys. Header-only
+// so both test binaries can use it; aborts the test binary on an OpenSSL failure (test setup only).
 #pragma once
 
 #include <openssl/bio.h>
@@ -33,10 +33,10 @@ struct CertSpec {
   std::vector<std::string> uids;
   bool is_ca = false;
   Usage usage = Usage::kClientAuth;  // leaves only
-  std::chrono::system_clock::time_point not_before = std::chrono::system_clock::now() -
-                                                      std::chrono::hours(1);
-  std::chrono::system_clock::time_point not_after = std::chrono::system_clock::now() +
-                                                     std::chrono::hours(24);
+  std::chrono::system_clock::time_point not_before =
+      std::chrono::system_clock::now() - std::chrono::hours(1);
+  std::chrono::system_clock::time_point not_after =
+      std::chrono::system_clock::now() + std::chrono::hours(24);
   long serial = 1;
 };
 
@@ -64,9 +64,9 @@ class TestCert {
   }
   std::string KeyPem() const {
     std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new(BIO_s_mem()), BIO_free);
-    CheckSsl(PEM_write_bio_PrivateKey(bio.get(), key_.get(), nullptr, nullptr, 0, nullptr,
-                                      nullptr) == 1,
-             "PEM_write_bio_PrivateKey");
+    CheckSsl(
+        PEM_write_bio_PrivateKey(bio.get(), key_.get(), nullptr, nullptr, 0, nullptr, nullptr) == 1,
+        "PEM_write_bio_PrivateKey");
     char* data = nullptr;
     long n = BIO_get_mem_data(bio.get(), &data);
     return std::string(data, static_cast<size_t>(n));

@@ -48,7 +48,7 @@ server::Response FromZpage(ZpageResponse z) {
 }  // namespace
 
 StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sources,
-                                                   server::HealthCheckMetrics* slis) {
+                                                    server::HealthCheckMetrics* slis) {
   auto router = std::make_shared<server::Router>("kube-scheduler");
   if (auto s = server::InstallHealthChecks(*router, "/healthz", sources.healthz_checks, slis);
       !s.ok()) {
@@ -66,11 +66,12 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
     });
   }
   if (sources.resource_metrics) {
-    routes.emplace_back("/metrics/resources", [m = sources.resource_metrics](const server::Request&) {
-      std::string body = m();
-      // Upstream writes nothing (an empty 200) when not the leader.
-      return Text(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
-    });
+    routes.emplace_back("/metrics/resources",
+                        [m = sources.resource_metrics](const server::Request&) {
+                          std::string body = m();
+                          // Upstream writes nothing (an empty 200) when not the leader.
+                          return Text(std::move(body), "text/plain; version=0.0.4; charset=utf-8");
+                        });
   }
   if (slis != nullptr) {
     routes.emplace_back("/metrics/slis", [slis](const server::Request& req) {
@@ -83,18 +84,18 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
     // --write-config-to writes (every plugin weight set, profiles expanded).
     auto written = config::WrittenConfig(*sources.config);
     if (!written.ok()) return written.status();
-    routes.emplace_back("/configz", [z = Configz(*written)](const server::Request&) {
-      return FromZpage(z);
-    });
+    routes.emplace_back("/configz",
+                        [z = Configz(*written)](const server::Request&) { return FromZpage(z); });
   }
   if (sources.profiling) {
     routes.emplace_back("/debug/flags/v", DebugFlagV);
     routes.emplace_back("/debug/flags", [](const server::Request&) { return Text("v\n"); });
   }
   if (sources.options != nullptr) {
-    routes.emplace_back("/flagz", [flags = FlagValues(*sources.options)](const server::Request& req) {
-      return FromZpage(Flagz(flags, ZRequest(req)));
-    });
+    routes.emplace_back("/flagz",
+                        [flags = FlagValues(*sources.options)](const server::Request& req) {
+                          return FromZpage(Flagz(flags, ZRequest(req)));
+                        });
   }
   for (auto& [path, handler] : routes) {
     if (auto s = router->Handle(path, std::move(handler)); !s.ok()) return s;
@@ -127,8 +128,8 @@ server::Handler WithAuth(std::shared_ptr<const server::Router> router,
       ar.peer_certificates = req.peer_certificates_der;
       auth::Decision d = auth->Check(ar);
       if (!d.allowed()) {
-        VLOG(3, "{} {} from {}: {} ({})", req.method, req.path, req.remote_address,
-             d.http_status, d.reason);
+        VLOG(3, "{} {} from {}: {} ({})", req.method, req.path, req.remote_address, d.http_status,
+             d.reason);
         server::Response r;
         r.status = d.http_status;
         r.content_type = std::string(auth::ResponseContentType(d));

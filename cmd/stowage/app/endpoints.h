@@ -26,8 +26,8 @@ namespace stowage::app {
 struct EndpointSources {
   std::vector<server::HealthCheck> healthz_checks;  // empty: ping
   std::vector<server::HealthCheck> readyz_checks;
-  std::function<std::string()> metrics;             // Prometheus text of /metrics
-  std::function<std::string()> resource_metrics;    // /metrics/resources; "" when not leader
+  std::function<std::string()> metrics;           // Prometheus text of /metrics
+  std::function<std::string()> resource_metrics;  // /metrics/resources; "" when not leader
   // /configz, /flagz and /statusz describe these (both must outlive the router); none when null.
   const Options* options = nullptr;
   const config::KubeSchedulerConfiguration* config = nullptr;
@@ -37,7 +37,7 @@ struct EndpointSources {
 
 // The routes, without authentication; slis records the health checks (may be null).
 StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sources,
-                                                   server::HealthCheckMetrics* slis);
+                                                    server::HealthCheckMetrics* slis);
 
 // router behind authentication and authorization (auth may be null: everything is allowed).
 // The handler shares ownership of both, since the server may finish a stuck request after its

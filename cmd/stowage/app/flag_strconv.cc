@@ -18,8 +18,8 @@ namespace {
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 Status NumError(std::string_view fn, std::string_view s, std::string_view what) {
-  return InvalidArgumentError("strconv." + std::string(fn) + ": parsing " + GoQuote(s) +
-                              ": " + std::string(what));
+  return InvalidArgumentError("strconv." + std::string(fn) + ": parsing " + GoQuote(s) + ": " +
+                              std::string(what));
 }
 
 // strconv's underscoreOK: underscores only between digits, or between a base prefix and a
@@ -75,8 +75,8 @@ StatusOr<uint64_t> ParseMagnitude(std::string_view s, std::string_view orig, int
       }
     }
   }
-  const uint64_t max_val = bits >= 64 ? std::numeric_limits<uint64_t>::max()
-                                      : (uint64_t{1} << bits) - 1;
+  const uint64_t max_val =
+      bits >= 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
   uint64_t n = 0;
   bool underscores = false;
   bool overflow = false;
@@ -310,8 +310,8 @@ std::optional<std::string> CanonicalIP(std::string_view s) {
   if (inet_pton(AF_INET6, text.c_str(), b.data()) != 1) return std::nullopt;
   static constexpr uint8_t kV4Prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   if (std::memcmp(b.data(), kV4Prefix, 12) == 0) {
-    return std::to_string(b[12]) + "." + std::to_string(b[13]) + "." + std::to_string(b[14]) +
-           "." + std::to_string(b[15]);
+    return std::to_string(b[12]) + "." + std::to_string(b[13]) + "." + std::to_string(b[14]) + "." +
+           std::to_string(b[15]);
   }
   return FormatIPv6(b);
 }

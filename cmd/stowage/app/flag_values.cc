@@ -133,9 +133,8 @@ class Int32SliceValue : public FlagValue {
     size_t start = 0;
     while (true) {
       const size_t comma = text.find(',', start);
-      const std::string_view item =
-          text.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                             : comma - start);
+      const std::string_view item = text.substr(
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
       auto v = ParseGoInt(item, 0, 32);
       if (!v.ok()) return v.status();
       items.push_back(static_cast<int32_t>(*v));
@@ -250,8 +249,7 @@ Flag& FlagSet::Bool(bool* p, std::string name, std::string usage) {
 }
 
 Flag& FlagSet::Int(int64_t* p, std::string name, std::string usage) {
-  return Var(std::make_unique<IntValue<int64_t>>(p, 64, "int"), std::move(name),
-             std::move(usage));
+  return Var(std::make_unique<IntValue<int64_t>>(p, 64, "int"), std::move(name), std::move(usage));
 }
 
 Flag& FlagSet::Int32(int32_t* p, std::string name, std::string usage) {

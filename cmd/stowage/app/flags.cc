@@ -210,12 +210,10 @@ Status FlagSet::Set(std::string_view name, std::string_view value) {
 Status FlagSet::SetFlag(Flag& flag, std::string_view value) {
   Status s = flag.value->Set(value);
   if (!s.ok()) {
-    const std::string shown = flag.shorthand
-                                  ? std::string("-") + flag.shorthand + ", --" + flag.name
-                                  : "--" + flag.name;
-    return InvalidArgumentError("invalid argument " + GoQuote(value) + " for " +
-                                GoQuote(shown) + " flag: " +
-                                std::string(s.message()));
+    const std::string shown =
+        flag.shorthand ? std::string("-") + flag.shorthand + ", --" + flag.name : "--" + flag.name;
+    return InvalidArgumentError("invalid argument " + GoQuote(value) + " for " + GoQuote(shown) +
+                                " flag: " + std::string(s.message()));
   }
   flag.changed = true;
   if (!flag.deprecated.empty()) {

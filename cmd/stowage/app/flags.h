@@ -102,8 +102,7 @@ class FlagSet {
   // Comma-separated int32 values (strconv.ParseInt(s, 0, 32)); replaces, then appends.
   Flag& Int32Slice(std::vector<int32_t>* p, std::string name, std::string usage);
   // key=value pairs, comma-separated (pflag's stringToString); replaces, then merges.
-  Flag& StringToString(std::map<std::string, std::string>* p, std::string name,
-                       std::string usage);
+  Flag& StringToString(std::map<std::string, std::string>* p, std::string name, std::string usage);
   // An IPv4 or IPv6 address, stored in Go's canonical text form.
   Flag& IP(std::string* p, std::string name, std::string usage);
 

@@ -160,8 +160,7 @@ class VModuleValue : public FlagValue {
       const size_t eq = pat.find('=');
       if (eq == std::string_view::npos || eq == 0 || eq + 1 == pat.size() ||
           pat.find('=', eq + 1) != std::string_view::npos) {
-        return InvalidArgumentError(GoQuote(pat) +
-                                    " does not have the pattern=N format");
+        return InvalidArgumentError(GoQuote(pat) + " does not have the pattern=N format");
       }
       auto v = ParseGoUint(pat.substr(eq + 1), 31);
       if (!v.ok()) {
@@ -191,8 +190,7 @@ class QuantityValue : public FlagValue {
  public:
   explicit QuantityValue(api::Quantity* p) : p_(p) {}
   Status Set(std::string_view text) override {
-    static const auto* kFormat =
-        new std::regex("^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$");
+    static const auto* kFormat = new std::regex("^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$");
     const std::string s(text);
     if (!std::regex_match(s, *kFormat)) {
       return InvalidArgumentError(
@@ -404,15 +402,15 @@ void AddDeprecatedFlags(DeprecatedOptions* d, FlagSet* fs) {
            "DEPRECATED: enable block profiling, if profiling is enabled." + ignored);
   fs->String(&d->kubeconfig, "kubeconfig",
              "DEPRECATED: path to kubeconfig file with authorization and master location "
-             "information." + ignored);
+             "information." +
+                 ignored);
   fs->String(&d->content_type, "kube-api-content-type",
              "DEPRECATED: content type of requests sent to apiserver." + ignored);
   fs->Float32(&d->qps, "kube-api-qps",
               "DEPRECATED: QPS to use while talking with kubernetes apiserver." + ignored);
   fs->Int32(&d->burst, "kube-api-burst",
             "DEPRECATED: burst to use while talking with kubernetes apiserver." + ignored);
-  fs->Duration(&d->pod_max_in_unschedulable_pods_duration,
-               "pod-max-in-unschedulable-pods-duration",
+  fs->Duration(&d->pod_max_in_unschedulable_pods_duration, "pod-max-in-unschedulable-pods-duration",
                "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays "
                "in unschedulablePods for longer than this value, the pod will be moved from "
                "unschedulablePods to backoffQ or activeQ. This flag is deprecated and will be "
@@ -494,8 +492,7 @@ void AddLogsFlags(LogsOptions* l, FlagSet* fs) {
              "\"text\".");
   fs->Duration(&l->flush_frequency, "log-flush-frequency",
                "Maximum number of seconds between log flushes");
-  fs->Var(std::make_unique<LevelValue>(&l->verbosity), "v",
-          "number for the log level verbosity")
+  fs->Var(std::make_unique<LevelValue>(&l->verbosity), "v", "number for the log level verbosity")
       .shorthand = 'v';
   fs->Var(std::make_unique<VModuleValue>(&l->vmodule), "vmodule",
           "comma-separated list of pattern=N settings for file-filtered logging (only works for "
@@ -541,8 +538,9 @@ bool Options::Changed(std::string_view flag) const {
 
 const std::vector<std::string>& FlagGroups() {
   static const auto* groups = new std::vector<std::string>{
-      "misc",           "secure serving", "authentication", "authorization", "deprecated",
-      "leader election", "feature gate",  "metrics",        "logs",          "global"};
+      "misc",       "secure serving",  "authentication", "authorization",
+      "deprecated", "leader election", "feature gate",   "metrics",
+      "logs",       "global"};
   return *groups;
 }
 
@@ -590,8 +588,7 @@ StatusOr<Options> ParseCommandLine(const std::vector<std::string>& args) {
   if (o.help) return o;
   for (const std::string& arg : fs.args()) {
     if (!arg.empty()) {
-      return FailedPreconditionError(GoQuote(kCommandName) +
-                                     " does not take any arguments, got " +
+      return FailedPreconditionError(GoQuote(kCommandName) + " does not take any arguments, got " +
                                      GoQuoteList(fs.args()));
     }
   }
@@ -657,7 +654,8 @@ std::string VersionText(const Options& options) {
   // upstream prints its version.Info with %#v; the same shape, with stowage's build details.
   const MinorVersion binary = BinaryMinorVersion();
   return "version.Info{Major:\"" + std::to_string(binary.major) + "\", Minor:\"" +
-         std::to_string(binary.minor) + "\", EmulationMajor:\"\", EmulationMinor:\"\", "
+         std::to_string(binary.minor) +
+         "\", EmulationMajor:\"\", EmulationMinor:\"\", "
          "MinCompatibilityMajor:\"\", MinCompatibilityMinor:\"\", GitVersion:\"" +
          options.reported_version + "\", GitCommit:\"\", GitTreeState:\"\", BuildDate:\"\", " +
          "GoVersion:\"\", Compiler:\"" + std::string(kCommandName) + " " +

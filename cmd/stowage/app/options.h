@@ -70,27 +70,27 @@ struct NamedCertKey {
 
 // "Secure serving" (apiserver SecureServingOptions with kube-scheduler's overrides).
 struct SecureServingOptions {
-  std::string bind_address = "0.0.0.0";  // --bind-address (canonical IP text)
-  int64_t bind_port = 10259;             // --secure-port; 0 = no HTTPS at all
-  bool disable_http2_serving = false;    // --disable-http2-serving
-  std::string cert_directory;            // --cert-dir; "" = generate in memory
-  std::string pair_name = "kube-scheduler";  // no flag: <cert-dir>/<pair>.{crt,key}
-  std::string tls_cert_file;             // --tls-cert-file
-  std::string tls_private_key_file;      // --tls-private-key-file
-  std::vector<std::string> cipher_suites;     // --tls-cipher-suites; empty = library defaults
-  std::vector<int32_t> curve_preferences;     // --tls-curve-preferences (Go CurveID values)
-  std::string min_tls_version;                // --tls-min-version; "" = VersionTLS12
-  std::vector<NamedCertKey> sni_cert_keys;    // --tls-sni-cert-key (repeatable)
+  std::string bind_address = "0.0.0.0";          // --bind-address (canonical IP text)
+  int64_t bind_port = 10259;                     // --secure-port; 0 = no HTTPS at all
+  bool disable_http2_serving = false;            // --disable-http2-serving
+  std::string cert_directory;                    // --cert-dir; "" = generate in memory
+  std::string pair_name = "kube-scheduler";      // no flag: <cert-dir>/<pair>.{crt,key}
+  std::string tls_cert_file;                     // --tls-cert-file
+  std::string tls_private_key_file;              // --tls-private-key-file
+  std::vector<std::string> cipher_suites;        // --tls-cipher-suites; empty = library defaults
+  std::vector<int32_t> curve_preferences;        // --tls-curve-preferences (Go CurveID values)
+  std::string min_tls_version;                   // --tls-min-version; "" = VersionTLS12
+  std::vector<NamedCertKey> sni_cert_keys;       // --tls-sni-cert-key (repeatable)
   int64_t http2_max_streams_per_connection = 0;  // 0 = server default (100)
-  bool permit_port_sharing = false;     // --permit-port-sharing (SO_REUSEPORT)
-  bool permit_address_sharing = false;  // --permit-address-sharing (SO_REUSEADDR)
+  bool permit_port_sharing = false;              // --permit-port-sharing (SO_REUSEPORT)
+  bool permit_address_sharing = false;           // --permit-address-sharing (SO_REUSEADDR)
 };
 
 // "Authentication" (DelegatingAuthenticationOptions).
 struct AuthenticationOptions {
-  std::string remote_kubeconfig_file;  // --authentication-kubeconfig; optional
+  std::string remote_kubeconfig_file;             // --authentication-kubeconfig; optional
   Duration cache_ttl = std::chrono::seconds(10);  // --authentication-token-webhook-cache-ttl
-  std::string client_ca_file;          // --client-ca-file
+  std::string client_ca_file;                     // --client-ca-file
   std::vector<std::string> requestheader_username_headers = {"x-remote-user"};
   std::vector<std::string> requestheader_uid_headers;
   std::vector<std::string> requestheader_group_headers = {"x-remote-group"};
@@ -105,7 +105,7 @@ struct AuthenticationOptions {
 
 // "Authorization" (DelegatingAuthorizationOptions).
 struct AuthorizationOptions {
-  std::string remote_kubeconfig_file;  // --authorization-kubeconfig; optional
+  std::string remote_kubeconfig_file;                   // --authorization-kubeconfig; optional
   Duration allow_cache_ttl = std::chrono::seconds(10);  // ...-cache-authorized-ttl
   Duration deny_cache_ttl = std::chrono::seconds(10);   // ...-cache-unauthorized-ttl
   std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
@@ -116,12 +116,12 @@ struct AuthorizationOptions {
 
 // "Deprecated" (cmd/kube-scheduler/app/options/deprecated.go).
 struct DeprecatedOptions {
-  bool enable_profiling = true;             // --profiling
-  bool enable_contention_profiling = true;  // --contention-profiling
-  std::string kubeconfig;                   // --kubeconfig
+  bool enable_profiling = true;                                      // --profiling
+  bool enable_contention_profiling = true;                           // --contention-profiling
+  std::string kubeconfig;                                            // --kubeconfig
   std::string content_type = "application/vnd.kubernetes.protobuf";  // --kube-api-content-type
-  float qps = 50;                           // --kube-api-qps
-  int32_t burst = 100;                      // --kube-api-burst
+  float qps = 50;                                                    // --kube-api-qps
+  int32_t burst = 100;                                               // --kube-api-burst
   // --pod-max-in-unschedulable-pods-duration: not in the configuration; always applies.
   Duration pod_max_in_unschedulable_pods_duration = std::chrono::minutes(5);
 };
@@ -182,10 +182,10 @@ struct FeatureGateOptions {
 
 // "Metrics" (component-base metrics.Options).
 struct MetricsOptions {
-  std::string show_hidden_metrics_for_version;            // --show-hidden-metrics-for-version
-  std::vector<std::string> disabled_metrics;              // --disabled-metrics
+  std::string show_hidden_metrics_for_version;             // --show-hidden-metrics-for-version
+  std::vector<std::string> disabled_metrics;               // --disabled-metrics
   std::map<std::string, std::string> allow_metric_labels;  // --allow-metric-labels
-  std::string allow_metric_labels_manifest;               // --allow-metric-labels-manifest
+  std::string allow_metric_labels_manifest;                // --allow-metric-labels-manifest
 };
 
 // One --vmodule entry.
@@ -197,14 +197,14 @@ struct VModuleItem {
 
 // "Logs" (component-base logs/api/v1 LoggingConfiguration).
 struct LogsOptions {
-  std::string format = "text";                          // --logging-format: text or json
-  Duration flush_frequency = std::chrono::seconds(5);   // --log-flush-frequency
-  uint32_t verbosity = 0;                               // -v, --v
-  std::vector<VModuleItem> vmodule;                     // --vmodule
-  bool text_split_stream = false;                       // --log-text-split-stream
-  api::Quantity text_info_buffer_size;                  // --log-text-info-buffer-size
-  bool json_split_stream = false;                       // --log-json-split-stream
-  api::Quantity json_info_buffer_size;                  // --log-json-info-buffer-size
+  std::string format = "text";                         // --logging-format: text or json
+  Duration flush_frequency = std::chrono::seconds(5);  // --log-flush-frequency
+  uint32_t verbosity = 0;                              // -v, --v
+  std::vector<VModuleItem> vmodule;                    // --vmodule
+  bool text_split_stream = false;                      // --log-text-split-stream
+  api::Quantity text_info_buffer_size;                 // --log-text-info-buffer-size
+  bool json_split_stream = false;                      // --log-json-split-stream
+  api::Quantity json_info_buffer_size;                 // --log-json-info-buffer-size
 };
 
 // --version: not given, plain (--version, --version=true) or raw (--version=raw).

@@ -50,15 +50,14 @@ FieldErrors ValidateLogs(const Options& o) {
                                    "Must be greater than zero"));
   }
   if (l.format != "text" && l.format != "json") {
-    errs.push_back(config::Invalid(FieldPath("format"), GoQuote(l.format),
-                                   "Unsupported log format"));
+    errs.push_back(
+        config::Invalid(FieldPath("format"), GoQuote(l.format), "Unsupported log format"));
   } else if (l.format == "json" && !o.feature_gates.Enabled("LoggingBetaOptions")) {
     errs.push_back(config::Forbidden(
         FieldPath("format"), "Log format json is disabled, see LoggingBetaOptions feature"));
   }
   if (!l.vmodule.empty() && !l.format.empty() && l.format != "text") {
-    errs.push_back(
-        config::Forbidden(FieldPath("vmodule"), "Only supported for text log format"));
+    errs.push_back(config::Forbidden(FieldPath("vmodule"), "Only supported for text log format"));
   }
   const bool alpha = o.feature_gates.Enabled("LoggingAlphaOptions");
   const std::string disabled = "Feature LoggingAlphaOptions is disabled";
@@ -107,8 +106,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
   const FieldPath root("metrics");
   const MinorVersion binary = BinaryMinorVersion();
   const std::string previous = MinorVersion{binary.major, binary.minor - 1}.String();
-  if (!m.show_hidden_metrics_for_version.empty() &&
-      m.show_hidden_metrics_for_version != previous) {
+  if (!m.show_hidden_metrics_for_version.empty() && m.show_hidden_metrics_for_version != previous) {
     errs.push_back(config::Invalid(root.Child("showHiddenMetricsForVersion"),
                                    GoQuote(m.show_hidden_metrics_for_version),
                                    "must be omitted or have the value '" + previous +
@@ -124,8 +122,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
       break;
     }
   }
-  static const auto* kKey =
-      new std::regex("^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$");
+  static const auto* kKey = new std::regex("^[a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*$");
   for (const auto& [key, value] : m.allow_metric_labels) {
     if (!std::regex_match(key, *kKey)) {
       errs.push_back(config::Invalid(
@@ -138,11 +135,10 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
   if (!m.allow_metric_labels_manifest.empty()) {
     const int fd = ::open(m.allow_metric_labels_manifest.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-      errs.push_back(config::Invalid(
-          root.Child("allowListMappingManifest"),
-          GoQuote(m.allow_metric_labels_manifest),
-          "failed to read allow list manifest: " +
-              PathError("open", m.allow_metric_labels_manifest, errno)));
+      errs.push_back(config::Invalid(root.Child("allowListMappingManifest"),
+                                     GoQuote(m.allow_metric_labels_manifest),
+                                     "failed to read allow list manifest: " +
+                                         PathError("open", m.allow_metric_labels_manifest, errno)));
     } else {
       ::close(fd);
     }
@@ -150,8 +146,7 @@ FieldErrors ValidateMetrics(const MetricsOptions& m) {
       errs.push_back(config::Invalid(
           root,
           "{\"allowListMapping\":" + JsonMap(m.allow_metric_labels) +
-              ",\"allowListMappingManifest\":" +
-              GoJsonString(m.allow_metric_labels_manifest) + "}",
+              ",\"allowListMappingManifest\":" + GoJsonString(m.allow_metric_labels_manifest) + "}",
           "cannot specify both allowListMapping and allowListMappingManifest"));
     }
   }

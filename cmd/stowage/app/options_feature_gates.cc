@@ -43,16 +43,11 @@ static_assert(kGeneratedRelease == kKubeSchedulerVersion,
 
 std::string_view StageName(GateStage stage) {
   switch (stage) {
-    case GateStage::kPreAlpha:
-      return "PRE-ALPHA";
-    case GateStage::kAlpha:
-      return "ALPHA";
-    case GateStage::kBeta:
-      return "BETA";
-    case GateStage::kGA:
-      return "GA";
-    case GateStage::kDeprecated:
-      return "DEPRECATED";
+    case GateStage::kPreAlpha: return "PRE-ALPHA";
+    case GateStage::kAlpha: return "ALPHA";
+    case GateStage::kBeta: return "BETA";
+    case GateStage::kGA: return "GA";
+    case GateStage::kDeprecated: return "DEPRECATED";
   }
   return "";
 }
@@ -77,8 +72,8 @@ const GateSpecRow& SpecAt(std::span<const GateSpecRow> specs, MinorVersion emula
     if (min_compatibility < it->min_compatibility) continue;
     return *it;
   }
-  static constexpr GateSpecRow kPreAlphaSpec{"", {0, 0}, {0, 0}, GateStage::kPreAlpha, false,
-                                             false};
+  static constexpr GateSpecRow kPreAlphaSpec{"",    {0, 0}, {0, 0}, GateStage::kPreAlpha,
+                                             false, false};
   return kPreAlphaSpec;
 }
 
@@ -172,8 +167,7 @@ StatusOr<std::optional<MinorVersion>> ParseVersionFlag(const std::vector<std::st
     ASSIGN_OR_RETURN(MinorVersion v, ParseMinorVersion(value, component));
     if (auto it = versions.find(component); it != versions.end()) {
       return FailedPreconditionError("duplicate version flag, " + component + "=" +
-                                     it->second.String() + " and " + component + "=" +
-                                     v.String());
+                                     it->second.String() + " and " + component + "=" + v.String());
     }
     versions[component] = v;
   }
@@ -309,10 +303,9 @@ const std::vector<FeatureGateSpec>& KnownFeatureGates() {
 
 const FeatureGateSpec* FindFeatureGate(std::string_view name) {
   const auto& gates = KnownFeatureGates();
-  auto it = std::lower_bound(gates.begin(), gates.end(), name,
-                             [](const FeatureGateSpec& g, std::string_view n) {
-                               return g.name < n;
-                             });
+  auto it =
+      std::lower_bound(gates.begin(), gates.end(), name,
+                       [](const FeatureGateSpec& g, std::string_view n) { return g.name < n; });
   return (it != gates.end() && it->name == name) ? &*it : nullptr;
 }
 
@@ -331,8 +324,7 @@ std::vector<std::string> ValidateVersions(const FeatureGateOptions& fg) {
     errors.push_back("emulation version " + fg.emulation.String() + " is not between [" +
                      kEmulationVersionFloor.String() + ", " + kBinaryVersion.String() + ".0]");
   }
-  if (fg.min_compatibility > fg.emulation ||
-      fg.min_compatibility < kMinCompatibilityVersionFloor) {
+  if (fg.min_compatibility > fg.emulation || fg.min_compatibility < kMinCompatibilityVersionFloor) {
     errors.push_back("minCompatibilityVersion version " + fg.min_compatibility.String() +
                      " is not between [" + kMinCompatibilityVersionFloor.String() + ", " +
                      fg.emulation.String() + "]");

@@ -10,8 +10,8 @@ namespace {
 StatusOr<std::unique_ptr<client::RestClient>> DelegationClient(const std::string& kubeconfig,
                                                                std::string_view flag,
                                                                Duration timeout) {
-  StatusOr<client::RestConfig> rc = kubeconfig.empty() ? client::InClusterConfig()
-                                                       : client::LoadKubeconfig(kubeconfig);
+  StatusOr<client::RestConfig> rc =
+      kubeconfig.empty() ? client::InClusterConfig() : client::LoadKubeconfig(kubeconfig);
   if (!rc.ok()) {
     if (!kubeconfig.empty()) {
       return InvalidArgumentError("--" + std::string(flag) + ": " + rc.status().ToString());
@@ -52,8 +52,8 @@ StatusOr<SecurePortAuth> NewSecurePortAuth(const Options& options) {
                                 an.token_request_timeout);
   if (!authn.ok()) return authn.status();
   out.authn_client = std::move(*authn);
-  auto authz = DelegationClient(az.remote_kubeconfig_file, "authorization-kubeconfig",
-                                az.client_timeout);
+  auto authz =
+      DelegationClient(az.remote_kubeconfig_file, "authorization-kubeconfig", az.client_timeout);
   if (!authz.ok()) return authz.status();
   out.authz_client = std::move(*authz);
   auth::Options ao;

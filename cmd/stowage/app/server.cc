@@ -78,8 +78,8 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
     if (!c.vmodule.empty()) c.vmodule += ",";
     c.vmodule += m.file_pattern + "=" + std::to_string(m.verbosity);
   }
-  c.split_stream = c.format == logging::Format::kJson ? logs.json_split_stream
-                                                      : logs.text_split_stream;
+  c.split_stream =
+      c.format == logging::Format::kJson ? logs.json_split_stream : logs.text_split_stream;
   return c;
 }
 
@@ -165,7 +165,8 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   std::atomic<bool> leading{!elect};
   if (elect) {
     leaderelection::Config lc = ElectionConfig(cfg);
-    auto ec = client::RestClient::New(leaderelection::LeaderElectionRestConfig(*rc, lc.renew_deadline));
+    auto ec =
+        client::RestClient::New(leaderelection::LeaderElectionRestConfig(*rc, lc.renew_deadline));
     if (!ec.ok()) {
       LOG_ERROR("{}", ec.status().ToString());
       return 1;
@@ -213,8 +214,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     }
     es.readyz_checks.push_back(server::ShutdownHealthCheck([&] { return shutting_down.load(); }));
     es.readyz_checks.push_back(server::NamedHealthCheck("sched-handler-sync", [&] {
-      return handlers_synced ? OkStatus()
-                             : UnavailableError("handlers are not fully synchronized");
+      return handlers_synced ? OkStatus() : UnavailableError("handlers are not fully synchronized");
     }));
     es.metrics = [] { return metrics::Registry::Global().Render(); };
     // Only the leader reports the pods' resources, so a standby does not double them.

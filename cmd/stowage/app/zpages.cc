@@ -35,8 +35,8 @@ std::string Banner(std::string_view page) {
 
 struct Negotiated {
   bool acceptable = false;
-  bool json = false;     // else text
-  std::string version;   // of the structured kind
+  bool json = false;    // else text
+  std::string version;  // of the structured kind
   bool pretty = false;
 };
 
@@ -103,8 +103,7 @@ std::string GoEscapes(std::string_view raw) {
 // Go's encoding/json text of j: two-space indentation when pretty, else compact with the
 // newline json.Encoder adds.
 std::string GoJson(const ojson& j, bool pretty) {
-  std::string out =
-      GoEscapes(j.dump(pretty ? 2 : -1, ' ', false, ojson::error_handler_t::replace));
+  std::string out = GoEscapes(j.dump(pretty ? 2 : -1, ' ', false, ojson::error_handler_t::replace));
   if (!pretty) out += '\n';
   return out;
 }
@@ -112,8 +111,9 @@ std::string GoJson(const ojson& j, bool pretty) {
 ZpageResponse NotAcceptable() {
   ojson status = {{"metadata", ojson::object()},
                   {"status", "Failure"},
-                  {"message", "only the following media types are accepted: application/json, "
-                              "text/plain"},
+                  {"message",
+                   "only the following media types are accepted: application/json, "
+                   "text/plain"},
                   {"reason", "NotAcceptable"},
                   {"code", 406}};
   return {406, "application/json", {}, GoJson(status, true)};
@@ -124,8 +124,8 @@ ZpageResponse NotAcceptable() {
 ZpageResponse Structured(ojson body, std::string_view kind, std::string_view page,
                          const Negotiated& n) {
   ZpageResponse r;
-  r.content_type = "application/json;g=" + std::string(kGroup) + ";v=" + n.version +
-                   ";as=" + std::string(kind);
+  r.content_type =
+      "application/json;g=" + std::string(kGroup) + ";v=" + n.version + ";as=" + std::string(kind);
   if (n.version == "v1alpha1") {
     r.headers.emplace_back("Warning", "299 - \"This version of the " + std::string(page) +
                                           " endpoint is deprecated. Please use a newer version.\"");

@@ -72,9 +72,9 @@ ZpageResponse Flagz(const std::map<std::string, std::string>& flags, const Zpage
 struct StatuszInfo {
   WallTime start_time;  // reported to the second, as upstream reads it from /proc
   WallTime now;
-  std::string compiler;           // goVersion's place: "gcc 12.2.0"
-  std::string binary_version;     // "1.36.3"
-  std::string emulation_version;  // "1.36"; empty leaves it out
+  std::string compiler;                   // goVersion's place: "gcc 12.2.0"
+  std::string binary_version;             // "1.36.3"
+  std::string emulation_version;          // "1.36"; empty leaves it out
   std::vector<std::string> listed_paths;  // every path the server serves; see AggregatePaths
 };
 // The compiler that built this binary, e.g. "gcc 12.2.0".

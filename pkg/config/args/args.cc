@@ -43,8 +43,8 @@ bool Equal(const std::optional<T>& a, const std::optional<T>& b) {
 }
 bool Equal(const api::NodeAffinity& a, const api::NodeAffinity& b) {
   return Equal(a.required, b.required) &&
-         std::equal(a.preferred.begin(), a.preferred.end(), b.preferred.begin(),
-                    b.preferred.end(), [](const auto& x, const auto& y) { return Equal(x, y); });
+         std::equal(a.preferred.begin(), a.preferred.end(), b.preferred.begin(), b.preferred.end(),
+                    [](const auto& x, const auto& y) { return Equal(x, y); });
 }
 bool Equal(const api::TopologySpreadConstraint& a, const api::TopologySpreadConstraint& b) {
   return a.max_skew == b.max_skew && a.topology_key == b.topology_key &&

@@ -125,27 +125,45 @@ using PluginArgs =
 template <typename T>
 constexpr std::string_view KindOf();
 template <>
-constexpr std::string_view KindOf<DefaultPreemptionArgs>() { return "DefaultPreemptionArgs"; }
+constexpr std::string_view KindOf<DefaultPreemptionArgs>() {
+  return "DefaultPreemptionArgs";
+}
 template <>
-constexpr std::string_view KindOf<InterPodAffinityArgs>() { return "InterPodAffinityArgs"; }
+constexpr std::string_view KindOf<InterPodAffinityArgs>() {
+  return "InterPodAffinityArgs";
+}
 template <>
-constexpr std::string_view KindOf<NodeResourcesFitArgs>() { return "NodeResourcesFitArgs"; }
+constexpr std::string_view KindOf<NodeResourcesFitArgs>() {
+  return "NodeResourcesFitArgs";
+}
 template <>
-constexpr std::string_view KindOf<PodTopologySpreadArgs>() { return "PodTopologySpreadArgs"; }
+constexpr std::string_view KindOf<PodTopologySpreadArgs>() {
+  return "PodTopologySpreadArgs";
+}
 template <>
 constexpr std::string_view KindOf<NodeResourcesBalancedAllocationArgs>() {
   return "NodeResourcesBalancedAllocationArgs";
 }
 template <>
-constexpr std::string_view KindOf<VolumeBindingArgs>() { return "VolumeBindingArgs"; }
+constexpr std::string_view KindOf<VolumeBindingArgs>() {
+  return "VolumeBindingArgs";
+}
 template <>
-constexpr std::string_view KindOf<NodeAffinityArgs>() { return "NodeAffinityArgs"; }
+constexpr std::string_view KindOf<NodeAffinityArgs>() {
+  return "NodeAffinityArgs";
+}
 template <>
-constexpr std::string_view KindOf<DynamicResourcesArgs>() { return "DynamicResourcesArgs"; }
+constexpr std::string_view KindOf<DynamicResourcesArgs>() {
+  return "DynamicResourcesArgs";
+}
 template <>
-constexpr std::string_view KindOf<std::monostate>() { return ""; }
+constexpr std::string_view KindOf<std::monostate>() {
+  return "";
+}
 template <>
-constexpr std::string_view KindOf<RawArgs>() { return ""; }
+constexpr std::string_view KindOf<RawArgs>() {
+  return "";
+}
 
 // The kind of typed args ("NodeResourcesFitArgs"); empty for RawArgs and std::monostate.
 std::string_view ArgsKind(const PluginArgs& args);

@@ -1,7 +1,6 @@
 #include "pkg/config/args/raw_args.h"
 
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 namespace stowage::config {

@@ -36,8 +36,8 @@ class ArgsFields {
     return Add(name, out);
   }
 
-  using Target = std::variant<int64_t*, int32_t*, double*, bool*, std::string*,
-                              std::vector<std::string>*>;
+  using Target =
+      std::variant<int64_t*, int32_t*, double*, bool*, std::string*, std::vector<std::string>*>;
   struct Field {
     std::string name;
     Target target;

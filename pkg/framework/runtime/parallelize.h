@@ -1,7 +1,8 @@
 // WorkerPool: the Parallelizer behind Filter and Score. A fixed set of threads, created once
-// (parallelism, but no more than the usable CPUs), that split [0, n) into chunks (upstream's chunk size: max(1, min(sqrt(n), n/parallelism + 1)))
-// and take them from a shared counter; the calling thread works too. One Until() runs at a time
-// per pool (the scheduling cycle is sequential); calls from several threads are serialised.
+// (parallelism, but no more than the usable CPUs), that split [0, n) into chunks (upstream's chunk
+// size: max(1, min(sqrt(n), n/parallelism + 1))) and take them from a shared counter; the calling
+// thread works too. One Until() runs at a time per pool (the scheduling cycle is sequential); calls
+// from several threads are serialised.
 #pragma once
 
 #include <atomic>

@@ -59,8 +59,10 @@ stowage::Status Collect(const ProfileSpec& spec,
 }  // namespace
 
 void SetRecordPluginMetrics(CycleState& state, bool record) {
-  if (record) state.Write(kRecordPluginMetricsKey, std::make_unique<RecordPluginMetrics>());
-  else state.Write(kRecordPluginMetricsKey, std::unique_ptr<RecordPluginMetrics>());
+  if (record)
+    state.Write(kRecordPluginMetricsKey, std::make_unique<RecordPluginMetrics>());
+  else
+    state.Write(kRecordPluginMetricsKey, std::unique_ptr<RecordPluginMetrics>());
 }
 
 bool ShouldRecordPluginMetrics(const CycleState& state) {
@@ -78,8 +80,8 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
         f->plugins_.emplace(s.name, built->second);
         continue;
       }
-      ASSIGN_OR_RETURN(auto plugin, registry.Build(profile, s.name, spec.ArgsOf(s.name), handle,
-                                                   spec.features));
+      ASSIGN_OR_RETURN(auto plugin,
+                       registry.Build(profile, s.name, spec.ArgsOf(s.name), handle, spec.features));
       f->plugins_.emplace(s.name, std::move(plugin));
     }
   }
@@ -124,12 +126,15 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
   f->score_goroutines_ = &metrics::Goroutines("Score");
   f->filter_stops_ = std::make_unique<std::atomic<uint64_t>[]>(f->filter_.size() + 1);
   if (queue_sort.size() != 1) {
-    return InvalidArgumentError("profile \"" + profile + "\": exactly one queueSort plugin is "
-                                "required, found " + std::to_string(queue_sort.size()));
+    return InvalidArgumentError("profile \"" + profile +
+                                "\": exactly one queueSort plugin is "
+                                "required, found " +
+                                std::to_string(queue_sort.size()));
   }
   f->queue_sort_ = queue_sort[0].plugin;
   if (f->bind_.empty()) {
-    return InvalidArgumentError("profile \"" + profile + "\": at least one bind plugin is required");
+    return InvalidArgumentError("profile \"" + profile +
+                                "\": at least one bind plugin is required");
   }
   return f;
 }
@@ -141,8 +146,8 @@ Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
   Status result;
   for (size_t i = 0; i < pre_enqueue_.size(); ++i) {
     PreEnqueuePlugin* p = pre_enqueue_[i];
-    Status s = Timed(record, pre_enqueue_metrics_[i], EP::kPreEnqueue,
-                     [&] { return p->PreEnqueue(pod); });
+    Status s =
+        Timed(record, pre_enqueue_metrics_[i], EP::kPreEnqueue, [&] { return p->PreEnqueue(pod); });
     if (!s.IsSuccess()) {
       result = std::move(s.WithPlugin(p->Name()));
       break;
@@ -207,8 +212,7 @@ std::string GoList(const std::set<std::string>& names) {
 }  // namespace
 
 Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
-                                const std::vector<const NodeInfo*>& nodes,
-                                PreFilterResult& result,
+                                const std::vector<const NodeInfo*>& nodes, PreFilterResult& result,
                                 std::set<std::string>& unschedulable_plugins, bool record) {
   // As upstream: the plugins that narrowed the node set are the ones to blame for the nodes left
   // out (unschedulable_plugins gets them even on success); an Unschedulable rejection lets the
@@ -250,10 +254,10 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
       if (result.node_names->empty()) {
         unschedulable_plugins.insert(narrowed.begin(), narrowed.end());
         // Upstream's status here names no plugin: the message does.
-        return Status::Unresolvable(
-            narrowed.size() == 1
-                ? "node(s) didn't satisfy plugin " + *narrowed.begin()
-                : "node(s) didn't satisfy plugin(s) " + GoList(narrowed) + " simultaneously");
+        return Status::Unresolvable(narrowed.size() == 1
+                                        ? "node(s) didn't satisfy plugin " + *narrowed.begin()
+                                        : "node(s) didn't satisfy plugin(s) " + GoList(narrowed) +
+                                              " simultaneously");
       }
     }
   }
@@ -276,8 +280,8 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
              : !state.skip_filter_plugins_.empty() && state.skip_filter_plugins_.count(e.name)) {
       continue;
     }
-    Status s = Timed(record, e.metrics, EP::kFilter,
-                     [&] { return e.plugin->Filter(state, pod, node); });
+    Status s =
+        Timed(record, e.metrics, EP::kFilter, [&] { return e.plugin->Filter(state, pod, node); });
     if (!s.IsSuccess()) {
       filter_stops_[i].fetch_add(1, std::memory_order_relaxed);
       return std::move(s.WithPlugin(e.name));
@@ -366,8 +370,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
 }
 
 Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
-                            const std::vector<const NodeInfo*>& nodes,
-                            std::vector<int64_t>& totals, bool record) {
+                            const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals,
+                            bool record) {
   totals.assign(nodes.size(), 0);
   std::vector<const Entry<ScorePlugin>*> active;
   for (const auto& e : score_) {
@@ -411,8 +415,11 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
     for (size_t i = 0; i < nodes.size(); ++i) {
       int64_t s = scores[p][i].score;
       if (s < kMinNodeScore || s > kMaxNodeScore) {
-        return std::move(Status::Error("plugin \"" + active[p]->name + "\" returns an invalid "
-                                       "score " + std::to_string(s) + ", it should in the range "
+        return std::move(Status::Error("plugin \"" + active[p]->name +
+                                       "\" returns an invalid "
+                                       "score " +
+                                       std::to_string(s) +
+                                       ", it should in the range "
                                        "of [0, 100] after normalizing")
                              .WithPlugin(active[p]->name));
       }
@@ -428,8 +435,8 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
   auto start = SteadyClock::now();
   Status result;
   for (auto& e : reserve_) {
-    Status s = Timed(record, e.metrics, EP::kReserve,
-                     [&] { return e.plugin->Reserve(state, pod, node); });
+    Status s =
+        Timed(record, e.metrics, EP::kReserve, [&] { return e.plugin->Reserve(state, pod, node); });
     if (!s.IsSuccess()) {
       result = std::move(s.WithPlugin(e.name));
       break;
@@ -451,7 +458,6 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   }
   metrics_->ObserveExtensionPoint(EP::kUnreserve, CodeOf(Status()), Since(start));
 }
-
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
                                    std::chrono::milliseconds& wait) {
@@ -514,8 +520,8 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   auto start = SteadyClock::now();
   Status result;
   for (auto& e : pre_bind_) {
-    Status s = Timed(record, e.metrics, EP::kPreBind,
-                     [&] { return e.plugin->PreBind(state, pod, node); });
+    Status s =
+        Timed(record, e.metrics, EP::kPreBind, [&] { return e.plugin->PreBind(state, pod, node); });
     if (s.IsSkip()) continue;
     if (!s.IsSuccess()) {
       result = std::move(s.WithPlugin(e.name));
@@ -531,8 +537,8 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
   auto start = SteadyClock::now();
   Status result = Status::Error("all bind plugins skipped the pod");
   for (auto& e : bind_) {
-    Status s = Timed(record, e.metrics, EP::kBind,
-                     [&] { return e.plugin->Bind(state, pod, node); });
+    Status s =
+        Timed(record, e.metrics, EP::kBind, [&] { return e.plugin->Bind(state, pod, node); });
     if (s.IsSkip()) continue;
     if (!s.IsSuccess()) s.WithPlugin(e.name);
     result = std::move(s);

@@ -66,9 +66,7 @@ struct ProfileSpec {
     return it == args.end() ? kNone : it->second;
   }
 
-  std::vector<PluginSpec>& at(ExtensionPoint point) {
-    return points[static_cast<size_t>(point)];
-  }
+  std::vector<PluginSpec>& at(ExtensionPoint point) { return points[static_cast<size_t>(point)]; }
   const std::vector<PluginSpec>& at(ExtensionPoint point) const {
     return points[static_cast<size_t>(point)];
   }
@@ -90,8 +88,8 @@ class Framework {
   // (one instance per name, shared by the points it appears in). An unknown name, a factory's
   // error, or a plugin listed at a point it does not implement, is an error naming the profile
   // and the plugin.
-  static StatusOr<std::unique_ptr<Framework>> New(const Registry& registry,
-                                                  const ProfileSpec& spec, Handle& handle);
+  static StatusOr<std::unique_ptr<Framework>> New(const Registry& registry, const ProfileSpec& spec,
+                                                  Handle& handle);
 
   const std::string& scheduler_name() const { return spec_.scheduler_name; }
   const ProfileSpec& spec() const { return spec_; }
@@ -113,8 +111,8 @@ class Framework {
                              std::set<std::string>& unschedulable_plugins);
   // Runs the Filters in order, stopping at the first non-success (which names its plugin).
   Status RunFilterPlugins(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const;
-  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
-                                     const PodInfo& to_add, const NodeInfo& node);
+  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod, const PodInfo& to_add,
+                                     const NodeInfo& node);
   Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                         const PodInfo& to_remove, const NodeInfo& node);
   Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filtered,
@@ -176,7 +174,7 @@ class Framework {
   std::map<std::string, std::unique_ptr<metrics::PluginMetrics>, std::less<>> plugin_metrics_;
   std::vector<PreEnqueuePlugin*> pre_enqueue_;
   std::vector<metrics::PluginMetrics*> pre_enqueue_metrics_;  // parallel to pre_enqueue_
-  prometheus::Gauge* score_goroutines_ = nullptr;  // goroutines{operation="Score"}
+  prometheus::Gauge* score_goroutines_ = nullptr;             // goroutines{operation="Score"}
   // filter_stops_[i]: RunFilterPlugins calls since the last flush whose last evaluated plugin
   // was filter_[i] (i == filter_.size(): all passed), so plugins 0..i ran except skipped ones.
   std::unique_ptr<std::atomic<uint64_t>[]> filter_stops_;

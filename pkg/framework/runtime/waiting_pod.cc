@@ -32,8 +32,8 @@ Status WaitingPodImpl::Wait() {
     auto first = std::min_element(pending_.begin(), pending_.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
     auto deadline = start + first->second;
-    if (!cv_.WaitUntil(mu_, deadline) &&
-        std::chrono::steady_clock::now() >= deadline && pending_.count(first->first)) {
+    if (!cv_.WaitUntil(mu_, deadline) && std::chrono::steady_clock::now() >= deadline &&
+        pending_.count(first->first)) {
       return std::move(Status::Unschedulable("rejected due to timeout after waiting " +
                                              std::to_string(first->second.count()) +
                                              "ms at plugin " + first->first)

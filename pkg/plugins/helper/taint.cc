@@ -41,8 +41,8 @@ bool ToleratesTaint(const api::Toleration& t, const api::Taint& taint,
   return false;
 }
 
-bool TolerationsTolerateTaint(std::span<const api::Toleration> tolerations,
-                              const api::Taint& taint, bool enable_comparison_operators) {
+bool TolerationsTolerateTaint(std::span<const api::Toleration> tolerations, const api::Taint& taint,
+                              bool enable_comparison_operators) {
   for (const auto& t : tolerations) {
     if (ToleratesTaint(t, taint, enable_comparison_operators)) return true;
   }

@@ -22,8 +22,7 @@ bool ToleratesTaint(const api::Toleration& toleration, const api::Taint& taint,
                     bool enable_comparison_operators = kDefaultEnableComparisonOperators);
 
 // True if any of the tolerations tolerates the taint.
-bool TolerationsTolerateTaint(std::span<const api::Toleration> tolerations,
-                              const api::Taint& taint,
+bool TolerationsTolerateTaint(std::span<const api::Toleration> tolerations, const api::Taint& taint,
                               bool enable_comparison_operators = kDefaultEnableComparisonOperators);
 
 // The taints that keep pods off a node at scheduling time: NoSchedule and NoExecute

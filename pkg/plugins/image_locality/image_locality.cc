@@ -30,8 +30,7 @@ std::string NormalizedImageName(std::string_view image) {
   return name;
 }
 
-int64_t SumImageScores(const framework::NodeInfo& node, const api::Pod& pod,
-                       size_t total_nodes) {
+int64_t SumImageScores(const framework::NodeInfo& node, const api::Pod& pod, size_t total_nodes) {
   int64_t sum = 0;
   for (const auto& c : pod.spec.init_containers) sum += ScoreOf(node, c.image, total_nodes);
   for (const auto& c : pod.spec.containers) sum += ScoreOf(node, c.image, total_nodes);
@@ -54,8 +53,7 @@ int64_t CalculatePriority(int64_t sum_scores, size_t image_count) {
   } else if (sum_scores > max_threshold) {
     sum_scores = max_threshold;
   }
-  return framework::kMaxNodeScore * (sum_scores - kMinThreshold) /
-         (max_threshold - kMinThreshold);
+  return framework::kMaxNodeScore * (sum_scores - kMinThreshold) / (max_threshold - kMinThreshold);
 }
 
 framework::Status ImageLocality::Score(const framework::CycleState& /*state*/,

@@ -32,15 +32,15 @@ StatusOr<PreferredSchedulingTerms> PreferredSchedulingTerms::Compile(
   std::vector<std::string> errors;
   for (size_t i = 0; i < terms.size(); ++i) {
     const api::PreferredSchedulingTerm& term = terms[i];
-    if (term.weight == 0 || (term.preference.match_expressions.empty() &&
-                             term.preference.match_fields.empty())) {
+    if (term.weight == 0 ||
+        (term.preference.match_expressions.empty() && term.preference.match_fields.empty())) {
       continue;
     }
     StatusOr<api::NodeSelectorTermMatcher> compiled =
         api::NodeSelectorTermMatcher::Compile(term.preference);
     if (!compiled.ok()) {
-      errors.push_back("[" + std::to_string(i) + "].preference: " +
-                       std::string(compiled.status().message()));
+      errors.push_back("[" + std::to_string(i) +
+                       "].preference: " + std::string(compiled.status().message()));
       continue;
     }
     out.terms_.emplace_back(std::move(compiled).value(), term.weight);

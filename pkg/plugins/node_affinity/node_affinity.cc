@@ -207,8 +207,7 @@ StatusOr<std::unique_ptr<framework::Plugin>> New(const config::NodeAffinityArgs&
       added_required = std::move(matcher);
     }
     if (!added.preferred.empty()) {
-      StatusOr<PreferredSchedulingTerms> terms = PreferredSchedulingTerms::Compile(
-          added.preferred);
+      StatusOr<PreferredSchedulingTerms> terms = PreferredSchedulingTerms::Compile(added.preferred);
       if (!terms.ok()) {
         return InvalidArgumentError(
             "parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution: " +

@@ -69,8 +69,7 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   // terms queues, as upstream's erroring hint does.
   framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
                                                        const framework::EventObject& old_obj,
-                                                       const framework::EventObject& new_obj)
-      const;
+                                                       const framework::EventObject& new_obj) const;
 
  private:
   std::optional<api::NodeSelectorMatcher> added_required_;

@@ -68,8 +68,7 @@ std::vector<Feature> DefaultFeatures() {
       {"ExtendWebSocketsToKubelet", Never, std::nullopt},
       {"InPlacePodVerticalScalingInitContainers", Never, std::nullopt},
       {"UserNamespacesHostNetworkSupport",
-       [](const api::PodSpec& s) { return s.host_network && s.host_users == false; },
-       std::nullopt},
+       [](const api::PodSpec& s) { return s.host_network && s.host_users == false; }, std::nullopt},
   };
 }
 

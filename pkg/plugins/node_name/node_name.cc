@@ -18,8 +18,7 @@ framework::Status NodeName::PreFilter(framework::CycleState& /*state*/,
 }
 
 framework::Status NodeName::Filter(const framework::CycleState& /*state*/,
-                                   const framework::PodInfo& pod,
-                                   const framework::NodeInfo& node) {
+                                   const framework::PodInfo& pod, const framework::NodeInfo& node) {
   if (Fits(*pod, node)) return {};
   return framework::Status::Unresolvable(std::string(kErrReason));
 }

@@ -35,8 +35,7 @@ std::vector<framework::HostPort> HostPorts(const api::Pod& pod) {
   return out;
 }
 
-bool FitsPorts(const std::vector<framework::HostPort>& want,
-               const framework::HostPortInfo& used) {
+bool FitsPorts(const std::vector<framework::HostPort>& want, const framework::HostPortInfo& used) {
   for (const auto& p : want) {
     if (used.CheckConflict(p)) return false;
   }
@@ -72,8 +71,7 @@ framework::Status NodePorts::Filter(const framework::CycleState& state,
 std::vector<framework::ClusterEventWithHint> NodePorts::EventsToRegister() const {
   return {
       // Container ports are immutable, so pod updates never free a port.
-      {{framework::EventResource::kAssignedPod, framework::kDelete},
-       IsSchedulableAfterPodDeleted},
+      {{framework::EventResource::kAssignedPod, framework::kDelete}, IsSchedulableAfterPodDeleted},
       {{framework::EventResource::kNode, framework::kAdd}, nullptr},
   };
 }

@@ -44,8 +44,7 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
 std::vector<ResourceSpec> BalancedAllocationResources(
     const config::NodeResourcesBalancedAllocationArgs& args);
 
-class BalancedAllocation final : public framework::PreScorePlugin,
-                                 public framework::ScorePlugin {
+class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
   explicit BalancedAllocation(std::vector<ResourceSpec> resources);
 

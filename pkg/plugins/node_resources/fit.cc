@@ -40,12 +40,10 @@ bool IsIgnored(const IgnoredResources& ignored, std::string_view name) {
 
 ScorerFn MakeScorer(const FitOptions& options) {
   switch (options.strategy) {
-    case ScoringStrategyType::kMostAllocated:
-      return MostAllocatedScorer(options.resources);
+    case ScoringStrategyType::kMostAllocated: return MostAllocatedScorer(options.resources);
     case ScoringStrategyType::kRequestedToCapacityRatio:
       return RequestedToCapacityRatioScorer(options.resources, options.shape);
-    case ScoringStrategyType::kLeastAllocated:
-      break;
+    case ScoringStrategyType::kLeastAllocated: break;
   }
   return LeastAllocatedScorer(options.resources);
 }
@@ -63,8 +61,8 @@ std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_req
   if (pods + 1 > alloc.allowed_pod_number) {
     out.push_back({"pods", "Too many pods", 1, pods, alloc.allowed_pod_number, false});
   }
-  if (pod_request.milli_cpu == 0 && pod_request.memory == 0 &&
-      pod_request.ephemeral_storage == 0 && pod_request.scalar.empty()) {
+  if (pod_request.milli_cpu == 0 && pod_request.memory == 0 && pod_request.ephemeral_storage == 0 &&
+      pod_request.scalar.empty()) {
     return out;
   }
 
@@ -105,13 +103,13 @@ framework::Status Fit::PreFilter(framework::CycleState& state, const framework::
   return {};
 }
 
-framework::Status Fit::Filter(const framework::CycleState& state,
-                              const framework::PodInfo& /*pod*/,
+framework::Status Fit::Filter(const framework::CycleState& state, const framework::PodInfo& /*pod*/,
                               const framework::NodeInfo& node) {
   const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) {
-    return framework::Status::Error("error reading \"PreFilterNodeResourcesFit\" from cycleState: "
-                                    "not found");
+    return framework::Status::Error(
+        "error reading \"PreFilterNodeResourcesFit\" from cycleState: "
+        "not found");
   }
   std::vector<InsufficientResource> insufficient = FitsRequest(s->request, node, ignored_);
   if (insufficient.empty()) return {};

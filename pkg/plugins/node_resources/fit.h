@@ -16,8 +16,8 @@
 // MostAllocated or RequestedToCapacityRatio; see resource_allocation.h).
 //
 // Not modelled: DRA-backed extended resources (DRAExtendedResource) and the deferred-resize
-// accounting of InPlacePodVerticalScalingSchedulerPreemption (alpha, off). The plugin is immutable after construction; Filter and
-// Score are safe to call concurrently.
+// accounting of InPlacePodVerticalScalingSchedulerPreemption (alpha, off). The plugin is immutable
+// after construction; Filter and Score are safe to call concurrently.
 #pragma once
 
 #include <cstdint>

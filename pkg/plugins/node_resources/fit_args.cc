@@ -15,7 +15,8 @@ FitOptions FitOptionsFromArgs(const config::NodeResourcesFitArgs& args) {
   if (!args.scoring_strategy) return out;
   const config::ScoringStrategy& strategy = *args.scoring_strategy;
   out.resources.clear();
-  for (const config::ResourceSpec& r : strategy.resources) out.resources.push_back({r.name, r.weight});
+  for (const config::ResourceSpec& r : strategy.resources)
+    out.resources.push_back({r.name, r.weight});
   if (strategy.type == config::kMostAllocated) {
     out.strategy = ScoringStrategyType::kMostAllocated;
   } else if (strategy.type == config::kRequestedToCapacityRatio) {

@@ -69,7 +69,7 @@ QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod, const framework::Ev
   }
   if (objs.old_obj == nullptr) return QueueingHint::kQueue;
   return IsSchedulableAfterPodScaleDown(pod, *objs.old_obj, *objs.new_obj) ? QueueingHint::kQueue
-                                                                          : QueueingHint::kSkip;
+                                                                           : QueueingHint::kSkip;
 }
 
 QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,

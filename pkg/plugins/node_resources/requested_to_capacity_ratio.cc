@@ -23,8 +23,8 @@ std::function<int64_t(int64_t)> BuildBrokenLinearFunction(std::vector<ShapePoint
       if (i == 0) return shape[0].score;
       const ShapePoint& lo = shape[i - 1];
       const ShapePoint& hi = shape[i];
-      return lo.score + (hi.score - lo.score) * (p - lo.utilization) /
-                            (hi.utilization - lo.utilization);
+      return lo.score +
+             (hi.score - lo.score) * (p - lo.utilization) / (hi.utilization - lo.utilization);
     }
     // Validation rejects an empty shape; score 0 rather than read past it.
     return shape.empty() ? 0 : shape.back().score;

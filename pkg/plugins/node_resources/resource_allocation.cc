@@ -19,8 +19,7 @@ int64_t ResourceValue(const framework::Resource& r, std::string_view name) {
 }
 
 bool IsBestEffort(std::span<const int64_t> pod_requests) {
-  return std::all_of(pod_requests.begin(), pod_requests.end(),
-                     [](int64_t r) { return r == 0; });
+  return std::all_of(pod_requests.begin(), pod_requests.end(), [](int64_t r) { return r == 0; });
 }
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,

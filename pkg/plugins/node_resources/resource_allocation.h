@@ -38,9 +38,9 @@ std::vector<ResourceSpec> DefaultResources();
 
 // Maps the per-resource (requested, allocated, allocatable) lists, indexed like the configured
 // resources, to a node score in [0, kMaxNodeScore].
-using ScorerFn = std::function<int64_t(std::span<const int64_t> requested,
-                                       std::span<const int64_t> allocated,
-                                       std::span<const int64_t> allocatable)>;
+using ScorerFn =
+    std::function<int64_t(std::span<const int64_t> requested, std::span<const int64_t> allocated,
+                          std::span<const int64_t> allocatable)>;
 
 // The weighted mean of per_resource(requested, allocatable) over the resources the node has
 // (allocatable > 0), 0 when it has none: LeastAllocated's and MostAllocated's combination.

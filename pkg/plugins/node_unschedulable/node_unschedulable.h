@@ -28,8 +28,7 @@ class NodeUnschedulable final : public framework::PreFilterPlugin,
                                 public framework::FilterPlugin,
                                 public framework::EnqueueExtensions {
  public:
-  explicit NodeUnschedulable(
-      bool enable_resize_preemption = helper::kDefaultEnableResizePreemption)
+  explicit NodeUnschedulable(bool enable_resize_preemption = helper::kDefaultEnableResizePreemption)
       : enable_resize_preemption_(enable_resize_preemption) {}
 
   std::string_view Name() const override { return kName; }

@@ -2,10 +2,9 @@
 // (the process, its secure port and log) and Curl for HTTPS requests to that port.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <stdio.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -29,10 +28,9 @@ class Instance {
     port_ = testing::FreePort();
     log_ = testing::SharedCluster().dir() + "/stowage-" + std::to_string(getpid()) + "-" +
            std::to_string(seq++) + ".log";
-    std::vector<std::string> argv = {STOWAGE_BINARY,
-                                     "--kubeconfig=" + testing::SharedCluster().kubeconfig(),
-                                     "--secure-port=" + std::to_string(port_),
-                                     "--bind-address=127.0.0.1", "-v=2"};
+    std::vector<std::string> argv = {
+        STOWAGE_BINARY, "--kubeconfig=" + testing::SharedCluster().kubeconfig(),
+        "--secure-port=" + std::to_string(port_), "--bind-address=127.0.0.1", "-v=2"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     Status s = process_.Start(argv, log_, env);
     EXPECT_TRUE(s.ok()) << s;

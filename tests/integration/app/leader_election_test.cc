@@ -32,7 +32,8 @@ std::vector<std::string> ElectionFlags(const std::string& lease, int duration_s,
 
 void EnsureNodes() {
   for (int i = 0; i < 3; ++i) {
-    Status s = testing::CreateNode(Admin(), BuildClusterNode().Name("le-node-" + std::to_string(i))
+    Status s = testing::CreateNode(Admin(), BuildClusterNode()
+                                                .Name("le-node-" + std::to_string(i))
                                                 .Capacity("cpu", "8")
                                                 .Capacity("memory", "32Gi")
                                                 .Capacity("pods", "110"));

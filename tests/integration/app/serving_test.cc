@@ -2,16 +2,14 @@
 // /metrics only for a ServiceAccount granted it through TokenReview and SubjectAccessReview, TLS
 // versions, certificate files replaced without a restart, --profiling=false, and READY=1 to
 // systemd once caches have synced.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "pkg/client/errors.h"
@@ -46,16 +44,21 @@ std::string ServiceAccountToken(const std::string& name, bool metrics_reader) {
   post("/api/v1/namespaces/default/serviceaccounts",
        R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":")" + name + R"("}})");
   if (metrics_reader) {
-    post("/apis/rbac.authorization.k8s.io/v1/clusterroles",
-         R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"stowage-metrics-reader"},
+    post(
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"stowage-metrics-reader"},
             "rules":[{"nonResourceURLs":["/metrics"],"verbs":["get"]}]})");
-    post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
-         R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":")" +
-             name + R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"stowage-metrics-reader"},
-            "subjects":[{"kind":"ServiceAccount","name":")" + name + R"(","namespace":"default"}]})");
+    post(
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":")" +
+            name +
+            R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"stowage-metrics-reader"},
+            "subjects":[{"kind":"ServiceAccount","name":")" +
+            name + R"(","namespace":"default"}]})");
   }
-  std::string body = post("/api/v1/namespaces/default/serviceaccounts/" + name + "/token",
-                          R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})");
+  std::string body =
+      post("/api/v1/namespaces/default/serviceaccounts/" + name + "/token",
+           R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})");
   auto j = nlohmann::json::parse(body, nullptr, false);
   return j.is_discarded() ? "" : j["status"]["token"].get<std::string>();
 }
@@ -87,7 +90,8 @@ TEST(Serving, HealthIsOpenAndMetricsNeedAGrantThroughTheApiserver) {
   // Families with series from the start (labelled families appear with their first series).
   EXPECT_THAT(allowed.body, HasSubstr("# TYPE scheduler_pending_pods gauge"));
   EXPECT_THAT(allowed.body, HasSubstr("scheduler_pending_pods{queue=\"active\"}"));
-  EXPECT_THAT(allowed.body, HasSubstr("# TYPE scheduler_scheduling_algorithm_duration_seconds histogram"));
+  EXPECT_THAT(allowed.body,
+              HasSubstr("# TYPE scheduler_scheduling_algorithm_duration_seconds histogram"));
   // The grant covers /metrics only.
   EXPECT_EQ(Curl(in.url("/configz"), reader).code, 403);
   // system:masters may read everything.
@@ -110,9 +114,10 @@ std::string ServedSerial(int port, const std::string& extra = "") {
 }
 
 void MakeCert(const std::string& dir, const std::string& name) {
-  std::string cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 "
-                    "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " + dir + "/" +
-                    name + ".key -out " + dir + "/" + name + ".crt 2>/dev/null";
+  std::string cmd =
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 "
+      "-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 -keyout " +
+      dir + "/" + name + ".key -out " + dir + "/" + name + ".crt 2>/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
 }
 
@@ -122,7 +127,9 @@ TEST(Serving, TlsVersionsAndCertificateFilesReplacedWithoutRestart) {
   MakeCert(dir, "one");
   MakeCert(dir, "two");
   ASSERT_EQ(std::system(("cp " + dir + "/one.crt " + dir + "/serving.crt && cp " + dir +
-                         "/one.key " + dir + "/serving.key").c_str()), 0);
+                         "/one.key " + dir + "/serving.key")
+                            .c_str()),
+            0);
   Instance in({"--leader-elect=false", "--tls-cert-file=" + dir + "/serving.crt",
                "--tls-private-key-file=" + dir + "/serving.key"});
   ASSERT_TRUE(WaitReady(in)) << in.Log();
@@ -136,7 +143,9 @@ TEST(Serving, TlsVersionsAndCertificateFilesReplacedWithoutRestart) {
   // Replace the pair atomically (rename), as cert-manager and kubeadm do.
   ASSERT_EQ(std::system(("cp " + dir + "/two.crt " + dir + "/new.crt && cp " + dir + "/two.key " +
                          dir + "/new.key && mv " + dir + "/new.key " + dir + "/serving.key && mv " +
-                         dir + "/new.crt " + dir + "/serving.crt").c_str()), 0);
+                         dir + "/new.crt " + dir + "/serving.crt")
+                            .c_str()),
+            0);
   std::string second;
   auto deadline = std::chrono::steady_clock::now() + 90s;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -178,7 +187,8 @@ TEST(Serving, NotifiesSystemdWhenReadyAndWhenStopping) {
   ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
   ASSERT_GT(n, 0) << "no notification; log:\n" << in.Log();
   EXPECT_THAT(std::string(buf, n), HasSubstr("READY=1"));
-  EXPECT_TRUE(in.Log().find("caches synced") != std::string::npos) << "READY=1 before the caches synced";
+  EXPECT_TRUE(in.Log().find("caches synced") != std::string::npos)
+      << "READY=1 before the caches synced";
   in.process().Signal(SIGTERM);
   n = recv(fd, buf, sizeof(buf) - 1, 0);
   ASSERT_GT(n, 0);

@@ -112,8 +112,10 @@ struct World {
                      const std::string& path, bool allowed) {
     json sar = {{"apiVersion", "authorization.k8s.io/v1"},
                 {"kind", "SubjectAccessReview"},
-                {"spec", {{"user", user}, {"groups", groups},
-                          {"nonResourceAttributes", {{"path", path}, {"verb", "get"}}}}}};
+                {"spec",
+                 {{"user", user},
+                  {"groups", groups},
+                  {"nonResourceAttributes", {{"path", path}, {"verb", "get"}}}}}};
     for (int i = 0; i < 600; ++i) {
       auto r = Admin().Post(std::string(kSubjectAccessReviewPath), sar.dump());
       if (r.ok() && json::parse(*r)["status"].value("allowed", false) == allowed) return true;
@@ -129,21 +131,21 @@ struct World {
     proxy_ca.emplace(MakeCA("stowage-it-front-proxy-ca"));
     std::ofstream(dir + "/client-ca.crt") << client_ca->Pem();
     std::ofstream(dir + "/proxy-ca.crt") << proxy_ca->Pem();
-    cluster = std::make_unique<stowage::testing::TestCluster>(std::vector<std::string>{
-        "--client-ca-file=" + dir + "/client-ca.crt",
-        "--requestheader-client-ca-file=" + dir + "/proxy-ca.crt",
-        "--requestheader-allowed-names=front-proxy-client",
-        "--requestheader-username-headers=X-Remote-User",
-        "--requestheader-group-headers=X-Remote-Group",
-        "--requestheader-extra-headers-prefix=X-Remote-Extra-"});
+    cluster = std::make_unique<stowage::testing::TestCluster>(
+        std::vector<std::string>{"--client-ca-file=" + dir + "/client-ca.crt",
+                                 "--requestheader-client-ca-file=" + dir + "/proxy-ca.crt",
+                                 "--requestheader-allowed-names=front-proxy-client",
+                                 "--requestheader-username-headers=X-Remote-User",
+                                 "--requestheader-group-headers=X-Remote-Group",
+                                 "--requestheader-extra-headers-prefix=X-Remote-Extra-"});
     if (Status s = cluster->Start(); !s.ok()) return s;
     if (Status s = stowage::testing::EnsureNamespace(Admin(), kNs); !s.ok()) return s;
 
-    json metrics_role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-                         {"kind", "ClusterRole"},
-                         {"metadata", {{"name", "stowage-it-metrics-reader"}}},
-                         {"rules", json::array({{{"nonResourceURLs", {"/metrics"}},
-                                                 {"verbs", {"get"}}}})}};
+    json metrics_role = {
+        {"apiVersion", "rbac.authorization.k8s.io/v1"},
+        {"kind", "ClusterRole"},
+        {"metadata", {{"name", "stowage-it-metrics-reader"}}},
+        {"rules", json::array({{{"nonResourceURLs", {"/metrics"}}, {"verbs", {"get"}}}})}};
     const std::string crb = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings";
     std::vector<std::pair<std::string, json>> objects = {
         {"/apis/rbac.authorization.k8s.io/v1/clusterroles", metrics_role},
@@ -157,15 +159,17 @@ struct World {
          {{"apiVersion", "rbac.authorization.k8s.io/v1"},
           {"kind", "RoleBinding"},
           {"metadata", {{"name", "stowage-it-auth-reader"}, {"namespace", "kube-system"}}},
-          {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"},
-                       {"name", "extension-apiserver-authentication-reader"}}},
+          {"roleRef",
+           {{"apiGroup", "rbac.authorization.k8s.io"},
+            {"kind", "Role"},
+            {"name", "extension-apiserver-authentication-reader"}}},
           {"subjects", json::array({Subject("ServiceAccount", "scheduler")})}}}};
     for (const auto& [path, obj] : objects) {
       if (Status s = Create(Admin(), path, obj); !s.ok()) return s.WithPrefix(path);
     }
-    for (auto [sa, token] : {std::pair{"metrics-reader", &reader_token},
-                             std::pair{"scheduler", &scheduler_token},
-                             std::pair{"nobody", &nobody_token}}) {
+    for (auto [sa, token] :
+         {std::pair{"metrics-reader", &reader_token}, std::pair{"scheduler", &scheduler_token},
+          std::pair{"nobody", &nobody_token}}) {
       auto t = Token(sa);
       if (!t.ok()) return t.status().WithPrefix(std::string("token of ") + sa);
       *token = *t;

@@ -1,9 +1,8 @@
 // The client against a real kube-apiserver + etcd: paging, watch ordering, 410 Gone, binding
 // and its conflict, API error classes, and TLS verification.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <set>
@@ -23,9 +22,9 @@
 namespace stowage {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BuildClusterNode;
 using testing::BuildPod;
+using ::testing::HasSubstr;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
@@ -80,7 +79,8 @@ TEST(ClientIntegration, WatchSeesCreateUpdateDeleteInOrder) {
         stop.get_token());
     EXPECT_TRUE(s.ok()) << s;
   });
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("watch").Name("w").Label("step", "1")).ok());
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace("watch").Name("w").Label("step", "1")).ok());
   auto patched = Admin().Patch("/api/v1/namespaces/watch/pods/w",
                                R"({"metadata":{"labels":{"step":"2"}}})", client::kMergePatch);
   ASSERT_TRUE(patched.ok()) << patched.status();
@@ -90,7 +90,8 @@ TEST(ClientIntegration, WatchSeesCreateUpdateDeleteInOrder) {
   ASSERT_GE(seen.size(), 3u);
   EXPECT_EQ(seen[0], std::make_pair(api::WatchEventType::kAdded, std::string("1")));
   EXPECT_EQ(seen[1], std::make_pair(api::WatchEventType::kModified, std::string("2")));
-  for (size_t i = 2; i + 1 < seen.size(); ++i) EXPECT_EQ(seen[i].first, api::WatchEventType::kModified);
+  for (size_t i = 2; i + 1 < seen.size(); ++i)
+    EXPECT_EQ(seen[i].first, api::WatchEventType::kModified);
   EXPECT_EQ(seen.back().first, api::WatchEventType::kDeleted);
 }
 
@@ -148,8 +149,9 @@ TEST(ClientIntegration, ServiceAccountWithoutRightsIsForbidden) {
   auto sa = Admin().Post("/api/v1/namespaces/default/serviceaccounts",
                          R"({"metadata":{"name":"nobody"}})");
   ASSERT_TRUE(sa.ok() || client::IsAlreadyExists(sa.status())) << sa.status();
-  auto token_body = Admin().Post("/api/v1/namespaces/default/serviceaccounts/nobody/token",
-                                 R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})");
+  auto token_body =
+      Admin().Post("/api/v1/namespaces/default/serviceaccounts/nobody/token",
+                   R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})");
   ASSERT_TRUE(token_body.ok()) << token_body.status();
   size_t at = token_body->find("\"token\":\"");
   ASSERT_NE(at, std::string::npos);

@@ -90,8 +90,9 @@ TEST(InformerIntegration, RelistAfterGoneReconcilesTheGap) {
   inf.PauseForTest();
   ASSERT_TRUE(testing::DeletePod(Admin(), ns, "drop-1").ok());
   ASSERT_TRUE(testing::DeletePod(Admin(), ns, "drop-2").ok());
-  ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/change",
-                            R"({"metadata":{"labels":{"changed":"yes"}}})", client::kMergePatch)
+  ASSERT_TRUE(Admin()
+                  .Patch("/api/v1/namespaces/" + ns + "/pods/change",
+                         R"({"metadata":{"labels":{"changed":"yes"}}})", client::kMergePatch)
                   .ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("new-1")).ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("new-2")).ok());

@@ -8,10 +8,10 @@
 // lease duration long enough that expiry cannot explain it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
 
@@ -124,9 +124,9 @@ api::Lease GetLease(const std::string& name) {
 
 // The LeaderElection events about a lease, as "<message>|<source.component>".
 std::vector<std::string> Events(const std::string& lease) {
-  auto body = Admin().Get("/api/v1/namespaces/kube-system/events?fieldSelector=" +
-                          client::QueryEscape("involvedObject.name=" + lease +
-                                              ",reason=LeaderElection"));
+  auto body =
+      Admin().Get("/api/v1/namespaces/kube-system/events?fieldSelector=" +
+                  client::QueryEscape("involvedObject.name=" + lease + ",reason=LeaderElection"));
   EXPECT_TRUE(body.ok()) << body.status();
   std::vector<std::string> out;
   if (!body.ok()) return out;
@@ -292,7 +292,8 @@ TEST_F(LeaderElectionIntegration, ALeaderWhoseLeaseIsTakenOverStopsLeading) {
   EXPECT_FALSE(leader.elector().IsLeader());
   EXPECT_EQ(leader.elector().GetLeader(), "intruder");
   EXPECT_EQ(GetLease(lease).holder_identity, "intruder") << "nothing of ours to release";
-  EXPECT_THAT(Events(lease), ::testing::Contains(leader.id() + " stopped leading|le-test-scheduler"));
+  EXPECT_THAT(Events(lease),
+              ::testing::Contains(leader.id() + " stopped leading|le-test-scheduler"));
 }
 
 }  // namespace

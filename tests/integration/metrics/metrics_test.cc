@@ -2,12 +2,13 @@
 // that fit, one that fits nowhere and one held by a scheduling gate, and what /metrics would
 // serve (metrics::Registry::Global().Render()) must have moved with upstream's labels; the
 // /metrics/resources renderer must report the pods' effective requests and limits.
+#include "pkg/metrics/metrics.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -15,7 +16,6 @@
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
-#include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
@@ -30,13 +30,12 @@ namespace {
 
 using testing::RunningScheduler;
 
-using ::testing::HasSubstr;
 using testing::BuildClusterNode;
 using testing::BuildPod;
+using ::testing::HasSubstr;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
-
 
 // One scrape: series ("name{a=\"x\",b=\"y\"}", labels sorted as served) to value.
 class Scrape {
@@ -108,8 +107,9 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
       << Scrape()[scheduled];
 
   // One pod that fits nowhere, and one held by a scheduling gate.
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("too-big").Req({{"cpu", "64"}}))
-                  .ok());
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("too-big").Req({{"cpu", "64"}}))
+          .ok());
   nlohmann::json gated = nlohmann::json::parse(BuildPod().Namespace(ns).Name("gated").Json());
   gated["spec"]["schedulingGates"] = {{{"name", "example.com/wait"}}};
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", gated.dump()).ok());
@@ -152,8 +152,7 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
   EXPECT_GE(delta("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\","
                   "queue=\"unschedulable\"}"),
             1);
-  EXPECT_EQ(after["scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\"," + kProfile + "}"],
-            1);
+  EXPECT_EQ(after["scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\"," + kProfile + "}"], 1);
   EXPECT_EQ(after["scheduler_unschedulable_pods{plugin=\"SchedulingGates\"," + kProfile + "}"], 1);
   EXPECT_EQ(after["scheduler_inflight_events{event=\"PodPopped\"}"], 0);
   // Each queued pod is its own entity of type "pod".
@@ -166,61 +165,65 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
   EXPECT_GE(after["informer_processing_latency_seconds_count" + pods_informer], 7);
   EXPECT_GT(after["informer_store_resource_version" + pods_informer], 0);
   EXPECT_TRUE(after.Has("informer_queued_items" + pods_informer));
-  EXPECT_TRUE(after.Has("informer_store_resource_version{group=\"\",name=\"kube-scheduler\","
-                        "resource=\"nodes\",version=\"v1\"}"));
+  EXPECT_TRUE(
+      after.Has("informer_store_resource_version{group=\"\",name=\"kube-scheduler\","
+                "resource=\"nodes\",version=\"v1\"}"));
 
   // The framework: every extension point of a successful cycle, by status.
-  for (const char* point : {"PreFilter", "PreScore", "Score", "Reserve", "Permit", "PreBind",
-                            "Bind", "PostBind"}) {
-    std::string series = "scheduler_framework_extension_point_duration_seconds_count{"
-                         "extension_point=\"" + std::string(point) + "\"," + kProfile +
-                         ",status=\"Success\"}";
+  for (const char* point :
+       {"PreFilter", "PreScore", "Score", "Reserve", "Permit", "PreBind", "Bind", "PostBind"}) {
+    std::string series =
+        "scheduler_framework_extension_point_duration_seconds_count{"
+        "extension_point=\"" +
+        std::string(point) + "\"," + kProfile + ",status=\"Success\"}";
     EXPECT_GE(delta(series), 5) << series;
   }
   EXPECT_GE(delta("scheduler_framework_extension_point_duration_seconds_count{extension_point="
-                  "\"PreEnqueue\"," + kProfile + ",status=\"Success\"}"),
+                  "\"PreEnqueue\"," +
+                  kProfile + ",status=\"Success\"}"),
             6);
   EXPECT_GE(delta("scheduler_framework_extension_point_duration_seconds_count{extension_point="
-                  "\"PreEnqueue\"," + kProfile + ",status=\"UnschedulableAndUnresolvable\"}"),
+                  "\"PreEnqueue\"," +
+                  kProfile + ",status=\"UnschedulableAndUnresolvable\"}"),
             1);  // the gate
   // Filter runs per node: at least once per node per attempt.
   EXPECT_GE(delta("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin="
-                  "\"NodeResourcesFit\"," + kProfile + "}"),
+                  "\"NodeResourcesFit\"," +
+                  kProfile + "}"),
             12);
   EXPECT_GE(delta("scheduler_plugin_evaluation_total{extension_point=\"PreFilter\",plugin="
-                  "\"NodeResourcesFit\"," + kProfile + "}"),
+                  "\"NodeResourcesFit\"," +
+                  kProfile + "}"),
             6);
 
   // The cache and the binding workers at rest.
   EXPECT_EQ(after["scheduler_cache_size{type=\"nodes\"}"], 2);
   EXPECT_TRUE(Eventually([] { return Scrape()["scheduler_cache_size{type=\"pods\"}"] == 5; }));
-  EXPECT_TRUE(Eventually(
-      [] { return Scrape()["scheduler_cache_size{type=\"assumed_pods\"}"] == 0; }));
+  EXPECT_TRUE(
+      Eventually([] { return Scrape()["scheduler_cache_size{type=\"assumed_pods\"}"] == 0; }));
   EXPECT_TRUE(after.Has("scheduler_goroutines{operation=\"binding\"}"));
-  EXPECT_TRUE(Eventually(
-      [] { return Scrape()["scheduler_goroutines{operation=\"binding\"}"] == 0; }));
+  EXPECT_TRUE(
+      Eventually([] { return Scrape()["scheduler_goroutines{operation=\"binding\"}"] == 0; }));
 
   // The informer handlers, by upstream's event labels.
   EXPECT_EQ(delta("scheduler_event_handling_duration_seconds_count{event=\"NodeAdd\"}"), 2);
   EXPECT_EQ(delta("scheduler_event_handling_duration_seconds_count{event="
                   "\"UnscheduledPodAdd\"}"),
             7);
-  EXPECT_GE(delta("scheduler_event_handling_duration_seconds_count{event=\"AssignedPodAdd\"}"),
-            5);
+  EXPECT_GE(delta("scheduler_event_handling_duration_seconds_count{event=\"AssignedPodAdd\"}"), 5);
 
   // The API client: the five bindings were POSTs answered 201 by this apiserver.
   std::string host = SharedCluster().server().substr(std::string("https://").size());
-  EXPECT_GE(delta("rest_client_requests_total{code=\"201\",host=\"" + host +
-                  "\",method=\"POST\"}"),
+  EXPECT_GE(delta("rest_client_requests_total{code=\"201\",host=\"" + host + "\",method=\"POST\"}"),
             5);
-  EXPECT_GE(delta("rest_client_request_duration_seconds_count{host=\"" + host +
-                  "\",verb=\"POST\"}"),
-            5);
+  EXPECT_GE(
+      delta("rest_client_request_duration_seconds_count{host=\"" + host + "\",verb=\"POST\"}"), 5);
 
   // A node too small for "too-big" arrives: NodeResourcesFit's hint runs and says skip, and
   // the pod stays unschedulable. A label change is its own upstream event.
-  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("m-node-small").Capacity("cpu", "1"))
-                  .ok());
+  ASSERT_TRUE(
+      testing::CreateNode(Admin(), BuildClusterNode().Name("m-node-small").Capacity("cpu", "1"))
+          .ok());
   const std::string hint =
       "scheduler_queueing_hint_execution_duration_seconds_count{event=\"NodeAdd\","
       "hint=\"QueueSkip\",plugin=\"NodeResourcesFit\"}";
@@ -230,11 +233,12 @@ TEST(MetricsIntegration, SchedulingMovesUpstreamSeriesWithUpstreamLabels) {
                          client::kMergePatch)
                   .ok());
   EXPECT_TRUE(Eventually([] {
-    return Scrape()["scheduler_event_handling_duration_seconds_count{event="
-                    "\"NodeUpdateNodeLabel\"}"] >= 1;
+    return Scrape()
+               ["scheduler_event_handling_duration_seconds_count{event="
+                "\"NodeUpdateNodeLabel\"}"] >= 1;
   }));
-  EXPECT_TRUE(Eventually(
-      [] { return Scrape()["scheduler_pending_pods{queue=\"unschedulable\"}"] == 1; }));
+  EXPECT_TRUE(
+      Eventually([] { return Scrape()["scheduler_pending_pods{queue=\"unschedulable\"}"] == 1; }));
 
   // Deleting the pods that wait takes them out of the gauges.
   ASSERT_TRUE(testing::DeletePod(Admin(), ns, "too-big").ok());

@@ -71,13 +71,13 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
   setup.options.binding_workers = 1;
   setup.options.max_queued_bindings = 1;
   setup.add_plugins = [](framework::Registry& r) {
-    ASSERT_TRUE(r.Register("Gang",
-                           [](const framework::PluginArgs&, framework::Handle& h,
-                              const framework::Features&)
-                               -> StatusOr<std::unique_ptr<framework::Plugin>> {
-                             return std::unique_ptr<framework::Plugin>(new GangPermit(h));
-                           })
-                    .ok());
+    ASSERT_TRUE(
+        r.Register("Gang",
+                   [](const framework::PluginArgs&, framework::Handle& h,
+                      const framework::Features&) -> StatusOr<std::unique_ptr<framework::Plugin>> {
+                     return std::unique_ptr<framework::Plugin>(new GangPermit(h));
+                   })
+            .ok());
   };
   testing::RunningScheduler sched(
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -87,15 +87,22 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
   // Ordinary pods first, then the gang, then more ordinary pods behind it in the queue.
   std::vector<testing::PodWrapper> pods;
   for (int i = 0; i < 4; ++i) {
-    pods.push_back(testing::BuildPod().Namespace(ns).Name("solo-" + std::to_string(i))
+    pods.push_back(testing::BuildPod()
+                       .Namespace(ns)
+                       .Name("solo-" + std::to_string(i))
                        .SchedulerName("gang-scheduler"));
   }
   for (size_t i = 0; i < kGangSize; ++i) {
-    pods.push_back(testing::BuildPod().Namespace(ns).Name("member-" + std::to_string(i))
-                       .SchedulerName("gang-scheduler").Label("gang", "yes"));
+    pods.push_back(testing::BuildPod()
+                       .Namespace(ns)
+                       .Name("member-" + std::to_string(i))
+                       .SchedulerName("gang-scheduler")
+                       .Label("gang", "yes"));
   }
   for (int i = 4; i < 8; ++i) {
-    pods.push_back(testing::BuildPod().Namespace(ns).Name("solo-" + std::to_string(i))
+    pods.push_back(testing::BuildPod()
+                       .Namespace(ns)
+                       .Name("solo-" + std::to_string(i))
                        .SchedulerName("gang-scheduler"));
   }
   ASSERT_TRUE(testing::CreatePods(admin, pods, 1).ok());

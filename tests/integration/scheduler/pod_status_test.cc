@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <thread>
 
 #include "pkg/client/resources.h"
@@ -42,9 +41,11 @@ TEST(PodScheduledCondition, CarriesTheGenerationOfThePodThatWasTried) {
   testing::RunningScheduler sched(testing::ProfilesConfig({"observing"}));
 
   // A pod tried as created: generation 1.
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("fresh")
-                                              .SchedulerName("observing").Req({{"cpu", "512"}}))
-                  .ok());
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(),
+          BuildPod().Namespace(ns).Name("fresh").SchedulerName("observing").Req({{"cpu", "512"}}))
+          .ok());
   auto fresh = WaitForReason(ns, "fresh", "Unschedulable");
   ASSERT_TRUE(fresh);
   EXPECT_EQ(fresh->second.observed_generation, 1);
@@ -52,14 +53,19 @@ TEST(PodScheduledCondition, CarriesTheGenerationOfThePodThatWasTried) {
 
   // A pod created gated (the apiserver writes PodScheduled=False SchedulingGated), whose spec
   // changes when the gate is lifted: the scheduler reports the generation it tried.
-  std::string body = BuildPod().Namespace(ns).Name("gated").SchedulerName("observing")
-                         .Req({{"cpu", "512"}}).Json();
+  std::string body = BuildPod()
+                         .Namespace(ns)
+                         .Name("gated")
+                         .SchedulerName("observing")
+                         .Req({{"cpu", "512"}})
+                         .Json();
   body.replace(body.find("\"spec\":{"), 8,
                R"("spec":{"schedulingGates":[{"name":"example.com/hold"}],)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", body).ok());
   ASSERT_TRUE(WaitForReason(ns, "gated", "SchedulingGated"));
-  ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/gated",
-                            R"({"spec":{"schedulingGates":null}})", client::kMergePatch)
+  ASSERT_TRUE(Admin()
+                  .Patch("/api/v1/namespaces/" + ns + "/pods/gated",
+                         R"({"spec":{"schedulingGates":null}})", client::kMergePatch)
                   .ok());
   auto gated = WaitForReason(ns, "gated", "Unschedulable");
   ASSERT_TRUE(gated);

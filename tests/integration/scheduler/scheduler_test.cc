@@ -2,18 +2,18 @@
 // every constraint checked, the exact condition of a pod that fits nowhere, the event-driven
 // requeue when a fitting node appears, two profiles in one process, and stowage beside upstream
 // kube-scheduler.
+#include "pkg/scheduler/scheduler.h"
+
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -25,7 +25,6 @@
 #include "pkg/framework/types.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
-#include "pkg/scheduler/scheduler.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
@@ -37,14 +36,12 @@ namespace {
 
 using testing::RunningScheduler;
 
-using ::testing::HasSubstr;
 using testing::BuildClusterNode;
 using testing::BuildPod;
+using ::testing::HasSubstr;
 using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
-
-
 
 std::vector<api::PodPtr> Pods(const std::string& ns) {
   auto list = client::ListPage<api::Pod>(Admin(), {.namespace_ = ns});
@@ -72,7 +69,8 @@ TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   // 100 nodes: 4 CPU / 32Gi / 110 pods; a quarter tainted, zones a-d, a "disk" label on half.
   for (int i = 0; i < 100; ++i) {
-    auto n = BuildClusterNode().Name("mixed-" + std::to_string(i))
+    auto n = BuildClusterNode()
+                 .Name("mixed-" + std::to_string(i))
                  .Label("zone", std::string(1, static_cast<char>('a' + i % 4)))
                  .Label("disk", i % 2 ? "ssd" : "hdd");
     if (i % 4 == 3) n.Taint("dedicated", "gpu", "NoSchedule");
@@ -84,10 +82,15 @@ TEST(SchedulerIntegration, MixedWorkloadOnAHundredNodesHonoursEveryConstraint) {
   const char* cpu[] = {"100m", "200m", "50m", "150m"};
   const char* mem[] = {"200Mi", "500Mi", "1Gi", "100Mi"};
   for (int i = 0; i < 2000; ++i) {
-    auto p = BuildPod().Namespace(ns).Name("p-" + std::to_string(i)).SchedulerName("stowage")
-                 .Req({{"cpu", cpu[i % 4]}}).Req({{"memory", mem[i % 4]}});
+    auto p = BuildPod()
+                 .Namespace(ns)
+                 .Name("p-" + std::to_string(i))
+                 .SchedulerName("stowage")
+                 .Req({{"cpu", cpu[i % 4]}})
+                 .Req({{"memory", mem[i % 4]}});
     if (i % 10 == 1) p.NodeAffinityIn("disk", {"ssd"});
-    if (i % 10 == 2) p.Toleration("dedicated", "Equal", "gpu", "NoSchedule").NodeAffinityIn("zone", {"d"});
+    if (i % 10 == 2)
+      p.Toleration("dedicated", "Equal", "gpu", "NoSchedule").NodeAffinityIn("zone", {"d"});
     if (i % 50 == 3) p.HostPort(8080);
     pods.push_back(p);
   }
@@ -134,16 +137,20 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   auto nodes = client::ListPage<api::Node>(Admin(), {});
   ASSERT_TRUE(nodes.ok());
   size_t n = nodes->items.size();
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("huge").SchedulerName("stowage")
-                                              .Req({{"cpu", "64"}})).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(),
+                                 BuildPod().Namespace(ns).Name("huge").SchedulerName("stowage").Req(
+                                     {{"cpu", "64"}}))
+                  .ok());
   api::Condition cond;
-  ASSERT_TRUE(Eventually([&] {
-    auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
-    for (const auto& c : pod->status.conditions) {
-      if (c.type == "PodScheduled") cond = c;
-    }
-    return !cond.type.empty();
-  }, 30));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
+        for (const auto& c : pod->status.conditions) {
+          if (c.type == "PodScheduled") cond = c;
+        }
+        return !cond.type.empty();
+      },
+      30));
   EXPECT_EQ(cond.status, "False");
   EXPECT_EQ(cond.reason, "Unschedulable");
   // Untainted nodes lack CPU; tainted ones fail TaintToleration first (filters stop at the
@@ -161,19 +168,25 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   EXPECT_EQ(cond.message, expected);
 
   // The FailedScheduling event carries the same message.
-  ASSERT_TRUE(Eventually([&] {
-    auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
-    return body.ok() && body->find("FailedScheduling") != std::string::npos &&
-           body->find(expected) != std::string::npos;
-  }, 30));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+        return body.ok() && body->find("FailedScheduling") != std::string::npos &&
+               body->find(expected) != std::string::npos;
+      },
+      30));
 
   // A node with room arrives: the NodeAdd event moves the pod (the leftover flush would take
   // five minutes, so scheduling within the wait proves the event-driven path).
-  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("big-node").Capacity("cpu", "128")).ok());
-  EXPECT_TRUE(Eventually([&] {
-    auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
-    return pod.ok() && pod->spec.node_name == "big-node";
-  }, 60));
+  ASSERT_TRUE(
+      testing::CreateNode(Admin(), BuildClusterNode().Name("big-node").Capacity("cpu", "128"))
+          .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto pod = client::GetObject<api::Pod>(Admin(), ns, "huge");
+        return pod.ok() && pod->spec.node_name == "big-node";
+      },
+      60));
 }
 
 TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
@@ -186,30 +199,36 @@ TEST(SchedulerIntegration, LowerPriorityPodsLeaveRoomForANominatedPod) {
   // but held by a scheduling gate, so its CPU must stay free. (A pod that is tried and fails
   // has its nomination cleared, as upstream's failure handling does; a gated pod is never
   // tried, and upstream records its nomination when it is added.)
-  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("small").Capacity("cpu", "1")
-                                               .Label("only", "small")).ok());
+  ASSERT_TRUE(
+      testing::CreateNode(
+          Admin(), BuildClusterNode().Name("small").Capacity("cpu", "1").Label("only", "small"))
+          .ok());
   auto high = BuildPod().Namespace(ns).Name("high").SchedulerName("nominating").Req({{"cpu", "1"}});
   std::string body = high.Json();
   body.replace(body.find("\"spec\":{"), 8,
                R"("spec":{"priorityClassName":"high",)"
                R"("schedulingGates":[{"name":"example.com/hold"}],)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", body).ok());
-  ASSERT_TRUE(Admin().Patch("/api/v1/namespaces/" + ns + "/pods/high/status",
-                            R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
+  ASSERT_TRUE(Admin()
+                  .Patch("/api/v1/namespaces/" + ns + "/pods/high/status",
+                         R"({"status":{"nominatedNodeName":"small"}})", client::kMergePatch)
                   .ok());
   RunningScheduler sched(testing::ProfilesConfig({"nominating"}));
-  auto low = BuildPod().Namespace(ns).Name("low").SchedulerName("nominating").Req({{"cpu", "500m"}});
+  auto low =
+      BuildPod().Namespace(ns).Name("low").SchedulerName("nominating").Req({{"cpu", "500m"}});
   std::string low_body = low.Json();
   low_body.replace(low_body.find("\"spec\":{"), 8, R"("spec":{"nodeSelector":{"only":"small"},)");
   ASSERT_TRUE(Admin().Post("/api/v1/namespaces/" + ns + "/pods", low_body).ok());
   api::Condition cond;
-  ASSERT_TRUE(Eventually([&] {
-    auto pod = client::GetObject<api::Pod>(Admin(), ns, "low");
-    for (const auto& c : pod->status.conditions) {
-      if (c.type == "PodScheduled") cond = c;
-    }
-    return !cond.type.empty() || !pod->spec.node_name.empty();
-  }, 30));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto pod = client::GetObject<api::Pod>(Admin(), ns, "low");
+        for (const auto& c : pod->status.conditions) {
+          if (c.type == "PodScheduled") cond = c;
+        }
+        return !cond.type.empty() || !pod->spec.node_name.empty();
+      },
+      30));
   EXPECT_EQ(client::GetObject<api::Pod>(Admin(), ns, "low")->spec.node_name, "")
       << "the low-priority pod took the room reserved for the nominated pod";
   EXPECT_THAT(cond.message, HasSubstr("1 Insufficient cpu"));
@@ -220,9 +239,15 @@ TEST(SchedulerIntegration, TwoProfilesInOneProcessEachTakeTheirOwnPods) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("profiles-node")).ok());
   RunningScheduler sched(testing::ProfilesConfig({"stowage-a", "stowage-b"}));
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("a").SchedulerName("stowage-a")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("b").SchedulerName("stowage-b")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("other").SchedulerName("someone-else")).ok());
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("a").SchedulerName("stowage-a"))
+          .ok());
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("b").SchedulerName("stowage-b"))
+          .ok());
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), BuildPod().Namespace(ns).Name("other").SchedulerName("someone-else"))
+                  .ok());
   EXPECT_TRUE(Eventually([&] { return CountBound(ns) == 2; }, 60));
   std::this_thread::sleep_for(std::chrono::seconds(2));
   auto other = client::GetObject<api::Pod>(Admin(), ns, "other");
@@ -236,10 +261,12 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   // Before upstream runs, default-scheduler pods stay pending: stowage does not take them.
   ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("up-0")).ok());
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("ours-0").SchedulerName("stowage")).ok());
-  ASSERT_TRUE(Eventually([&] {
-    return client::GetObject<api::Pod>(Admin(), ns, "ours-0")->spec.node_name != "";
-  }, 60));
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("ours-0").SchedulerName("stowage"))
+          .ok());
+  ASSERT_TRUE(Eventually(
+      [&] { return client::GetObject<api::Pod>(Admin(), ns, "ours-0")->spec.node_name != ""; },
+      60));
   EXPECT_EQ(client::GetObject<api::Pod>(Admin(), ns, "up-0")->spec.node_name, "");
 
   std::string bin = testing::TestCluster::BinDir() + "/kube-scheduler";
@@ -256,24 +283,32 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
   ASSERT_EQ(posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&fa);
   for (int i = 1; i <= 20; ++i) {
-    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("up-" + std::to_string(i))).ok());
-    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("ours-" + std::to_string(i))
-                                                .SchedulerName("stowage")).ok());
+    ASSERT_TRUE(
+        testing::CreatePod(Admin(), BuildPod().Namespace(ns).Name("up-" + std::to_string(i))).ok());
+    ASSERT_TRUE(
+        testing::CreatePod(
+            Admin(),
+            BuildPod().Namespace(ns).Name("ours-" + std::to_string(i)).SchedulerName("stowage"))
+            .ok());
   }
   bool all = Eventually([&] { return CountBound(ns) == 42; }, 120);
   // Who bound what: each pod's Scheduled event names the scheduler that bound it. Upstream
   // sends its events asynchronously, so it keeps running until they are all in.
   std::map<std::string, std::string> scheduled_by;
-  bool events = all && Eventually([&] {
-    auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
-    if (!body.ok()) return false;
-    const nlohmann::json list = nlohmann::json::parse(*body);  // must outlive the loop
-    for (const auto& e : list["items"]) {
-      if (e.value("reason", "") != "Scheduled") continue;
-      scheduled_by[e["regarding"]["name"]] = e.value("reportingController", "");
-    }
-    return scheduled_by.size() == 42;
-  }, 60);
+  bool events =
+      all && Eventually(
+                 [&] {
+                   auto body = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+                   if (!body.ok()) return false;
+                   const nlohmann::json list =
+                       nlohmann::json::parse(*body);  // must outlive the loop
+                   for (const auto& e : list["items"]) {
+                     if (e.value("reason", "") != "Scheduled") continue;
+                     scheduled_by[e["regarding"]["name"]] = e.value("reportingController", "");
+                   }
+                   return scheduled_by.size() == 42;
+                 },
+                 60);
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
   ASSERT_TRUE(all) << CountBound(ns) << " of 42 bound; upstream log: " << log;

@@ -12,9 +12,9 @@
 namespace stowage::api {
 namespace {
 
+using stowage::testing::ReadFixture;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using stowage::testing::ReadFixture;
 
 TEST(DecodePod, ReadsEveryFieldTheSchedulerUses) {
   auto pod = Decode<Pod>(ReadFixture("api/pod.json"));
@@ -234,10 +234,14 @@ TEST(DecodeWatch, RejectsUnknownTypesAndMissingObjects) {
 }
 
 TEST(DecodeApiStatus, FallsBackToThePrintableBodyPrefix) {
-  ApiStatus s = DecodeApiStatus("<html>\x01" "bad gateway</html>", 502);
+  ApiStatus s = DecodeApiStatus(
+      "<html>\x01"
+      "bad gateway</html>",
+      502);
   EXPECT_EQ(s.code, 502);
   EXPECT_EQ(s.message, "<html> bad gateway</html>");
-  ApiStatus c = DecodeApiStatus(R"({"kind":"Status","reason":"Conflict","message":"m","code":409})", 409);
+  ApiStatus c =
+      DecodeApiStatus(R"({"kind":"Status","reason":"Conflict","message":"m","code":409})", 409);
   EXPECT_EQ(c.reason, "Conflict");
 }
 
@@ -254,7 +258,8 @@ TEST(DecodeErrors, NameTheObjectAndTheFieldPath) {
   EXPECT_THAT(wrong_type.status().message(),
               HasSubstr("Node n: spec.unschedulable: expected a boolean"));
   auto out_of_range = Decode<Pod>(R"({"spec":{"priority":99999999999}})");
-  EXPECT_THAT(out_of_range.status().message(), HasSubstr("spec.priority: integer out of 32-bit range"));
+  EXPECT_THAT(out_of_range.status().message(),
+              HasSubstr("spec.priority: integer out of 32-bit range"));
   EXPECT_THAT(Decode<Pod>("{\"metadata\":").status().message(), HasSubstr("malformed JSON"));
   EXPECT_THAT(Decode<Pod>("[1,2]").status().message(), HasSubstr("expected a JSON object"));
 }

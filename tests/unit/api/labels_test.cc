@@ -59,10 +59,18 @@ TEST(RequirementTest, Matches) {
       {"gt: non-integer label", "cpus", "Gt", {"4"}, Labels({{"cpus", "eight"}}), false},
       {"gt: decimal label", "cpus", "Gt", {"4"}, Labels({{"cpus", "8.5"}}), false},
       {"gt: empty label", "cpus", "Gt", {"4"}, Labels({{"cpus", ""}}), false},
-      {"gt: label past int64", "cpus", "Gt", {"4"}, Labels({{"cpus", "9223372036854775808"}}),
+      {"gt: label past int64",
+       "cpus",
+       "Gt",
+       {"4"},
+       Labels({{"cpus", "9223372036854775808"}}),
        false},
-      {"gt: int64 max label", "cpus", "Gt", {"9223372036854775806"},
-       Labels({{"cpus", "9223372036854775807"}}), true},
+      {"gt: int64 max label",
+       "cpus",
+       "Gt",
+       {"9223372036854775806"},
+       Labels({{"cpus", "9223372036854775807"}}),
+       true},
       {"gt: key missing", "cpus", "Gt", {"4"}, Labels({}), false},
       {"lt: smaller", "cpus", "Lt", {"4"}, Labels({{"cpus", "3"}}), true},
       {"lt: equal", "cpus", "Lt", {"4"}, Labels({{"cpus", "4"}}), false},
@@ -261,11 +269,14 @@ TEST(SelectorTest, RejectsBadLabelSelectors) {
     const char* want;
   };
   const std::vector<Case> cases = {
-      {"Gt is for node selectors only", {{}, {{"n", "Gt", {"1"}}}},
+      {"Gt is for node selectors only",
+       {{}, {{"n", "Gt", {"1"}}}},
        "\"Gt\" is not a valid label selector operator"},
-      {"Lt is for node selectors only", {{}, {{"n", "Lt", {"1"}}}},
+      {"Lt is for node selectors only",
+       {{}, {{"n", "Lt", {"1"}}}},
        "\"Lt\" is not a valid label selector operator"},
-      {"unknown operator", {{}, {{"n", "Equals", {"1"}}}},
+      {"unknown operator",
+       {{}, {{"n", "Equals", {"1"}}}},
        "\"Equals\" is not a valid label selector operator"},
       {"bad matchLabels key", {Labels({{"bad key", "v"}}), {}}, "key \"bad key\""},
       {"bad matchLabels value", {Labels({{"app", "-v"}}), {}}, "invalid value \"-v\""},
@@ -364,8 +375,7 @@ TEST(NodeSelectorTest, MatchFieldsMetadataName) {
       // Upstream builds no fields for a node without a name, and then skips matchFields.
       {"unnamed node skips fields", Term({}, {{"metadata.name", "In", {"node-1"}}}), "", true},
       // Another key reads as the empty string, as a missing field does upstream.
-      {"other field key, In empty", Term({}, {{"metadata.namespace", "In", {""}}}), "node-1",
-       true},
+      {"other field key, In empty", Term({}, {{"metadata.namespace", "In", {""}}}), "node-1", true},
       {"other field key, In value", Term({}, {{"metadata.namespace", "In", {"x"}}}), "node-1",
        false},
       {"other field key, NotIn", Term({}, {{"spec.foo", "NotIn", {"x"}}}), "node-1", true},
@@ -459,8 +469,8 @@ TEST(NodeSelectorTest, MatchesNode) {
   Node node;
   node.metadata.name = "node-1";
   node.metadata.labels = Labels({{"kubernetes.io/hostname", "node-1"}});
-  const NodeSelectorMatcher by_name = NodeSelectorMatcher::Compile(
-      NodeSelector{{Term({}, {{"metadata.name", "In", {"node-1"}}})}});
+  const NodeSelectorMatcher by_name =
+      NodeSelectorMatcher::Compile(NodeSelector{{Term({}, {{"metadata.name", "In", {"node-1"}}})}});
   EXPECT_TRUE(by_name.Matches(node));
   const NodeSelectorMatcher by_label = NodeSelectorMatcher::Compile(
       NodeSelector{{Term({{"kubernetes.io/hostname", "NotIn", {"node-1"}}})}});

@@ -45,12 +45,9 @@ struct Row {
 
 const char* FormatName(F f) {
   switch (f) {
-    case F::kDecimalSI:
-      return "DecimalSI";
-    case F::kBinarySI:
-      return "BinarySI";
-    case F::kDecimalExponent:
-      return "DecimalExponent";
+    case F::kDecimalSI: return "DecimalSI";
+    case F::kBinarySI: return "BinarySI";
+    case F::kDecimalExponent: return "DecimalExponent";
   }
   return "?";
 }
@@ -278,15 +275,15 @@ TEST(QuantityTest, Int64Boundaries) {
       // upstream MilliValue() overflows
       {"999999999999999999", "999999999999999999", 999999999999999999, kMaxInt64, F::kDecimalSI},
       // upstream MilliValue() overflows
-      {"999999999999999999.1", "999999999999999999100m",
-       1000000000000000000, kMaxInt64, F::kDecimalSI},
+      {"999999999999999999.1", "999999999999999999100m", 1000000000000000000, kMaxInt64,
+       F::kDecimalSI},
       // upstream MilliValue() overflows
       {"1000000000000000000", "1E", 1000000000000000000, kMaxInt64, F::kDecimalSI},
       // upstream Value() overflows
       {"9999999999999999999.1", "9999999999999999999100m", kMaxInt64, kMaxInt64, F::kDecimalSI},
       // upstream MilliValue() overflows
-      {"1.000000000000000001E", "1000000000000000001",
-       1000000000000000001, kMaxInt64, F::kDecimalSI},
+      {"1.000000000000000001E", "1000000000000000001", 1000000000000000001, kMaxInt64,
+       F::kDecimalSI},
       // upstream Value() overflows
       {"10E", "10E", kMaxInt64, kMaxInt64, F::kDecimalSI},
       // upstream Value() overflows
@@ -320,14 +317,10 @@ TEST(QuantityTest, RoundsUpToNanoAwayFromZero) {
 
 TEST(QuantityTest, ValueRoundsAwayFromZero) {
   static const std::vector<Row> rows = {
-      {"1.5", "1500m", 2, 1500, F::kDecimalSI},
-      {"-1.5", "-1500m", -2, -1500, F::kDecimalSI},
-      {"100m", "100m", 1, 100, F::kDecimalSI},
-      {"-100m", "-100m", -1, -100, F::kDecimalSI},
-      {"0.1m", "100u", 1, 1, F::kDecimalSI},
-      {"-0.1m", "-100u", -1, -1, F::kDecimalSI},
-      {"1001m", "1001m", 2, 1001, F::kDecimalSI},
-      {"999m", "999m", 1, 999, F::kDecimalSI},
+      {"1.5", "1500m", 2, 1500, F::kDecimalSI},   {"-1.5", "-1500m", -2, -1500, F::kDecimalSI},
+      {"100m", "100m", 1, 100, F::kDecimalSI},    {"-100m", "-100m", -1, -100, F::kDecimalSI},
+      {"0.1m", "100u", 1, 1, F::kDecimalSI},      {"-0.1m", "-100u", -1, -1, F::kDecimalSI},
+      {"1001m", "1001m", 2, 1001, F::kDecimalSI}, {"999m", "999m", 1, 999, F::kDecimalSI},
   };
   for (const Row& row : rows) ExpectRow(row);
 }
@@ -437,12 +430,45 @@ TEST(QuantityTest, AcceptsWhatUpstreamAccepts) {
 TEST(QuantityTest, RejectsInvalidInput) {
   static const char* const kInvalid[] = {
       // Upstream's invalid list.
-      "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1", "1 ",
+      "1.1.M",
+      "1+1.0M",
+      "0.1mi",
+      "0.1am",
+      "aoeu",
+      ".5i",
+      "1i",
+      "-3.01i",
+      "-3.01e-",
+      " 1",
+      "1 ",
       // More.
-      "", "1.1.1", "+-1", "--1", "1Ki1", "12x", "1ki", "1KI", "1Kii", "1e", "1e+", "1ee3",
-      "1e1.5", "1m1", "1Ki-1", "0x10", "1,5", "\t1", "1\n", "1e99999999999999999999",
+      "",
+      "1.1.1",
+      "+-1",
+      "--1",
+      "1Ki1",
+      "12x",
+      "1ki",
+      "1KI",
+      "1Kii",
+      "1e",
+      "1e+",
+      "1ee3",
+      "1e1.5",
+      "1m1",
+      "1Ki-1",
+      "0x10",
+      "1,5",
+      "\t1",
+      "1\n",
+      "1e99999999999999999999",
       // No digits where upstream needs the big-decimal path.
-      "Pi", "Ei", ".Ei", "e-10", ".e-10", "-n1",
+      "Pi",
+      "Ei",
+      ".Ei",
+      "e-10",
+      ".e-10",
+      "-n1",
   };
   for (const char* input : kInvalid) {
     StatusOr<Quantity> q = Quantity::Parse(input);
@@ -519,9 +545,9 @@ TEST(QuantityTest, Compares) {
     int want;
   };
   static const Case kCases[] = {
-      {"0", "0", 0},          {"100m", "50m", 1},    {"50m", "100m", -1},
-      {"10000T", "100Gi", 1}, {"1Ki", "1024", 0},    {"1k", "1Ki", -1},
-      {"-1", "1n", -1},       {"1e3", "1k", 0},      {"0.5", "500m", 0},
+      {"0", "0", 0},          {"100m", "50m", 1}, {"50m", "100m", -1},
+      {"10000T", "100Gi", 1}, {"1Ki", "1024", 0}, {"1k", "1Ki", -1},
+      {"-1", "1n", -1},       {"1e3", "1k", 0},   {"0.5", "500m", 0},
   };
   for (const Case& c : kCases) {
     const Quantity x = *Quantity::Parse(c.x);

@@ -68,9 +68,9 @@ TEST(FeatureGates, ExplicitValuesAndDefaults) {
   EXPECT_FALSE(fg.Enabled("GenericWorkload"));          // beta, off
   EXPECT_FALSE(fg.Enabled("NoSuchGate"));
   EXPECT_EQ(fg.explicit_gates.size(), 3u);
-  EXPECT_THAT(fg.raw.at(""), ElementsAre("SchedulerAsyncAPICalls=true",
-                                         "OpportunisticBatching=false",
-                                         "StorageCapacityScoring=false"));
+  EXPECT_THAT(fg.raw.at(""),
+              ElementsAre("SchedulerAsyncAPICalls=true", "OpportunisticBatching=false",
+                          "StorageCapacityScoring=false"));
 }
 
 TEST(FeatureGates, DefaultsOfUnparsedOptionsAreThoseOfTheBinary) {

@@ -351,8 +351,9 @@ TEST(FlagSetUsage, TerminalWidthPutsHelpOnItsOwnLine) {
   // cliflag.PrintSections' layout for a terminal of 100 columns.
   EXPECT_EQ(fs.Usage(100),
             "\nMisc flags:\n\n"
-            "      --config string" + std::string(70, ' ') + "\n" +
-            std::string(16, ' ') + "The path to the configuration file.\n");
+            "      --config string" +
+                std::string(70, ' ') + "\n" + std::string(16, ' ') +
+                "The path to the configuration file.\n");
 }
 
 TEST(GoStrconv, ParseIntAndUint) {

@@ -80,8 +80,8 @@ TEST(BuildConfig, NoFlagsGivesTheDefaults) {
 
 TEST(BuildConfig, WithoutConfigDeprecatedFlagsApply) {
   auto cfg = BuildConfig(MustParse({"--kubeconfig=/k", "--kube-api-qps=10", "--kube-api-burst=20",
-                                    "--kube-api-content-type=application/json",
-                                    "--profiling=false", "--contention-profiling=false"}));
+                                    "--kube-api-content-type=application/json", "--profiling=false",
+                                    "--contention-profiling=false"}));
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->client_connection.kubeconfig, "/k");
   EXPECT_EQ(cfg->client_connection.qps, 10);
@@ -100,11 +100,10 @@ TEST(BuildConfig, WithoutConfigFlagsOverrideDefaultsEvenWithZero) {
 }
 
 TEST(BuildConfig, WithoutConfigLeaderElectionFlagsApply) {
-  auto cfg = BuildConfig(MustParse({"--leader-elect-lease-duration=30s",
-                                    "--leader-elect-renew-deadline=20s",
-                                    "--leader-elect-retry-period=5s",
-                                    "--leader-elect-resource-name=n",
-                                    "--leader-elect-resource-namespace=ns"}));
+  auto cfg = BuildConfig(
+      MustParse({"--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
+                 "--leader-elect-retry-period=5s", "--leader-elect-resource-name=n",
+                 "--leader-elect-resource-namespace=ns"}));
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   const auto& le = cfg->leader_election;
   EXPECT_EQ(le.lease_duration, 30s);
@@ -117,9 +116,9 @@ TEST(BuildConfig, WithoutConfigLeaderElectionFlagsApply) {
 
 TEST(BuildConfig, WithConfigDeprecatedFlagsAreIgnored) {
   TempFile file(kConfig);
-  auto cfg = BuildConfig(MustParse({"--config=" + file.path(), "--kubeconfig=/flag",
-                                    "--kube-api-qps=10", "--kube-api-burst=5",
-                                    "--profiling=true", "--kube-api-content-type=x/y"}));
+  auto cfg = BuildConfig(
+      MustParse({"--config=" + file.path(), "--kubeconfig=/flag", "--kube-api-qps=10",
+                 "--kube-api-burst=5", "--profiling=true", "--kube-api-content-type=x/y"}));
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->client_connection.kubeconfig, "/from/file");
   EXPECT_EQ(cfg->client_connection.qps, 77);
@@ -131,8 +130,8 @@ TEST(BuildConfig, WithConfigDeprecatedFlagsAreIgnored) {
 
 TEST(BuildConfig, WithConfigLeaderElectionFlagsOverrideTheFile) {
   TempFile file(kConfig);
-  auto cfg = BuildConfig(MustParse({"--config=" + file.path(), "--leader-elect=false",
-                                    "--leader-elect-resource-namespace=ns"}));
+  auto cfg = BuildConfig(MustParse(
+      {"--config=" + file.path(), "--leader-elect=false", "--leader-elect-resource-namespace=ns"}));
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   const auto& le = cfg->leader_election;
   EXPECT_EQ(le.leader_elect, false);
@@ -153,8 +152,8 @@ TEST(BuildConfig, UnsetLeaderElectionFlagsDoNotOverrideTheFile) {
 
 TEST(BuildConfig, PodMaxInUnschedulableAppliesWithConfigToo) {
   TempFile file(kConfig);
-  const Options o = MustParse({"--config=" + file.path(),
-                               "--pod-max-in-unschedulable-pods-duration=1m"});
+  const Options o =
+      MustParse({"--config=" + file.path(), "--pod-max-in-unschedulable-pods-duration=1m"});
   ASSERT_TRUE(BuildConfig(o).ok());
   EXPECT_EQ(o.deprecated.pod_max_in_unschedulable_pods_duration, 1min);
 }
@@ -169,8 +168,9 @@ TEST(BuildConfig, ValidatesTheResult) {
   EXPECT_TRUE(
       BuildConfig(MustParse({"--leader-elect=false", "--leader-elect-lease-duration=1s"})).ok());
 
-  TempFile bad("apiVersion: kubescheduler.config.k8s.io/v1\n"
-               "kind: KubeSchedulerConfiguration\nparallelism: 0\n");
+  TempFile bad(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\nparallelism: 0\n");
   auto file = BuildConfig(MustParse({"--config=" + bad.path()}));
   ASSERT_FALSE(file.ok());
   EXPECT_THAT(std::string(file.status().message()), HasSubstr("parallelism"));

@@ -19,8 +19,8 @@ using ::testing::StartsWith;
 struct ExpectedFlag {
   std::string group;
   std::string name;
-  std::string type;      // pflag's Value.Type()
-  std::string def;       // pflag's DefValue
+  std::string type;  // pflag's Value.Type()
+  std::string def;   // pflag's DefValue
   char shorthand = 0;
 };
 
@@ -147,8 +147,7 @@ TEST(Help, GroupsInUpstreamOrder) {
   for (const char* heading :
        {"\nMisc flags:\n", "\nSecure serving flags:\n", "\nAuthentication flags:\n",
         "\nAuthorization flags:\n", "\nDeprecated flags:\n", "\nLeader election flags:\n",
-        "\nFeature gate flags:\n", "\nMetrics flags:\n", "\nLogs flags:\n",
-        "\nGlobal flags:\n"}) {
+        "\nFeature gate flags:\n", "\nMetrics flags:\n", "\nLogs flags:\n", "\nGlobal flags:\n"}) {
     const size_t at = help.find(heading);
     ASSERT_NE(at, std::string::npos) << heading;
     EXPECT_GT(at, last) << heading;
@@ -194,9 +193,8 @@ TEST(Parse, SecureServing) {
   EXPECT_EQ(s.bind_port, 0);
   EXPECT_THAT(s.cipher_suites, ElementsAre("A", "B"));
   EXPECT_THAT(s.curve_preferences, ElementsAre(29, 23));
-  EXPECT_THAT(s.sni_cert_keys,
-              ElementsAre(NamedCertKey{"a.crt", "a.key", {}},
-                          NamedCertKey{"b.crt", "b.key", {"*.b.com", "b.com"}}));
+  EXPECT_THAT(s.sni_cert_keys, ElementsAre(NamedCertKey{"a.crt", "a.key", {}},
+                                           NamedCertKey{"b.crt", "b.key", {"*.b.com", "b.com"}}));
   EXPECT_TRUE(s.permit_port_sharing);
   EXPECT_EQ(s.http2_max_streams_per_connection, 250);
 }
@@ -229,10 +227,10 @@ TEST(Parse, AuthenticationAndAuthorization) {
 }
 
 TEST(Parse, DeprecatedAndLeaderElection) {
-  auto o = Parse({"--kubeconfig=/k", "--kube-api-qps=7.5", "--kube-api-burst=9",
-                  "--profiling=false", "--pod-max-in-unschedulable-pods-duration=90s",
-                  "--leader-elect=false", "--leader-elect-lease-duration=30s",
-                  "--leader-elect-resource-namespace=ns"});
+  auto o =
+      Parse({"--kubeconfig=/k", "--kube-api-qps=7.5", "--kube-api-burst=9", "--profiling=false",
+             "--pod-max-in-unschedulable-pods-duration=90s", "--leader-elect=false",
+             "--leader-elect-lease-duration=30s", "--leader-elect-resource-namespace=ns"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->deprecated.kubeconfig, "/k");
   EXPECT_FLOAT_EQ(o->deprecated.qps, 7.5);
@@ -250,8 +248,7 @@ TEST(Parse, Metrics) {
                   "--show-hidden-metrics-for-version=1.36"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_THAT(o->metrics.disabled_metrics, ElementsAre("a_total", "b"));
-  EXPECT_EQ(o->metrics.allow_metric_labels,
-            (std::map<std::string, std::string>{{"m,l", "v1,v2"}}));
+  EXPECT_EQ(o->metrics.allow_metric_labels, (std::map<std::string, std::string>{{"m,l", "v1,v2"}}));
   EXPECT_EQ(o->metrics.show_hidden_metrics_for_version, "1.36");
 }
 
@@ -361,8 +358,8 @@ TEST(Version, Forms) {
 TEST(Version, Text) {
   Options o;
   o.version = VersionFlag::kTrue;
-  EXPECT_EQ(VersionText(o), "stowage " + std::string(StowageVersion()) +
-                                " (kube-scheduler v1.37.2 compatible)\n");
+  EXPECT_EQ(VersionText(o),
+            "stowage " + std::string(StowageVersion()) + " (kube-scheduler v1.37.2 compatible)\n");
   EXPECT_THAT(std::string(StowageVersion()), StartsWith("v"));
   o.version = VersionFlag::kRaw;
   EXPECT_THAT(VersionText(o), StartsWith("version.Info{Major:\"1\", Minor:\"37\", "));

@@ -4,8 +4,8 @@
 // random separator, <START>, <UPTIME> and <GO> for what varies per run or build.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -98,8 +98,8 @@ class CapturedRun : public ::testing::Test {
   // value of each line is "<label><separator> ".
   std::string Text() {
     std::string body = Get(options_, cfg_, "/statusz").body;
-    for (const char* label : {"Started", "Up", "Go version", "Binary version",
-                              "Emulation version", "Paths"}) {
+    for (const char* label :
+         {"Started", "Up", "Go version", "Binary version", "Emulation version", "Paths"}) {
       std::regex line("\n" + std::string(label) + "(: |:|=| ) ");
       body = std::regex_replace(body, line, "\n" + std::string(label) + "<SEP> ");
     }

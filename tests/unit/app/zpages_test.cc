@@ -4,10 +4,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "pkg/api/encode.h"
@@ -68,7 +68,8 @@ TEST(Flagz, TextIsBannerThenSortedFlags) {
   ZpageResponse r = Flagz(flags, {}, "=");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "text/plain; charset=utf-8");
-  EXPECT_EQ(r.body, std::string("\nkube-scheduler flagz\n") + kBanner + "a-flag=x,y\nb-flag=2\nc=\n");
+  EXPECT_EQ(r.body,
+            std::string("\nkube-scheduler flagz\n") + kBanner + "a-flag=x,y\nb-flag=2\nc=\n");
   EXPECT_THAT(Flagz(flags, {}, ": ").body, HasSubstr("\na-flag: x,y\n"));
 }
 
@@ -85,10 +86,9 @@ TEST(Flagz, StructuredV1beta1) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "application/json;g=config.k8s.io;v=v1beta1;as=Flagz");
   EXPECT_TRUE(r.headers.empty());
-  EXPECT_EQ(r.body,
-            R"({"kind":"Flagz","apiVersion":"config.k8s.io/v1beta1","metadata":{"name":)"
-            R"("kube-scheduler"},"flags":{"bind-address":"0.0.0.0","v":"2"}})"
-            "\n");
+  EXPECT_EQ(r.body, R"({"kind":"Flagz","apiVersion":"config.k8s.io/v1beta1","metadata":{"name":)"
+                    R"("kube-scheduler"},"flags":{"bind-address":"0.0.0.0","v":"2"}})"
+                    "\n");
 }
 
 TEST(Flagz, DeprecatedV1alpha1CarriesAWarning) {
@@ -96,10 +96,11 @@ TEST(Flagz, DeprecatedV1alpha1CarriesAWarning) {
       Flagz({{"v", "0"}}, {.accept = "application/json;as=Flagz;v=v1alpha1;g=config.k8s.io"});
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(json::parse(r.body)["apiVersion"], "config.k8s.io/v1alpha1");
-  EXPECT_THAT(r.headers,
-              ::testing::ElementsAre(Pair(
-                  "Warning",
-                  R"(299 - "This version of the flagz endpoint is deprecated. Please use a newer version.")")));
+  EXPECT_THAT(
+      r.headers,
+      ::testing::ElementsAre(Pair(
+          "Warning",
+          R"(299 - "This version of the flagz endpoint is deprecated. Please use a newer version.")")));
 }
 
 TEST(Flagz, PrettyForCurlUnlessTheQuerySaysOtherwise) {
@@ -120,8 +121,7 @@ TEST(Flagz, PrettyForCurlUnlessTheQuerySaysOtherwise) {
   EXPECT_EQ(compact.body.find('\n'), compact.body.size() - 1);
   ZpageResponse by_query = Flagz(flags, {.accept = kFlagzV1beta1, .query = "x=1&pretty=true"});
   EXPECT_THAT(by_query.body, HasSubstr("\n  \"kind\""));
-  ZpageResponse by_param =
-      Flagz(flags, {.accept = std::string(kFlagzV1beta1) + ";pretty=1"});
+  ZpageResponse by_param = Flagz(flags, {.accept = std::string(kFlagzV1beta1) + ";pretty=1"});
   EXPECT_THAT(by_param.body, HasSubstr("\n  \"kind\""));
 }
 
@@ -181,8 +181,9 @@ class StatuszTest : public ::testing::Test {
     info_.compiler = "gcc 12.2.0";
     info_.binary_version = "1.36.3";
     info_.emulation_version = "1.36";
-    info_.listed_paths = {"/configz", "/debug/flags/v", "/debug/pprof/", "/flagz", "/healthz",
-                          "/healthz/ping", "/livez", "/metrics", "/metrics/slis", "/readyz"};
+    info_.listed_paths = {"/configz",      "/debug/flags/v", "/debug/pprof/", "/flagz",
+                          "/healthz",      "/healthz/ping",  "/livez",        "/metrics",
+                          "/metrics/slis", "/readyz"};
   }
   void TearDown() override {
     if (saved_tz_) {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "pkg/auth/delegating_auth.h"
-#include "tests/unit/auth/review_answers.h"
 #include "tests/testing/test_certs.h"
+#include "tests/unit/auth/review_answers.h"
 
 namespace stowage::auth::testing {
 

@@ -10,10 +10,10 @@
 namespace stowage::auth {
 namespace {
 
-using ::testing::HasSubstr;
 using std::chrono::seconds;
 using testing::BodyOf;
 using testing::FakeClient;
+using ::testing::HasSubstr;
 using testing::SarAnswer;
 
 TEST(PathAuthorizer, ExactPathsAndTrailingStarPrefixes) {

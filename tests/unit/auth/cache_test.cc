@@ -65,11 +65,14 @@ TEST(SingleFlight, ConcurrentCallersShareOneExecution) {
   constexpr int kFollowers = 8;
   std::thread leader([&] {
     bool shared = true;
-    int v = flights.Do("k", [&] {
-      ++runs;
-      while (!release.load()) std::this_thread::yield();
-      return 42;
-    }, &shared);
+    int v = flights.Do(
+        "k",
+        [&] {
+          ++runs;
+          while (!release.load()) std::this_thread::yield();
+          return 42;
+        },
+        &shared);
     EXPECT_EQ(v, 42);
     EXPECT_FALSE(shared);
   });
@@ -79,7 +82,13 @@ TEST(SingleFlight, ConcurrentCallersShareOneExecution) {
   for (int i = 0; i < kFollowers; ++i) {
     followers.emplace_back([&] {
       bool shared = false;
-      int v = flights.Do("k", [&] { ++runs; return 7; }, &shared);
+      int v = flights.Do(
+          "k",
+          [&] {
+            ++runs;
+            return 7;
+          },
+          &shared);
       EXPECT_EQ(v, 42);
       if (shared) ++shared_count;
     });

@@ -11,10 +11,10 @@
 namespace stowage::auth {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::AuthEnv;
 using testing::BodyOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 constexpr char kForbiddenAnonymousMetrics[] =
     R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
@@ -140,8 +140,8 @@ TEST_F(DelegatingAuthTest, BadAlwaysAllowPathFailsConstruction) {
 TEST_F(DelegatingAuthTest, VerbIsTheLowerCasedMethod) {
   ASSERT_TRUE(env_.Make().ok());
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"GET", "get"},       {"HEAD", "head"},     {"POST", "post"},
-      {"PUT", "put"},       {"PATCH", "patch"},   {"DELETE", "delete"}};
+      {"GET", "get"}, {"HEAD", "head"},   {"POST", "post"},
+      {"PUT", "put"}, {"PATCH", "patch"}, {"DELETE", "delete"}};
   for (const auto& [method, verb] : cases) {
     Decision d = env_.auth->Check(method, "/debug/flags/v", "Bearer valid-dev", {});
     EXPECT_EQ(d.verb, verb);

@@ -91,8 +91,8 @@ TEST_F(UpstreamBodies, ForbiddenForPrometheus) {
 
 TEST_F(UpstreamBodies, UnauthorizedForCurlAndForOthers) {
   // curl -sk -H "Authorization: Bearer garbage" .../healthz (HTTP/2 401, content-length 157)
-  Decision d = Check("GET", "/healthz", {{"User-Agent", "curl/7.88.1"},
-                                         {"Authorization", "Bearer garbage"}});
+  Decision d = Check("GET", "/healthz",
+                     {{"User-Agent", "curl/7.88.1"}, {"Authorization", "Bearer garbage"}});
   ASSERT_EQ(d.http_status, 401);
   EXPECT_EQ(ResponseBody(d), R"({
   "kind": "Status",
@@ -105,8 +105,8 @@ TEST_F(UpstreamBodies, UnauthorizedForCurlAndForOthers) {
 })");
   EXPECT_EQ(ResponseBody(d).size(), 157u);
   EXPECT_FALSE(ResponseNoSniff(d)) << "upstream's 401 has no nosniff header";
-  Decision other = Check("GET", "/metrics", {{"User-Agent", "Prometheus/2.0"},
-                                             {"Authorization", "Bearer garbage"}});
+  Decision other = Check("GET", "/metrics",
+                         {{"User-Agent", "Prometheus/2.0"}, {"Authorization", "Bearer garbage"}});
   EXPECT_EQ(ResponseBody(other),
             R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
             R"("message":"Unauthorized","reason":"Unauthorized","code":401})"
@@ -150,8 +150,9 @@ TEST_F(UpstreamBodies, InternalErrorQuotesTheRawTargetSanitized) {
       "\"system:serviceaccount:default:nobody\" cannot create resource \"subjectaccessreviews\" "
       "in API group \"authorization.k8s.io\" at the cluster scope";
   env_.authz.api->Handle(kSubjectAccessReviewPath, [&](const client::HttpRequest&) {
-    nlohmann::json st = {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
-                         {"message", server_message}, {"reason", "Forbidden"}, {"code", 403}};
+    nlohmann::json st = {{"kind", "Status"},      {"apiVersion", "v1"},
+                         {"status", "Failure"},   {"message", server_message},
+                         {"reason", "Forbidden"}, {"code", 403}};
     return client::HttpResponse{403, st.dump(), ""};
   });
   Decision d = Check("GET", "/metrics?a=<b>", {{"User-Agent", "curl/7.88.1"}});

@@ -12,12 +12,12 @@
 namespace stowage::auth {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using std::chrono::seconds;
 using testing::BodyOf;
+using ::testing::ElementsAre;
 using testing::FakeClient;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::TokenReviewAnswer;
 
 struct Fixture {

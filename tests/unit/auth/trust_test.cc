@@ -13,13 +13,13 @@
 namespace stowage::auth {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using testing::AuthEnv;
-using testing::ConfigMapAnswer;
 using stowage::testing::MakeCA;
 using stowage::testing::TestCert;
 using stowage::testing::Usage;
+using testing::AuthEnv;
+using testing::ConfigMapAnswer;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 class TrustTest : public ::testing::Test {
  protected:
@@ -29,9 +29,8 @@ class TrustTest : public ::testing::Test {
   }
   // Serves the ConfigMap with data.
   void ServeConfigMap(std::map<std::string, std::string> data) {
-    env_.authn.api->Handle(kAuthenticationConfigMapPath, [data](const client::HttpRequest&) {
-      return ConfigMapAnswer(data);
-    });
+    env_.authn.api->Handle(kAuthenticationConfigMapPath,
+                           [data](const client::HttpRequest&) { return ConfigMapAnswer(data); });
   }
   size_t ConfigMapReads() const { return env_.authn.api->Count(kAuthenticationConfigMapPath); }
 
@@ -190,9 +189,12 @@ TEST_F(TrustTest, FrontProxyHeadersFromTheConfigMap) {
   r.method = "GET";
   r.target = "/metrics";
   r.peer_certificates = {env_.ClientCert(proxy_ca, "front-proxy-client").Der()};
-  r.headers = {{"x-remote-user", "reader"},       {"X-Remote-Group", "a"},
-               {"X-Remote-Group", "b"},           {"X-Remote-Extra-Scopes", "s1"},
-               {"x-remote-extra-acme.com%2Fkey", "v"}, {"X-Remote-Uid", "u-1"}};
+  r.headers = {{"x-remote-user", "reader"},
+               {"X-Remote-Group", "a"},
+               {"X-Remote-Group", "b"},
+               {"X-Remote-Extra-Scopes", "s1"},
+               {"x-remote-extra-acme.com%2Fkey", "v"},
+               {"X-Remote-Uid", "u-1"}};
   Decision d = env_.auth->Check(r);
   EXPECT_EQ(d.http_status, 200) << d.reason;
   EXPECT_EQ(d.user.name, "reader");

@@ -9,13 +9,13 @@
 namespace stowage::auth {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using stowage::testing::CertSpec;
 using stowage::testing::MakeCA;
 using stowage::testing::MakeCert;
 using stowage::testing::Usage;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 class X509Test : public ::testing::Test {
  protected:
@@ -92,8 +92,8 @@ TEST_F(X509Test, ValidityIsJudgedAtTheTimeGiven) {
 TEST_F(X509Test, ServerAuthOnlyCertificateIsRejected) {
   CertSpec s = Leaf("server");
   s.usage = Usage::kServerAuth;
-  auto u = AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()},
-                                         clock_.WallNow());
+  auto u =
+      AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()}, clock_.WallNow());
   ASSERT_FALSE(u.ok());
   EXPECT_THAT(u.status().message(), HasSubstr("unsuitable certificate purpose"));
 }
@@ -101,8 +101,8 @@ TEST_F(X509Test, ServerAuthOnlyCertificateIsRejected) {
 TEST_F(X509Test, CertificateWithoutExtendedKeyUsageIsAccepted) {
   CertSpec s = Leaf("any-usage");
   s.usage = Usage::kNoExtendedUsage;
-  auto u = AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()},
-                                         clock_.WallNow());
+  auto u =
+      AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()}, clock_.WallNow());
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ((*u)->name, "any-usage");
 }
@@ -145,20 +145,20 @@ TEST_F(X509Test, EmptyCommonNameOrNoCertificateDoesNotApply) {
 TEST_F(X509Test, SubjectUidBecomesTheUserUid) {
   CertSpec s = Leaf("dave");
   s.uids = {"1234"};
-  auto u = AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()},
-                                         clock_.WallNow());
+  auto u =
+      AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()}, clock_.WallNow());
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ((*u)->uid, "1234");
   s.uids = {"1", "2"};
-  auto two = AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()},
-                                           clock_.WallNow());
+  auto two =
+      AuthenticateClientCertificate(Bundle(ca_).get(), {MakeCert(s, &ca_).Der()}, clock_.WallNow());
   ASSERT_FALSE(two.ok());
   EXPECT_THAT(two.status().message(), HasSubstr("expected 1 UID, but found multiple: [1 2]"));
 }
 
 TEST_F(X509Test, GarbageChainIsAnError) {
-  auto u = AuthenticateClientCertificate(Bundle(ca_).get(), {"not a certificate"},
-                                         clock_.WallNow());
+  auto u =
+      AuthenticateClientCertificate(Bundle(ca_).get(), {"not a certificate"}, clock_.WallNow());
   ASSERT_FALSE(u.ok());
   EXPECT_THAT(u.status().message(), HasSubstr("not a valid DER certificate"));
 }

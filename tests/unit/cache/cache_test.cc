@@ -71,7 +71,8 @@ TEST(Cache, ConfirmationOnAnotherNodeMovesThePod) {
 
 TEST(Cache, PodsBeforeTheirNodeAndNodesRemovedWithPods) {
   Cache c;
-  ASSERT_TRUE(c.AddPod(BuildPod().Name("early").UID("early").Node("late").Req({{"cpu", "2"}}).Obj()).ok());
+  ASSERT_TRUE(
+      c.AddPod(BuildPod().Name("early").UID("early").Node("late").Req({{"cpu", "2"}}).Obj()).ok());
   Snapshot s;
   ASSERT_TRUE(c.UpdateSnapshot(s).ok());
   EXPECT_TRUE(s.List().empty()) << "a node entry without a Node is not schedulable";
@@ -119,8 +120,14 @@ TEST(Snapshot, TracksPodsWithAffinity) {
   Cache c;
   c.AddNode(Node("n1"));
   c.AddNode(Node("n2"));
-  ASSERT_TRUE(c.AddPod(BuildPod().Name("aff").UID("aff").Node("n2")
-                           .PodAntiAffinityExists("app", "kubernetes.io/hostname", testing::PodAffinityKind::kRequired).Obj()).ok());
+  ASSERT_TRUE(c.AddPod(BuildPod()
+                           .Name("aff")
+                           .UID("aff")
+                           .Node("n2")
+                           .PodAntiAffinityExists("app", "kubernetes.io/hostname",
+                                                  testing::PodAffinityKind::kRequired)
+                           .Obj())
+                  .ok());
   Snapshot s;
   ASSERT_TRUE(c.UpdateSnapshot(s).ok());
   ASSERT_EQ(s.HavePodsWithAffinityList().size(), 1u);

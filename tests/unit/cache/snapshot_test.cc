@@ -69,8 +69,8 @@ TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
   std::mt19937 rng(20261123);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   Cache c;
-  Snapshot every_step;  // updated after each change
-  Snapshot now_and_then;  // updated after a few changes, so it skips generations
+  Snapshot every_step;                  // updated after each change
+  Snapshot now_and_then;                // updated after a few changes, so it skips generations
   std::vector<api::NodePtr> nodes(12);  // slot i holds node "n<i>" or null
   struct PodSlot {
     api::PodPtr pod;
@@ -118,9 +118,7 @@ TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
           slot = {};
         }
         break;
-      case 7:
-        ASSERT_TRUE(c.UpdateSnapshot(now_and_then).ok());
-        break;
+      case 7: ASSERT_TRUE(c.UpdateSnapshot(now_and_then).ok()); break;
     }
     ASSERT_TRUE(c.UpdateSnapshot(every_step).ok()) << "step " << step;
     Snapshot fresh;

@@ -39,10 +39,12 @@ constexpr char kKey[] = "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-
 std::string TwoContexts(const std::string& cluster_extra, const std::string& user_a) {
   return "apiVersion: v1\nkind: Config\ncurrent-context: a\n"
          "clusters:\n"
-         "- name: c1\n  cluster:\n    server: https://10.0.0.1:6443\n" + cluster_extra +
+         "- name: c1\n  cluster:\n    server: https://10.0.0.1:6443\n" +
+         cluster_extra +
          "- name: c2\n  cluster:\n    server: https://[fd00::1]:443/prefix/\n"
          "users:\n"
-         "- name: ua\n  user:\n" + user_a +
+         "- name: ua\n  user:\n" +
+         user_a +
          "- name: ub\n  user:\n    token: tok-b\n"
          "contexts:\n"
          "- name: a\n  context: {cluster: c1, user: ua}\n"
@@ -50,10 +52,10 @@ std::string TwoContexts(const std::string& cluster_extra, const std::string& use
 }
 
 TEST_F(KubeconfigTest, InlineDataIsDecoded) {
-  std::string yaml = TwoContexts(
-      "    certificate-authority-data: " + Base64Encode(kCa) + "\n    tls-server-name: api.internal\n",
-      "    client-certificate-data: " + Base64Encode(kCert) + "\n    client-key-data: " +
-          Base64Encode(kKey) + "\n");
+  std::string yaml = TwoContexts("    certificate-authority-data: " + Base64Encode(kCa) +
+                                     "\n    tls-server-name: api.internal\n",
+                                 "    client-certificate-data: " + Base64Encode(kCert) +
+                                     "\n    client-key-data: " + Base64Encode(kKey) + "\n");
   auto c = LoadKubeconfig(Write("config", yaml));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->server, "https://10.0.0.1:6443");
@@ -70,7 +72,8 @@ TEST_F(KubeconfigTest, FilePathsAreRelativeToTheKubeconfig) {
   Write("pki/client.key", kKey);
   std::string yaml = TwoContexts("    certificate-authority: pki/ca.crt\n",
                                  "    client-certificate: pki/client.crt\n"
-                                 "    client-key: " + dir_ + "/pki/client.key\n");
+                                 "    client-key: " +
+                                     dir_ + "/pki/client.key\n");
   auto c = LoadKubeconfig(Write("sub/../config", yaml));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->ca_pem, kCa);
@@ -107,23 +110,23 @@ TEST_F(KubeconfigTest, ErrorsSayWhatAndWhere) {
   auto no_current = ParseKubeconfig("clusters: []\n", dir_, "kc");
   EXPECT_THAT(no_current.status().message(), HasSubstr("no current-context"));
 
-  auto insecure = LoadKubeconfig(Write("c2", TwoContexts("    insecure-skip-tls-verify: true\n",
-                                                         "    token: t\n")));
+  auto insecure = LoadKubeconfig(
+      Write("c2", TwoContexts("    insecure-skip-tls-verify: true\n", "    token: t\n")));
   EXPECT_THAT(insecure.status().message(), HasSubstr("insecure-skip-tls-verify"));
 
   auto exec = LoadKubeconfig(Write("c3", TwoContexts("", "    exec: {command: aws}\n")));
   EXPECT_EQ(exec.status().code(), StatusCode::kUnimplemented);
 
-  auto half = LoadKubeconfig(Write("c4", TwoContexts("", "    client-certificate-data: " +
-                                                          Base64Encode(kCert) + "\n")));
+  auto half = LoadKubeconfig(
+      Write("c4", TwoContexts("", "    client-certificate-data: " + Base64Encode(kCert) + "\n")));
   EXPECT_THAT(half.status().message(), HasSubstr("both a certificate and a key"));
 
-  auto bad64 = LoadKubeconfig(Write("c5", TwoContexts("    certificate-authority-data: '%%%'\n",
-                                                      "    token: t\n")));
+  auto bad64 = LoadKubeconfig(
+      Write("c5", TwoContexts("    certificate-authority-data: '%%%'\n", "    token: t\n")));
   EXPECT_THAT(bad64.status().message(), HasSubstr("certificate-authority-data"));
 
-  auto no_file = LoadKubeconfig(Write("c6", TwoContexts("    certificate-authority: nope.crt\n",
-                                                        "    token: t\n")));
+  auto no_file = LoadKubeconfig(
+      Write("c6", TwoContexts("    certificate-authority: nope.crt\n", "    token: t\n")));
   EXPECT_THAT(no_file.status().message(), HasSubstr("nope.crt"));
 
   EXPECT_THAT(ParseKubeconfig("a: [1, 2\n", dir_, "kc").status().message(),

@@ -108,14 +108,15 @@ TEST(RestClient, MapsHttpErrorsToDistinctCodes) {
     std::string reason;
     bool (*is)(const Status&);
   };
-  std::vector<Case> cases = {{404, "NotFound", IsNotFound},         {409, "Conflict", IsConflict},
-                             {409, "AlreadyExists", IsAlreadyExists}, {410, "Expired", IsGone},
-                             {403, "Forbidden", IsForbidden},       {401, "Unauthorized", IsUnauthorized}};
+  std::vector<Case> cases = {
+      {404, "NotFound", IsNotFound},           {409, "Conflict", IsConflict},
+      {409, "AlreadyExists", IsAlreadyExists}, {410, "Expired", IsGone},
+      {403, "Forbidden", IsForbidden},         {401, "Unauthorized", IsUnauthorized}};
   for (const auto& c : cases) {
     Fixture f;
     f.t->ScriptNext(Response(c.http, R"({"kind":"Status","reason":")" + c.reason +
-                                              R"(","message":"why","code":)" +
-                                              std::to_string(c.http) + "}"));
+                                         R"(","message":"why","code":)" + std::to_string(c.http) +
+                                         "}"));
     auto r = f.c->Put("/p", "{}");
     EXPECT_TRUE(c.is(r.status())) << c.http << " " << c.reason << ": " << r.status();
     EXPECT_THAT(r.status().message(), HasSubstr("HTTP " + std::to_string(c.http)));
@@ -130,10 +131,12 @@ TEST(RestClient, WatchSplitsTheStreamIntoLines) {
   for (size_t i = 0; i < data.size(); i += 7) f.t->PushRaw("/w", data.substr(i, 7));
   f.t->EndWatch("/w");
   std::vector<std::string> lines;
-  Status s = f.c->Watch("/w", [&](std::string_view l) {
-    lines.emplace_back(l);
-    return true;
-  }, {});
+  Status s = f.c->Watch("/w",
+                        [&](std::string_view l) {
+                          lines.emplace_back(l);
+                          return true;
+                        },
+                        {});
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "{\"a\":1}");

@@ -58,7 +58,8 @@ TEST(Backoff, JitterOnlyLengthens) {
 }
 
 TEST(Base64, RoundTripsAndRejectsGarbage) {
-  for (const std::string& s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba", "foobar", std::string("\0\xff", 2)}) {
+  for (const std::string& s : std::vector<std::string>{"", "f", "fo", "foo", "foob", "fooba",
+                                                       "foobar", std::string("\0\xff", 2)}) {
     auto d = Base64Decode(Base64Encode(s));
     ASSERT_TRUE(d.ok());
     EXPECT_EQ(*d, s);

@@ -4,11 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -44,7 +44,8 @@ class LoggingTest : public ::testing::Test {
 
 TEST_F(LoggingTest, TextLineHasKlogHeader) {
   Use(Format::kText);
-  LOG_INFO("hello {}", "world"); int line = __LINE__;
+  const int line = __LINE__ + 1;  // the LOG_INFO line
+  LOG_INFO("hello {}", "world");
   auto lines = Lines();
   ASSERT_EQ(lines.size(), 1u);
   // Lmmdd hh:mm:ss.uuuuuu, the thread id right-aligned in 7 columns, file:line] msg
@@ -81,7 +82,8 @@ TEST_F(LoggingTest, TextDoesNotDoubleTrailingNewline) {
 
 TEST_F(LoggingTest, JsonLineHasComponentBaseKeysInOrder) {
   Use(Format::kJson, 3);
-  LOG_INFO("hello \"q\"\n\t<&>"); int line = __LINE__;
+  const int line = __LINE__ + 1;  // the LOG_INFO line
+  LOG_INFO("hello \"q\"\n\t<&>");
   VLOG(3, "deeper");
   auto lines = Lines();
   ASSERT_EQ(lines.size(), 2u);
@@ -95,8 +97,9 @@ TEST_F(LoggingTest, JsonLineHasComponentBaseKeysInOrder) {
   auto j = nlohmann::json::parse(lines[0]);
   EXPECT_EQ(j["msg"], "hello \"q\"\n\t<&>");
   // ts is milliseconds since the epoch.
-  double now_ms = std::chrono::duration<double, std::milli>(
-                      std::chrono::system_clock::now().time_since_epoch()).count();
+  double now_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
   EXPECT_NEAR(j["ts"].get<double>(), now_ms, 60'000);
   EXPECT_EQ(nlohmann::json::parse(lines[1])["v"], 3);
 }
@@ -175,8 +178,7 @@ TEST_F(LoggingTest, VmoduleRaisesVerbosityForMatchingFiles) {
 
 TEST_F(LoggingTest, VmoduleSyntaxErrorsAreKlogs) {
   EXPECT_EQ(SetVModule("a").message(), "syntax error: expect comma-separated list of filename=N");
-  EXPECT_EQ(SetVModule("a=b").message(),
-            "syntax error: expect comma-separated list of filename=N");
+  EXPECT_EQ(SetVModule("a=b").message(), "syntax error: expect comma-separated list of filename=N");
   EXPECT_EQ(SetVModule("a=1=2").message(),
             "syntax error: expect comma-separated list of filename=N");
   EXPECT_EQ(SetVModule("a=-1").message(), "negative value for vmodule level");

@@ -25,8 +25,8 @@ class Receiver {
     std::memcpy(addr.sun_path, name_.data(), name_.size());
     bool abstract = name_[0] == '@';
     if (abstract) addr.sun_path[0] = '\0';
-    socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name_.size() +
-                                           (abstract ? 0 : 1));
+    socklen_t len =
+        static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name_.size() + (abstract ? 0 : 1));
     bound_ = ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0;
   }
   ~Receiver() {
@@ -81,8 +81,8 @@ TEST(SdNotify, NotifyReadsTheEnvironment) {
 }
 
 TEST(SdNotify, FailsWithoutAListener) {
-  EXPECT_FALSE(NotifySocket("/tmp/stowage-sdnotify-nobody-" + std::to_string(::getpid()),
-                            "READY=1"));
+  EXPECT_FALSE(
+      NotifySocket("/tmp/stowage-sdnotify-nobody-" + std::to_string(::getpid()), "READY=1"));
   EXPECT_FALSE(NotifySocket("relative/path", "READY=1"));
   EXPECT_FALSE(NotifySocket("/" + std::string(200, 'x'), "READY=1"));
   EXPECT_FALSE(NotifySocket("", "READY=1"));

@@ -49,7 +49,8 @@ std::vector<PluginConfig> DefaultPluginConfig() {
       {"NodeResourcesBalancedAllocation",
        NodeResourcesBalancedAllocationArgs{{{"cpu", 1}, {"memory", 1}}}},
       {"NodeResourcesFit",
-       NodeResourcesFitArgs{{}, {}, ScoringStrategy{"LeastAllocated", {{"cpu", 1}, {"memory", 1}}, {}}}},
+       NodeResourcesFitArgs{
+           {}, {}, ScoringStrategy{"LeastAllocated", {{"cpu", 1}, {"memory", 1}}, {}}}},
       {"PodTopologySpread", PodTopologySpreadArgs{{}, "System"}},
       // StorageCapacityScoring is beta and on in 1.37, so the shape is defaulted.
       {"VolumeBinding",
@@ -235,11 +236,14 @@ TEST(DefaultsTest, ArgsDefaults) {
        DefaultPreemptionArgs{50, 100}},
       {"fit: resources without weight get 1",
        NodeResourcesFitArgs{{}, {}, ScoringStrategy{"MostAllocated", {{"cpu", 0}, {"gpu", 3}}, {}}},
-       NodeResourcesFitArgs{{}, {}, ScoringStrategy{"MostAllocated", {{"cpu", 1}, {"gpu", 3}}, {}}}},
+       NodeResourcesFitArgs{
+           {}, {}, ScoringStrategy{"MostAllocated", {{"cpu", 1}, {"gpu", 3}}, {}}}},
       {"fit: empty strategy gets default resources but keeps its type",
        NodeResourcesFitArgs{{"a"}, {}, ScoringStrategy{"RequestedToCapacityRatio", {}, {}}},
        NodeResourcesFitArgs{
-           {"a"}, {}, ScoringStrategy{"RequestedToCapacityRatio", {{"cpu", 1}, {"memory", 1}}, {}}}},
+           {"a"},
+           {},
+           ScoringStrategy{"RequestedToCapacityRatio", {{"cpu", 1}, {"memory", 1}}, {}}}},
       {"balanced: weights 0 become 1", NodeResourcesBalancedAllocationArgs{{{"gpu", 0}}},
        NodeResourcesBalancedAllocationArgs{{{"gpu", 1}}}},
       {"spread: List stays", PodTopologySpreadArgs{{}, "List"}, PodTopologySpreadArgs{{}, "List"}},
@@ -270,9 +274,8 @@ TEST(DefaultsTest, PluginConfigDefaultedAndAppended) {
   // Explicit entries keep their place and are defaulted; missing ones follow alphabetically;
   // the disabled plugin gets none.
   EXPECT_EQ(names, (std::vector<std::string>{"VolumeBinding", "MyFilter", "DefaultPreemption",
-                                             "DynamicResources", "InterPodAffinity",
-                                             "NodeAffinity", "NodeResourcesFit",
-                                             "PodTopologySpread"}));
+                                             "DynamicResources", "InterPodAffinity", "NodeAffinity",
+                                             "NodeResourcesFit", "PodTopologySpread"}));
   EXPECT_EQ(std::get<VolumeBindingArgs>(pc[0].args).bind_timeout_seconds, 600);
   EXPECT_EQ(std::get<RawArgs>(pc[1].args).json, "{\"x\":true}");
 }
@@ -284,7 +287,9 @@ TEST(DefaultsTest, MergePluginSet) {
     PluginSet custom;
     PluginSet want;
   };
-  auto P = [](const char* name, std::optional<int32_t> w = std::nullopt) { return Plugin{name, w}; };
+  auto P = [](const char* name, std::optional<int32_t> w = std::nullopt) {
+    return Plugin{name, w};
+  };
   const Case cases[] = {
       {"append custom", {{P("D1"), P("D2")}, {}}, {{P("C")}, {}}, {{P("D1"), P("D2"), P("C")}, {}}},
       {"insert after default by disabling and re-enabling",
@@ -295,7 +300,9 @@ TEST(DefaultsTest, MergePluginSet) {
        {{P("D1"), P("D2")}, {}},
        {{P("C"), P("D1"), P("D2")}, {P("*")}},
        {{P("C"), P("D1"), P("D2")}, {P("*")}}},
-      {"reorder", {{P("D1"), P("D2")}, {}}, {{P("D2"), P("D1")}, {P("*")}},
+      {"reorder",
+       {{P("D1"), P("D2")}, {}},
+       {{P("D2"), P("D1")}, {P("*")}},
        {{P("D2"), P("D1")}, {P("*")}}},
       {"override keeps position and takes weight",
        {{P("P1"), P("P2"), P("P3")}, {}},
@@ -328,8 +335,9 @@ TEST(DefaultsTest, MergePluginsPerPoint) {
   custom.multi_point.disabled = {{"D2", std::nullopt}};
   custom.score.disabled = {{"C2", std::nullopt}};
   const Plugins got = MergePlugins(defaults, custom);
-  EXPECT_EQ(got.multi_point.enabled,
-            (std::vector<Plugin>{{"D1", std::nullopt}, {"C1", std::nullopt}, {"C2", std::nullopt}}));
+  EXPECT_EQ(
+      got.multi_point.enabled,
+      (std::vector<Plugin>{{"D1", std::nullopt}, {"C1", std::nullopt}, {"C2", std::nullopt}}));
   EXPECT_EQ(got.multi_point.disabled, (std::vector<Plugin>{{"D2", std::nullopt}}));
   EXPECT_EQ(got.score.disabled, (std::vector<Plugin>{{"C2", std::nullopt}}));
   EXPECT_EQ(MergePlugins(defaults, std::nullopt), defaults);

@@ -107,8 +107,8 @@ TEST(EncodeTest, EverythingRoundTrips) {
   e.bind_verb = "bind";
   e.preempt_verb = "preempt";
   e.enable_https = true;
-  e.tls_config = ExtenderTLSConfig{true, "ext", "/c", "/k", "/ca", "cert\n", std::string("\0\x01", 2),
-                                   "ca"};
+  e.tls_config =
+      ExtenderTLSConfig{true, "ext", "/c", "/k", "/ca", "cert\n", std::string("\0\x01", 2), "ca"};
   e.http_timeout = 30s;
   e.node_cache_capable = true;
   e.managed_resources = {{"example.com/gpu", true}, {"example.com/fpga", false}};
@@ -140,8 +140,10 @@ TEST(EncodeTest, EverythingRoundTrips) {
       {"DefaultPreemption", DefaultPreemptionArgs{5, std::nullopt}},
       {"InterPodAffinity", InterPodAffinityArgs{std::nullopt, true}},
       {"NodeResourcesFit",
-       NodeResourcesFitArgs{{"example.com/a"}, {"example.com"},
-                            ScoringStrategy{"RequestedToCapacityRatio", {{"cpu", 0}, {"gpu", 3}},
+       NodeResourcesFitArgs{{"example.com/a"},
+                            {"example.com"},
+                            ScoringStrategy{"RequestedToCapacityRatio",
+                                            {{"cpu", 0}, {"gpu", 3}},
                                             RequestedToCapacityRatioParam{{{0, 0}, {100, 10}}}}}},
       {"NodeResourcesFit2", std::monostate{}},
       {"PodTopologySpread", PodTopologySpreadArgs{{c}, "List"}},
@@ -157,10 +159,11 @@ TEST(EncodeTest, EverythingRoundTrips) {
 }
 
 TEST(EncodeTest, StringsThatNeedQuotes) {
-  for (const char* s : {"", "yes", "No", "on", "~", "null", "123", "0x1F", "1e3", "1.5", ".5",
-                        "-1", "- a", "a: b", "a #b", "#x", "[x]", "{x}", "*x", "&x", "!x", "|",
-                        ">", "'x'", "\"x\"", "%x", "@x", "`x", " x", "x ", "x:", "a\nb", "tab\t",
-                        "ctl\x01", "back\\slash", "ünïcødé", ".inf", "--- x", "? x"}) {
+  for (const char* s :
+       {"",   "yes",  "No",    "on",      "~",           "null",    "123",  "0x1F",  "1e3", "1.5",
+        ".5", "-1",   "- a",   "a: b",    "a #b",        "#x",      "[x]",  "{x}",   "*x",  "&x",
+        "!x", "|",    ">",     "'x'",     "\"x\"",       "%x",      "@x",   "`x",    " x",  "x ",
+        "x:", "a\nb", "tab\t", "ctl\x01", "back\\slash", "ünïcødé", ".inf", "--- x", "? x"}) {
     KubeSchedulerConfiguration cfg;
     cfg.leader_election.resource_name = s;
     cfg.client_connection.kubeconfig = std::string("/") + s;

@@ -63,11 +63,15 @@ std::vector<ExpandedPlugin> Weighted(std::initializer_list<std::pair<const char*
   return out;
 }
 
-const std::vector<ExpandedPlugin> kDefaultScore =
-    Weighted({{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1},
-              {"VolumeBinding", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2},
-              {"DynamicResources", 2}, {"NodeResourcesBalancedAllocation", 1},
-              {"ImageLocality", 1}});
+const std::vector<ExpandedPlugin> kDefaultScore = Weighted({{"TaintToleration", 3},
+                                                            {"NodeAffinity", 2},
+                                                            {"NodeResourcesFit", 1},
+                                                            {"VolumeBinding", 1},
+                                                            {"PodTopologySpread", 2},
+                                                            {"InterPodAffinity", 2},
+                                                            {"DynamicResources", 2},
+                                                            {"NodeResourcesBalancedAllocation", 1},
+                                                            {"ImageLocality", 1}});
 
 TEST(ExpandTest, DefaultProfile) {
   const ExpandedPlugins got = MustExpand(Profile());
@@ -75,10 +79,10 @@ TEST(ExpandTest, DefaultProfile) {
             (Names{"SchedulingGates", "DynamicResources", "DefaultPreemption"}));
   EXPECT_EQ(got.Names(E::kQueueSort), (Names{"PrioritySort"}));
   EXPECT_EQ(got.Names(E::kPreFilter),
-            (Names{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity",
-                   "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-                   "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity",
-                   "DynamicResources", "NodeDeclaredFeatures"}));
+            (Names{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts",
+                   "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
+                   "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+                   "NodeDeclaredFeatures"}));
   EXPECT_EQ(got.Names(E::kFilter),
             (Names{"NodeName", "NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts",
                    "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",
@@ -122,47 +126,85 @@ TEST(ExpandTest, Cases) {
        },
        E::kScore, Weighted({{"ImageLocality", 5}, {"TaintToleration", 1}})},
       {"disable one MultiPoint plugin at one point",
-       [](Plugins& p) { p.score.disabled = {{"ImageLocality", std::nullopt}}; }, E::kScore,
-       std::vector<ExpandedPlugin>(kDefaultScore.begin(), kDefaultScore.end() - 1)},
+       [](Plugins& p) {
+         p.score.disabled = {{"ImageLocality", std::nullopt}};
+       },
+       E::kScore, std::vector<ExpandedPlugin>(kDefaultScore.begin(), kDefaultScore.end() - 1)},
       {"a point's weight overrides MultiPoint's and moves the plugin first",
-       [](Plugins& p) { p.score.enabled = {{"NodeResourcesBalancedAllocation", 5}}; }, E::kScore,
-       Weighted({{"NodeResourcesBalancedAllocation", 5}, {"TaintToleration", 3},
-                 {"NodeAffinity", 2}, {"NodeResourcesFit", 1}, {"VolumeBinding", 1},
-                 {"PodTopologySpread", 2}, {"InterPodAffinity", 2}, {"DynamicResources", 2},
+       [](Plugins& p) {
+         p.score.enabled = {{"NodeResourcesBalancedAllocation", 5}};
+       },
+       E::kScore,
+       Weighted({{"NodeResourcesBalancedAllocation", 5},
+                 {"TaintToleration", 3},
+                 {"NodeAffinity", 2},
+                 {"NodeResourcesFit", 1},
+                 {"VolumeBinding", 1},
+                 {"PodTopologySpread", 2},
+                 {"InterPodAffinity", 2},
+                 {"DynamicResources", 2},
                  {"ImageLocality", 1}})},
       {"a MultiPoint weight override keeps the position",
-       [](Plugins& p) { p.multi_point.enabled = {{"NodeAffinity", 7}}; }, E::kScore,
-       Weighted({{"TaintToleration", 3}, {"NodeAffinity", 7}, {"NodeResourcesFit", 1},
-                 {"VolumeBinding", 1}, {"PodTopologySpread", 2}, {"InterPodAffinity", 2},
-                 {"DynamicResources", 2}, {"NodeResourcesBalancedAllocation", 1},
+       [](Plugins& p) {
+         p.multi_point.enabled = {{"NodeAffinity", 7}};
+       },
+       E::kScore,
+       Weighted({{"TaintToleration", 3},
+                 {"NodeAffinity", 7},
+                 {"NodeResourcesFit", 1},
+                 {"VolumeBinding", 1},
+                 {"PodTopologySpread", 2},
+                 {"InterPodAffinity", 2},
+                 {"DynamicResources", 2},
+                 {"NodeResourcesBalancedAllocation", 1},
                  {"ImageLocality", 1}})},
       {"a weight of 0 means 1",
-       [](Plugins& p) { p.multi_point.enabled = {{"TaintToleration", 0}}; }, E::kScore,
+       [](Plugins& p) {
+         p.multi_point.enabled = {{"TaintToleration", 0}};
+       },
+       E::kScore,
        [] {
          std::vector<ExpandedPlugin> w = kDefaultScore;
          w[0].weight = 1;
          return w;
        }()},
       {"custom MultiPoint plugin is appended where it applies",
-       [](Plugins& p) { p.multi_point.enabled = {{"MyPlugin", 4}}; }, E::kScore,
+       [](Plugins& p) {
+         p.multi_point.enabled = {{"MyPlugin", 4}};
+       },
+       E::kScore,
        [] {
          std::vector<ExpandedPlugin> w = kDefaultScore;
          w.push_back({"MyPlugin", 4});
          return w;
        }()},
       {"custom plugin at one point comes after MultiPoint plugins",
-       [](Plugins& p) { p.score.enabled = {{"MyScore", std::nullopt}}; }, E::kScore,
+       [](Plugins& p) {
+         p.score.enabled = {{"MyScore", std::nullopt}};
+       },
+       E::kScore,
        [] {
          std::vector<ExpandedPlugin> w = kDefaultScore;
          w.push_back({"MyScore", 1});
          return w;
        }()},
       {"disabling a plugin in MultiPoint removes it everywhere",
-       [](Plugins& p) { p.multi_point.disabled = {{"NodeAffinity", std::nullopt}}; }, E::kPreFilter,
-       Weighted({{"NodeName", 0}, {"NodeUnschedulable", 0}, {"TaintToleration", 0},
-                 {"NodePorts", 0}, {"NodeResourcesFit", 0}, {"VolumeRestrictions", 0},
-                 {"NodeVolumeLimits", 0}, {"VolumeBinding", 0}, {"VolumeZone", 0},
-                 {"PodTopologySpread", 0}, {"InterPodAffinity", 0}, {"DynamicResources", 0},
+       [](Plugins& p) {
+         p.multi_point.disabled = {{"NodeAffinity", std::nullopt}};
+       },
+       E::kPreFilter,
+       Weighted({{"NodeName", 0},
+                 {"NodeUnschedulable", 0},
+                 {"TaintToleration", 0},
+                 {"NodePorts", 0},
+                 {"NodeResourcesFit", 0},
+                 {"VolumeRestrictions", 0},
+                 {"NodeVolumeLimits", 0},
+                 {"VolumeBinding", 0},
+                 {"VolumeZone", 0},
+                 {"PodTopologySpread", 0},
+                 {"InterPodAffinity", 0},
+                 {"DynamicResources", 0},
                  {"NodeDeclaredFeatures", 0}})},
       {"replace the queue sort",
        [](Plugins& p) {
@@ -171,14 +213,20 @@ TEST(ExpandTest, Cases) {
        },
        E::kQueueSort, Weighted({{"MyQueueSort", 0}})},
       {"podGroupPostFilter: an explicit entry moves the plugin first",
-       [](Plugins& p) { p.pod_group_post_filter.enabled = {{"DefaultPreemption", std::nullopt}}; },
+       [](Plugins& p) {
+         p.pod_group_post_filter.enabled = {{"DefaultPreemption", std::nullopt}};
+       },
        E::kPodGroupPostFilter, Weighted({{"DefaultPreemption", 0}, {"DynamicResources", 0}})},
       {"podGroupPostFilter: a disabled plugin is left out there only",
-       [](Plugins& p) { p.pod_group_post_filter.disabled = {{"DynamicResources", std::nullopt}}; },
+       [](Plugins& p) {
+         p.pod_group_post_filter.disabled = {{"DynamicResources", std::nullopt}};
+       },
        E::kPodGroupPostFilter, Weighted({{"DefaultPreemption", 0}})},
       {"bind plugin appended to the default binder",
-       [](Plugins& p) { p.bind.enabled = {{"MyBinder", std::nullopt}}; }, E::kBind,
-       Weighted({{"DefaultBinder", 0}, {"MyBinder", 0}})},
+       [](Plugins& p) {
+         p.bind.enabled = {{"MyBinder", std::nullopt}};
+       },
+       E::kBind, Weighted({{"DefaultBinder", 0}, {"MyBinder", 0}})},
   };
   for (const Case& c : cases) {
     StatusOr<ExpandedPlugins> got = ExpandPlugins(Profile(c.customise), Implements, Exists);
@@ -195,31 +243,51 @@ TEST(ExpandTest, Errors) {
   };
   const Case cases[] = {
       {"unknown plugin at a point",
-       [](Plugins& p) { p.filter.enabled = {{"Nope", std::nullopt}}; },
+       [](Plugins& p) {
+         p.filter.enabled = {{"Nope", std::nullopt}};
+       },
        "FilterPlugin \"Nope\" does not exist"},
       {"unknown MultiPoint plugin",
-       [](Plugins& p) { p.multi_point.enabled = {{"Nope", std::nullopt}}; },
+       [](Plugins& p) {
+         p.multi_point.enabled = {{"Nope", std::nullopt}};
+       },
        "PreFilterPlugin \"Nope\" does not exist"},
       {"plugin at a point it does not implement",
-       [](Plugins& p) { p.filter.enabled = {{"ImageLocality", std::nullopt}}; },
+       [](Plugins& p) {
+         p.filter.enabled = {{"ImageLocality", std::nullopt}};
+       },
        "plugin \"ImageLocality\" does not extend FilterPlugin plugin"},
       {"plugin at podGroupPostFilter it does not implement",
-       [](Plugins& p) { p.pod_group_post_filter.enabled = {{"NodeName", std::nullopt}}; },
+       [](Plugins& p) {
+         p.pod_group_post_filter.enabled = {{"NodeName", std::nullopt}};
+       },
        "plugin \"NodeName\" does not extend PodGroupPostFilterPlugin plugin"},
       {"twice at one point",
-       [](Plugins& p) { p.score.enabled = {{"MyScore", std::nullopt}, {"MyScore", 2}}; },
+       [](Plugins& p) {
+         p.score.enabled = {{"MyScore", std::nullopt}, {"MyScore", 2}};
+       },
        "plugin \"MyScore\" already registered as \"ScorePlugin\""},
       {"twice in MultiPoint",
-       [](Plugins& p) { p.multi_point.enabled = {{"MyPlugin", std::nullopt}, {"MyPlugin", 2}}; },
+       [](Plugins& p) {
+         p.multi_point.enabled = {{"MyPlugin", std::nullopt}, {"MyPlugin", 2}};
+       },
        "plugin \"MyPlugin\" already registered as \"FilterPlugin\""},
       {"no queue sort",
-       [](Plugins& p) { p.multi_point.disabled = {{"PrioritySort", std::nullopt}}; },
+       [](Plugins& p) {
+         p.multi_point.disabled = {{"PrioritySort", std::nullopt}};
+       },
        "only one queue sort plugin required for profile with scheduler name "
        "\"default-scheduler\", but got 0"},
-      {"two queue sorts", [](Plugins& p) { p.queue_sort.enabled = {{"MyQueueSort", std::nullopt}}; },
+      {"two queue sorts",
+       [](Plugins& p) {
+         p.queue_sort.enabled = {{"MyQueueSort", std::nullopt}};
+       },
        "only one queue sort plugin required for profile with scheduler name "
        "\"default-scheduler\", but got 2"},
-      {"no binder", [](Plugins& p) { p.bind.disabled = {{"*", std::nullopt}}; },
+      {"no binder",
+       [](Plugins& p) {
+         p.bind.disabled = {{"*", std::nullopt}};
+       },
        "at least one bind plugin is needed for profile with scheduler name \"default-scheduler\""},
       {"negative weight trips upstream's wrapping overflow check",
        [](Plugins& p) {
@@ -263,9 +331,9 @@ TEST(ExpandTest, CompletedProfileKeepsArgsOfBuiltPluginsSortedByName) {
   const KubeSchedulerProfile done = CompletedProfile(p, registered);
   std::vector<std::string> names;
   for (const PluginConfig& pc : done.plugin_config) names.push_back(pc.name);
-  EXPECT_EQ(names, (Names{"DefaultPreemption", "DynamicResources", "InterPodAffinity",
-                          "MyPlugin", "NodeAffinity", "NodeResourcesBalancedAllocation",
-                          "NodeResourcesFit", "PodTopologySpread"}));
+  EXPECT_EQ(names, (Names{"DefaultPreemption", "DynamicResources", "InterPodAffinity", "MyPlugin",
+                          "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
+                          "PodTopologySpread"}));
   EXPECT_EQ(done.plugins, p.plugins);
   EXPECT_EQ(done.scheduler_name, p.scheduler_name);
 }

@@ -31,9 +31,7 @@ KubeSchedulerConfiguration MustParse(const std::string& body) {
   return cfg.ok() ? *cfg : KubeSchedulerConfiguration{};
 }
 
-TEST(LoadTest, MinimalIsEmpty) {
-  EXPECT_EQ(MustParse(""), KubeSchedulerConfiguration{});
-}
+TEST(LoadTest, MinimalIsEmpty) { EXPECT_EQ(MustParse(""), KubeSchedulerConfiguration{}); }
 
 TEST(LoadTest, EveryTopLevelField) {
   const KubeSchedulerConfiguration cfg = MustParse(R"(
@@ -227,8 +225,7 @@ profiles:
 )");
   const auto& pc = cfg.profiles.at(0).plugin_config;
   ASSERT_EQ(pc.size(), 7u);
-  EXPECT_EQ(std::get<DefaultPreemptionArgs>(pc[0].args),
-            (DefaultPreemptionArgs{20, 50}));
+  EXPECT_EQ(std::get<DefaultPreemptionArgs>(pc[0].args), (DefaultPreemptionArgs{20, 50}));
   EXPECT_EQ(std::get<InterPodAffinityArgs>(pc[1].args), (InterPodAffinityArgs{5, true}));
   const auto& spread = std::get<PodTopologySpreadArgs>(pc[2].args);
   EXPECT_EQ(spread.defaulting_type, "List");
@@ -379,7 +376,8 @@ TEST(LoadTest, StrictDecodingErrorsNameTheirPath) {
       {"quoted number is a string", "parallelism: \"16\"\n",
        "parallelism: expected an integer, got string \"16\""},
       {"float for int", "parallelism: 1.5\n", "parallelism: expected an integer, got number 1.5"},
-      {"int32 overflow", "parallelism: 3000000000\n", "parallelism: value 3000000000 overflows int32"},
+      {"int32 overflow", "parallelism: 3000000000\n",
+       "parallelism: value 3000000000 overflows int32"},
       {"number for string", "profiles:\n- schedulerName: 123\n",
        "profiles[0].schedulerName: expected a string, got number 123"},
       {"yaml 1.1 bool for string", "leaderElection:\n  resourceLock: on\n",
@@ -420,8 +418,7 @@ TEST(LoadTest, StrictDecodingErrorsNameTheirPath) {
 }
 
 TEST(LoadTest, ReportsEveryError) {
-  StatusOr<KubeSchedulerConfiguration> cfg =
-      Parse("foo: 1\nparallelism: x\nprofiles:\n- bar: 2\n");
+  StatusOr<KubeSchedulerConfiguration> cfg = Parse("foo: 1\nparallelism: x\nprofiles:\n- bar: 2\n");
   ASSERT_FALSE(cfg.ok());
   EXPECT_EQ(cfg.status().message(),
             "test.yaml: foo: unknown field; parallelism: expected an integer, got string \"x\"; "
@@ -429,9 +426,9 @@ TEST(LoadTest, ReportsEveryError) {
 }
 
 TEST(LoadTest, NullLeavesFieldsUnset) {
-  const KubeSchedulerConfiguration cfg =
-      MustParse("parallelism: null\nprofiles:\n- schedulerName: ~\n  plugins:\n"
-                "extenders:\nleaderElection:\n  leaderElect:\n");
+  const KubeSchedulerConfiguration cfg = MustParse(
+      "parallelism: null\nprofiles:\n- schedulerName: ~\n  plugins:\n"
+      "extenders:\nleaderElection:\n  leaderElect:\n");
   EXPECT_FALSE(cfg.parallelism.has_value());
   ASSERT_EQ(cfg.profiles.size(), 1u);
   EXPECT_FALSE(cfg.profiles[0].scheduler_name.has_value());
@@ -487,9 +484,8 @@ TEST(LoadTest, AliasBombIsBounded) {
     for (int j = 0; j < 9; ++j) yaml += ", " + prev;
     yaml += "]\n";
   }
-  StatusOr<KubeSchedulerConfiguration> cfg = Parse(
-      "profiles:\n- pluginConfig:\n  - name: X\n    args:\n" +
-      [&] {
+  StatusOr<KubeSchedulerConfiguration> cfg =
+      Parse("profiles:\n- pluginConfig:\n  - name: X\n    args:\n" + [&] {
         std::string indented;
         size_t start = 0;
         while (start < yaml.size()) {

@@ -2,13 +2,13 @@
 // relative to the args object, as upstream's tests (and plugin constructors) pass a nil path.
 #include "pkg/config/validation_args.h"
 
-#include "pkg/config/defaults.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 #include <vector>
+
+#include "pkg/config/defaults.h"
 
 namespace stowage::config {
 namespace {
@@ -36,8 +36,7 @@ TEST(ValidationArgsTest, DefaultPreemption) {
   };
   const Case cases[] = {
       {{10, 100}, {}},
-      {{-1, 100},
-       {"minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]"}},
+      {{-1, 100}, {"minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]"}},
       {{900, 100},
        {"minCandidateNodesPercentage: Invalid value: 900: not in valid range [0, 100]"}},
       {{20, -1}, {"minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)"}},
@@ -86,27 +85,35 @@ TEST(ValidationArgsTest, PodTopologySpread) {
        {{Constraint(1, "node", "DoNotSchedule"), Constraint(2, "zone", "ScheduleAnyway")}, "List"},
        {}},
       {"system without constraints", {{}, "System"}, {}},
-      {"maxSkew", {{Constraint(-1, "node", "DoNotSchedule")}, "List"},
+      {"maxSkew",
+       {{Constraint(-1, "node", "DoNotSchedule")}, "List"},
        {"defaultConstraints[0].maxSkew: Invalid value: -1: not in valid range (0, inf)"}},
-      {"empty topology key", {{Constraint(1, "", "DoNotSchedule")}, "List"},
+      {"empty topology key",
+       {{Constraint(1, "", "DoNotSchedule")}, "List"},
        {"defaultConstraints[0].topologyKey: Required value: can not be empty"}},
-      {"invalid topology key", {{Constraint(1, "-bad", "DoNotSchedule")}, "List"},
+      {"invalid topology key",
+       {{Constraint(1, "-bad", "DoNotSchedule")}, "List"},
        {"defaultConstraints[0].topologyKey: Invalid value: \"-bad\": name part " + kNameRegex}},
-      {"empty whenUnsatisfiable", {{Constraint(1, "node", "")}, "List"},
+      {"empty whenUnsatisfiable",
+       {{Constraint(1, "node", "")}, "List"},
        {"defaultConstraints[0].whenUnsatisfiable: Required value: can not be empty"}},
-      {"unsupported whenUnsatisfiable", {{Constraint(1, "node", "Nope")}, "List"},
+      {"unsupported whenUnsatisfiable",
+       {{Constraint(1, "node", "Nope")}, "List"},
        {"defaultConstraints[0].whenUnsatisfiable: Unsupported value: \"Nope\": supported values: "
         "\"DoNotSchedule\", \"ScheduleAnyway\""}},
       {"duplicated",
        {{Constraint(1, "node", "DoNotSchedule"), Constraint(2, "node", "DoNotSchedule")}, "List"},
        {"defaultConstraints[1]: Duplicate value: \"{node, DoNotSchedule}\""}},
-      {"label selector", {{with_selector}, "List"},
+      {"label selector",
+       {{with_selector}, "List"},
        {"defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, "
         "as they deduced for each pod"}},
-      {"unknown defaulting type", {{}, "unknown"},
+      {"unknown defaulting type",
+       {{}, "unknown"},
        {"defaultingType: Unsupported value: \"unknown\": supported values: \"System\", "
         "\"List\""}},
-      {"system with constraints", {{Constraint(1, "node", "DoNotSchedule")}, "System"},
+      {"system with constraints",
+       {{Constraint(1, "node", "DoNotSchedule")}, "System"},
        {"defaultingType: Invalid value: \"System\": when .defaultConstraints are not empty"}},
   };
   for (const Case& c : cases) {
@@ -115,13 +122,13 @@ TEST(ValidationArgsTest, PodTopologySpread) {
 }
 
 TEST(ValidationArgsTest, BalancedAllocation) {
-  EXPECT_EQ(ToStrings(ValidateNodeResourcesBalancedAllocationArgs(
-                kRoot, {{{"cpu", 1}, {"memory", 1}}})),
-            Msgs{});
-  EXPECT_EQ(ToStrings(ValidateNodeResourcesBalancedAllocationArgs(
-                kRoot, {{{"cpu", 2}, {"cpu", 1}}})),
-            (Msgs{"resources[0].weight: Invalid value: 2: must be 1",
-                  "resources[1].name: Duplicate value: \"cpu\""}));
+  EXPECT_EQ(
+      ToStrings(ValidateNodeResourcesBalancedAllocationArgs(kRoot, {{{"cpu", 1}, {"memory", 1}}})),
+      Msgs{});
+  EXPECT_EQ(
+      ToStrings(ValidateNodeResourcesBalancedAllocationArgs(kRoot, {{{"cpu", 2}, {"cpu", 1}}})),
+      (Msgs{"resources[0].weight: Invalid value: 2: must be 1",
+            "resources[1].name: Duplicate value: \"cpu\""}));
 }
 
 NodeResourcesFitArgs Fit(std::string type, std::vector<ResourceSpec> resources = {{"cpu", 1}}) {
@@ -155,26 +162,33 @@ TEST(ValidationArgsTest, NodeResourcesFit) {
        NodeResourcesFitArgs{{}, {"example.com", "a/b"}, ScoringStrategy{"LeastAllocated", {}, {}}},
        {"ignoredResourceGroups[1]: Invalid value: \"a/b\": resource group name can't contain "
         "'/'"}},
-      {"strategy required", NodeResourcesFitArgs{},
+      {"strategy required",
+       NodeResourcesFitArgs{},
        {"scoringStrategy: Required value: ScoringStrategy field is required"}},
-      {"unsupported type", Fit("Invalid"),
+      {"unsupported type",
+       Fit("Invalid"),
        {"scoringStrategy.type: Unsupported value: \"Invalid\": supported values: "
         "\"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\""}},
-      {"resource weights", Fit("LeastAllocated", {{"cpu", 0}, {"memory", 101}}),
+      {"resource weights",
+       Fit("LeastAllocated", {{"cpu", 0}, {"memory", 101}}),
        {"scoringStrategy.resources[0].weight: Invalid value: 0: resource weight of cpu not in "
         "valid range (0, 100]",
         "scoringStrategy.resources[1].weight: Invalid value: 101: resource weight of memory not "
         "in valid range (0, 100]"}},
-      {"ratio missing", Fit("RequestedToCapacityRatio"),
+      {"ratio missing",
+       Fit("RequestedToCapacityRatio"),
        {"scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is "
         "RequestedToCapacityRatio"}},
-      {"ratio on another type", ratio_on_least,
+      {"ratio on another type",
+       ratio_on_least,
        {"scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not "
         "RequestedToCapacityRatio"}},
-      {"empty shape", empty_shape,
+      {"empty shape",
+       empty_shape,
        {"scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point must "
         "be specified"}},
-      {"bad shape", ratio,
+      {"bad shape",
+       ratio,
        {"scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 5: values "
         "must be sorted in increasing order",
         "scoringStrategy.requestedToCapacityRatio.shape[1].score: Invalid value: 11: not in valid "
@@ -209,8 +223,10 @@ TEST(ValidationArgsTest, NodeAffinity) {
   EXPECT_EQ(
       ToStrings(ValidateNodeAffinityArgs(kRoot, {a})),
       (Msgs{
-          req + ".nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: "
-                "\"invalid/label/key\": a valid label key " + kNameRegex +
+          req +
+              ".nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: "
+              "\"invalid/label/key\": a valid label key " +
+              kNameRegex +
               " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
           req + ".nodeSelectorTerms[2].matchExpressions[0].values: Invalid value: "
                 "[\"1\",\"x\"]: for 'Gt', 'Lt' operators, exactly one value is required",

@@ -50,7 +50,8 @@ TEST(ValidationTest, Rules) {
       "was invalid in version \"v1\" (KubeSchedulerConfiguration is version "
       "\"kubescheduler.config.k8s.io/v1\")";
   const Case cases[] = {
-      {"negative burst", [](auto& c) { c.client_connection.burst = -1; },
+      {"negative burst",
+       [](auto& c) { c.client_connection.burst = -1; },
        {"clientConnection.burst: Invalid value: -1: must be non-negative"}},
       {"zero durations",
        [](auto& c) {
@@ -81,7 +82,8 @@ TEST(ValidationTest, Rules) {
         "leaderElection.resourceNamespace: Required value",
         "leaderElection.resourceName: Required value",
         "leaderElection.resourceLock: Invalid value: \"\": resourceLock value must be \"leases\""}},
-      {"endpoints lock", [](auto& c) { c.leader_election.resource_lock = "endpoints"; },
+      {"endpoints lock",
+       [](auto& c) { c.leader_election.resource_lock = "endpoints"; },
        {"leaderElection.resourceLock: Invalid value: \"endpoints\": resourceLock value must be "
         "\"leases\""}},
       {"leader election off skips its checks",
@@ -91,20 +93,25 @@ TEST(ValidationTest, Rules) {
          c.leader_election.resource_lock = "endpoints";
        },
        {}},
-      {"parallelism", [](auto& c) { c.parallelism = 0; },
+      {"parallelism",
+       [](auto& c) { c.parallelism = 0; },
        {"parallelism: Invalid value: 0: should be an integer value greater than zero"}},
       {"no profiles", [](auto& c) { c.profiles.clear(); }, {"profiles: Required value"}},
-      {"percentage of nodes", [](auto& c) { c.percentage_of_nodes_to_score = 101; },
+      {"percentage of nodes",
+       [](auto& c) { c.percentage_of_nodes_to_score = 101; },
        {"percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]"}},
       {"profile percentage",
        [](auto& c) { c.profiles[0].percentage_of_nodes_to_score = -1; },
        {"profiles[0].percentageOfNodesToScore: Invalid value: -1: not in valid range [0-100]"}},
-      {"initial backoff", [](auto& c) { c.pod_initial_backoff_seconds = 0; },
+      {"initial backoff",
+       [](auto& c) { c.pod_initial_backoff_seconds = 0; },
        {"podInitialBackoffSeconds: Invalid value: 0: must be greater than 0"}},
-      {"max below initial", [](auto& c) { c.pod_max_backoff_seconds = 0; },
+      {"max below initial",
+       [](auto& c) { c.pod_max_backoff_seconds = 0; },
        {"podMaxBackoffSeconds: Invalid value: 0: must be greater than or equal to "
         "PodInitialBackoffSeconds"}},
-      {"empty scheduler name", [](auto& c) { c.profiles[0].scheduler_name = ""; },
+      {"empty scheduler name",
+       [](auto& c) { c.profiles[0].scheduler_name = ""; },
        {"profiles[0].schedulerName: Required value"}},
       {"duplicate scheduler name",
        [](auto& c) { c.profiles.push_back(c.profiles[0]); },
@@ -148,7 +155,9 @@ TEST(ValidationTest, Rules) {
        {"profiles[0].plugins.podGroupPostFilter.enabled[0]: Invalid value: \"AzureDiskLimits\": " +
         removed}},
       {"removed plugin configured",
-       [](auto& c) { c.profiles[0].plugin_config.push_back({"GCEPDLimits", RawArgs{"{}"}}); },
+       [](auto& c) {
+         c.profiles[0].plugin_config.push_back({"GCEPDLimits", RawArgs{"{}"}});
+       },
        {"profiles[0].pluginConfig[8]: Invalid value: \"GCEPDLimits\": " + removed}},
       {"duplicate plugin config",
        [](auto& c) {
@@ -167,16 +176,21 @@ TEST(ValidationTest, Rules) {
        [](auto& c) { c.profiles[0].plugin_config[0].args = RawArgs{"{\"x\":1}"}; },
        {"profiles[0].pluginConfig[0].args: Invalid value: {\"x\":1}: has to match plugin args"}},
       {"a plugin named after upstream's NodeResourcesFitArgs key",
-       [](auto& c) { c.profiles[0].plugin_config.push_back({"NodeResourcesFitArgs", {}}); },
+       [](auto& c) {
+         c.profiles[0].plugin_config.push_back({"NodeResourcesFitArgs", {}});
+       },
        {"profiles[0].pluginConfig[8].args: Invalid value: null: has to match plugin args"}},
       {"NodeResourcesFit args are not validated here (upstream quirk)",
        [](auto& c) {
-         std::get<NodeResourcesFitArgs>(c.profiles[0].plugin_config[5].args).scoring_strategy->type =
-             "Bogus";
+         std::get<NodeResourcesFitArgs>(c.profiles[0].plugin_config[5].args)
+             .scoring_strategy->type = "Bogus";
        },
        {}},
       {"score weights are not range-checked here",
-       [](auto& c) { c.profiles[0].plugins->score.enabled = {{"ImageLocality", 1000}}; }, {}},
+       [](auto& c) {
+         c.profiles[0].plugins->score.enabled = {{"ImageLocality", 1000}};
+       },
+       {}},
       {"extender weight",
        [](auto& c) { c.extenders.push_back(Extender{.url_prefix = "x", .prioritize_verb = "p"}); },
        {"extenders[0].weight: Invalid value: 0: must have a positive weight applied to it"}},

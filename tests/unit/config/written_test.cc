@@ -39,7 +39,8 @@ TEST(WrittenTest, ExtenderTimeoutIsTheOneItRunsWith) {
 }
 
 TEST(WrittenTest, ExtenderIgnoredResourcesReplaceFitArgsInEveryProfile) {
-  KubeSchedulerConfiguration cfg = WithExtender({{"example.com/a", true}, {"example.com/b", false}});
+  KubeSchedulerConfiguration cfg =
+      WithExtender({{"example.com/a", true}, {"example.com/b", false}});
   for (KubeSchedulerProfile& p : cfg.profiles) {
     for (PluginConfig& pc : p.plugin_config) {
       if (pc.name == "NodeResourcesFit") {

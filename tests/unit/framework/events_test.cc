@@ -68,10 +68,10 @@ TEST(PodSchedulingPropertiesChange, OneEventPerChangeInUpstreamOrder) {
                    .Req({{"cpu", "2"}, {"memory", "1Gi"}})
                    .Toleration("k")
                    .Obj();
-  EXPECT_EQ(Labels(PodSchedulingPropertiesChange(*after, *before, true)),
-            (std::vector<std::string>{"TargetPodUpdatePodLabel", "TargetPodUpdatePodScaleDown",
-                                      "TargetPodUpdatePodScaleUp",
-                                      "TargetPodUpdatePodToleration"}));
+  EXPECT_EQ(
+      Labels(PodSchedulingPropertiesChange(*after, *before, true)),
+      (std::vector<std::string>{"TargetPodUpdatePodLabel", "TargetPodUpdatePodScaleDown",
+                                "TargetPodUpdatePodScaleUp", "TargetPodUpdatePodToleration"}));
   auto bound = BuildPod().Name("p").Node("n1").Label("app", "x").Obj();
   auto bound_before = BuildPod().Name("p").Node("n1").Obj();
   EXPECT_EQ(Labels(PodSchedulingPropertiesChange(*bound, *bound_before, true)),

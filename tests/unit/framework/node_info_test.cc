@@ -175,8 +175,8 @@ TEST(NodeInfo, NonZeroRequestedUsesDefaultsForRequestlessPods) {
 
 TEST(NodeInfo, ScalarAndEphemeralRequestsAreAccounted) {
   NodeInfo ni;
-  ni.SetNode(Node(RL({{"example.com/gpu", "8"}, {"ephemeral-storage", "10Gi"},
-                      {"hugepages-2Mi", "1Gi"}})));
+  ni.SetNode(Node(
+      RL({{"example.com/gpu", "8"}, {"ephemeral-storage", "10Gi"}, {"hugepages-2Mi", "1Gi"}})));
   auto p1 = Pod("a", {C(RL({{"example.com/gpu", "2"}, {"ephemeral-storage", "1Gi"}}))});
   auto p2 = Pod("b", {C(RL({{"example.com/gpu", "3"}, {"hugepages-2Mi", "4Mi"}}))});
   ni.AddPodInfo(NewPodInfo(p1));

@@ -87,7 +87,8 @@ INSTANTIATE_TEST_SUITE_P(
     Upstream, ComputePodRequestsTest,
     ::testing::Values(
         RequestsCase{{"no containers"}, Resource{}},
-        RequestsCase{{"larger init container", {C(RL({{"cpu", "2"}, {"memory", "1Gi"}}))},
+        RequestsCase{{"larger init container",
+                      {C(RL({{"cpu", "2"}, {"memory", "1Gi"}}))},
                       {C(RL({{"cpu", "1"}, {"memory", "512Mi"}}))}},
                      CpuMem(2000, 1024 * kMi)},
         RequestsCase{{"larger containers",
@@ -95,9 +96,9 @@ INSTANTIATE_TEST_SUITE_P(
                       {C(RL({{"cpu", "1"}})), C(RL({{"cpu", "1500m"}}))}},
                      CpuMem(2500, 0)},
         // resource/helpers_test.go "restartable init container": sidecar 1 + regular 1 = 2.
-        RequestsCase{{"restartable init container", {Sidecar(RL({{"cpu", "1"}}))},
-                      {C(RL({{"cpu", "1"}}))}},
-                     CpuMem(2000, 0)},
+        RequestsCase{
+            {"restartable init container", {Sidecar(RL({{"cpu", "1"}}))}, {C(RL({{"cpu", "1"}}))}},
+            CpuMem(2000, 0)},
         // max(5, sidecars(1+2+3) + regular(1)) = 7.
         RequestsCase{{"multiple restartable init containers",
                       {C(RL({{"cpu", "5"}})), Sidecar(RL({{"cpu", "1"}})),
@@ -105,12 +106,12 @@ INSTANTIATE_TEST_SUITE_P(
                       {C(RL({{"cpu", "1"}}))}},
                      CpuMem(7000, 0)},
         // init-2 needs 5 + the sidecars started before it (1+2) = 8; sidecar 3 starts later.
-        RequestsCase{{"multiple restartable and regular init containers",
-                      {C(RL({{"cpu", "5"}})), Sidecar(RL({{"cpu", "1"}})),
-                       Sidecar(RL({{"cpu", "2"}})), C(RL({{"cpu", "5"}})),
-                       Sidecar(RL({{"cpu", "3"}}))},
-                      {C(RL({{"cpu", "1"}}))}},
-                     CpuMem(8000, 0)},
+        RequestsCase{
+            {"multiple restartable and regular init containers",
+             {C(RL({{"cpu", "5"}})), Sidecar(RL({{"cpu", "1"}})), Sidecar(RL({{"cpu", "2"}})),
+              C(RL({{"cpu", "5"}})), Sidecar(RL({{"cpu", "3"}}))},
+             {C(RL({{"cpu", "1"}}))}},
+            CpuMem(8000, 0)},
         RequestsCase{{"restartable-init, init and regular",
                       {Sidecar(RL({{"cpu", "10"}})), C(RL({{"cpu", "200"}}))},
                       {C(RL({{"cpu", "100"}}))}},
@@ -165,8 +166,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ComputePodRequests, PodLevelUnsupportedResourcesAreIgnored) {
   // "pod level unsupported resources set at pod-level": only cpu, memory and hugepages-* at the
   // pod level replace the container aggregate.
-  PodSpecCase tc{"", {}, {C(RL({{"ephemeral-storage", "3Mi"}}))}, {},
-                 RL({{"ephemeral-storage", "2Mi"}})};
+  PodSpecCase tc{
+      "", {}, {C(RL({{"ephemeral-storage", "3Mi"}}))}, {}, RL({{"ephemeral-storage", "2Mi"}})};
   Resource got = ComputePodRequests(MakePod(tc));
   EXPECT_EQ(got.ephemeral_storage, 3 * kMi);
 }
@@ -203,7 +204,7 @@ api::Container Named(std::string name, api::ResourceList requests, bool sidecar 
 }
 
 api::ContainerStatus StatusOf(std::string name, std::optional<api::ResourceList> allocated,
-                            std::optional<api::ResourceList> actuated) {
+                              std::optional<api::ResourceList> actuated) {
   api::ContainerStatus cs;
   cs.name = std::move(name);
   cs.allocated_resources = std::move(allocated);
@@ -217,10 +218,12 @@ void SetResizePending(api::Pod& pod, std::string reason) {
 
 TEST(ComputePodRequestsResize, PerResourceMaximumOfSpecAllocatedAndActuated) {
   api::Pod pod = MakePod(
-      {"", {}, {Named("c", RL({{"cpu", "30m"}, {"memory", "20M"}, {"ephemeral-storage", "10G"}}))}});
+      {"",
+       {},
+       {Named("c", RL({{"cpu", "30m"}, {"memory", "20M"}, {"ephemeral-storage", "10G"}}))}});
   pod.status.container_statuses = {
       StatusOf("c", RL({{"cpu", "20m"}, {"memory", "10M"}, {"ephemeral-storage", "30G"}}),
-             RL({{"cpu", "10m"}, {"memory", "30M"}, {"ephemeral-storage", "20G"}}))};
+               RL({{"cpu", "10m"}, {"memory", "30M"}, {"ephemeral-storage", "20G"}}))};
   Resource got = ComputePodRequests(pod);
   EXPECT_EQ(got.milli_cpu, 30);
   EXPECT_EQ(got.memory, 30'000'000);
@@ -245,7 +248,8 @@ TEST(ComputePodRequestsResize, InfeasibleWithoutStatusCountsNothingForTheContain
 
 // 1.37: ordinary init containers use their status too (1.36 read it for sidecars only).
 TEST(ComputePodRequestsResize, RegularInitContainerUsesItsStatus) {
-  api::Pod pod = MakePod({"", {Named("init", RL({{"cpu", "1"}}))}, {Named("c", RL({{"cpu", "1"}}))}});
+  api::Pod pod =
+      MakePod({"", {Named("init", RL({{"cpu", "1"}}))}, {Named("c", RL({{"cpu", "1"}}))}});
   pod.status.init_container_statuses = {StatusOf("init", RL({{"cpu", "3"}}), std::nullopt)};
   EXPECT_EQ(ComputePodRequests(pod).milli_cpu, 3000);
 }
@@ -313,8 +317,8 @@ TEST(ComputePodRequestsNonZero, ExplicitZeroIsNotMissing) {
 TEST(ComputePodRequestsNonZero, InitContainersGetDefaultsToo) {
   PodSpecCase tc{"", {C(RL({{"cpu", "1"}}))}, {C({})}};
   Resource got = ComputePodRequests(MakePod(tc), true);
-  EXPECT_EQ(got.milli_cpu, 1000);              // max(init 1000, container default 100)
-  EXPECT_EQ(got.memory, 200 * kMi);            // both default to 200Mi; max is 200Mi
+  EXPECT_EQ(got.milli_cpu, 1000);    // max(init 1000, container default 100)
+  EXPECT_EQ(got.memory, 200 * kMi);  // both default to 200Mi; max is 200Mi
 }
 
 TEST(ComputePodRequestsNonZero, OverheadAddedAfterDefaults) {
@@ -358,39 +362,50 @@ INSTANTIATE_TEST_SUITE_P(
     Upstream, NewPodInfoTest,
     ::testing::Values(
         PodInfoCase{{"requestless container", {}, {C({})}}, Resource{}, 100, 200 * kMi},
-        PodInfoCase{{"1X container with requests",
-                     {},
-                     {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))}},
-                    CpuMem(500, 500 * kM), 500, 500 * kM},
+        PodInfoCase{
+            {"1X container with requests", {}, {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))}},
+            CpuMem(500, 500 * kM),
+            500,
+            500 * kM},
         PodInfoCase{{"2X container with requests",
                      {},
                      {C(RL({{"cpu", "500m"}, {"memory", "500M"}})),
                       C(RL({{"cpu", "700m"}, {"memory", "800M"}}))}},
-                    CpuMem(1200, 1300 * kM), 1200, 1300 * kM},
+                    CpuMem(1200, 1300 * kM),
+                    1200,
+                    1300 * kM},
         PodInfoCase{{"1X container and 1X init container with pod-level requests",
                      {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))},
                      {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))},
                      {},
                      RL({{"cpu", "1200m"}, {"memory", "1200M"}})},
-                    CpuMem(1200, 1200 * kM), 1200, 1200 * kM},
+                    CpuMem(1200, 1200 * kM),
+                    1200,
+                    1200 * kM},
         PodInfoCase{{"1X container and 1X sidecar container with pod-level requests",
                      {Sidecar(RL({{"cpu", "500m"}, {"memory", "500M"}}))},
                      {C(RL({{"cpu", "500m"}, {"memory", "500M"}}))},
                      {},
                      RL({{"cpu", "1200m"}, {"memory", "1200M"}})},
-                    CpuMem(1200, 1200 * kM), 1200, 1200 * kM},
+                    CpuMem(1200, 1200 * kM),
+                    1200,
+                    1200 * kM},
         PodInfoCase{{"1X container with pod-level memory requests",
                      {C({})},
                      {C({})},
                      {},
                      RL({{"memory", "1200M"}})},
-                    CpuMem(0, 1200 * kM), 100, 1200 * kM},
+                    CpuMem(0, 1200 * kM),
+                    100,
+                    1200 * kM},
         PodInfoCase{{"1X container with pod-level cpu requests",
                      {C({})},
                      {C({})},
                      {},
                      RL({{"cpu", "500m"}})},
-                    CpuMem(500, 0), 500, 200 * kMi},
+                    CpuMem(500, 0),
+                    500,
+                    200 * kMi},
         PodInfoCase{{"1X container unsupported resources and pod-level supported resources",
                      {C(RL({{"ephemeral-storage", "500M"}}))},
                      {C(RL({{"ephemeral-storage", "800M"}}))},
@@ -401,7 +416,8 @@ INSTANTIATE_TEST_SUITE_P(
                       r.ephemeral_storage = 800 * kM;
                       return r;
                     }(),
-                    500, 200 * kMi},
+                    500,
+                    200 * kMi},
         // getNonMissingContainerRequests: with pod-level requests set, a resource some
         // container requests is not defaulted for the containers that omit it.
         PodInfoCase{{"pod-level memory, one of two containers requests cpu",
@@ -409,17 +425,23 @@ INSTANTIATE_TEST_SUITE_P(
                      {C(RL({{"cpu", "200m"}})), C({})},
                      {},
                      RL({{"memory", "1Gi"}})},
-                    CpuMem(200, 1024 * kMi), 200, 1024 * kMi},
+                    CpuMem(200, 1024 * kMi),
+                    200,
+                    1024 * kMi},
         // Without pod-level requests, every container missing cpu gets the default.
         PodInfoCase{{"no pod-level, one of two containers requests cpu",
                      {},
                      {C(RL({{"cpu", "200m"}})), C({})}},
-                    CpuMem(200, 0), 300, 400 * kMi},
+                    CpuMem(200, 0),
+                    300,
+                    400 * kMi},
         PodInfoCase{{"overhead counts in non-zero requests",
                      {},
                      {C({})},
                      RL({{"cpu", "100m"}, {"memory", "200M"}})},
-                    CpuMem(100, 200 * kM), 200, 200 * kMi + 200 * kM}),
+                    CpuMem(100, 200 * kM),
+                    200,
+                    200 * kMi + 200 * kM}),
     [](const ::testing::TestParamInfo<PodInfoCase>& info) {
       return "Case" + std::to_string(info.index);
     });

@@ -23,8 +23,12 @@ using EP = ExtensionPoint;
 
 // Implements every point; each call is logged as "<point>:<name>" and answered by the hook set
 // for the point, or by Success.
-class Scripted : public PreFilterPlugin, public FilterPlugin, public PostFilterPlugin,
-                 public PreScorePlugin, public ReservePlugin, public PermitPlugin,
+class Scripted : public PreFilterPlugin,
+                 public FilterPlugin,
+                 public PostFilterPlugin,
+                 public PreScorePlugin,
+                 public ReservePlugin,
+                 public PermitPlugin,
                  public BindPlugin {
  public:
   struct Hooks {
@@ -80,7 +84,9 @@ class Scorer : public PreScorePlugin, public ScorePlugin, public ScoreExtensions
  public:
   Scorer(std::string name, std::function<int64_t(const NodeInfo&)> score,
          std::function<void(NodeScoreList&)> normalize = {}, bool skip = false)
-      : name_(std::move(name)), score_(std::move(score)), normalize_(std::move(normalize)),
+      : name_(std::move(name)),
+        score_(std::move(score)),
+        normalize_(std::move(normalize)),
         skip_(skip) {}
   std::string_view Name() const override { return name_; }
   Status PreScore(CycleState&, const PodInfo&, const std::vector<const NodeInfo*>&) override {
@@ -153,8 +159,8 @@ TEST_F(RuntimeTest, ConstructionErrorsNameTheProfileAndPlugin) {
   EXPECT_EQ(NewError(), "profile \"p\": plugin \"Sort\" does not extend Filter");
   ASSERT_TRUE(registry_
                   .Register("Broken",
-                            [](const PluginArgs&, Handle&, const Features&)
-                                -> StatusOr<std::unique_ptr<Plugin>> {
+                            [](const PluginArgs&, Handle&,
+                               const Features&) -> StatusOr<std::unique_ptr<Plugin>> {
                               return InvalidArgumentError("bad args");
                             })
                   .ok());
@@ -195,10 +201,9 @@ TEST_F(RuntimeTest, EachPointRunsInTheConfiguredOrder) {
   fw->RunReservePluginsUnreserve(state, *pod_->pod, "n1");
   std::chrono::milliseconds wait{0};
   ASSERT_TRUE(fw->RunPermitPlugins(state, *pod_->pod, "n1", wait).IsSuccess());
-  EXPECT_EQ(log_, (std::vector<std::string>{
-                      "PreFilter:B", "PreFilter:A", "Filter:B", "Filter:A", "PreScore:B",
-                      "PreScore:A", "Reserve:B", "Reserve:A", "Unreserve:A", "Unreserve:B",
-                      "Permit:B", "Permit:A"}))
+  EXPECT_EQ(log_, (std::vector<std::string>{"PreFilter:B", "PreFilter:A", "Filter:B", "Filter:A",
+                                            "PreScore:B", "PreScore:A", "Reserve:B", "Reserve:A",
+                                            "Unreserve:A", "Unreserve:B", "Permit:B", "Permit:A"}))
       << "Unreserve runs in reverse";
 }
 
@@ -262,7 +267,8 @@ TEST_F(RuntimeTest, PreFilterResultsIntersect) {
 }
 
 TEST_F(RuntimeTest, PreScoreSkipDropsThatPluginsScore) {
-  AddScorer("A", [](const NodeInfo&) { return int64_t{50}; }, {}, /*skip=*/true);
+  AddScorer(
+      "A", [](const NodeInfo&) { return int64_t{50}; }, {}, /*skip=*/true);
   AddScorer("B", [](const NodeInfo&) { return int64_t{7}; });
   spec_.at(EP::kPreScore) = {{"A"}, {"B"}};
   spec_.at(EP::kScore) = {{"A"}, {"B"}};

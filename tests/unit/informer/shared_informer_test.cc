@@ -1,7 +1,6 @@
 // SharedInformer over the fake API server: the paginated first list, handler order, a handler
 // added late, watch resumption from the last version seen (events and bookmarks), the relist
 // and reconcile after 410 Gone, and an ERROR event that is not 410.
-#include "pkg/common/mutex.h"
 #include "pkg/informer/shared_informer.h"
 
 #include <gmock/gmock.h>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/common/mutex.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/fake_api_server.h"
 

@@ -3,7 +3,6 @@
 // up leadership, what release leaves behind, the watchdog, callbacks and hooks. A FakeClock's
 // Sleep moves time forward at once, so these tests run through minutes of election in
 // microseconds and every figure below is exact fake time.
-#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 
 #include <gmock/gmock.h>
@@ -13,14 +12,15 @@
 #include <thread>
 
 #include "pkg/client/errors.h"
+#include "pkg/common/mutex.h"
 #include "tests/unit/leaderelection/fake_lock.h"
 
 namespace stowage::leaderelection {
 namespace {
 
+using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using std::chrono::seconds;
 
 // Runs an elector over a FakeLock and records what its callbacks saw.
 struct Harness {
@@ -143,7 +143,8 @@ TEST(LeaderElector, WaitsOutAnotherHoldersLeaseByLocalObservationNotByItsTimesta
 
   ASSERT_EQ(h.started, 1);
   EXPECT_GE(h.acquired_at - t0, seconds(15));
-  EXPECT_LT(h.acquired_at - t0, seconds(15) + seconds(2) * 2.2) << "one jittered retry late at most";
+  EXPECT_LT(h.acquired_at - t0, seconds(15) + seconds(2) * 2.2)
+      << "one jittered retry late at most";
   ASSERT_TRUE(while_held);
   EXPECT_EQ(while_held->holder_identity, "me");
   EXPECT_EQ(while_held->leader_transitions, 4) << "a new holder counts one more transition";
@@ -214,9 +215,9 @@ TEST(LeaderElector, AHolderThatKeepsRenewingKeepsTheLease) {
   cb.on_leader_status = [&](bool leader) {
     if (leader) acquired_at = h.clock.Now();
   };
-  auto e = LeaderElector::NewWithLock(
-      std::make_unique<RenewingLock>(h, t0 + seconds(60), last_renewal), h.config, std::move(cb),
-      h.clock);
+  auto e =
+      LeaderElector::NewWithLock(std::make_unique<RenewingLock>(h, t0 + seconds(60), last_renewal),
+                                 h.config, std::move(cb), h.clock);
   ASSERT_TRUE(e.ok()) << e.status();
   (*e)->Run(h.stop.get_token());
   EXPECT_GT(last_renewal, t0 + seconds(50));

@@ -2,20 +2,19 @@
 // from a Lease, what goes back in a PUT (the whole object, spec replaced, version kept), and the
 // core/v1 Event the legacy recorder would post. The real API server is exercised by the
 // integration tests.
-#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/lease_lock.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
+#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "tests/testing/fake_api_server.h"
@@ -27,7 +26,8 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using json = nlohmann::json;
 
-constexpr char kLeasePath[] = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler";
+constexpr char kLeasePath[] =
+    "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler";
 
 const char* kLease = R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
   "metadata":{"name":"kube-scheduler","namespace":"kube-system","uid":"u-1","resourceVersion":"42",
@@ -74,10 +74,9 @@ TEST(LeaseLock, TheObservedKeyIsUpstreamsRecordJsonAtSecondPrecision) {
   f.Answer(200, kLease);
   auto got = f.Lock().Get();
   ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(got->key,
-            R"({"holderIdentity":"other","leaseDurationSeconds":15,)"
-            R"("acquireTime":"2026-01-02T03:04:05Z","renewTime":"2026-01-02T03:04:06Z",)"
-            R"("leaderTransitions":2,"strategy":"","preferredHolder":""})");
+  EXPECT_EQ(got->key, R"({"holderIdentity":"other","leaseDurationSeconds":15,)"
+                      R"("acquireTime":"2026-01-02T03:04:05Z","renewTime":"2026-01-02T03:04:06Z",)"
+                      R"("leaderTransitions":2,"strategy":"","preferredHolder":""})");
   // A renewal within the same second is not a change to upstream either.
   LeaderElectionRecord r = got->record;
   r.renew_time = At("2026-01-02T03:04:06.999999Z");
@@ -92,8 +91,8 @@ TEST(LeaseLock, UpdateWritesTheWholeObjectBackWithTheNewSpecAndItsVersion) {
   f.Answer(200, kLease);
   LeaseLock lock = f.Lock();
   ASSERT_TRUE(lock.Get().ok());
-  LeaderElectionRecord r{"me", 15, At("2026-01-02T03:05:00.000001Z"),
-                         At("2026-01-02T03:05:00.000001Z"), 3, "", ""};
+  LeaderElectionRecord r{
+      "me", 15, At("2026-01-02T03:05:00.000001Z"), At("2026-01-02T03:05:00.000001Z"), 3, "", ""};
   ASSERT_TRUE(lock.Update(r).ok());
   auto reqs = f.t->Requests();
   ASSERT_EQ(reqs.size(), 2u);
@@ -133,7 +132,7 @@ TEST(LeaseLock, CreatePostsANewLeaseAndLaterUpdatesUseWhatCameBack) {
   f.Answer(201, kLease);
   LeaseLock lock = f.Lock();
   LeaderElectionRecord r{"me", 15, At("2026-01-02T03:05:00Z"), At("2026-01-02T03:05:00Z"), 0,
-                         "", ""};
+                         "",   ""};
   ASSERT_TRUE(lock.Create(r).ok());
   auto reqs = f.t->Requests();
   ASSERT_EQ(reqs.size(), 1u);
@@ -142,7 +141,8 @@ TEST(LeaseLock, CreatePostsANewLeaseAndLaterUpdatesUseWhatCameBack) {
   json body = json::parse(reqs[0].body);
   EXPECT_EQ(body["kind"], "Lease");
   EXPECT_EQ(body["apiVersion"], "coordination.k8s.io/v1");
-  EXPECT_EQ(body["metadata"], json::parse(R"({"name":"kube-scheduler","namespace":"kube-system"})"));
+  EXPECT_EQ(body["metadata"],
+            json::parse(R"({"name":"kube-scheduler","namespace":"kube-system"})"));
   EXPECT_EQ(body["spec"]["holderIdentity"], "me");
   EXPECT_EQ(body["spec"]["leaseTransitions"], 0);
   ASSERT_TRUE(lock.Update(r).ok());
@@ -189,7 +189,8 @@ TEST(LeaseLock, RecordEventPostsACoreEventAboutTheLease) {
   EXPECT_EQ(e["apiVersion"], "v1");
   EXPECT_THAT(e["metadata"]["name"].get<std::string>(), StartsWith("kube-scheduler."));
   EXPECT_EQ(e["metadata"]["namespace"], "kube-system");
-  EXPECT_EQ(e["involvedObject"], json::parse(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",
+  EXPECT_EQ(e["involvedObject"],
+            json::parse(R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1",
       "namespace":"kube-system","name":"kube-scheduler","uid":"u-1","resourceVersion":"42"})"));
   EXPECT_EQ(e["type"], "Normal");
   EXPECT_EQ(e["reason"], "LeaderElection");

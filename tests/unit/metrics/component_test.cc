@@ -34,27 +34,38 @@ TEST(ComponentMetrics, LeaderElection) {
 
 TEST(ComponentMetrics, RestRequestsByCodeMethodHost) {
   const std::string host = Unique("10.9.8.7:6443");
-  RestRequest ok{.verb = "POST", .host = host, .code = 201, .latency_seconds = 0.03,
-                 .rate_limiter_seconds = 0.001, .request_bytes = 300, .response_bytes = 5000};
+  RestRequest ok{.verb = "POST",
+                 .host = host,
+                 .code = 201,
+                 .latency_seconds = 0.03,
+                 .rate_limiter_seconds = 0.001,
+                 .request_bytes = 300,
+                 .response_bytes = 5000};
   ObserveRestRequest(ok);
-  RestRequest lost{.verb = "GET", .host = host, .code = 0, .latency_seconds = 1,
-                   .retry = true};
+  RestRequest lost{.verb = "GET", .host = host, .code = 0, .latency_seconds = 1, .retry = true};
   ObserveRestRequest(lost);
   std::string out = Registry::Global().Render();
-  EXPECT_THAT(out, HasSubstr("rest_client_requests_total{code=\"201\",host=\"" + host + "\","
+  EXPECT_THAT(out, HasSubstr("rest_client_requests_total{code=\"201\",host=\"" + host +
+                             "\","
                              "method=\"POST\"} 1\n"));
-  EXPECT_THAT(out, HasSubstr("rest_client_requests_total{code=\"<error>\",host=\"" + host + "\","
+  EXPECT_THAT(out, HasSubstr("rest_client_requests_total{code=\"<error>\",host=\"" + host +
+                             "\","
                              "method=\"GET\"} 1\n"));
-  EXPECT_THAT(out, HasSubstr("rest_client_request_duration_seconds_bucket{host=\"" + host + "\","
+  EXPECT_THAT(out, HasSubstr("rest_client_request_duration_seconds_bucket{host=\"" + host +
+                             "\","
                              "verb=\"POST\",le=\"0.025\"} 0\n"));
-  EXPECT_THAT(out, HasSubstr("rest_client_request_duration_seconds_bucket{host=\"" + host + "\","
+  EXPECT_THAT(out, HasSubstr("rest_client_request_duration_seconds_bucket{host=\"" + host +
+                             "\","
                              "verb=\"POST\",le=\"0.1\"} 1\n"));
-  EXPECT_THAT(out, HasSubstr("rest_client_response_size_bytes_bucket{host=\"" + host + "\","
+  EXPECT_THAT(out, HasSubstr("rest_client_response_size_bytes_bucket{host=\"" + host +
+                             "\","
                              "verb=\"POST\",le=\"4096\"} 0\n"));
   EXPECT_THAT(out, HasSubstr("rest_client_request_retries_total{code=\"<error>\",host="
-                             "\"" + host + "\",verb=\"GET\"} 1\n"));
+                             "\"" +
+                             host + "\",verb=\"GET\"} 1\n"));
   // No response: no response size.
-  EXPECT_THAT(out, Not(HasSubstr("rest_client_response_size_bytes_count{host=\"" + host + "\","
+  EXPECT_THAT(out, Not(HasSubstr("rest_client_response_size_bytes_count{host=\"" + host +
+                                 "\","
                                  "verb=\"GET\"}")));
 }
 

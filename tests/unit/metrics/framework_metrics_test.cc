@@ -88,8 +88,8 @@ class FrameworkMetrics : public ::testing::Test {
     nodes_ = testing::Pointers(infos_);
   }
   std::string Point(const std::string& point, const std::string& status) const {
-    return "scheduler_framework_extension_point_duration_seconds_count{extension_point=\"" +
-           point + "\",profile=\"" + profile_ + "\",status=\"" + status + "\"}";
+    return "scheduler_framework_extension_point_duration_seconds_count{extension_point=\"" + point +
+           "\",profile=\"" + profile_ + "\",status=\"" + status + "\"}";
   }
   std::string Evaluations(const std::string& point) const {
     return "scheduler_plugin_evaluation_total{extension_point=\"" + point +

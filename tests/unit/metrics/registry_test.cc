@@ -18,7 +18,8 @@ TEST(ExponentialBuckets, RepeatedMultiplicationAsComponentBase) {
 
 TEST(Registry, RendersStabilityPrefixAndOnlyFamiliesWithSeries) {
   Registry r;
-  auto& c = r.AddCounter({"x_total", "Counts x.", Type::kCounter, Stability::kStable, {"kind"}, {}});
+  auto& c =
+      r.AddCounter({"x_total", "Counts x.", Type::kCounter, Stability::kStable, {"kind"}, {}});
   r.AddGauge({"unused", "Never set.", Type::kGauge, Stability::kAlpha, {"a"}, {}});
   c.Add({{"kind", "k"}}).Increment(3);
   std::string out = r.Render();

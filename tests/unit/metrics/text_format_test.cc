@@ -1,9 +1,9 @@
 #include "pkg/metrics/text_format.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace stowage::metrics {
 namespace {
@@ -14,11 +14,11 @@ TEST(FormatFloat, MatchesGoShortestG) {
   EXPECT_EQ(FormatFloat(1), "1");
   EXPECT_EQ(FormatFloat(-1), "-1");
   EXPECT_EQ(FormatFloat(0.5), "0.5");
-  EXPECT_EQ(FormatFloat(0.0001), "0.0001");    // exponent -4: plain
-  EXPECT_EQ(FormatFloat(0.00001), "1e-05");    // exponent -5: exponent form
+  EXPECT_EQ(FormatFloat(0.0001), "0.0001");  // exponent -4: plain
+  EXPECT_EQ(FormatFloat(0.00001), "1e-05");  // exponent -5: exponent form
   EXPECT_EQ(FormatFloat(0.00001 * 1.5), "1.5000000000000002e-05");
   EXPECT_EQ(FormatFloat(16384), "16384");
-  EXPECT_EQ(FormatFloat(262144), "262144");    // exponent 5: plain
+  EXPECT_EQ(FormatFloat(262144), "262144");         // exponent 5: plain
   EXPECT_EQ(FormatFloat(1048576), "1.048576e+06");  // exponent 6: exponent form
   EXPECT_EQ(FormatFloat(2592000), "2.592e+06");
   EXPECT_EQ(FormatFloat(1310.72), "1310.72");
@@ -32,8 +32,8 @@ TEST(FormatFloat, MatchesGoShortestG) {
 prometheus::ClientMetric::Label L(std::string n, std::string v) { return {n, v}; }
 
 TEST(WriteTextFormat, SortsFamiliesAndSeriesAndEscapes) {
-  prometheus::MetricFamily b{"b_total", "[ALPHA] Second\\ line\nhere", prometheus::MetricType::Counter,
-                             {}};
+  prometheus::MetricFamily b{
+      "b_total", "[ALPHA] Second\\ line\nhere", prometheus::MetricType::Counter, {}};
   prometheus::ClientMetric m1, m2;
   m1.label = {L("k", "z")};
   m1.counter.value = 2;
@@ -61,8 +61,7 @@ TEST(WriteTextFormat, HistogramBucketsSumCountWithLeLast) {
   m.label = {L("a", "x"), L("b", "y")};
   m.histogram.sample_count = 3;
   m.histogram.sample_sum = 0.75;
-  m.histogram.bucket = {{1, 0.0001}, {2, 1048576},
-                        {3, std::numeric_limits<double>::infinity()}};
+  m.histogram.bucket = {{1, 0.0001}, {2, 1048576}, {3, std::numeric_limits<double>::infinity()}};
   h.metric = {m};
   EXPECT_EQ(WriteTextFormat({h}),
             "# HELP h_seconds Hist\n"

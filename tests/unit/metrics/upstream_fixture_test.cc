@@ -5,14 +5,14 @@
 // label names and buckets, both in the descriptors and in what Render() writes, and be hidden
 // exactly when upstream hides it; families stowage deliberately lacks are listed below with the
 // reason.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/families.h"

@@ -1,14 +1,12 @@
 // The scheduling queue with a fake clock: ordering, backoff arithmetic, hint-driven moves,
 // gating, in-flight events and the unschedulable leftover flush.
-#include "pkg/queue/scheduling_queue.h"
-
 #include <gtest/gtest.h>
+#include <prometheus/gauge.h>
 
 #include <thread>
 
-#include <prometheus/gauge.h>
-
 #include "pkg/metrics/metrics.h"
+#include "pkg/queue/scheduling_queue.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
@@ -50,7 +48,8 @@ struct NeedsOkNode : framework::FilterPlugin, framework::EnqueueExtensions {
     return {};
   }
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
-    auto hint = [](const api::Pod&, const framework::EventObject&, const framework::EventObject& n) {
+    auto hint = [](const api::Pod&, const framework::EventObject&,
+                   const framework::EventObject& n) {
       auto node = std::get<api::NodePtr>(n);
       const std::string* ok = node->metadata.labels.Get("ok");
       return ok && *ok == "yes" ? framework::QueueingHint::kQueue : framework::QueueingHint::kSkip;
@@ -80,8 +79,7 @@ class QueueTest : public ::testing::Test {
     ASSERT_TRUE(RegisterStub(registry_, "Bind", [] { return new testing::StubBinder; }).ok());
     ASSERT_TRUE(RegisterStub(registry_, "Gate", [] { return new Gate; }).ok());
     ASSERT_TRUE(RegisterStub(registry_, "NeedsOkNode", [] { return new NeedsOkNode; }).ok());
-    ASSERT_TRUE(
-        RegisterStub(registry_, "NeedsScaleDown", [] { return new NeedsScaleDown; }).ok());
+    ASSERT_TRUE(RegisterStub(registry_, "NeedsScaleDown", [] { return new NeedsScaleDown; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
@@ -241,7 +239,9 @@ TEST_F(QueueTest, GatedPodWaitsUntilUngated) {
   q_->Add(gated);
   EXPECT_EQ(q_->ActiveSize(), 0u);
   EXPECT_TRUE(q_->IsInUnschedulable(*gated));
-  q_->Update(gated, BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "no").Obj());
+  q_->Update(
+      gated,
+      BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "no").Obj());
   EXPECT_EQ(q_->ActiveSize(), 1u);
 }
 
@@ -306,8 +306,7 @@ TEST_F(QueueTest, EventsNoPluginRegisteredAreNotKeptForPodsInFlight) {
   const double before = retained.Value();
   q_->Add(BuildPod().Name("a").UID("a").Obj());
   auto a = q_->Pop();
-  q_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeDelete,
-                                    BuildNode().Name("n").Obj(), {});
+  q_->MoveAllToActiveOrBackoffQueue(framework::kEventNodeDelete, BuildNode().Name("n").Obj(), {});
   EXPECT_EQ(retained.Value() - before, 0);
   q_->Done(a->pod());
 }
@@ -330,13 +329,23 @@ TEST_F(QueueTest, DeleteRemovesFromEveryQueue) {
 }
 
 TEST_F(QueueTest, NominatorTracksNominatedNodeNames) {
-  auto p = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").NominatedNodeName("n1").Obj();
+  auto p = BuildPod()
+               .Name("p")
+               .UID("p")
+               .SchedulerName("default-scheduler")
+               .NominatedNodeName("n1")
+               .Obj();
   q_->Add(p);
   auto nominated = q_->NominatedPods();
   ASSERT_EQ(nominated.count("n1"), 1u);
   EXPECT_EQ(nominated["n1"][0]->pod->metadata.name, "p");
   // Moving the nomination to another node.
-  auto moved = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").NominatedNodeName("n2").Obj();
+  auto moved = BuildPod()
+                   .Name("p")
+                   .UID("p")
+                   .SchedulerName("default-scheduler")
+                   .NominatedNodeName("n2")
+                   .Obj();
   q_->Update(p, moved);
   nominated = q_->NominatedPods();
   EXPECT_EQ(nominated.count("n1"), 0u);
@@ -345,7 +354,12 @@ TEST_F(QueueTest, NominatorTracksNominatedNodeNames) {
   q_->DeleteNominatedPodIfExists(*moved);
   EXPECT_TRUE(q_->NominatedPods().empty());
   // Deleted pods drop their nomination too.
-  auto other = BuildPod().Name("o").UID("o").SchedulerName("default-scheduler").NominatedNodeName("n3").Obj();
+  auto other = BuildPod()
+                   .Name("o")
+                   .UID("o")
+                   .SchedulerName("default-scheduler")
+                   .NominatedNodeName("n3")
+                   .Obj();
   q_->Add(other);
   q_->Delete(*other);
   EXPECT_TRUE(q_->NominatedPods().empty());

@@ -1,18 +1,18 @@
 // EventRecorder's series aggregation, spam filter, note truncation and queue bound, over a
 // recording fake transport and a FakeClock (the code under test sits above the client).
-#include "pkg/common/mutex.h"
 #include "pkg/scheduler/event_recorder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
+#include "pkg/common/mutex.h"
 #include "tests/testing/fake_api_server.h"
 
 namespace stowage::scheduler {
@@ -148,16 +148,18 @@ TEST(EventRecorder, WhatMakesEventsIsomorphic) {
   f.recorder->Record(MakePod("p"), "default-scheduler", "Normal", "Scheduled", "Binding", "x");
   f.Failed(MakePod("q"));
   f.Failed(MakePod("p", "8"));
-  f.recorder->Record(MakePod("p"), "other-scheduler", "Warning", "FailedScheduling",
-                     "Scheduling", "x");
+  f.recorder->Record(MakePod("p"), "other-scheduler", "Warning", "FailedScheduling", "Scheduling",
+                     "x");
   f.recorder->SyncForTest();
   EXPECT_EQ(f.transport->RequestsOf("POST").size(), 5u);
   ASSERT_EQ(f.transport->RequestsOf("PATCH").size(), 1u);
   // The stored note stays the first one (writers may post in any order across objects).
   std::vector<std::string> notes;
-  for (const auto& r : f.transport->RequestsOf("POST")) notes.push_back(json::parse(r.body)["note"]);
+  for (const auto& r : f.transport->RequestsOf("POST"))
+    notes.push_back(json::parse(r.body)["note"]);
   EXPECT_THAT(notes, ::testing::Contains("0/3 nodes are available: 3 Insufficient cpu."));
-  EXPECT_THAT(notes, ::testing::Not(::testing::Contains("0/4 nodes are available: 4 Insufficient cpu.")));
+  EXPECT_THAT(notes,
+              ::testing::Not(::testing::Contains("0/4 nodes are available: 4 Insufficient cpu.")));
 }
 
 TEST(EventRecorder, SpamFilterLimitsNewEventsPerObject) {
@@ -299,7 +301,8 @@ TEST(EventRecorder, SlowWritesForOneObjectDoNotHoldUpOthers) {
     f.recorder->Record(MakePod("p" + std::to_string(i)), "s", "Normal", "R", "A", "n");
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (f.transport->RequestsOf("POST").size() < 6 && std::chrono::steady_clock::now() < deadline) {
+  while (f.transport->RequestsOf("POST").size() < 6 &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_GE(f.transport->RequestsOf("POST").size(), 6u);

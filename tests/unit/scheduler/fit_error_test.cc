@@ -13,9 +13,11 @@ TEST(FitErrorMessage, SortsTheCountedReasonsAsText) {
   statuses.emplace_back("n1", Status::Unschedulable("Insufficient cpu"));
   statuses.emplace_back("n2", Status::Unresolvable("node(s) had untolerated taint(s)"));
   statuses.emplace_back("n3", Status::Unresolvable("node(s) had untolerated taint(s)"));
-  statuses.emplace_back("n4", Status(framework::Code::kUnschedulable,
-                                     std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}));
-  statuses.emplace_back("n5", Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
+  statuses.emplace_back(
+      "n4", Status(framework::Code::kUnschedulable,
+                   std::vector<std::string>{"Insufficient cpu", "Insufficient memory"}));
+  statuses.emplace_back("n5",
+                        Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
   // Upstream sorts "<count> <reason>", so the counts lead the order.
   EXPECT_EQ(FitErrorMessage(5, statuses, "", ""),
             "0/5 nodes are available: 1 Insufficient memory, "
@@ -28,7 +30,8 @@ TEST(FitErrorMessage, AFewTaintedNodesComeBeforeManyUnmatchedOnes) {
   framework::NodeToStatus statuses;
   statuses.emplace_back("t", Status::Unresolvable("node(s) had untolerated taint(s)"));
   for (const char* n : {"a", "b", "c", "d"}) {
-    statuses.emplace_back(n, Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
+    statuses.emplace_back(
+        n, Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
   }
   EXPECT_EQ(FitErrorMessage(5, statuses, "", ""),
             "0/5 nodes are available: 1 node(s) had untolerated taint(s), "

@@ -94,8 +94,7 @@ TEST(PodScheduledFailurePatch, MatchesUpstream) {
        .nominated = "",
        .want = R"({"status":{"nominatedNodeName":null}})"},
       {.name = "a status flip takes a new transition time; HTML characters escaped as Go",
-       .pod = MakePod(1, {{.type = "Zeta", .status = "True"},
-                          Scheduled("True", "", "", 0)}),
+       .pod = MakePod(1, {{.type = "Zeta", .status = "True"}, Scheduled("True", "", "", 0)}),
        .reason = "SchedulerError",
        .message = "boom <&>",
        .want = R"({"status":{"$setElementOrder/conditions":[{"type":"Zeta"},)"
@@ -147,8 +146,7 @@ TEST(PatchPodStatusWithRetry, RetriesConflictsAndServerErrorsOnly) {
     meta.name = "p";
     Status s = PatchPodStatusWithRetry(client, meta, "{}", clock);
     EXPECT_EQ(s.ok(), c.want_ok) << c.name << ": " << s;
-    EXPECT_EQ(api->Requests("PATCH", "/api/v1/namespaces/ns/pods/p/status").size(),
-              c.want_attempts)
+    EXPECT_EQ(api->Requests("PATCH", "/api/v1/namespaces/ns/pods/p/status").size(), c.want_attempts)
         << c.name;
   }
 }

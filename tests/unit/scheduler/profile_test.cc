@@ -90,8 +90,8 @@ TEST(BuildProfiles, FitArgsAreValidatedBeforeThePluginIsBuilt) {
   cfg.profiles[0].plugin_config.push_back({"NodeResourcesFit", fit});
   config::SetDefaults(cfg);
   testing::FakeHandle handle;
-  auto built = BuildProfiles(cfg, plugins::NewInTreeRegistry(), handle,
-                             plugins::NotYetImplemented());
+  auto built =
+      BuildProfiles(cfg, plugins::NewInTreeRegistry(), handle, plugins::NotYetImplemented());
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.status().message(),
             "profile \"default-scheduler\": initializing plugin \"NodeResourcesFit\": "

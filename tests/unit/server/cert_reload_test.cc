@@ -135,7 +135,7 @@ TEST_F(CertReloadTest, ReloadIfChangedReportsChangesDirectly) {
   ASSERT_TRUE(sc.ok()) << sc.status();
   TlsContextPtr before = (*sc)->Current();
   EXPECT_FALSE((*sc)->ReloadIfChanged());  // nothing changed
-  WritePair(a);                             // new inode, same content: no new context
+  WritePair(a);                            // new inode, same content: no new context
   EXPECT_FALSE((*sc)->ReloadIfChanged());
   EXPECT_EQ((*sc)->Current(), before);
   WritePair(NewPem());
@@ -180,8 +180,9 @@ TEST_F(CertReloadTest, CertDirGeneratesThePairOnceAndReusesIt) {
   std::filesystem::remove(key);  // half a pair is an error, not a reason to regenerate
   auto half = SecureServer::Start(o, Ok());
   ASSERT_FALSE(half.ok());
-  EXPECT_THAT(half.status().message(),
-              HasSubstr("error reading " + key + ", certificate and key must be supplied as a pair"));
+  EXPECT_THAT(
+      half.status().message(),
+      HasSubstr("error reading " + key + ", certificate and key must be supplied as a pair"));
 }
 
 }  // namespace

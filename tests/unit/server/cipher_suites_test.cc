@@ -26,8 +26,8 @@ TEST(CipherSuitesTest, MapsGoNamesToOpenSsl) {
 }
 
 TEST(CipherSuitesTest, LegacyChachaAliasesAreAcceptedOnce) {
-  auto sel = ParseCipherSuites({"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
-                                "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"});
+  auto sel = ParseCipherSuites(
+      {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"});
   ASSERT_TRUE(sel.ok()) << sel.status();
   EXPECT_EQ(sel->tls12_openssl_list, "ECDHE-RSA-CHACHA20-POLY1305");
 }
@@ -53,9 +53,9 @@ TEST(CipherSuitesTest, UnknownNameIsAnErrorNamingIt) {
 }
 
 TEST(CipherSuitesTest, InsecureAndCbcSuitesAreRefused) {
-  for (const char* name : {"TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_RC4_128_SHA",
-                           "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA",
-                           "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"}) {
+  for (const char* name :
+       {"TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_RSA_WITH_RC4_128_SHA",
+        "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"}) {
     auto sel = ParseCipherSuites({name});
     ASSERT_FALSE(sel.ok()) << name;
     EXPECT_THAT(sel.status().message(), HasSubstr(std::string(name) + " is refused as insecure"));
@@ -66,8 +66,9 @@ TEST(CipherSuitesTest, InsecureAndCbcSuitesAreRefused) {
 }
 
 TEST(CipherSuitesTest, EveryKnownSuiteHasAnOpenSslName) {
-  for (const char* name : {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA",
-                           "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "TLS_CHACHA20_POLY1305_SHA256"}) {
+  for (const char* name :
+       {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_RSA_WITH_AES_256_CBC_SHA",
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "TLS_CHACHA20_POLY1305_SHA256"}) {
     const CipherSuiteInfo* info = FindCipherSuite(name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_FALSE(info->openssl_name.empty());

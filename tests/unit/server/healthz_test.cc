@@ -28,18 +28,19 @@ class HealthzTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(InstallHealthChecks(router_, "/healthz", {}, &metrics_).ok());
     ASSERT_TRUE(InstallHealthChecks(router_, "/livez", {PingHealthCheck()}, &metrics_).ok());
-    ASSERT_TRUE(InstallHealthChecks(
-                    router_, "/readyz",
-                    {PingHealthCheck(),
-                     NamedHealthCheck("sched-handler-sync",
-                                      [this] {
-                                        return synced_ ? OkStatus()
-                                                       : InternalError("handlers are not fully "
-                                                                       "synchronized");
-                                      }),
-                     ShutdownHealthCheck([this] { return stopping_.load(); }),
-                     {"etcd", [] { return OkStatus(); }, "storage"}},
-                    &metrics_)
+    ASSERT_TRUE(InstallHealthChecks(router_, "/readyz",
+                                    {PingHealthCheck(),
+                                     NamedHealthCheck("sched-handler-sync",
+                                                      [this] {
+                                                        return synced_
+                                                                   ? OkStatus()
+                                                                   : InternalError(
+                                                                         "handlers are not fully "
+                                                                         "synchronized");
+                                                      }),
+                                     ShutdownHealthCheck([this] { return stopping_.load(); }),
+                                     {"etcd", [] { return OkStatus(); }, "storage"}},
+                                    &metrics_)
                     .ok());
     ASSERT_TRUE(InstallSliMetricsHandler(router_, metrics_).ok());
   }
@@ -81,8 +82,9 @@ TEST_F(HealthzTest, FailureIsAlwaysVerboseWithTheReasonWithheld) {
 
 TEST_F(HealthzTest, ExcludeByNameAndGroupAndWarnAboutUnknownNames) {
   synced_ = false;
-  Response r = router_.Serve(Get("/readyz", "exclude=sched-handler-sync&exclude=storage&exclude=zz"
-                                            "&exclude=aa&verbose"));
+  Response r = router_.Serve(Get("/readyz",
+                                 "exclude=sched-handler-sync&exclude=storage&exclude=zz"
+                                 "&exclude=aa&verbose"));
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body,
             "[+]ping ok\n[+]sched-handler-sync excluded: ok\n[+]shutdown ok\n"

@@ -1,5 +1,7 @@
 // The secure server's HTTP/1.1 behaviour over real TLS on 127.0.0.1: start-up errors, keep-alive,
 // 404/HEAD/panics/Cache-Control, 431/413/400, Expect: 100-continue.
+#include "pkg/server/https_server.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
@@ -7,7 +9,6 @@
 
 #include <thread>
 
-#include "pkg/server/https_server.h"
 #include "pkg/server/self_signed.h"
 #include "tests/unit/server/server_test_fixture.h"
 #include "tests/unit/server/tls_test_client.h"
@@ -15,8 +16,8 @@
 namespace stowage::server {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ClientOptions;
+using ::testing::HasSubstr;
 using testing::HttpsGet;
 using testing::TlsClient;
 
@@ -127,7 +128,9 @@ TEST_F(HttpsServerTest, OversizedHeaderGets431AndBodyGets413ThenClose) {
   ASSERT_TRUE(e.ok());
   std::string chunk(800, 'c');
   ASSERT_TRUE((*e)->Write("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                          "320\r\n" + chunk + "\r\n320\r\n" + chunk + "\r\n0\r\n\r\n").ok());
+                          "320\r\n" +
+                          chunk + "\r\n320\r\n" + chunk + "\r\n0\r\n\r\n")
+                  .ok());
   auto chunked = (*e)->ReadResponse();
   ASSERT_TRUE(chunked.ok()) << chunked.status();
   EXPECT_EQ(chunked->status, 413);
@@ -163,7 +166,8 @@ TEST_F(HttpsServerTest, ExpectContinueIsAnswered) {
   auto c = TlsClient::Connect(server->port());
   ASSERT_TRUE(c.ok());
   ASSERT_TRUE((*c)->Write("PUT /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-                          "Content-Length: 3\r\n\r\n").ok());
+                          "Content-Length: 3\r\n\r\n")
+                  .ok());
   auto cont = (*c)->ReadResponse();
   ASSERT_TRUE(cont.ok()) << cont.status();
   EXPECT_EQ(cont->status, 100);

@@ -73,9 +73,8 @@ class RobustnessTest : public ::testing::Test {
     o.bind_address = "127.0.0.1";
     o.port = 0;
     auto router = router_;
-    auto s = SecureServer::Start(std::move(o), [router](const Request& r) {
-      return router->Serve(r);
-    });
+    auto s =
+        SecureServer::Start(std::move(o), [router](const Request& r) { return router->Serve(r); });
     EXPECT_TRUE(s.ok()) << s.status();
     return s.ok() ? std::move(*s) : nullptr;
   }
@@ -196,8 +195,8 @@ TEST_F(RobustnessTest, ShutdownFinishesTheRequestInFlightAndClosesIdleConnection
   ASSERT_TRUE(idle.ok());
   ASSERT_TRUE((*idle)->Get("/healthz").ok());
 
-  auto in_flight = std::async(std::launch::async,
-                              [port = server->port()] { return HttpsGet(port, "/slow"); });
+  auto in_flight =
+      std::async(std::launch::async, [port = server->port()] { return HttpsGet(port, "/slow"); });
   ASSERT_TRUE(gate_->AwaitWaiters(1));
   uint16_t port = server->port();
   std::thread opener([this] {
@@ -222,8 +221,8 @@ TEST_F(RobustnessTest, ShutdownGivesUpOnAHandlerThatNeverReturns) {
   o.shutdown_grace = std::chrono::milliseconds(200);
   auto server = Start(o);
   ASSERT_NE(server, nullptr);
-  auto stuck = std::async(std::launch::async,
-                          [port = server->port()] { return HttpsGet(port, "/slow"); });
+  auto stuck =
+      std::async(std::launch::async, [port = server->port()] { return HttpsGet(port, "/slow"); });
   ASSERT_TRUE(gate_->AwaitWaiters(1));
   server->Shutdown();  // returns although the handler is still blocked
   auto r = stuck.get();

@@ -1,9 +1,9 @@
 // The generated certificate: upstream's names, SANs, chain, validity and usages.
 #include "pkg/server/self_signed.h"
 
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -42,7 +42,8 @@ std::string CommonName(X509_NAME* name) {
 }
 
 void Sans(X509* x, std::vector<std::string>* dns, std::vector<std::string>* ips) {
-  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(x, NID_subject_alt_name, nullptr, nullptr));
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(x, NID_subject_alt_name, nullptr, nullptr));
   ASSERT_NE(names, nullptr);
   for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
     GENERAL_NAME* g = sk_GENERAL_NAME_value(names, i);
@@ -69,7 +70,8 @@ TEST(SelfSignedTest, UnspecifiedBindAddressGetsLocalhostSans) {
   EXPECT_THAT(dns, ElementsAre("localhost"));
   EXPECT_THAT(ips, ElementsAre("127.0.0.1"));
   EXPECT_THAT(CommonName(X509_get_subject_name(chain[0].get())), MatchesRegex("localhost@[0-9]+"));
-  EXPECT_THAT(CommonName(X509_get_subject_name(chain[1].get())), MatchesRegex("localhost-ca@[0-9]+"));
+  EXPECT_THAT(CommonName(X509_get_subject_name(chain[1].get())),
+              MatchesRegex("localhost-ca@[0-9]+"));
   EXPECT_EQ(CommonName(X509_get_issuer_name(chain[0].get())),
             CommonName(X509_get_subject_name(chain[1].get())));
 }
@@ -131,8 +133,8 @@ TEST(SelfSignedTest, MismatchedKeyIsRefusedByTheTlsContext) {
   ASSERT_FALSE(ctx.ok());
   EXPECT_THAT(ctx.status().message(),
               ::testing::HasSubstr("private key b.key does not match certificate a.crt"));
-  auto garbage = NewServerTlsContext(*MakeTlsSettings("", {}, false), {"junk", a->key_pem},
-                                     "x.crt", "x.key");
+  auto garbage =
+      NewServerTlsContext(*MakeTlsSettings("", {}, false), {"junk", a->key_pem}, "x.crt", "x.key");
   ASSERT_FALSE(garbage.ok());
   EXPECT_THAT(garbage.status().message(), ::testing::HasSubstr("x.crt: no PEM certificate found"));
 }

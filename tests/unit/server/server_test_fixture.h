@@ -31,19 +31,17 @@ class ServerTest : public ::testing::Test {
                              [](const Request& req) {
                                Response r;
                                r.body = req.method + " " + req.path + " q=" + req.query +
-                                        " body=" + req.body + " ua=" +
-                                        std::string(req.Header("user-agent")) + " from=" +
-                                        req.remote_address + " certs=" +
+                                        " body=" + req.body +
+                                        " ua=" + std::string(req.Header("user-agent")) +
+                                        " from=" + req.remote_address + " certs=" +
                                         std::to_string(req.peer_certificates_der.size());
                                return r;
                              })
                     .ok());
-    ASSERT_TRUE(router_
-                    ->Handle("/throw",
-                             [](const Request&) -> Response {
-                               throw std::runtime_error("boom");
-                             })
-                    .ok());
+    ASSERT_TRUE(
+        router_
+            ->Handle("/throw", [](const Request&) -> Response { throw std::runtime_error("boom"); })
+            .ok());
     ASSERT_TRUE(router_
                     ->Handle("/cached",
                              [](const Request&) {
@@ -55,9 +53,8 @@ class ServerTest : public ::testing::Test {
   }
   std::unique_ptr<SecureServer> StartServer(ServingOptions o = TestOptions()) {
     auto router = router_;
-    auto s = SecureServer::Start(std::move(o), [router](const Request& r) {
-      return router->Serve(r);
-    });
+    auto s =
+        SecureServer::Start(std::move(o), [router](const Request& r) { return router->Serve(r); });
     EXPECT_TRUE(s.ok()) << s.status();
     return s.ok() ? std::move(*s) : nullptr;
   }

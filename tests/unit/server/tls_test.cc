@@ -15,8 +15,8 @@
 namespace stowage::server {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ClientOptions;
+using ::testing::HasSubstr;
 using testing::HttpsGet;
 using testing::TlsClient;
 

@@ -5,13 +5,13 @@
 #pragma once
 
 #include <arpa/inet.h>
-#include <signal.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,9 +26,9 @@
 namespace stowage::server::testing {
 
 struct ClientOptions {
-  int min_version = 0;      // OpenSSL version constant; 0 = library default
+  int min_version = 0;  // OpenSSL version constant; 0 = library default
   int max_version = 0;
-  std::string cipher_list;  // TLS <= 1.2 suites; "" = default
+  std::string cipher_list;        // TLS <= 1.2 suites; "" = default
   bool security_level_0 = false;  // needed for OpenSSL 3 to even offer TLS 1.0/1.1
   std::vector<std::string> alpn;  // offered protocols, e.g. {"h2", "http/1.1"}
   std::string cert_pem;           // client certificate chain (optional)
@@ -91,8 +91,7 @@ inline int ConnectTcp(uint16_t port, int timeout_seconds = 30) {
 
 class TlsClient {
  public:
-  static StatusOr<std::unique_ptr<TlsClient>> Connect(uint16_t port,
-                                                      const ClientOptions& o = {}) {
+  static StatusOr<std::unique_ptr<TlsClient>> Connect(uint16_t port, const ClientOptions& o = {}) {
     std::unique_ptr<TlsClient> c(new TlsClient());
     c->ctx_ = SSL_CTX_new(TLS_client_method());
     if (o.security_level_0) SSL_CTX_set_security_level(c->ctx_, 0);
@@ -150,8 +149,8 @@ class TlsClient {
   StatusOr<HttpResponse> ReadResponse(bool head = false) {
     size_t end;
     while ((end = buf_.find("\r\n\r\n")) == std::string::npos) {
-      if (!Fill()) return UnavailableError("connection ended before the response headers: [" +
-                                           buf_ + "]");
+      if (!Fill())
+        return UnavailableError("connection ended before the response headers: [" + buf_ + "]");
     }
     HttpResponse r;
     std::string head_text = buf_.substr(0, end);

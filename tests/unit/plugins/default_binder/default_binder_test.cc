@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "pkg/common/clock.h"
-
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
@@ -55,12 +54,12 @@ TEST(DefaultBinder, RetriesTransientFailures) {
     size_t want_calls;
     bool want_success;
   } cases[] = {
-      {"internal error, then bound", {UnavailableError("HTTP 500 Internal Server Error")}, 2,
-       true},
+      {"internal error, then bound", {UnavailableError("HTTP 500 Internal Server Error")}, 2, true},
       {"service unavailable twice, then bound",
        {UnavailableError("HTTP 503 Service Unavailable"),
         UnavailableError("HTTP 503 Service Unavailable")},
-       3, true},
+       3,
+       true},
       {"connection refused every time",
        std::vector<stowage::Status>(6, UnavailableError("connecting: Connection refused")), 4,
        false},

@@ -26,18 +26,17 @@ TEST_P(DefaultNormalizeScoreTest, MatchesUpstream) {
 }
 
 // The cases of upstream's normalize_score_test.go, plus an empty list.
-INSTANTIATE_TEST_SUITE_P(
-    Upstream, DefaultNormalizeScoreTest,
-    ::testing::Values(Case{false, {1, 2, 3, 4}, {25, 50, 75, 100}},
-                      Case{true, {1, 2, 3, 4}, {75, 50, 25, 0}},
-                      Case{false, {1000, 10, 20, 30}, {100, 1, 2, 3}},
-                      Case{true, {1000, 10, 20, 30}, {0, 99, 98, 97}},
-                      Case{false, {1, 1, 1, 1}, {100, 100, 100, 100}},
-                      Case{false, {1000, 1, 1, 1}, {100, 0, 0, 0}},
-                      Case{true, {0, 1, 1, 1}, {100, 0, 0, 0}},
-                      Case{false, {0, 0, 0, 0}, {0, 0, 0, 0}},
-                      Case{true, {0, 0, 0, 0}, {100, 100, 100, 100}},
-                      Case{true, {}, {}}));
+INSTANTIATE_TEST_SUITE_P(Upstream, DefaultNormalizeScoreTest,
+                         ::testing::Values(Case{false, {1, 2, 3, 4}, {25, 50, 75, 100}},
+                                           Case{true, {1, 2, 3, 4}, {75, 50, 25, 0}},
+                                           Case{false, {1000, 10, 20, 30}, {100, 1, 2, 3}},
+                                           Case{true, {1000, 10, 20, 30}, {0, 99, 98, 97}},
+                                           Case{false, {1, 1, 1, 1}, {100, 100, 100, 100}},
+                                           Case{false, {1000, 1, 1, 1}, {100, 0, 0, 0}},
+                                           Case{true, {0, 1, 1, 1}, {100, 0, 0, 0}},
+                                           Case{false, {0, 0, 0, 0}, {0, 0, 0, 0}},
+                                           Case{true, {0, 0, 0, 0}, {100, 100, 100, 100}},
+                                           Case{true, {}, {}}));
 
 TEST(DefaultNormalizeScore, OtherMaxPriority) {
   framework::NodeScoreList list = {{"a", 3}, {"b", 6}};

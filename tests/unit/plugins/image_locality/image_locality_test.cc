@@ -70,10 +70,12 @@ TEST(ImageLocality, Score) {
        {Node403002000().Name("node1").Obj(), Node25010().Name("node2").Obj()},
        {0, 5}},
       // node1: 100 * ((40M + 300M)/2 - 23M) / (2000M - 23M) = 7.
-      {"two images on one node, prefer this node", pod({"gcr.io/40", "gcr.io/300"}).Obj(),
+      {"two images on one node, prefer this node",
+       pod({"gcr.io/40", "gcr.io/300"}).Obj(),
        {Node403002000().Name("node1").Obj(), Node25010().Name("node2").Obj()},
        {7, 0}},
-      {"if exceed limit, use limit", pod({"gcr.io/10", "gcr.io/4000"}).Obj(),
+      {"if exceed limit, use limit",
+       pod({"gcr.io/10", "gcr.io/4000"}).Obj(),
        {Node400030().Name("node1").Obj(), Node25010().Name("node2").Obj()},
        {100, 0}},
       // node1: 100 * (4000M/3 - 23M) / (2000M - 23M) = 66.
@@ -90,12 +92,14 @@ TEST(ImageLocality, Score) {
         BuildNode().Name("node3").Obj()},
        {32, 36, 0}},
       // node1: 100 * (30M + 40M/2 - 23M) / (2000M - 23M) = 1.
-      {"pod with multiple small images", pod({"gcr.io/30", "gcr.io/40"}).Obj(),
+      {"pod with multiple small images",
+       pod({"gcr.io/30", "gcr.io/40"}).Obj(),
        {Node203040().Name("node1").Obj(), Node400030().Name("node2").Obj()},
        {1, 0}},
       // node1: 100 * (300M/2 - 23M) / (1000M * 2 - 23M) = 6: since 1.37 the image volume counts
       // in the bound as well as in the sum (1.36 gave 12).
-      {"pod with ImageVolume", pod({"gcr.io/30"}).ImageVolume("imageVolume", "gcr.io/300").Obj(),
+      {"pod with ImageVolume",
+       pod({"gcr.io/30"}).ImageVolume("imageVolume", "gcr.io/300").Obj(),
        {Node300600900().Name("node1").Obj(), Node400030().Name("node2").Obj()},
        {6, 0}},
       {"same images as the ImageVolume pod, as container images",
@@ -103,15 +107,15 @@ TEST(ImageLocality, Score) {
        {Node300600900().Name("node1").Obj(), Node400030().Name("node2").Obj()},
        {6, 0}},
       // node1: 100 * (300M/2 - 23M) / (2000M - 23M) = 6.
-      {"include InitContainers", pod({"gcr.io/30"}).InitContainer("gcr.io/300").Obj(),
+      {"include InitContainers",
+       pod({"gcr.io/30"}).InitContainer("gcr.io/300").Obj(),
        {Node403002000().Name("node1").Obj(), Node203040().Name("node2").Obj()},
        {6, 0}},
-      {"tagged reference matches that tag only", pod({"gcr.io/40:v1"}).Obj(),
+      {"tagged reference matches that tag only",
+       pod({"gcr.io/40:v1"}).Obj(),
        {Node403002000().Name("node1").Obj(), Node60040900().Name("node2").Obj()},
        {0, 0}},
-      {"no images anywhere", pod({"gcr.io/nothing"}).Obj(),
-       {BuildNode().Name("node1").Obj()},
-       {0}},
+      {"no images anywhere", pod({"gcr.io/nothing"}).Obj(), {BuildNode().Name("node1").Obj()}, {0}},
   };
   for (const auto& c : cases) {
     testing::FakeHandle handle;

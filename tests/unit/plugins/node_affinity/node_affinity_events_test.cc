@@ -63,8 +63,8 @@ TEST(NodeAffinityEvents, IsSchedulableAfterNodeChange) {
        node({{"foo", "bar"}}), node({{"foo", "bar"}}), QueueingHint::kSkip},
       {"skip-queue-on-add-scheduler-enforced-node-affinity", enforced, pod, none, node({}),
        QueueingHint::kSkip},
-      {"queue-on-add-scheduler-enforced-node-affinity", enforced, pod, none,
-       node({{"foo", "bar"}}), QueueingHint::kQueue},
+      {"queue-on-add-scheduler-enforced-node-affinity", enforced, pod, none, node({{"foo", "bar"}}),
+       QueueingHint::kQueue},
       // An invalid required term makes upstream's Match error when nothing matched: Queue.
       {"queue-on-parse-error", std::nullopt,
        PodRequiring({Expr({R("foo", "In", {"invalid value: ___@#$%^"})})}), none, node({}),
@@ -72,8 +72,8 @@ TEST(NodeAffinityEvents, IsSchedulableAfterNodeChange) {
   };
   for (const Case& c : cases) {
     auto plugin = MakePlugin(c.added);
-    EXPECT_EQ(dynamic_cast<NodeAffinity&>(*plugin).IsSchedulableAfterNodeChange(
-                  *c.pod, c.old_obj, c.new_obj),
+    EXPECT_EQ(dynamic_cast<NodeAffinity&>(*plugin).IsSchedulableAfterNodeChange(*c.pod, c.old_obj,
+                                                                                c.new_obj),
               c.want)
         << c.name;
   }

@@ -2,9 +2,9 @@
 // nodeaffinity/node_affinity_test.go TestNodeAffinityPriority, plus the factory's args checks.
 #include <gtest/gtest.h>
 
+#include <any>
 #include <optional>
 #include <ostream>
-#include <any>
 #include <string>
 #include <vector>
 
@@ -28,9 +28,9 @@ const stowage::testing::KeyValues kLabel5 = {{"foo", "bar"}, {"key", "value"}, {
 
 api::NodeAffinity Affinity1() { return Preferred({Pref(2, {R("foo", "In", {"bar"})})}); }
 api::NodeAffinity Affinity2() {
-  return Preferred({Pref(2, {R("foo", "In", {"bar"})}), Pref(4, {R("key", "In", {"value"})}),
-                    Pref(5, {R("foo", "In", {"bar"}), R("key", "In", {"value"}),
-                             R("az", "In", {"az1"})})});
+  return Preferred(
+      {Pref(2, {R("foo", "In", {"bar"})}), Pref(4, {R("key", "In", {"value"})}),
+       Pref(5, {R("foo", "In", {"bar"}), R("key", "In", {"value"}), R("az", "In", {"az1"})})});
 }
 
 struct NodeSpec {
@@ -83,34 +83,49 @@ TEST_P(NodeAffinityScoreTest, NormalizedScores) {
 
 INSTANTIATE_TEST_SUITE_P(
     Upstream, NodeAffinityScoreTest,
-    ::testing::Values(
-        ScoreCase{"all nodes are same priority as NodeAffinity is nil", BuildPod().Obj(),
-                  {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel3}}, {0, 0, 0}, false},
-        ScoreCase{"no node matches preferred terms",
-                  BuildPod().NodeAffinity(Affinity1()).Obj(),
-                  {{"node1", kLabel4}, {"node2", kLabel2}, {"node3", kLabel3}}, {0, 0, 0}},
-        ScoreCase{"only node1 matches", BuildPod().NodeAffinity(Affinity1()).Obj(),
-                  {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel3}}, {100, 0, 0}},
-        ScoreCase{"all nodes match with different priorities",
-                  BuildPod().NodeAffinity(Affinity2()).Obj(),
-                  {{"node1", kLabel1}, {"node5", kLabel5}, {"node2", kLabel2}}, {18, 100, 36}},
-        ScoreCase{"added affinity", BuildPod().Obj(), {{"node1", kLabel1}, {"node2", kLabel2}},
-                  {100, 0}, true, Affinity1()},
-        ScoreCase{"added affinity and pod has default affinity",
-                  BuildPod().NodeAffinity(Affinity1()).Obj(),
-                  {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel5}}, {40, 60, 100},
-                  true, Preferred({Pref(3, {R("key", "In", {"value"})})})},
-        ScoreCase{"priorities correct even if PreScore is not called",
-                  BuildPod().NodeAffinity(Affinity2()).Obj(),
-                  {{"node1", kLabel1}, {"node5", kLabel5}, {"node2", kLabel2}}, {18, 100, 36},
-                  false},
-        // Terms of weight 0 and empty terms are dropped.
-        ScoreCase{"zero-weight and empty terms ignored",
-                  BuildPod().NodeAffinity(Preferred({Pref(0, {R("foo", "In", {"bar"})}),
-                                                     api::PreferredSchedulingTerm{7, {}},
-                                                     Pref(1, {R("key", "Exists")})}))
-                      .Obj(),
-                  {{"node1", kLabel1}, {"node2", kLabel2}}, {0, 100}}),
+    ::testing::Values(ScoreCase{"all nodes are same priority as NodeAffinity is nil",
+                                BuildPod().Obj(),
+                                {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel3}},
+                                {0, 0, 0},
+                                false},
+                      ScoreCase{"no node matches preferred terms",
+                                BuildPod().NodeAffinity(Affinity1()).Obj(),
+                                {{"node1", kLabel4}, {"node2", kLabel2}, {"node3", kLabel3}},
+                                {0, 0, 0}},
+                      ScoreCase{"only node1 matches",
+                                BuildPod().NodeAffinity(Affinity1()).Obj(),
+                                {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel3}},
+                                {100, 0, 0}},
+                      ScoreCase{"all nodes match with different priorities",
+                                BuildPod().NodeAffinity(Affinity2()).Obj(),
+                                {{"node1", kLabel1}, {"node5", kLabel5}, {"node2", kLabel2}},
+                                {18, 100, 36}},
+                      ScoreCase{"added affinity",
+                                BuildPod().Obj(),
+                                {{"node1", kLabel1}, {"node2", kLabel2}},
+                                {100, 0},
+                                true,
+                                Affinity1()},
+                      ScoreCase{"added affinity and pod has default affinity",
+                                BuildPod().NodeAffinity(Affinity1()).Obj(),
+                                {{"node1", kLabel1}, {"node2", kLabel2}, {"node3", kLabel5}},
+                                {40, 60, 100},
+                                true,
+                                Preferred({Pref(3, {R("key", "In", {"value"})})})},
+                      ScoreCase{"priorities correct even if PreScore is not called",
+                                BuildPod().NodeAffinity(Affinity2()).Obj(),
+                                {{"node1", kLabel1}, {"node5", kLabel5}, {"node2", kLabel2}},
+                                {18, 100, 36},
+                                false},
+                      // Terms of weight 0 and empty terms are dropped.
+                      ScoreCase{"zero-weight and empty terms ignored",
+                                BuildPod()
+                                    .NodeAffinity(Preferred({Pref(0, {R("foo", "In", {"bar"})}),
+                                                             api::PreferredSchedulingTerm{7, {}},
+                                                             Pref(1, {R("key", "Exists")})}))
+                                    .Obj(),
+                                {{"node1", kLabel1}, {"node2", kLabel2}},
+                                {0, 100}}),
     [](const ::testing::TestParamInfo<ScoreCase>& info) {
       return "Case" + std::to_string(info.index);
     });
@@ -158,7 +173,6 @@ TEST(NodeAffinityArgs, InvalidAddedAffinityFails) {
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->Name(), "NodeAffinity");
 }
-
 
 }  // namespace
 }  // namespace stowage::plugins::node_affinity::testutil

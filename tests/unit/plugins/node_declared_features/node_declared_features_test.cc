@@ -34,22 +34,43 @@ TEST(NodeDeclaredFeatures, PreFilterWithMockRegistry) {
   };
   const Version v135{1, 35, 0};
   std::vector<Case> cases = {
-      {"plugin disabled", false, {Mock("TestFeature1", true), Mock("TestFeature2", false)}, v135,
-       Code::kSkip, {}},
-      {"pod with feature requirements", true,
-       {Mock("TestFeature1", true), Mock("TestFeature2", false)}, v135, Code::kSuccess,
+      {"plugin disabled",
+       false,
+       {Mock("TestFeature1", true), Mock("TestFeature2", false)},
+       v135,
+       Code::kSkip,
+       {}},
+      {"pod with feature requirements",
+       true,
+       {Mock("TestFeature1", true), Mock("TestFeature2", false)},
+       v135,
+       Code::kSuccess,
        {"TestFeature1"}},
-      {"pod with multiple feature requirements", true,
+      {"pod with multiple feature requirements",
+       true,
        {Mock("TestFeature2", true, Version{1, 38, 0}),
         Mock("TestFeature1", true, Version{1, 38, 0})},
-       v135, Code::kSuccess, {"TestFeature1", "TestFeature2"}},
-      {"pod with no requirements", true,
-       {Mock("TestFeature1", false), Mock("TestFeature2", false)}, v135, Code::kSkip, {}},
-      {"feature not required, version > MaxVersion", true,
+       v135,
+       Code::kSuccess,
+       {"TestFeature1", "TestFeature2"}},
+      {"pod with no requirements",
+       true,
+       {Mock("TestFeature1", false), Mock("TestFeature2", false)},
+       v135,
+       Code::kSkip,
+       {}},
+      {"feature not required, version > MaxVersion",
+       true,
        {Mock("TestFeature1", true, Version{1, 33, 0}), Mock("TestFeature2", false)},
-       Version{1, 34, 0}, Code::kSkip, {}},
-      {"feature required, version == MaxVersion", true, {Mock("TestFeature1", true, v135)}, v135,
-       Code::kSuccess, {"TestFeature1"}},
+       Version{1, 34, 0},
+       Code::kSkip,
+       {}},
+      {"feature required, version == MaxVersion",
+       true,
+       {Mock("TestFeature1", true, v135)},
+       v135,
+       Code::kSuccess,
+       {"TestFeature1"}},
   };
   auto pod = framework::NewPodInfo(BuildPod().Name("test-pod").Obj());
   for (const auto& c : cases) {
@@ -91,31 +112,48 @@ TEST(NodeDeclaredFeatures, Filter) {
   };
   std::vector<Case> cases = {
       {"plugin disabled", false, {"FeatureA", "FeatureB"}, std::nullopt, Code::kSuccess},
-      {"node matches requirements", true, {"FeatureA", "FeatureB"},
-       std::vector<std::string>{"FeatureA"}, Code::kSuccess},
-      {"node does not match requirements", true, {"FeatureB"},
-       std::vector<std::string>{"FeatureA"}, Code::kUnschedulableAndUnresolvable},
-      {"node with multiple features, pod requires subset", true,
-       {"FeatureA", "FeatureB", "FeatureC"}, std::vector<std::string>{"FeatureA", "FeatureC"},
+      {"node matches requirements",
+       true,
+       {"FeatureA", "FeatureB"},
+       std::vector<std::string>{"FeatureA"},
        Code::kSuccess},
-      {"node has no declared features", true, {}, std::vector<std::string>{"FeatureA"},
+      {"node does not match requirements",
+       true,
+       {"FeatureB"},
+       std::vector<std::string>{"FeatureA"},
        Code::kUnschedulableAndUnresolvable},
-      {"node with some but not all required features", true, {"FeatureA"},
-       std::vector<std::string>{"FeatureA", "FeatureB"}, Code::kUnschedulableAndUnresolvable},
-      {"unknown node features are ignored", true, {"Unknown", "FeatureA"},
-       std::vector<std::string>{"FeatureA"}, Code::kSuccess},
+      {"node with multiple features, pod requires subset",
+       true,
+       {"FeatureA", "FeatureB", "FeatureC"},
+       std::vector<std::string>{"FeatureA", "FeatureC"},
+       Code::kSuccess},
+      {"node has no declared features",
+       true,
+       {},
+       std::vector<std::string>{"FeatureA"},
+       Code::kUnschedulableAndUnresolvable},
+      {"node with some but not all required features",
+       true,
+       {"FeatureA"},
+       std::vector<std::string>{"FeatureA", "FeatureB"},
+       Code::kUnschedulableAndUnresolvable},
+      {"unknown node features are ignored",
+       true,
+       {"Unknown", "FeatureA"},
+       std::vector<std::string>{"FeatureA"},
+       Code::kSuccess},
       {"error getting pre-filter state", true, {}, std::nullopt, Code::kError},
   };
   for (const auto& c : cases) {
-    NodeDeclaredFeatures pl({Mock("FeatureA", false), Mock("FeatureB", false),
-                             Mock("FeatureC", false)},
-                            Version{1, 35, 0}, c.enabled);
+    NodeDeclaredFeatures pl(
+        {Mock("FeatureA", false), Mock("FeatureB", false), Mock("FeatureC", false)},
+        Version{1, 35, 0}, c.enabled);
     framework::CycleState state;
     if (c.required) {
       NodeDeclaredFeatures::WriteStateForTest(state, pl.MapNodeFeatures(*c.required));
     }
-    auto info = testing::MakeNodeInfo(
-        BuildNode().Name("node-1").DeclaredFeatures(c.node_features).Obj());
+    auto info =
+        testing::MakeNodeInfo(BuildNode().Name("node-1").DeclaredFeatures(c.node_features).Obj());
     framework::Status s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()), *info);
     EXPECT_EQ(s.code(), c.want) << c.name;
     if (c.want == Code::kUnschedulableAndUnresolvable) {
@@ -137,7 +175,8 @@ TEST(NodeDeclaredFeatures, DefaultRegistryInference) {
       {"regular container with RestartAllContainers rule",
        BuildPod().ContainerRestartRule("RestartAllContainers").Obj(),
        {"RestartAllContainersOnContainerExits"}},
-      {"other restart rule actions do not count", BuildPod().ContainerRestartRule("Restart").Obj(),
+      {"other restart rule actions do not count",
+       BuildPod().ContainerRestartRule("Restart").Obj(),
        {}},
       {"init container with RestartAllContainers rule",
        [] {
@@ -149,7 +188,8 @@ TEST(NodeDeclaredFeatures, DefaultRegistryInference) {
          return w.Obj();
        }(),
        {"RestartAllContainersOnContainerExits"}},
-      {"hostNetwork with hostUsers=false", BuildPod().HostNetwork().HostUsers(false).Obj(),
+      {"hostNetwork with hostUsers=false",
+       BuildPod().HostNetwork().HostUsers(false).Obj(),
        {"UserNamespacesHostNetworkSupport"}},
       {"hostNetwork with hostUsers unset", BuildPod().HostNetwork().Obj(), {}},
       {"hostNetwork with hostUsers=true", BuildPod().HostNetwork().HostUsers(true).Obj(), {}},
@@ -166,11 +206,10 @@ TEST(NodeDeclaredFeatures, DefaultRegistryInference) {
   }
   // The whole registry, sorted by name.
   EXPECT_EQ(pl.FeatureNames(~FeatureSet{0}),
-            (std::vector<std::string>{"ExtendWebSocketsToKubelet",
-                                      "InPlacePodLevelResourcesVerticalScaling",
-                                      "InPlacePodVerticalScalingInitContainers",
-                                      "RestartAllContainersOnContainerExits",
-                                      "UserNamespacesHostNetworkSupport"}));
+            (std::vector<std::string>{
+                "ExtendWebSocketsToKubelet", "InPlacePodLevelResourcesVerticalScaling",
+                "InPlacePodVerticalScalingInitContainers", "RestartAllContainersOnContainerExits",
+                "UserNamespacesHostNetworkSupport"}));
 }
 
 TEST(NodeDeclaredFeatures, DefaultRegistryEndToEnd) {
@@ -187,8 +226,8 @@ TEST(NodeDeclaredFeatures, DefaultRegistryEndToEnd) {
   EXPECT_EQ(pl.Filter(state, *pod, *without).code(), Code::kUnschedulableAndUnresolvable);
 
   framework::CycleState plain_state;
-  EXPECT_TRUE(pl.PreFilter(plain_state, *framework::NewPodInfo(BuildPod().Obj()), {}, result)
-                  .IsSkip());
+  EXPECT_TRUE(
+      pl.PreFilter(plain_state, *framework::NewPodInfo(BuildPod().Obj()), {}, result).IsSkip());
 }
 
 TEST(NodeDeclaredFeatures, DecodesHostUsersAndRestartRules) {
@@ -234,8 +273,8 @@ TEST(NodeDeclaredFeatures, IsSchedulableAfterNodeChange) {
 
 TEST(NodeDeclaredFeatures, IsSchedulableAfterPodUpdate) {
   // A mock feature required exactly by pods labelled foo=bar.
-  Feature labelled{"TestFeature",
-                   [](const api::PodSpec& s) { return s.node_selector.Has("foo"); }, std::nullopt};
+  Feature labelled{"TestFeature", [](const api::PodSpec& s) { return s.node_selector.Has("foo"); },
+                   std::nullopt};
   auto target = BuildPod().Name("test-pod").UID("123").Obj();
   struct Case {
     std::string name;

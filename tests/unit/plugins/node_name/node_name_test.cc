@@ -25,8 +25,7 @@ TEST(NodeName, Filter) {
     Code code;
   } cases[] = {
       {"no host specified", BuildPod().Obj(), BuildNode().Obj(), Code::kSuccess},
-      {"host matches", BuildPod().Node("foo").Obj(), BuildNode().Name("foo").Obj(),
-       Code::kSuccess},
+      {"host matches", BuildPod().Node("foo").Obj(), BuildNode().Name("foo").Obj(), Code::kSuccess},
       {"host doesn't match", BuildPod().Node("bar").Obj(), BuildNode().Name("foo").Obj(),
        Code::kUnschedulableAndUnresolvable},
   };
@@ -50,9 +49,8 @@ TEST(NodeName, PreFilter) {
   framework::CycleState state;
 
   framework::PreFilterResult named;
-  framework::Status s =
-      pl.PreFilter(state, *framework::NewPodInfo(BuildPod().Node("b").Obj()),
-                   testing::Pointers(nodes), named);
+  framework::Status s = pl.PreFilter(state, *framework::NewPodInfo(BuildPod().Node("b").Obj()),
+                                     testing::Pointers(nodes), named);
   EXPECT_TRUE(s.IsSuccess());
   ASSERT_TRUE(named.node_names.has_value());
   EXPECT_EQ(*named.node_names, std::set<std::string>{"b"});

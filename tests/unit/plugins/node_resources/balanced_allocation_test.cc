@@ -1,5 +1,7 @@
 // NodeResourcesBalancedAllocation with the 1.36 formula, mirroring upstream v1.36.3
 // balanced_allocation_test.go (exact scores; the DRA-backed cases are not modelled).
+#include "pkg/plugins/node_resources/balanced_allocation.h"
+
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "pkg/config/args/args.h"
-#include "pkg/plugins/node_resources/balanced_allocation.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
 namespace stowage::plugins::node_resources {
@@ -21,12 +22,20 @@ const std::string kGpu = "nvidia.com/gpu";
 
 api::PodPtr CpuMem2(const char* cpu1, const char* mem1, const char* cpu2, const char* mem2,
                     const char* node = "") {
-  return BuildPod().Name(std::string("p") + node).Node(node).Req(
-      {{"cpu", cpu1}, {"memory", mem1}}).Req({{"cpu", cpu2}, {"memory", mem2}}).Obj();
+  return BuildPod()
+      .Name(std::string("p") + node)
+      .Node(node)
+      .Req({{"cpu", cpu1}, {"memory", mem1}})
+      .Req({{"cpu", cpu2}, {"memory", mem2}})
+      .Obj();
 }
 api::PodPtr CpuOnly2(const char* cpu1, const char* cpu2, const char* node = "") {
-  return BuildPod().Name(std::string("c") + node).Node(node).Req({{"cpu", cpu1}}).Req(
-      {{"cpu", cpu2}}).Obj();
+  return BuildPod()
+      .Name(std::string("c") + node)
+      .Node(node)
+      .Req({{"cpu", cpu1}})
+      .Req({{"cpu", cpu2}})
+      .Obj();
 }
 
 std::vector<config::ResourceSpec> CpuMemGpu() { return {{"cpu", 1}, {"memory", 1}, {kGpu, 1}}; }
@@ -87,7 +96,8 @@ INSTANTIATE_TEST_SUITE_P(
                      {CpuOnly2("1000m", "2000m", "node1")},
                      {100, 50}},
         // node1 75 → 50 (62); node2 100 → 75 (62).
-        BalancedCase{"requested resources at node capacity", CpuOnly2("1000m", "2000m"),
+        BalancedCase{"requested resources at node capacity",
+                     CpuOnly2("1000m", "2000m"),
                      {MakeNode("node1", 6000, 10000), MakeNode("node2", 6000, 10000)},
                      {CpuOnly2("1000m", "2000m", "node1"),
                       CpuMem2("1000m", "2000", "2000m", "3000", "node2")},
@@ -97,8 +107,12 @@ INSTANTIATE_TEST_SUITE_P(
                      BuildPod().Name("p").Req({{"cpu", "0"}, {"memory", "0"}, {kGpu, "1"}}).Obj(),
                      {MakeNode("node1", 3500, 40000, {{kGpu, 8}}),
                       MakeNode("node2", 3500, 40000, {{kGpu, 8}})},
-                     {BuildPod().Name("a").Node("node1").Req({{"cpu", "1000m"}, {"memory", "2000"}})
-                          .Req({{"cpu", "2000m"}, {"memory", "3000"}, {kGpu, "3"}}).Obj(),
+                     {BuildPod()
+                          .Name("a")
+                          .Node("node1")
+                          .Req({{"cpu", "1000m"}, {"memory", "2000"}})
+                          .Req({{"cpu", "2000m"}, {"memory", "3000"}, {kGpu, "3"}})
+                          .Obj(),
                       CpuMem2("1000m", "2000", "2000m", "3000", "node2")},
                      {75, 76},
                      CpuMemGpu()},
@@ -142,26 +156,25 @@ TEST(BalancedAllocation, ResourceScoreFormula) {
   EXPECT_EQ(BalancedResourceScore(std::vector<int64_t>{}, std::vector<int64_t>{}), 100);
   // Three resources: population standard deviation of (0.6, 0.25, 0.5): mean 0.45,
   // variance 0.021666…, std 0.14719… → 85.28 → 85.
-  EXPECT_EQ(BalancedResourceScore(std::vector<int64_t>{6, 25, 5},
-                                  std::vector<int64_t>{10, 100, 10}),
-            85);
+  EXPECT_EQ(
+      BalancedResourceScore(std::vector<int64_t>{6, 25, 5}, std::vector<int64_t>{10, 100, 10}), 85);
 }
 
 TEST(BalancedAllocation, Scorer136Formula) {
   // score = 50 + (50 + with − without) / 2 with int64 (truncating) division.
   std::vector<int64_t> alloc = {10000, 20000};
   // with 82, without 85 → 50 + 47 / 2 = 73.
-  EXPECT_EQ(BalancedResourceScorer(std::vector<int64_t>{6000, 5000},
-                                   std::vector<int64_t>{3000, 0}, alloc),
+  EXPECT_EQ(BalancedResourceScorer(std::vector<int64_t>{6000, 5000}, std::vector<int64_t>{3000, 0},
+                                   alloc),
             73);
   // Unchanged balance → 75.
   EXPECT_EQ(BalancedResourceScorer(std::vector<int64_t>{2000, 4000},
                                    std::vector<int64_t>{1000, 2000}, alloc),
             75);
   // Balanced → most unbalanced: 50 + (50 + 50 − 100) / 2 = 50; the reverse: 100.
-  EXPECT_EQ(BalancedResourceScorer(std::vector<int64_t>{10000, 0}, std::vector<int64_t>{0, 0},
-                                   alloc),
-            50);
+  EXPECT_EQ(
+      BalancedResourceScorer(std::vector<int64_t>{10000, 0}, std::vector<int64_t>{0, 0}, alloc),
+      50);
   EXPECT_EQ(BalancedResourceScorer(std::vector<int64_t>{10000, 20000},
                                    std::vector<int64_t>{10000, 0}, alloc),
             100);
@@ -179,8 +192,8 @@ TEST(BalancedAllocation, Args) {
                 config::NodeResourcesBalancedAllocationArgs{{{"cpu", 1}, {kGpu, 1}}}),
             (std::vector<ResourceSpec>{{"cpu", 1}, {kGpu, 1}}));
   stowage::testing::FakeHandle handle;
-  auto factory = framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(
-      NewBalancedAllocation);
+  auto factory =
+      framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(NewBalancedAllocation);
   auto wrong = factory(config::NodeResourcesFitArgs{}, handle, {});
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(),

@@ -72,10 +72,18 @@ TEST(FitEvents, PodEvents) {
        QueueingHint::kSkip},
       {"skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down",
        BuildPod().Name("pod1").UID("pod1").PodLevelResourceRequests({{"cpu", "1"}}).Obj(),
-       P(BuildPod().Name("pod2").UID("pod2").PodLevelResourceRequests({{"memory", "2"}})
-             .Node("fake").Obj()),
-       P(BuildPod().Name("pod2").UID("pod2").PodLevelResourceRequests({{"memory", "1"}})
-             .Node("fake").Obj()),
+       P(BuildPod()
+             .Name("pod2")
+             .UID("pod2")
+             .PodLevelResourceRequests({{"memory", "2"}})
+             .Node("fake")
+             .Obj()),
+       P(BuildPod()
+             .Name("pod2")
+             .UID("pod2")
+             .PodLevelResourceRequests({{"memory", "1"}})
+             .Node("fake")
+             .Obj()),
        QueueingHint::kSkip},
       {"queue-on-other-pod-some-resource-scale-down", CpuPod("pod1", "pod1", "1"),
        P(BuildPod().Name("pod2").UID("pod2").Req({{"cpu", "2"}}).Node("fake").Obj()),
@@ -83,10 +91,18 @@ TEST(FitEvents, PodEvents) {
        QueueingHint::kQueue},
       {"queue-on-other-pod-some-pod-level-resource-scale-down",
        BuildPod().Name("pod1").UID("pod1").PodLevelResourceRequests({{"cpu", "1"}}).Obj(),
-       P(BuildPod().Name("pod2").UID("pod2").PodLevelResourceRequests({{"cpu", "2"}})
-             .Node("fake").Obj()),
-       P(BuildPod().Name("pod2").UID("pod2").PodLevelResourceRequests({{"cpu", "1"}})
-             .Node("fake").Obj()),
+       P(BuildPod()
+             .Name("pod2")
+             .UID("pod2")
+             .PodLevelResourceRequests({{"cpu", "2"}})
+             .Node("fake")
+             .Obj()),
+       P(BuildPod()
+             .Name("pod2")
+             .UID("pod2")
+             .PodLevelResourceRequests({{"cpu", "1"}})
+             .Node("fake")
+             .Obj()),
        QueueingHint::kQueue},
       {"queue-on-target-pod-some-resource-scale-down", CpuPod("pod1", "pod1", "1"),
        P(CpuPod("pod1", "pod1", "2")), P(CpuPod("pod1", "pod1", "1")), QueueingHint::kQueue},
@@ -121,9 +137,8 @@ TEST(FitEvents, NodeEvents) {
        N(Cap({{"memory", "4"}, {kA, "2"}})), QueueingHint::kQueue},
       {"skip-queue-on-node-unrelated-changes", mem2_a1, N(Cap({{"memory", "2"}, {kA, "2"}})),
        N(Cap({{"memory", "2"}, {kA, "1"}, {kB, "2"}})), QueueingHint::kSkip},
-      {"queue-on-pod-requested-resources-increase", mem2_a1,
-       N(Cap({{"memory", "2"}, {kA, "1"}})), N(Cap({{"memory", "2"}, {kA, "2"}})),
-       QueueingHint::kQueue},
+      {"queue-on-pod-requested-resources-increase", mem2_a1, N(Cap({{"memory", "2"}, {kA, "1"}})),
+       N(Cap({{"memory", "2"}, {kA, "2"}})), QueueingHint::kQueue},
       {"skip-queue-on-node-changes-from-suitable-to-unsuitable", mem2_a1,
        N(Cap({{"memory", "4"}, {kA, "2"}})), N(Cap({{"memory", "1"}, {kA, "2"}})),
        QueueingHint::kSkip},

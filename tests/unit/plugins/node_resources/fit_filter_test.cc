@@ -10,8 +10,8 @@
 
 #include "pkg/config/args/args.h"
 #include "pkg/plugins/node_resources/fit.h"
-#include "tests/unit/plugins/node_resources/test_util.h"
 #include "tests/testing/fixtures.h"
+#include "tests/unit/plugins/node_resources/test_util.h"
 
 namespace stowage::plugins::node_resources {
 namespace {
@@ -115,119 +115,185 @@ const auto kUnres = Code::kUnschedulableAndUnresolvable;
 INSTANTIATE_TEST_SUITE_P(
     Upstream, EnoughRequestsTest,
     ::testing::Values(
-        FilterCase{"no resources requested always fits", ResourcePod({}),
-                   {ResourcePod({{10, 20}})}},
-        FilterCase{"too many resources fails", ResourcePod({{1, 1}}), {ResourcePod({{10, 20}})},
-                   {R("cpu", 1, 10, 10), R("memory", 1, 20, 20)}, kUnsched},
+        FilterCase{
+            "no resources requested always fits", ResourcePod({}), {ResourcePod({{10, 20}})}},
+        FilterCase{"too many resources fails",
+                   ResourcePod({{1, 1}}),
+                   {ResourcePod({{10, 20}})},
+                   {R("cpu", 1, 10, 10), R("memory", 1, 20, 20)},
+                   kUnsched},
         FilterCase{"too many resources fails due to init container cpu",
-                   ResourcePod({{1, 1}}, {{3, 1}}), {ResourcePod({{8, 19}})},
-                   {R("cpu", 3, 8, 10)}, kUnsched},
+                   ResourcePod({{1, 1}}, {{3, 1}}),
+                   {ResourcePod({{8, 19}})},
+                   {R("cpu", 3, 8, 10)},
+                   kUnsched},
         FilterCase{"too many resources fails due to highest init container cpu",
-                   ResourcePod({{1, 1}}, {{3, 1}, {2, 1}}), {ResourcePod({{8, 19}})},
-                   {R("cpu", 3, 8, 10)}, kUnsched},
+                   ResourcePod({{1, 1}}, {{3, 1}, {2, 1}}),
+                   {ResourcePod({{8, 19}})},
+                   {R("cpu", 3, 8, 10)},
+                   kUnsched},
         FilterCase{"too many resources fails due to init container memory",
-                   ResourcePod({{1, 1}}, {{1, 3}}), {ResourcePod({{9, 19}})},
-                   {R("memory", 3, 19, 20)}, kUnsched},
+                   ResourcePod({{1, 1}}, {{1, 3}}),
+                   {ResourcePod({{9, 19}})},
+                   {R("memory", 3, 19, 20)},
+                   kUnsched},
         FilterCase{"too many resources fails due to highest init container memory",
-                   ResourcePod({{1, 1}}, {{1, 3}, {1, 2}}), {ResourcePod({{9, 19}})},
-                   {R("memory", 3, 19, 20)}, kUnsched},
+                   ResourcePod({{1, 1}}, {{1, 3}, {1, 2}}),
+                   {ResourcePod({{9, 19}})},
+                   {R("memory", 3, 19, 20)},
+                   kUnsched},
         FilterCase{"init container fits because it's the max, not sum",
-                   ResourcePod({{1, 1}}, {{1, 1}}), {ResourcePod({{9, 19}})}},
+                   ResourcePod({{1, 1}}, {{1, 1}}),
+                   {ResourcePod({{9, 19}})}},
         FilterCase{"multiple init containers fit because it's the max, not sum",
-                   ResourcePod({{1, 1}}, {{1, 1}, {1, 1}}), {ResourcePod({{9, 19}})}},
+                   ResourcePod({{1, 1}}, {{1, 1}, {1, 1}}),
+                   {ResourcePod({{9, 19}})}},
         FilterCase{"both resources fit", ResourcePod({{1, 1}}), {ResourcePod({{5, 5}})}},
-        FilterCase{"one resource memory fits", ResourcePod({{2, 1}}), {ResourcePod({{9, 5}})},
-                   {R("cpu", 2, 9, 10)}, kUnsched},
-        FilterCase{"one resource cpu fits", ResourcePod({{1, 2}}), {ResourcePod({{5, 19}})},
-                   {R("memory", 2, 19, 20)}, kUnsched},
+        FilterCase{"one resource memory fits",
+                   ResourcePod({{2, 1}}),
+                   {ResourcePod({{9, 5}})},
+                   {R("cpu", 2, 9, 10)},
+                   kUnsched},
+        FilterCase{"one resource cpu fits",
+                   ResourcePod({{1, 2}}),
+                   {ResourcePod({{5, 19}})},
+                   {R("memory", 2, 19, 20)},
+                   kUnsched},
         FilterCase{"equal edge case", ResourcePod({{5, 1}}), {ResourcePod({{5, 19}})}},
-        FilterCase{"equal edge case for init container", ResourcePod({{4, 1}}, {{5, 1}}),
+        FilterCase{"equal edge case for init container",
+                   ResourcePod({{4, 1}}, {{5, 1}}),
                    {ResourcePod({{5, 19}})}},
-        FilterCase{"extended resource fits", ResourcePod({{0, 0, {{kA, 1}}}}),
-                   {ResourcePod({{}})}},
+        FilterCase{"extended resource fits", ResourcePod({{0, 0, {{kA, 1}}}}), {ResourcePod({{}})}},
         FilterCase{"extended resource fits for init container",
-                   ResourcePod({{}}, {{0, 0, {{kA, 1}}}}), {ResourcePod({{}})}},
-        FilterCase{"extended resource capacity enforced", ResourcePod({{1, 1, {{kA, 10}}}}),
-                   {ResourcePod({{0, 0, {{kA, 0}}}})}, {R(kA, 10, 0, 5, true)}, kUnres},
+                   ResourcePod({{}}, {{0, 0, {{kA, 1}}}}),
+                   {ResourcePod({{}})}},
+        FilterCase{"extended resource capacity enforced",
+                   ResourcePod({{1, 1, {{kA, 10}}}}),
+                   {ResourcePod({{0, 0, {{kA, 0}}}})},
+                   {R(kA, 10, 0, 5, true)},
+                   kUnres},
         FilterCase{"extended resource capacity enforced for init container",
-                   ResourcePod({{}}, {{1, 1, {{kA, 10}}}}), {ResourcePod({{0, 0, {{kA, 0}}}})},
-                   {R(kA, 10, 0, 5, true)}, kUnres},
-        FilterCase{"extended resource allocatable enforced", ResourcePod({{1, 1, {{kA, 1}}}}),
-                   {ResourcePod({{0, 0, {{kA, 5}}}})}, {R(kA, 1, 5, 5)}, kUnsched},
+                   ResourcePod({{}}, {{1, 1, {{kA, 10}}}}),
+                   {ResourcePod({{0, 0, {{kA, 0}}}})},
+                   {R(kA, 10, 0, 5, true)},
+                   kUnres},
+        FilterCase{"extended resource allocatable enforced",
+                   ResourcePod({{1, 1, {{kA, 1}}}}),
+                   {ResourcePod({{0, 0, {{kA, 5}}}})},
+                   {R(kA, 1, 5, 5)},
+                   kUnsched},
         FilterCase{"extended resource allocatable enforced for init container",
-                   ResourcePod({{}}, {{1, 1, {{kA, 1}}}}), {ResourcePod({{0, 0, {{kA, 5}}}})},
-                   {R(kA, 1, 5, 5)}, kUnsched},
+                   ResourcePod({{}}, {{1, 1, {{kA, 1}}}}),
+                   {ResourcePod({{0, 0, {{kA, 5}}}})},
+                   {R(kA, 1, 5, 5)},
+                   kUnsched},
         FilterCase{"extended resource allocatable enforced for multiple containers",
                    ResourcePod({{1, 1, {{kA, 3}}}, {1, 1, {{kA, 3}}}}),
-                   {ResourcePod({{0, 0, {{kA, 2}}}})}, {R(kA, 6, 2, 5, true)}, kUnres},
+                   {ResourcePod({{0, 0, {{kA, 2}}}})},
+                   {R(kA, 6, 2, 5, true)},
+                   kUnres},
         FilterCase{"extended resource allocatable admits multiple init containers",
                    ResourcePod({{}}, {{1, 1, {{kA, 3}}}, {1, 1, {{kA, 3}}}}),
                    {ResourcePod({{0, 0, {{kA, 2}}}})}},
         FilterCase{"extended resource allocatable enforced for multiple init containers",
                    ResourcePod({{}}, {{1, 1, {{kA, 6}}}, {1, 1, {{kA, 3}}}}),
-                   {ResourcePod({{0, 0, {{kA, 2}}}})}, {R(kA, 6, 2, 5, true)}, kUnres},
+                   {ResourcePod({{0, 0, {{kA, 2}}}})},
+                   {R(kA, 6, 2, 5, true)},
+                   kUnres},
         FilterCase{"extended resource allocatable enforced for unknown resource",
-                   ResourcePod({{1, 1, {{kB, 1}}}}), {ResourcePod({{}})}, {R(kB, 1, 0, 0, true)},
+                   ResourcePod({{1, 1, {{kB, 1}}}}),
+                   {ResourcePod({{}})},
+                   {R(kB, 1, 0, 0, true)},
                    kUnres},
         FilterCase{"extended resource allocatable enforced for unknown resource for init",
-                   ResourcePod({{}}, {{1, 1, {{kB, 1}}}}), {ResourcePod({{}})},
-                   {R(kB, 1, 0, 0, true)}, kUnres},
+                   ResourcePod({{}}, {{1, 1, {{kB, 1}}}}),
+                   {ResourcePod({{}})},
+                   {R(kB, 1, 0, 0, true)},
+                   kUnres},
         FilterCase{"kubernetes.io resource capacity enforced",
-                   ResourcePod({{1, 1, {{kKubeIOA, 10}}}}), {ResourcePod({{}})},
-                   {R(kKubeIOA, 10, 0, 0, true)}, kUnres},
+                   ResourcePod({{1, 1, {{kKubeIOA, 10}}}}),
+                   {ResourcePod({{}})},
+                   {R(kKubeIOA, 10, 0, 0, true)},
+                   kUnres},
         FilterCase{"kubernetes.io resource capacity enforced for init container",
-                   ResourcePod({{}}, {{1, 1, {{kKubeIOB, 10}}}}), {ResourcePod({{}})},
-                   {R(kKubeIOB, 10, 0, 0, true)}, kUnres},
-        FilterCase{"hugepages resource capacity enforced", ResourcePod({{1, 1, {{kHugeA, 10}}}}),
-                   {ResourcePod({{0, 0, {{kHugeA, 0}}}})}, {R(kHugeA, 10, 0, 5, true)}, kUnres},
+                   ResourcePod({{}}, {{1, 1, {{kKubeIOB, 10}}}}),
+                   {ResourcePod({{}})},
+                   {R(kKubeIOB, 10, 0, 0, true)},
+                   kUnres},
+        FilterCase{"hugepages resource capacity enforced",
+                   ResourcePod({{1, 1, {{kHugeA, 10}}}}),
+                   {ResourcePod({{0, 0, {{kHugeA, 0}}}})},
+                   {R(kHugeA, 10, 0, 5, true)},
+                   kUnres},
         FilterCase{"hugepages resource capacity enforced for init container",
                    ResourcePod({{}}, {{1, 1, {{kHugeA, 10}}}}),
-                   {ResourcePod({{0, 0, {{kHugeA, 0}}}})}, {R(kHugeA, 10, 0, 5, true)}, kUnres},
+                   {ResourcePod({{0, 0, {{kHugeA, 0}}}})},
+                   {R(kHugeA, 10, 0, 5, true)},
+                   kUnres},
         FilterCase{"hugepages resource allocatable enforced for multiple containers",
                    ResourcePod({{1, 1, {{kHugeA, 3}}}, {1, 1, {{kHugeA, 3}}}}),
-                   {ResourcePod({{0, 0, {{kHugeA, 2}}}})}, {R(kHugeA, 6, 2, 5, true)}, kUnres},
-        FilterCase{"skip checking ignored extended resource", ResourcePod({{1, 1, {{kB, 1}}}}),
-                   {ResourcePod({{}})}, {}, Code::kSuccess,
+                   {ResourcePod({{0, 0, {{kHugeA, 2}}}})},
+                   {R(kHugeA, 6, 2, 5, true)},
+                   kUnres},
+        FilterCase{"skip checking ignored extended resource",
+                   ResourcePod({{1, 1, {{kB, 1}}}}),
+                   {ResourcePod({{}})},
+                   {},
+                   Code::kSuccess,
                    config::NodeResourcesFitArgs{{kB}, {}, std::nullopt}},
         FilterCase{"resources + pod overhead fits",
                    WithOverhead(ResourcePod({{1, 1}}), RL({{"cpu", "3m"}, {"memory", "13"}})),
                    {ResourcePod({{5, 5}})}},
         FilterCase{"requests + overhead does not fit for memory",
                    WithOverhead(ResourcePod({{1, 1}}), RL({{"cpu", "1m"}, {"memory", "15"}})),
-                   {ResourcePod({{5, 5}})}, {R("memory", 16, 5, 20)}, kUnsched},
+                   {ResourcePod({{5, 5}})},
+                   {R("memory", 16, 5, 20)},
+                   kUnsched},
         FilterCase{"skip checking ignored extended resource via resource groups",
-                   ResourcePod({{1, 1, {{kB, 1}, {kKubeIOA, 1}}}}), {ResourcePod({{}})},
-                   {R(kKubeIOA, 1, 0, 0, true)}, kUnres,
+                   ResourcePod({{1, 1, {{kB, 1}, {kKubeIOA, 1}}}}),
+                   {ResourcePod({{}})},
+                   {R(kKubeIOA, 1, 0, 0, true)},
+                   kUnres,
                    config::NodeResourcesFitArgs{{}, {"example.com"}, std::nullopt}},
         FilterCase{"skip checking extended resource request with quantity zero",
-                   ResourcePod({{1, 1, {{kA, 0}}}}), {ResourcePod({{0, 0, {{kA, 6}}}})}},
+                   ResourcePod({{1, 1, {{kA, 0}}}}),
+                   {ResourcePod({{0, 0, {{kA, 6}}}})}},
         FilterCase{"skip checking resource request with quantity zero",
-                   ResourcePod({{0, 0, {{kA, 1}}}}), {ResourcePod({{20, 30, {{kA, 1}}}})}},
+                   ResourcePod({{0, 0, {{kA, 1}}}}),
+                   {ResourcePod({{20, 30, {{kA, 1}}}})}},
         FilterCase{"both pod-level and container-level resources fit",
                    WithPodLevel(ResourcePod({{1, 1}}), RL({{"cpu", "1m"}, {"memory", "2"}})),
                    {ResourcePod({{5, 5}})}},
         FilterCase{"pod-level cpu resource not fit",
                    WithPodLevel(ResourcePod({{1, 1}}), RL({{"cpu", "7m"}, {"memory", "2"}})),
-                   {ResourcePod({{5, 5}})}, {R("cpu", 7, 5, 10)}, kUnsched},
+                   {ResourcePod({{5, 5}})},
+                   {R("cpu", 7, 5, 10)},
+                   kUnsched},
         FilterCase{"pod-level memory resource not fit",
                    WithPodLevel(ResourcePod({{1, 1}}), RL({{"cpu", "3m"}, {"memory", "2"}})),
-                   {ResourcePod({{5, 19}})}, {R("memory", 2, 19, 20)}, kUnsched},
-        FilterCase{"pod-level hugepages resource fit",
-                   WithPodLevel(ResourcePod({}),
-                                RL({{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}})),
-                   {}},
+                   {ResourcePod({{5, 19}})},
+                   {R("memory", 2, 19, 20)},
+                   kUnsched},
+        FilterCase{
+            "pod-level hugepages resource fit",
+            WithPodLevel(ResourcePod({}), RL({{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}})),
+            {}},
         FilterCase{"both pod-level and container-level hugepages resource fit",
                    WithPodLevel(ResourcePod({{1, 1, {{kHugeA, 3}}}}),
                                 RL({{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "5"}})),
                    {}},
-        FilterCase{"pod-level hugepages resource not fit",
-                   WithPodLevel(ResourcePod({}),
-                                RL({{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}})),
-                   {}, {R(kHugeA, 10, 0, 5, true)}, kUnres},
-        FilterCase{"one pod-level cpu resource fits and all init and non-init containers fit",
-                   WithPodLevel(ResourcePod({{1, 1}}, {{1, 1}}),
-                                RL({{"cpu", "3m"}, {"memory", "2"}})),
-                   {ResourcePod({{5, 19}})}, {R("memory", 2, 19, 20)}, kUnsched}),
+        FilterCase{
+            "pod-level hugepages resource not fit",
+            WithPodLevel(ResourcePod({}), RL({{"cpu", "3m"}, {"memory", "2"}, {kHugeA, "10"}})),
+            {},
+            {R(kHugeA, 10, 0, 5, true)},
+            kUnres},
+        FilterCase{
+            "one pod-level cpu resource fits and all init and non-init containers fit",
+            WithPodLevel(ResourcePod({{1, 1}}, {{1, 1}}), RL({{"cpu", "3m"}, {"memory", "2"}})),
+            {ResourcePod({{5, 19}})},
+            {R("memory", 2, 19, 20)},
+            kUnsched}),
     [](const ::testing::TestParamInfo<FilterCase>& info) {
       return "Case" + std::to_string(info.index);
     });
@@ -252,10 +318,9 @@ TEST(FitFilter, TooManyPods) {
 
 TEST(FitFilter, AllReasonsAreKept) {
   Fit fit{FitOptions{}};
-  auto node = stowage::testing::MakeNodeInfo(AllocatableNode(10, 20, 1, 5, 20, 5),
-                                             {ResourcePod({{5, 5}})});
-  framework::Status got =
-      RunFilter(fit, ResourcePod({{20, 16, {{kA, 6}, {kB, 1}}, 30}}), *node);
+  auto node =
+      stowage::testing::MakeNodeInfo(AllocatableNode(10, 20, 1, 5, 20, 5), {ResourcePod({{5, 5}})});
+  framework::Status got = RunFilter(fit, ResourcePod({{20, 16, {{kA, 6}, {kB, 1}}, 30}}), *node);
   EXPECT_EQ(got.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(got.reasons(),
             (std::vector<std::string>{"Too many pods", "Insufficient cpu", "Insufficient memory",
@@ -271,13 +336,13 @@ TEST(FitFilter, EphemeralStorage) {
   };
   EXPECT_TRUE(
       RunFilter(fit, ResourcePod({{1, 1}}), *node_with({ResourcePod({{2, 10}})})).IsSuccess());
-  framework::Status too_much = RunFilter(fit, ResourcePod({{0, 0, {}, 25}}),
-                                         *node_with({ResourcePod({{2, 2}})}));
+  framework::Status too_much =
+      RunFilter(fit, ResourcePod({{0, 0, {}, 25}}), *node_with({ResourcePod({{2, 2}})}));
   EXPECT_EQ(too_much.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(too_much.reasons(), std::vector<std::string>{"Insufficient ephemeral-storage"});
-  EXPECT_TRUE(RunFilter(fit, ResourcePod({}, {{0, 0, {}, 5}}),
-                        *node_with({ResourcePod({{2, 2, {}, 10}})}))
-                  .IsSuccess());
+  EXPECT_TRUE(
+      RunFilter(fit, ResourcePod({}, {{0, 0, {}, 5}}), *node_with({ResourcePod({{2, 2, {}, 10}})}))
+          .IsSuccess());
   EXPECT_TRUE(RunFilter(fit, ResourcePod({{0, 0, {}, 10}}), *node_with({ResourcePod({{2, 2}})}))
                   .IsSuccess());
 }
@@ -287,13 +352,18 @@ TEST(FitFilter, RestartableInitContainers) {
   Fit fit{FitOptions{}};
   auto node = stowage::testing::MakeNodeInfo(AllocatableNode(2, 0, 1, 0, 0, 0));
   auto sidecar_pod = [](const char* req, const char* sidecar) {
-    return stowage::testing::BuildPod().Name("p").Req({{"cpu", req}}).SidecarReq(
-        {{"cpu", sidecar}}).Obj();
+    return stowage::testing::BuildPod()
+        .Name("p")
+        .Req({{"cpu", req}})
+        .SidecarReq({{"cpu", sidecar}})
+        .Obj();
   };
-  EXPECT_TRUE(RunFilter(fit, stowage::testing::BuildPod().Name("p").SidecarReq(
-                                 {{"memory", "0"}}).Container("c").Obj(),
-                        *node)
-                  .IsSuccess());
+  EXPECT_TRUE(
+      RunFilter(
+          fit,
+          stowage::testing::BuildPod().Name("p").SidecarReq({{"memory", "0"}}).Container("c").Obj(),
+          *node)
+          .IsSuccess());
   EXPECT_TRUE(RunFilter(fit, sidecar_pod("1m", "1m"), *node).IsSuccess());
   framework::Status got = RunFilter(fit, sidecar_pod("1m", "2m"), *node);
   EXPECT_EQ(got.code(), Code::kUnschedulableAndUnresolvable);
@@ -310,8 +380,8 @@ TEST(FitFilter, AssignedPodHoldsItsAllocatedResize) {
   cs.name = "c";
   cs.allocated_resources = RL({{"cpu", "3"}});
   assigned.pod().status.container_statuses = {cs};
-  auto node = stowage::testing::MakeNodeInfo(AllocatableNode(4000, 0, 10, 0, 0, 0),
-                                             {assigned.Obj()});
+  auto node =
+      stowage::testing::MakeNodeInfo(AllocatableNode(4000, 0, 10, 0, 0, 0), {assigned.Obj()});
   auto pending = stowage::testing::BuildPod().Name("p").Req({{"cpu", "2"}}).Obj();
   framework::Status got = RunFilter(fit, pending, *node);
   EXPECT_EQ(got.code(), Code::kUnschedulable);
@@ -347,16 +417,23 @@ TEST(FitFilter, MessagesMatchUpstream) {
   auto node = std::make_shared<api::Node>();
   node->metadata.name = "n";
   node->status.allocatable = RL({{"pods", "1"}});
-  auto pod = stowage::testing::BuildPod().Name("req").Req(
-      {{"cpu", "1"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}, {"example.com/gpu", "1"}}).Obj();
+  auto pod = stowage::testing::BuildPod()
+                 .Name("req")
+                 .Req({{"cpu", "1"},
+                       {"memory", "1Gi"},
+                       {"ephemeral-storage", "1Gi"},
+                       {"example.com/gpu", "1"}})
+                 .Obj();
   std::vector<std::string> want;
   for (int i = 0; i < 4; ++i) {
-    want.push_back(stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.Resources." + std::to_string(i)));
+    want.push_back(stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.Resources." +
+                                                           std::to_string(i)));
   }
   EXPECT_EQ(RunFilter(fit, pod, *stowage::testing::MakeNodeInfo(node)).reasons(), want);
   auto full = stowage::testing::MakeNodeInfo(node, {stowage::testing::BuildPod().Name("e").Obj()});
   EXPECT_EQ(RunFilter(fit, stowage::testing::BuildPod().Name("p").Obj(), *full).reasons(),
-            std::vector<std::string>{stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.TooManyPods")});
+            std::vector<std::string>{
+                stowage::testing::UpstreamFailureReason("NodeResourcesFit.Filter.TooManyPods")});
 }
 
 }  // namespace

@@ -53,14 +53,19 @@ inline api::NodePtr Node(const char* name, const char* cpu, const char* mem,
 }
 
 inline api::PodPtr Existing(const char* node, const char* cpu, const char* mem) {
-  return BuildPod().Name(std::string("e-") + node + cpu + mem).Node(node).Req(
-      {{"cpu", cpu}, {"memory", mem}}).Obj();
+  return BuildPod()
+      .Name(std::string("e-") + node + cpu + mem)
+      .Node(node)
+      .Req({{"cpu", cpu}, {"memory", mem}})
+      .Obj();
 }
 
-inline api::PodPtr Pod2(const char* cpu1, const char* mem1, const char* cpu2,
-                        const char* mem2) {
-  return BuildPod().Name("p").Req({{"cpu", cpu1}, {"memory", mem1}}).Req(
-      {{"cpu", cpu2}, {"memory", mem2}}).Obj();
+inline api::PodPtr Pod2(const char* cpu1, const char* mem1, const char* cpu2, const char* mem2) {
+  return BuildPod()
+      .Name("p")
+      .Req({{"cpu", cpu1}, {"memory", mem1}})
+      .Req({{"cpu", cpu2}, {"memory", mem2}})
+      .Obj();
 }
 
 struct ScoreCase {
@@ -81,10 +86,10 @@ inline const std::vector<config::UtilizationShapePoint> kMostShape = {{0, 0}, {1
 inline const std::vector<config::UtilizationShapePoint> kBinPack = {{0, 0}, {100, 1}};
 inline const std::vector<std::pair<std::string, int64_t>> kFoo8 = {{"intel.com/foo", 8}};
 inline const std::vector<std::pair<std::string, int64_t>> kFoo4 = {{"intel.com/foo", 4}};
-inline const std::vector<std::pair<std::string, int64_t>> kFoo8Bar4 = {
-    {"intel.com/foo", 8}, {"intel.com/bar", 4}};
-inline const std::vector<std::pair<std::string, int64_t>> kFoo4Bar8 = {
-    {"intel.com/foo", 4}, {"intel.com/bar", 8}};
+inline const std::vector<std::pair<std::string, int64_t>> kFoo8Bar4 = {{"intel.com/foo", 8},
+                                                                       {"intel.com/bar", 4}};
+inline const std::vector<std::pair<std::string, int64_t>> kFoo4Bar8 = {{"intel.com/foo", 4},
+                                                                       {"intel.com/bar", 8}};
 inline constexpr int64_t kTenThousandMi = 10000LL * 1024 * 1024;
 
 inline std::string CaseName(const ::testing::TestParamInfo<ScoreCase>& info) {

@@ -25,42 +25,57 @@ TEST_P(FitScoreTest, WithAndWithoutPreScore) {
 INSTANTIATE_TEST_SUITE_P(
     TestFitScore, FitScoreTest,
     ::testing::Values(
-        ScoreCase{"RequestedToCapacityRatio case1", Args(kRatio, CpuMem(), kLeastShape),
+        ScoreCase{"RequestedToCapacityRatio case1",
+                  Args(kRatio, CpuMem(), kLeastShape),
                   BuildPod().Name("p").Req({{"cpu", "3000"}, {"memory", "5000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
                   {Existing("node1", "2000", "4000"), Existing("node2", "1000", "2000")},
                   {10, 32}},
-        ScoreCase{"RequestedToCapacityRatio case2", Args(kRatio, CpuMem(), kMostShape),
+        ScoreCase{"RequestedToCapacityRatio case2",
+                  Args(kRatio, CpuMem(), kMostShape),
                   BuildPod().Name("p").Req({{"cpu", "3000"}, {"memory", "5000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
                   {Existing("node1", "2000", "4000"), Existing("node2", "1000", "2000")},
                   {95, 68}},
-        ScoreCase{"MostAllocated", Args(kMost, CpuMem()),
+        ScoreCase{"MostAllocated",
+                  Args(kMost, CpuMem()),
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
                   {Existing("node1", "2000", "4000"), Existing("node2", "1000", "2000")},
                   {67, 36}},
-        ScoreCase{"LeastAllocated", Args(kLeast, CpuMem()),
+        ScoreCase{"LeastAllocated",
+                  Args(kLeast, CpuMem()),
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
                   {Existing("node1", "2000", "4000"), Existing("node2", "1000", "2000")},
                   {32, 63}},
-        ScoreCase{"MostAllocated with sidecar container", Args(kMost, CpuMem()),
+        ScoreCase{"MostAllocated with sidecar container",
+                  Args(kMost, CpuMem()),
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "4000", "10000")},
-                  {BuildPod().Name("a").Node("node1").Req({{"cpu", "1000"}, {"memory", "2000"}})
-                       .SidecarReq({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
+                  {BuildPod()
+                       .Name("a")
+                       .Node("node1")
+                       .Req({{"cpu", "1000"}, {"memory", "2000"}})
+                       .SidecarReq({{"cpu", "1000"}, {"memory", "2000"}})
+                       .Obj(),
                    Existing("node2", "1000", "2000")},
                   {67, 45}},
-        ScoreCase{"LeastAllocated with sidecar container", Args(kLeast, CpuMem()),
+        ScoreCase{"LeastAllocated with sidecar container",
+                  Args(kLeast, CpuMem()),
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "4000", "10000")},
-                  {BuildPod().Name("a").Node("node1").Req({{"cpu", "1000"}, {"memory", "2000"}})
-                       .SidecarReq({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
+                  {BuildPod()
+                       .Name("a")
+                       .Node("node1")
+                       .Req({{"cpu", "1000"}, {"memory", "2000"}})
+                       .SidecarReq({{"cpu", "1000"}, {"memory", "2000"}})
+                       .Obj(),
                    Existing("node2", "1000", "2000")},
                   {32, 55}},
         // Args without a scoring strategy are LeastAllocated on cpu and memory.
-        ScoreCase{"default args", config::NodeResourcesFitArgs{},
+        ScoreCase{"default args",
+                  config::NodeResourcesFitArgs{},
                   BuildPod().Name("p").Req({{"cpu", "1000"}, {"memory", "2000"}}).Obj(),
                   {Node("node1", "4000", "10000"), Node("node2", "6000", "10000")},
                   {Existing("node1", "2000", "4000"), Existing("node2", "1000", "2000")},
@@ -100,8 +115,18 @@ TEST(FitScore, BrokenLinearFunction) {
   };
   const std::vector<std::pair<std::vector<ShapePoint>, std::vector<Assertion>>> cases = {
       {{{10, 1}, {90, 9}},
-       {{-10, 1}, {0, 1}, {9, 1}, {10, 1}, {15, 1}, {19, 1}, {20, 2}, {89, 8}, {90, 9}, {99, 9},
-        {100, 9}, {110, 9}}},
+       {{-10, 1},
+        {0, 1},
+        {9, 1},
+        {10, 1},
+        {15, 1},
+        {19, 1},
+        {20, 2},
+        {89, 8},
+        {90, 9},
+        {99, 9},
+        {100, 9},
+        {110, 9}}},
       {{{0, 2}, {40, 10}, {100, 0}},
        {{-10, 2}, {0, 2}, {20, 6}, {30, 8}, {40, 10}, {70, 5}, {100, 0}, {110, 0}}},
       {{{0, 2}, {40, 2}, {100, 2}},
@@ -119,8 +144,7 @@ TEST(FitScore, RequestedToCapacityRatioRoundsHalfAwayFromZero) {
   ScorerFn even = RequestedToCapacityRatioScorer({{"a/x", 1}, {"a/y", 1}}, {{0, 0}, {100, 10}});
   std::vector<int64_t> requested = {50, 25}, allocated = {0, 0}, allocatable = {100, 100};
   EXPECT_EQ(even(requested, allocated, allocatable), 38);
-  ScorerFn weighted =
-      RequestedToCapacityRatioScorer({{"a/x", 1}, {"a/y", 2}}, {{0, 0}, {100, 10}});
+  ScorerFn weighted = RequestedToCapacityRatioScorer({{"a/x", 1}, {"a/y", 2}}, {{0, 0}, {100, 10}});
   EXPECT_EQ(weighted(requested, allocated, allocatable), 33);
   // A resource scoring 0 counts in neither the sum nor the weights.
   std::vector<int64_t> one_zero = {0, 50};

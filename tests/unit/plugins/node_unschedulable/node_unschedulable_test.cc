@@ -101,8 +101,7 @@ TEST(NodeUnschedulable, IsSchedulableAfterPodTolerationChange) {
   };
   auto pod = BuildPod().UID("uid").Obj();
   for (const auto& c : cases) {
-    EXPECT_EQ(IsSchedulableAfterPodTolerationChange(*pod, c.old_obj, c.new_obj), c.want)
-        << c.name;
+    EXPECT_EQ(IsSchedulableAfterPodTolerationChange(*pod, c.old_obj, c.new_obj), c.want) << c.name;
   }
 }
 
@@ -154,7 +153,8 @@ TEST(NodeUnschedulable, Factory) {
 
 // The reason is upstream's, as generated into tests/fixtures/failure_messages.tsv.
 TEST(NodeUnschedulable, MessageMatchesUpstream) {
-  EXPECT_EQ(kErrReasonUnschedulable, testing::UpstreamFailureReason("NodeUnschedulable.ErrReasonUnschedulable"));
+  EXPECT_EQ(kErrReasonUnschedulable,
+            testing::UpstreamFailureReason("NodeUnschedulable.ErrReasonUnschedulable"));
   NodeUnschedulable pl;
   framework::CycleState state;
   auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),

@@ -64,7 +64,8 @@ TEST(TaintToleration, Score) {
        {NodeWithTaints("nodeA", {}), NodeWithTaints("nodeB", {{"cpu-type", "arm64", "NoSchedule"}}),
         NodeWithTaints("nodeC", {{"cpu-type", "arm64", kPrefer}, {"disk-type", "ssd", kPrefer}})},
        {100, 100, 0}},
-      {"no taints and tolerations lands on the node without taints", PodWithTolerations({}),
+      {"no taints and tolerations lands on the node without taints",
+       PodWithTolerations({}),
        {NodeWithTaints("nodeA", {}), NodeWithTaints("nodeB", {{"cpu-type", "arm64", kPrefer}})},
        {100, 0}},
       {"a toleration with an empty effect covers PreferNoSchedule",
@@ -252,8 +253,12 @@ TEST(TaintToleration, IsSchedulableAfterPodTolerationChange) {
        QueueingHint::kQueue},
       {"skip-updates-other-pod", BuildPod().Name("pod-1").Namespace("ns-1").UID("uid0").Obj(),
        BuildPod().Name("pod-2").Namespace("ns-1").UID("uid1").Obj(),
-       BuildPod().Name("pod-2").Namespace("ns-1").UID("uid1")
-           .Toleration("foo", "", "", "NoSchedule").Obj(),
+       BuildPod()
+           .Name("pod-2")
+           .Namespace("ns-1")
+           .UID("uid1")
+           .Toleration("foo", "", "", "NoSchedule")
+           .Obj(),
        QueueingHint::kSkip},
       {"queue-on-toleration-added", BuildPod().Name("pod-1").Namespace("ns-1").Obj(),
        BuildPod().Name("pod-1").Namespace("ns-1").Obj(),
@@ -285,7 +290,8 @@ TEST(TaintToleration, EventsToRegister) {
 // 1.37: PreFilter passes ordinary pods; with InPlacePodVerticalScalingSchedulerPreemption a
 // pod whose resize was deferred is already on its node, so the plugin skips it (off by default).
 TEST(TaintToleration, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
-  auto node = testing::MakeNodeInfo(BuildNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj());
+  auto node =
+      testing::MakeNodeInfo(BuildNode().Name("n").Taint("dedicated", "user1", "NoSchedule").Obj());
   auto plain = framework::NewPodInfo(BuildPod().Node("n").Obj());
   auto deferred = framework::NewPodInfo(
       BuildPod().Node("n").Condition("PodResizePending", "True", "Deferred").Obj());
@@ -300,7 +306,8 @@ TEST(TaintToleration, PreFilterSkipsDeferredResizeOnlyWithTheGate) {
   EXPECT_FALSE(result.node_names.has_value());
   EXPECT_EQ(pl_off.Filter(state, *deferred, *node).code(), Code::kUnschedulableAndUnresolvable);
 
-  TaintToleration pl_on(helper::kDefaultEnableComparisonOperators, /*enable_resize_preemption=*/true);
+  TaintToleration pl_on(helper::kDefaultEnableComparisonOperators,
+                        /*enable_resize_preemption=*/true);
   EXPECT_TRUE(pl_on.PreFilter(state, *plain, {node.get()}, result).IsSuccess());
   EXPECT_TRUE(pl_on.PreFilter(state, *deferred, {node.get()}, result).IsSkip());
   EXPECT_TRUE(pl_on.PreFilter(state, *infeasible, {node.get()}, result).IsSuccess());
@@ -324,9 +331,9 @@ TEST(TaintToleration, Factory) {
 TEST(TaintToleration, MessageMatchesUpstream) {
   TaintToleration pl;
   framework::CycleState state;
-  auto s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()),
-                     *testing::MakeNodeInfo(
-                         BuildNode().Name("n").Taint("dedicated", "x", "NoSchedule").Obj()));
+  auto s = pl.Filter(
+      state, *framework::NewPodInfo(BuildPod().Obj()),
+      *testing::MakeNodeInfo(BuildNode().Name("n").Taint("dedicated", "x", "NoSchedule").Obj()));
   EXPECT_EQ(s.Message(), testing::UpstreamFailureReason("TaintToleration.Filter"));
 }
 
