@@ -23,6 +23,7 @@
 
 #include "pkg/cache/cache.h"
 #include "pkg/cache/snapshot.h"
+#include "pkg/common/logging.h"
 #include "pkg/config/defaults.h"
 #include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/runtime/runtime.h"
@@ -109,6 +110,9 @@ void BM_SchedulePod(benchmark::State& state) {
   framework::WorkerPool pool(parallelism);
   BenchHandle handle(snapshot, pool);
 
+  // Log (the missing plugins' warning) to stderr, as the binary does, so that
+  // --benchmark_format=json on stdout stays parseable.
+  logging::Init(0);
   config::KubeSchedulerConfiguration cfg;
   config::SetDefaults(cfg);
   framework::Registry registry = plugins::NewInTreeRegistry();
