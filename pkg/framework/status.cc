@@ -1,5 +1,7 @@
 #include "pkg/framework/status.h"
 
+#include "pkg/common/error_list.h"
+
 namespace stowage::framework {
 
 std::string_view CodeName(Code code) {
@@ -47,14 +49,7 @@ const std::vector<std::string>& Status::reasons() const {
   return rep_ ? rep_->reasons : *empty;
 }
 
-std::string Status::Message() const {
-  std::string out;
-  for (const auto& r : reasons()) {
-    if (!out.empty()) out += ", ";
-    out += r;
-  }
-  return out;
-}
+std::string Status::Message() const { return Join(reasons(), ", "); }
 
 const std::string& Status::plugin() const {
   static const std::string* empty = new std::string();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "pkg/common/error_list.h"
 #include "pkg/config/expand.h"
 #include "pkg/config/validation_args.h"
 
@@ -50,8 +51,7 @@ StatusOr<BuiltProfiles> BuildProfiles(const config::KubeSchedulerConfiguration& 
     std::set<std::string> dropped;
     if (profile.plugins) dropped = Drop(*profile.plugins, missing);
     if (!dropped.empty()) {
-      std::string list;
-      for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
+      const std::string list = Join({dropped.begin(), dropped.end()}, ", ");
       out.warnings.push_back("profile \"" + name +
                              "\": plugins not implemented by stowage yet, "
                              "running without them: " +

@@ -6,6 +6,7 @@
 
 #include "pkg/api/encode.h"
 #include "pkg/client/resources.h"
+#include "pkg/common/error_list.h"
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/profile_metrics.h"
@@ -43,12 +44,7 @@ std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& st
       counted.push_back(std::to_string(count) + " " + reason);
     }
     std::sort(counted.begin(), counted.end());
-    std::string joined;
-    for (const auto& c : counted) {
-      if (!joined.empty()) joined += ", ";
-      joined += c;
-    }
-    if (!joined.empty()) msg += " " + joined + ".";
+    if (!counted.empty()) msg += " " + Join(counted, ", ") + ".";
   }
   if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
   return msg;
