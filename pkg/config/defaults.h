@@ -14,8 +14,8 @@
 
 #include <optional>
 
-#include "pkg/config/args/features.h"
 #include "pkg/config/types.h"
+#include "pkg/plugin_config/features.h"
 
 namespace stowage::config {
 

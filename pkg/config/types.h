@@ -13,7 +13,7 @@
 // EncodeYaml (encode.h) writes a configuration back out.
 //
 // Plugin args (PluginArgs, a std::variant of the typed in-tree kinds, RawArgs and "none") live in
-// pkg/config/args/args.h, a target of their own that plugins link without the rest of config.
+// pkg/plugin_config/args.h, a target of their own that plugins link without the rest of config.
 //
 // These are value types with no internal synchronisation; a configuration is built once at
 // startup and then only read, which is safe from any number of threads.
@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "pkg/api/types.h"
-#include "pkg/config/args/args.h"
-#include "pkg/framework/extension_point.h"
+#include "pkg/plugin_config/args.h"
+#include "pkg/plugin_config/extension_point.h"
 
 namespace stowage::config {
 
@@ -40,7 +40,7 @@ inline constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 
 // The extension points a profile configures plugins for, MultiPoint excluded: the framework's
-// one table (pkg/framework/extension_point.h), of which config uses the configurable part.
+// one table (pkg/plugin_config/extension_point.h), of which config uses the configurable part.
 using framework::ExtensionPoint;
 inline constexpr size_t kNumExtensionPoints = framework::kNumConfigurableExtensionPoints;
 inline constexpr const auto& kAllExtensionPoints = framework::kConfigurableExtensionPoints;

@@ -8,9 +8,9 @@
 #pragma once
 
 #include "pkg/common/status.h"
-#include "pkg/config/args/features.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
+#include "pkg/plugin_config/features.h"
 
 namespace stowage::config {
 

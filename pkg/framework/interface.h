@@ -20,9 +20,9 @@
 #include "pkg/api/types.h"
 #include "pkg/framework/cycle_state.h"
 #include "pkg/framework/events.h"
-#include "pkg/framework/extension_point.h"
 #include "pkg/framework/status.h"
 #include "pkg/framework/types.h"
+#include "pkg/plugin_config/extension_point.h"
 
 namespace stowage::framework {
 

@@ -12,10 +12,10 @@
 #include <variant>
 
 #include "pkg/common/status.h"
-#include "pkg/config/args/args.h"
-#include "pkg/config/args/features.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
+#include "pkg/plugin_config/args.h"
+#include "pkg/plugin_config/features.h"
 
 namespace stowage::framework {
 

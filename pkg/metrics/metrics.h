@@ -29,9 +29,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "pkg/framework/extension_point.h"
 #include "pkg/metrics/child_cache.h"
 #include "pkg/metrics/registry.h"
+#include "pkg/plugin_config/extension_point.h"
 
 namespace stowage::metrics {
 

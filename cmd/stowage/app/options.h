@@ -43,8 +43,8 @@
 #include "cmd/stowage/app/flags.h"
 #include "pkg/api/quantity.h"
 #include "pkg/common/status.h"
-#include "pkg/config/args/features.h"
 #include "pkg/config/types.h"
+#include "pkg/plugin_config/features.h"
 
 namespace stowage::app {
 

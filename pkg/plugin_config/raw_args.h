@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "pkg/common/status.h"
-#include "pkg/config/args/args.h"
+#include "pkg/plugin_config/args.h"
 
 namespace stowage::config {
 

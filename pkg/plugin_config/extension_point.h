@@ -2,8 +2,8 @@
 // configuration (which names them in `plugins`), the runtime (which runs them) and the metrics
 // (which label by them). Everything else is derived from kExtensionPoints, indexed by the enum.
 //
-// It is its own tiny target (stowage_framework_extension_point, no dependency) so that config
-// and metrics can use it without linking the plugin API. Pure constants: thread-safe.
+// It lives in pkg/plugin_config, below both config and the framework, so that config and
+// metrics use it without linking the plugin API. Pure constants: thread-safe.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-#include "pkg/config/args/raw_args.h"
+#include "pkg/plugin_config/raw_args.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>

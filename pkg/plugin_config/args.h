@@ -3,7 +3,7 @@
 // 8 kinds upstream registers), RawArgs holding the JSON text of an out-of-tree plugin's args, or
 // std::monostate when an entry has no args at all.
 //
-// A target of its own (stowage_config_args, api and common only) because both sides use it:
+// In pkg/plugin_config (stowage_plugin_config, api and common only) because both sides use it:
 // pkg/config decodes, defaults and validates these structs, and plugin factories receive them
 // already defaulted and validated. As in types.h, an optional field is one that v1 lets be
 // unset. Plain value types; safe to read from any thread.

@@ -1,4 +1,4 @@
-#include "pkg/config/args/args.h"
+#include "pkg/plugin_config/args.h"
 
 #include <algorithm>
 
