@@ -3,6 +3,7 @@
 #include "pkg/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/plugins/image_locality/image_locality.h"
+#include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/names.h"
 #include "pkg/plugins/node_affinity/node_affinity.h"
 #include "pkg/plugins/node_declared_features/node_declared_features.h"
@@ -32,6 +33,8 @@ framework::Registry NewInTreeRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(
            node_resources::NewBalancedAllocation)},
+      {names::kInterPodAffinity,
+       framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
       {names::kDefaultBinder, default_binder::New},
@@ -49,7 +52,6 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kVolumeBinding,
       names::kVolumeZone,
       names::kPodTopologySpread,
-      names::kInterPodAffinity,
       names::kDynamicResources,
       names::kDefaultPreemption,
       names::kGangScheduling,
