@@ -30,7 +30,9 @@ api::PodAffinityTerm Term(std::vector<std::string> namespaces = {},
   t.namespace_selector = std::move(ns_selector);
   return t;
 }
-api::Pod Web(std::string ns) { return *BuildPod().Name("w").Namespace(ns).Label("app", "web").Obj(); }
+api::Pod Web(std::string ns) {
+  return *BuildPod().Name("w").Namespace(ns).Label("app", "web").Obj();
+}
 
 TEST(AffinityTerms, NoNamespacesMeansThePodsOwn) {
   PodAffinityTerms terms = CompileAffinityTerms(WithTerm(Term()));
@@ -44,7 +46,8 @@ TEST(AffinityTerms, NoNamespacesMeansThePodsOwn) {
 }
 
 TEST(AffinityTerms, NamespacesAndNamespaceSelector) {
-  const AffinityTerm listed = CompileAffinityTerms(WithTerm(Term({"b", "a", "b"}))).required_affinity[0];
+  const AffinityTerm listed =
+      CompileAffinityTerms(WithTerm(Term({"b", "a", "b"}))).required_affinity[0];
   EXPECT_EQ(listed.namespaces, (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(listed.Matches(Web("home"), {}));
   // An empty namespaceSelector selects every namespace; the pod's own is not added.
@@ -52,8 +55,9 @@ TEST(AffinityTerms, NamespacesAndNamespaceSelector) {
       CompileAffinityTerms(WithTerm(Term({}, api::LabelSelector{}))).required_affinity[0];
   EXPECT_TRUE(all.namespaces.empty());
   EXPECT_TRUE(all.Matches(Web("anywhere"), {}));
-  const AffinityTerm team = CompileAffinityTerms(
-      WithTerm(Term({}, BuildLabelSelector().Label("team", "a").Obj()))).required_affinity[0];
+  const AffinityTerm team =
+      CompileAffinityTerms(WithTerm(Term({}, BuildLabelSelector().Label("team", "a").Obj())))
+          .required_affinity[0];
   EXPECT_TRUE(team.Matches(Web("x"), stowage::testing::MakeStringMap({{"team", "a"}})));
   EXPECT_FALSE(team.Matches(Web("x"), stowage::testing::MakeStringMap({{"team", "b"}})));
 }

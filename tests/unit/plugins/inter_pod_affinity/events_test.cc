@@ -64,9 +64,9 @@ TEST_F(HintTest, AssignedPodAdded) {
   // An unscheduled pod changes nothing for the target.
   EXPECT_EQ(PodHint({}, E(Pod("a", "", "web"))), QueueingHint::kSkip);
   // A pod in another namespace does not match the terms.
-  EXPECT_EQ(PodHint({}, E(BuildPod().Name("a").Namespace("x").Node("n1").Label("service", "web")
-                              .Obj())),
-            QueueingHint::kSkip);
+  EXPECT_EQ(
+      PodHint({}, E(BuildPod().Name("a").Namespace("x").Node("n1").Label("service", "web").Obj())),
+      QueueingHint::kSkip);
 }
 
 TEST_F(HintTest, AssignedPodLabelsUpdated) {

@@ -57,68 +57,103 @@ std::vector<FilterCase> Cases() {
   api::PodAffinityTerm bad = S({"S1"});
   bad.label_selector->match_expressions.push_back({"x", "In", {}});  // In needs values
   return {
-      {"no terms, no existing pods: PreFilter skips", BuildPod().Name("p").Obj(), {kNode1}, {},
+      {"no terms, no existing pods: PreFilter skips",
+       BuildPod().Name("p").Obj(),
+       {kNode1},
+       {},
        {kFits}},
-      {"affinity In matches an existing pod", WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
-       {kNode1}, {Labelled("S1", "node1").Obj()}, {kFits}},
+      {"affinity In matches an existing pod",
+       WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kFits}},
       {"affinity NotIn matches an existing pod",
        WithAffinity(Labelled("S2"),
                     Terms({{BuildLabelSelector().NotIn("security", {"S3"}).Obj(), {}, "region"}})),
-       {kNode1}, {Labelled("S1", "node1").Obj()}, {kFits}},
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kFits}},
       {"affinity names another namespace than the matching pod's",
-       WithAffinity(Labelled("S2"), Terms({other_ns})), {kNode1}, {Labelled("S1", "node1").Obj()},
+       WithAffinity(Labelled("S2"), Terms({other_ns})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
        {kAffinity}},
       {"affinity selector matches no existing pod",
-       WithAffinity(Labelled("S2"), Terms({S({"S3"})})), {kNode1},
-       {Labelled("S1", "node1").Obj()}, {kAffinity}},
+       WithAffinity(Labelled("S2"), Terms({S({"S3"})})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kAffinity}},
       {"affinity terms are ANDed: one term matching is not enough",
-       WithAffinity(Labelled("S2"), Terms({S({"S1"}), S({"S9"})})), {kNode1},
-       {Labelled("S1", "node1").Obj()}, {kAffinity}},
+       WithAffinity(Labelled("S2"), Terms({S({"S1"}), S({"S9"})})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kAffinity}},
       {"affinity and anti-affinity both satisfied",
-       WithAffinity(Labelled("S2"), Terms({S({"S1"})}), Terms({S({"S3"})})), {kNode1},
-       {Labelled("S1", "node1").Obj()}, {kFits}},
+       WithAffinity(Labelled("S2"), Terms({S({"S1"})}), Terms({S({"S3"})})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kFits}},
       {"affinity satisfied, anti-affinity not",
-       WithAffinity(Labelled("S2"), Terms({S({"S1"})}), Terms({S({"S1"})})), {kNode1},
-       {Labelled("S1", "node1").Obj()}, {kAnti}},
+       WithAffinity(Labelled("S2"), Terms({S({"S1"})}), Terms({S({"S1"})})),
+       {kNode1},
+       {Labelled("S1", "node1").Obj()},
+       {kAnti}},
       {"the existing pod's anti-affinity rejects the incoming pod (symmetry)",
-       WithAffinity(Labelled("S2"), Terms({S({"S1"})})), {kNode1},
+       WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
+       {kNode1},
        {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S2"}, "zone")}))},
        {kExisting}},
-      {"symmetry applies to a pod without terms of its own", Labelled("S2").Obj(), {kNode1},
+      {"symmetry applies to a pod without terms of its own",
+       Labelled("S2").Obj(),
+       {kNode1},
        {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S2"}, "zone")}))},
        {kExisting}},
-      {"the existing pod's anti-affinity does not match the incoming pod", Labelled("S2").Obj(),
-       {kNode1}, {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S3"})}))},
+      {"the existing pod's anti-affinity does not match the incoming pod",
+       Labelled("S2").Obj(),
+       {kNode1},
+       {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S3"})}))},
        {kFits}},
       {"the first pod of a group matches its own terms",
        WithAffinity(Labelled("S1"), Terms({S({"S1"})})),
-       {kNode1, Node("node2", {{"zone", "z2"}})}, {}, {kFits, kAffinity}},
+       {kNode1, Node("node2", {{"zone", "z2"}})},
+       {},
+       {kFits, kAffinity}},
       {"the first-pod rule does not apply when a matching pod exists elsewhere",
        WithAffinity(Labelled("S1"), Terms({S({"S1"})})),
-       {kNode1, Node("node2", {{"region", "r2"}})}, {Labelled("S1", "node1").Obj()},
+       {kNode1, Node("node2", {{"region", "r2"}})},
+       {Labelled("S1", "node1").Obj()},
        {kFits, kAffinity}},
       {"a pod not matching its own terms has no first-pod exception",
-       WithAffinity(Labelled("S2"), Terms({S({"S1"})})), {kNode1}, {}, {kAffinity}},
+       WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
+       {kNode1},
+       {},
+       {kAffinity}},
       {"nodes sharing the topology value of a matching pod fit",
        WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
        {kNode1, Node("node2", {{"region", "r1"}}), Node("node3", {{"region", "r2"}})},
-       {Labelled("S1", "node1").Obj()}, {kFits, kFits, kAffinity}},
+       {Labelled("S1", "node1").Obj()},
+       {kFits, kFits, kAffinity}},
       {"anti-affinity rejects every node of the matching pod's domain",
        WithAffinity(Labelled("S2"), std::nullopt, Terms({S({"S1"}, "zone")})),
        {kNode1, Node("node2", {{"zone", "z11"}}), Node("node3", {{"zone", "z12"}}),
         Node("node4", {})},
-       {Labelled("S1", "node1").Obj()}, {kAnti, kAnti, kFits, kFits}},
+       {Labelled("S1", "node1").Obj()},
+       {kAnti, kAnti, kFits, kFits}},
       {"anti-affinity matches when any of its terms matches",
        WithAffinity(Labelled("S2"), std::nullopt, Terms({S({"S9"}), S({"S1"}, "zone")})),
-       {kNode1, Node("node2", {{"zone", "z12"}})}, {Labelled("S1", "node1").Obj()},
+       {kNode1, Node("node2", {{"zone", "z12"}})},
+       {Labelled("S1", "node1").Obj()},
        {kAnti, kFits}},
       {"a matching pod in another namespace does not count",
        WithAffinity(Labelled("S2"), Terms({S({"S1"})})),
        {kNode1, Node("node2", {{"region", "r2"}})},
        {Labelled("S1", "node1").Obj(), Labelled("S1", "node2", "ns2").Obj()},
        {kFits, kAffinity}},
-      {"an invalid selector fails PreFilter", WithAffinity(Labelled("S2"), Terms({bad})),
-       {kNode1}, {}, {}},
+      {"an invalid selector fails PreFilter",
+       WithAffinity(Labelled("S2"), Terms({bad})),
+       {kNode1},
+       {},
+       {}},
   };
 }
 
@@ -153,10 +188,9 @@ TEST(InterPodAffinityPreFilter, SkipsOnlyWhenNothingCanReject) {
       RunFilter(handle, *plugin, Labelled("S2").Obj(), {kNode1}, {Labelled("S1", "node1").Obj()})
           .pre_filter.IsSkip());
   // An existing anti-affinity term that does not match the pod: still Skip.
-  EXPECT_TRUE(
-      RunFilter(handle, *plugin, Labelled("S2").Obj(), {kNode1},
-                {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S3"})}))})
-          .pre_filter.IsSkip());
+  EXPECT_TRUE(RunFilter(handle, *plugin, Labelled("S2").Obj(), {kNode1},
+                        {WithAffinity(Labelled("S1", "node1"), std::nullopt, Terms({S({"S3"})}))})
+                  .pre_filter.IsSkip());
   // A required term of its own, even unmatched anywhere: run.
   EXPECT_TRUE(RunFilter(handle, *plugin,
                         WithAffinity(Labelled("S2"), std::nullopt, Terms({S({"S3"})})), {kNode1},
@@ -189,9 +223,8 @@ TEST(InterPodAffinityFilter, NamespaceSelectors) {
   auto affinity_to = [&](api::LabelSelector ns) {
     return WithAffinity(Labelled("S2"), Terms({WithNamespaceSelector(S({"S1"}), ns)}));
   };
-  EXPECT_TRUE(RunFilter(handle, *plugin, affinity_to(team("a")), {kNode1}, {in_a})
-                  .filter[0]
-                  .IsSuccess());
+  EXPECT_TRUE(
+      RunFilter(handle, *plugin, affinity_to(team("a")), {kNode1}, {in_a}).filter[0].IsSuccess());
   EXPECT_EQ(RunFilter(handle, *plugin, affinity_to(team("b")), {kNode1}, {in_a}).filter[0].code(),
             Code::kUnschedulableAndUnresolvable);
   // An empty namespaceSelector selects every namespace.
@@ -221,8 +254,8 @@ TEST(InterPodAffinityFilter, DeferredResizeIsSkippedOnlyWithTheGate) {
   auto& pl = dynamic_cast<InterPodAffinity&>(**plugin);
   auto pod = Labelled("S2", "node1").Condition("PodResizePending", "True", "Deferred");
   auto anti = WithAffinity(pod, std::nullopt, Terms({S({"S1"})}));
-  EXPECT_TRUE(RunFilter(handle, pl, anti, {kNode1}, {Labelled("S1", "node1").Obj()})
-                  .pre_filter.IsSkip());
+  EXPECT_TRUE(
+      RunFilter(handle, pl, anti, {kNode1}, {Labelled("S1", "node1").Obj()}).pre_filter.IsSkip());
   auto plain = MakePlugin(handle);
   EXPECT_EQ(RunFilter(handle, *plain, anti, {kNode1}, {Labelled("S1", "node1").Obj()})
                 .filter[0]

@@ -41,8 +41,7 @@ std::unique_ptr<framework::CycleState> PreFilterOver(Handle& handle, InterPodAff
   handle.SetNodes(nodes, pods);
   auto state = std::make_unique<framework::CycleState>();
   framework::PreFilterResult result;
-  framework::Status s =
-      plugin.PreFilter(*state, pod, handle.SnapshotSharedLister().List(), result);
+  framework::Status s = plugin.PreFilter(*state, pod, handle.SnapshotSharedLister().List(), result);
   EXPECT_TRUE(s.IsSuccess()) << s.Message();
   return state;
 }
@@ -87,8 +86,7 @@ TEST(InterPodAffinityPreFilterExtensions, AddAndRemoveMatchARecomputedPreFilter)
     auto recomputed = PreFilterOver(handle, *plugin, *info, nodes, with);
 
     auto added = framework::NewPodInfo(candidate);
-    const framework::NodeInfo* node =
-        handle.SnapshotSharedLister().Get(candidate->spec.node_name);
+    const framework::NodeInfo* node = handle.SnapshotSharedLister().Get(candidate->spec.node_name);
     ASSERT_NE(node, nullptr);
     ASSERT_TRUE(plugin->AddPod(*state, *incoming, *added, *node).IsSuccess());
     ExpectSameCounts(*state, *recomputed);

@@ -1,5 +1,6 @@
 // InterPodAffinity PreScore, Score and NormalizeScore, from the cases of upstream's
-// interpodaffinity/scoring_test.go (TestPreferredAffinity, TestPreferredAffinityWithHardPodAffinitySymmetricWeight).
+// interpodaffinity/scoring_test.go (TestPreferredAffinity,
+// TestPreferredAffinityWithHardPodAffinitySymmetricWeight).
 #include <gtest/gtest.h>
 
 #include <optional>
@@ -58,41 +59,59 @@ std::vector<ScoreCase> Cases() {
   auto required_s2 = Terms({TermIn("security", {"S2"}, "region")});
   return {
       {"no terms anywhere: skip", Pod("S2"), {s1_on_1}, {}},
-      {"preferred affinity scores the matching pod's region", Pod("S2", "", "default",
-                                                                  Preferred({W(5, "S1", "region")})),
-       {s1_on_1}, {100, 0, 100, 0}},
+      {"preferred affinity scores the matching pod's region",
+       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})),
+       {s1_on_1},
+       {100, 0, 100, 0}},
       {"preferred anti-affinity penalises it",
-       Pod("S2", "", "default", std::nullopt, Preferred({W(5, "S1", "region")})), {s1_on_1},
+       Pod("S2", "", "default", std::nullopt, Preferred({W(5, "S1", "region")})),
+       {s1_on_1},
        {0, 100, 0, 100}},
       {"weights add up over pods and terms",
        Pod("S2", "", "default", Preferred({W(8, "S1", "region"), W(2, "S3", "region")})),
-       {s1_on_1, Pod("S3", "machine2")}, {100, 25, 100, 0}},
+       {s1_on_1, Pod("S3", "machine2")},
+       {100, 25, 100, 0}},
       {"affinity and anti-affinity cancel in one domain",
        Pod("S2", "", "default", Preferred({W(5, "S1", "region")}),
            Preferred({W(5, "S3", "region")})),
-       {s1_on_1, Pod("S3", "machine3"), Pod("S1", "machine2")}, {0, 100, 0, 0}},
+       {s1_on_1, Pod("S3", "machine3"), Pod("S1", "machine2")},
+       {0, 100, 0, 0}},
       {"a matching pod in another namespace does not count",
-       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})), {Pod("S1", "machine1", "ns2")},
+       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})),
+       {Pod("S1", "machine1", "ns2")},
        {}},
       {"an existing pod's required affinity scores with hardPodAffinityWeight",
-       Pod("S2"), {Pod("S1", "machine1", "default", required_s2)}, {100, 0, 100, 0}},
-      {"hardPodAffinityWeight 0 ignores it", Pod("S2"),
-       {Pod("S1", "machine1", "default", required_s2)}, {}, hard0},
+       Pod("S2"),
+       {Pod("S1", "machine1", "default", required_s2)},
+       {100, 0, 100, 0}},
+      {"hardPodAffinityWeight 0 ignores it",
+       Pod("S2"),
+       {Pod("S1", "machine1", "default", required_s2)},
+       {},
+       hard0},
       {"hardPodAffinityWeight weighs against preferred terms",
        Pod("S2", "", "default", Preferred({W(10, "S9", "region")})),
-       {Pod("S1", "machine1", "default", required_s2), Pod("S9", "machine2")}, {50, 100, 50, 0},
+       {Pod("S1", "machine1", "default", required_s2), Pod("S9", "machine2")},
+       {50, 100, 50, 0},
        hard5},
-      {"an existing pod's preferred anti-affinity repels the pod", Pod("S2"),
+      {"an existing pod's preferred anti-affinity repels the pod",
+       Pod("S2"),
        {Pod("S1", "machine2", "default", std::nullopt, Preferred({W(7, "S2", "region")}))},
        {100, 0, 100, 100}},
-      {"ignorePreferredTermsOfExistingPods skips a pod without preferred terms", Pod("S2"),
-       {Pod("S1", "machine1", "default", Preferred({W(7, "S2", "region")}))}, {}, ignore},
+      {"ignorePreferredTermsOfExistingPods skips a pod without preferred terms",
+       Pod("S2"),
+       {Pod("S1", "machine1", "default", Preferred({W(7, "S2", "region")}))},
+       {},
+       ignore},
       {"ignorePreferredTermsOfExistingPods keeps the pod's own terms",
-       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})), {s1_on_1},
-       {100, 0, 100, 0}, ignore},
-      {"a node without the topology label gets no share", Pod("S2", "", "default",
-                                                              Preferred({W(5, "S1", "region")})),
-       {Pod("S1", "machine4")}, {}},
+       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})),
+       {s1_on_1},
+       {100, 0, 100, 0},
+       ignore},
+      {"a node without the topology label gets no share",
+       Pod("S2", "", "default", Preferred({W(5, "S1", "region")})),
+       {Pod("S1", "machine4")},
+       {}},
   };
 }
 
@@ -138,8 +157,8 @@ TEST(InterPodAffinityScore, NamespaceSelectorOfPreferredTerms) {
   framework::CycleState state;
   ASSERT_TRUE(plugin->PreScore(state, *info, handle.SnapshotSharedLister().List()).IsSuccess());
   int64_t score = 0;
-  ASSERT_TRUE(
-      plugin->Score(state, *info, *handle.SnapshotSharedLister().Get("machine2"), score).IsSuccess());
+  ASSERT_TRUE(plugin->Score(state, *info, *handle.SnapshotSharedLister().Get("machine2"), score)
+                  .IsSuccess());
   EXPECT_EQ(score, 5);
 }
 

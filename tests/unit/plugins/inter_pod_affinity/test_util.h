@@ -102,8 +102,7 @@ inline FilterRun RunFilter(Handle& handle, InterPodAffinity& plugin, const api::
   framework::CycleState state;
   framework::PreFilterResult result;
   auto info = framework::NewPodInfo(pod);
-  run.pre_filter =
-      plugin.PreFilter(state, *info, handle.SnapshotSharedLister().List(), result);
+  run.pre_filter = plugin.PreFilter(state, *info, handle.SnapshotSharedLister().List(), result);
   for (const framework::NodeInfo* node : handle.SnapshotSharedLister().List()) {
     if (run.pre_filter.IsSkip()) {
       run.filter.emplace_back();
