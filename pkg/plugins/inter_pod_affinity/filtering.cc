@@ -94,6 +94,10 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& cycle_state
   if (!pod.affinity().parse_error.empty()) {
     return framework::Status::Unresolvable("parsing pod: " + pod.affinity().parse_error);
   }
+  // The common case, no terms on either side, costs no allocation.
+  if (pod.affinity_terms == nullptr && snapshot_.HavePodsWithRequiredAntiAffinityList().empty()) {
+    return framework::Status::Skip();
+  }
   auto state = std::make_unique<PreFilterState>();
   state->incoming = Incoming(pod);
   const framework::PodAffinityTerms& terms = state->incoming->Terms();

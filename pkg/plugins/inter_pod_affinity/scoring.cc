@@ -66,6 +66,8 @@ framework::Status InterPodAffinity::PreScore(
   if (!pod.affinity().parse_error.empty()) {
     return framework::Status::Error("failed to parse pod: " + pod.affinity().parse_error);
   }
+  // No node to visit: nothing can match, as upstream's Skip after visiting none.
+  if (nodes.empty()) return framework::Status::Skip();
   // PreFilter has resolved the same namespaces this cycle, unless it skipped.
   std::shared_ptr<const IncomingPod> incoming;
   if (const auto* s = cycle_state.Read<PreFilterState>(kPreFilterStateKey)) {
