@@ -127,9 +127,8 @@ TEST(InterPodAffinityIntegration, RequiredAntiAffinityKeepsReplicasApartUnderChu
     }
     ASSERT_FALSE(victim.empty());
     ASSERT_TRUE(testing::DeletePod(Admin(), ns, victim).ok());
-    ASSERT_TRUE(testing::Eventually(
-        [&] { return NodeOfPod(ns).size() == 3 && bound_count() == 3; },
-        std::chrono::seconds(60)))
+    ASSERT_TRUE(testing::Eventually([&] { return NodeOfPod(ns).size() == 3 && bound_count() == 3; },
+                                    std::chrono::seconds(60)))
         << "round " << round;
     EXPECT_TRUE(distinct_hosts());
     ASSERT_TRUE(testing::CreatePod(Admin(), Replica(ns, victim)).ok());
@@ -174,8 +173,7 @@ TEST(InterPodAffinityIntegration, PodWaitingOnAffinityIsScheduledWhenItsPartnerA
                   .ok());
   // The leader's binding is an AssignedPod Add whose hint requeues the follower; the
   // unschedulable-pods flush would take five minutes, beyond this wait.
-  ASSERT_TRUE(testing::Eventually([&] { return Bound(ns, "follower"); },
-                                  std::chrono::seconds(90)))
+  ASSERT_TRUE(testing::Eventually([&] { return Bound(ns, "follower"); }, std::chrono::seconds(90)))
       << Describe(ns);
   EXPECT_EQ(NodeOfPod(ns)["follower"], host);
 }

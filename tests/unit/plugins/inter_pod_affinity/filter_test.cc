@@ -50,6 +50,11 @@ api::PodAffinityTerm S(std::vector<std::string> values, std::string topology = "
   return TermIn("security", std::move(values), std::move(topology));
 }
 
+api::PodAffinityTerm WithSelector(api::PodAffinityTerm t, api::LabelSelector selector) {
+  t.label_selector = std::move(selector);
+  return t;
+}
+
 const api::NodePtr kNode1 = Node("node1", {{"region", "r1"}, {"zone", "z11"}});
 
 std::vector<FilterCase> Cases() {
@@ -68,8 +73,9 @@ std::vector<FilterCase> Cases() {
        {Labelled("S1", "node1").Obj()},
        {kFits}},
       {"affinity NotIn matches an existing pod",
-       WithAffinity(Labelled("S2"),
-                    Terms({{BuildLabelSelector().NotIn("security", {"S3"}).Obj(), {}, "region"}})),
+       WithAffinity(
+           Labelled("S2"),
+           Terms({WithSelector(S({}), BuildLabelSelector().NotIn("security", {"S3"}).Obj())})),
        {kNode1},
        {Labelled("S1", "node1").Obj()},
        {kFits}},
