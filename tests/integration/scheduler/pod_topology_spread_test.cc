@@ -1,5 +1,6 @@
 // PodTopologySpread on the real cluster: pods of a ReplicaSet behind a Service get the system
-// default spreading (one per host, zones even) with no constraint in their spec, and a
+// default spreading (one per host, zones even, against the pull of emptier nodes) with no
+// constraint in their spec, and a
 // DoNotSchedule constraint rejects a pod with upstream's exact message until the deletion of a
 // matching pod lets it in (the queueing hint, well before the five-minute flush).
 #include <gtest/gtest.h>
@@ -82,64 +83,70 @@ TEST(PodTopologySpreadIntegration, ReplicaSetPodsBehindAServiceSpreadOverHostsAn
   const std::string ns = "spread-default";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   EnsureSpreadNodes();
-  json service = {{"apiVersion", "v1"},
-                  {"kind", "Service"},
-                  {"metadata", {{"name", "web"}}},
-                  {"spec", {{"selector", {{"app", "web"}}}, {"ports", {{{"port", 80}}}}}}};
-  ASSERT_TRUE(Admin().Post(client::CollectionPath<api::Service>(ns), service.dump()).ok());
+  const std::string service = R"({"apiVersion": "v1", "kind": "Service",
+      "metadata": {"name": "web"},
+      "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})";
+  ASSERT_TRUE(Admin().Post(client::CollectionPath<api::Service>(ns), service).ok());
   // No controller manager runs: the ReplicaSet only owns the pods the test creates.
-  json rs = {
-    {"apiVersion", "apps/v1"},
-    {"kind", "ReplicaSet"},
-    {"metadata", {{"name", "web"}}},
-    {"spec",
-     {{"replicas", 6},
-      {"selector", {{"matchLabels", {{"app", "web"}}}}},
-      {"template",
-       {{"metadata", {{"labels", {{"app", "web"}}}}},
-        {"spec", {{"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}}}}}
+  const std::string rs = R"({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+      "metadata": {"name": "web"},
+      "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}},
+               "template": {"metadata": {"labels": {"app": "web"}},
+                            "spec": {"containers": [{"name": "c",
+                                                     "image": "registry.k8s.io/pause:3.10"}]}}}})";
+  auto created = Admin().Post(client::CollectionPath<api::ReplicaSet>(ns), rs);
+  ASSERT_TRUE(created.ok()) << created.status();
+  const std::string uid = json::parse(*created)["metadata"]["uid"];
+
+  // Unrelated pods take a quarter of every node outside z1, so NodeResources scores alone would
+  // stack the web pods in z1; only the default spreading puts them elsewhere.
+  for (const char* node : {"spread-z2-h1", "spread-z2-h2", "spread-z3-h1", "spread-z3-h2"}) {
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod()
+                                                .Namespace(ns)
+                                                .Name(std::string("filler-") + node)
+                                                .Label("app", "filler")
+                                                .Req({{"cpu", "1"}, {"memory", "8Gi"}})
+                                                .Node(node))
+                    .ok());
   }
-};
-auto created = Admin().Post(client::CollectionPath<api::ReplicaSet>(ns), rs.dump());
-ASSERT_TRUE(created.ok()) << created.status();
-const std::string uid = json::parse(*created)["metadata"]["uid"];
+  RunningScheduler sched(testing::ProfilesConfig({"spread-default"}));
+  for (const std::string& w : sched.warnings()) {
+    EXPECT_EQ(w.find("PodTopologySpread"), std::string::npos) << w;
+  }
+  std::vector<testing::PodWrapper> pods;
+  for (int i = 0; i < 6; ++i) {
+    auto pod = BuildPod()
+                   .Namespace(ns)
+                   .Name("web-" + std::to_string(i))
+                   .SchedulerName("spread-default")
+                   .Label("app", "web")
+                   .Req({{"cpu", "1m"}, {"memory", "1Mi"}})
+                   .NodeSelector({{"spread-zones", "yes"}})
+                   .OwnerReference("web", "ReplicaSet", "apps/v1");
+    pod.pod().metadata.owner_references[0].uid = uid;
+    pods.push_back(std::move(pod));
+  }
+  ASSERT_TRUE(testing::CreatePods(Admin(), pods).ok());
 
-RunningScheduler sched(testing::ProfilesConfig({"spread-default"}));
-for (const std::string& w : sched.warnings()) {
-  EXPECT_EQ(w.find("PodTopologySpread"), std::string::npos) << w;
-}
-std::vector<testing::PodWrapper> pods;
-for (int i = 0; i < 6; ++i) {
-  auto pod = BuildPod()
-                 .Namespace(ns)
-                 .Name("web-" + std::to_string(i))
-                 .SchedulerName("spread-default")
-                 .Label("app", "web")
-                 .NodeSelector({{"spread-zones", "yes"}})
-                 .OwnerReference("web", "ReplicaSet", "apps/v1");
-  pod.pod().metadata.owner_references[0].uid = uid;
-  pods.push_back(std::move(pod));
-}
-ASSERT_TRUE(testing::CreatePods(Admin(), pods).ok());
-
-size_t bound = 0;
-std::map<std::string, int> per_node;
-ASSERT_TRUE(Poll(
-    [&] {
-      per_node = BoundPerNode(ns, bound);
-      return bound == 6;
-    },
-    60));
-// As upstream: the hostname default (maxSkew 3) still prefers the emptiest host, and the
-// zone default keeps the zones even.
-std::map<std::string, int> per_zone;
-for (const auto& [node, count] : per_node) {
-  EXPECT_EQ(count, 1) << node;
-  per_zone[node.substr(0, std::string("spread-z1").size())] += count;
-}
-EXPECT_EQ(per_node.size(), 6u);
-EXPECT_EQ(per_zone,
-          (std::map<std::string, int>{{"spread-z1", 2}, {"spread-z2", 2}, {"spread-z3", 2}}));
+  size_t bound = 0;
+  std::map<std::string, int> per_node;
+  ASSERT_TRUE(Poll(
+      [&] {
+        per_node = BoundPerNode(ns, bound);
+        return bound == 6 + 4;
+      },
+      60));
+  // As upstream: the hostname default (maxSkew 3) still prefers the emptiest host, and the
+  // zone default keeps the zones even.
+  std::map<std::string, int> per_zone;
+  for (auto& [node, count] : per_node) {
+    if (node.find("-z1-") == std::string::npos) --count;  // the filler
+    EXPECT_EQ(count, 1) << node;
+    per_zone[node.substr(0, std::string("spread-z1").size())] += count;
+  }
+  EXPECT_EQ(per_node.size(), 6u);
+  EXPECT_EQ(per_zone,
+            (std::map<std::string, int>{{"spread-z1", 2}, {"spread-z2", 2}, {"spread-z3", 2}}));
 }
 
 TEST(PodTopologySpreadIntegration, DoNotScheduleRejectsWithTheExactMessageUntilAPodLeaves) {
@@ -157,16 +164,22 @@ TEST(PodTopologySpreadIntegration, DoNotScheduleRejectsWithTheExactMessageUntilA
 
   // Candidates: two hosts of zone z1 and the node without a zone. One domain is fewer than
   // minDomains 2, so the global minimum is 0 and z1 (one db pod) would reach skew 2.
+  // One matchFields term per node: the API allows a single metadata.name value per term.
+  api::NodeAffinity candidates;
+  candidates.required.emplace();
+  for (const char* node : {"spread-z1-h1", "spread-z1-h2", "spread-nozone"}) {
+    candidates.required->terms.push_back({{}, {{"metadata.name", "In", {node}}}});
+  }
   auto db1 = BuildPod()
                  .Namespace(ns)
                  .Name("db-1")
                  .SchedulerName("spread-hard")
                  .Label("app", "db")
-                 .NodeAffinityIn("metadata.name", {"spread-z1-h1", "spread-z1-h2", "spread-nozone"},
-                                 testing::NodeSelectorType::kField)
+                 .NodeAffinity(candidates)
                  .SpreadConstraint(1, kZone, "DoNotSchedule",
                                    testing::BuildLabelSelector().Label("app", "db").Obj(), 2);
-  ASSERT_TRUE(testing::CreatePod(Admin(), db1).ok());
+  Status created = testing::CreatePod(Admin(), db1);
+  ASSERT_TRUE(created.ok()) << created;
   api::Condition cond;
   ASSERT_TRUE(Poll(
       [&] {
