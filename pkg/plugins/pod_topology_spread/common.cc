@@ -53,7 +53,7 @@ bool AnySelectorMatches(std::span<const Constraint> constraints, const api::Stri
 }
 
 bool MatchesInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node,
-                              const node_affinity::RequiredNodeAffinity& required,
+                              const helper::RequiredNodeAffinity& required,
                               bool enable_comparison_operators) {
   if (c.honor_node_affinity && !required.Match(node).matched) return false;
   if (c.honor_node_taints &&

@@ -14,7 +14,7 @@
 #include "pkg/api/types.h"
 #include "pkg/common/status.h"
 #include "pkg/framework/types.h"
-#include "pkg/plugins/node_affinity/affinity_matchers.h"
+#include "pkg/plugins/helper/node_affinity_matchers.h"
 
 namespace stowage::plugins::pod_topology_spread {
 
@@ -51,7 +51,7 @@ bool AnySelectorMatches(std::span<const Constraint> constraints, const api::Stri
 // node affinity when the constraint honours it, and has no untolerated NoSchedule/NoExecute taint
 // when it honours taints. Parse errors in the pod's node affinity count as no match.
 bool MatchesInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node,
-                              const node_affinity::RequiredNodeAffinity& required,
+                              const helper::RequiredNodeAffinity& required,
                               bool enable_comparison_operators);
 
 // The pods among `pods` in namespace ns, not terminating, whose labels the selector matches. An

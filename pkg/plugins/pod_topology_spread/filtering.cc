@@ -62,7 +62,7 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   // Per node and constraint, the matching pods, or -1 where the node is not a domain member;
   // filled in parallel, summed per domain afterwards.
   std::vector<int> per_node(nodes.size() * k, -1);
-  const auto required = node_affinity::RequiredNodeAffinity::FromPod(pod);
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
     const api::Node* node = nodes[n]->node();
     if (node == nullptr || !NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
@@ -99,7 +99,7 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
   if (node == nullptr || updated.metadata.namespace_ != preemptor.metadata.namespace_) return;
   const std::vector<Constraint>& constraints = *s.constraints;
   if (!NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
-  const auto required = node_affinity::RequiredNodeAffinity::FromPod(preemptor);
+  const auto required = helper::RequiredNodeAffinity::FromPod(preemptor);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
     if (!c.selector.Matches(updated.metadata.labels)) continue;

@@ -76,7 +76,7 @@ framework::Status PodTopologySpread::PreScore(
 
   // Matching pods per node and constraint over all nodes (-1: not counted), summed per domain.
   std::vector<int> per_node(all.size() * k, -1);
-  const auto required = node_affinity::RequiredNodeAffinity::FromPod(pod);
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   handle_.parallelizer().Until(all.size(), [&](size_t n) {
     const api::Node* node = all[n]->node();
     if (node == nullptr) return;
