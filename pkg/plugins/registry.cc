@@ -12,6 +12,7 @@
 #include "pkg/plugins/node_resources/balanced_allocation.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "pkg/plugins/node_unschedulable/node_unschedulable.h"
+#include "pkg/plugins/pod_topology_spread/plugin.h"
 #include "pkg/plugins/queue_sort/queue_sort.h"
 #include "pkg/plugins/scheduling_gates/scheduling_gates.h"
 #include "pkg/plugins/taint_toleration/taint_toleration.h"
@@ -33,6 +34,8 @@ framework::Registry NewInTreeRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(
            node_resources::NewBalancedAllocation)},
+      {names::kPodTopologySpread,
+       framework::WithArgs<config::PodTopologySpreadArgs>(pod_topology_spread::New)},
       {names::kInterPodAffinity,
        framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kImageLocality, image_locality::New},
@@ -51,7 +54,6 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kNodeVolumeLimits,
       names::kVolumeBinding,
       names::kVolumeZone,
-      names::kPodTopologySpread,
       names::kDynamicResources,
       names::kDefaultPreemption,
       names::kGangScheduling,

@@ -32,10 +32,49 @@ json Requirements(const std::vector<api::NodeSelectorRequirement>& reqs) {
   return out;
 }
 
-json LabelSelectorJson(const api::LabelSelector& sel) {
+json ContainerJson(const api::Container& c) {
+  json out = {{"name", c.name}, {"image", c.image}};
+  json res = json::object();
+  if (!c.resources.requests.empty()) res["requests"] = Resources(c.resources.requests);
+  if (!c.resources.limits.empty()) res["limits"] = Resources(c.resources.limits);
+  if (!res.empty()) out["resources"] = res;
+  for (const auto& p : c.ports) {
+    // The API requires a container port; a builder port exposed only on the host uses its
+    // host port for both.
+    json port = {{"containerPort", p.container_port ? p.container_port : p.host_port}};
+    if (p.host_port) port["hostPort"] = p.host_port;
+    if (!p.protocol.empty()) port["protocol"] = p.protocol;
+    if (!p.host_ip.empty()) port["hostIP"] = p.host_ip;
+    out["ports"].push_back(port);
+  }
+  if (c.restart_policy) out["restartPolicy"] = *c.restart_policy;
+  return out;
+}
+
+json Meta(const api::ObjectMeta& m) {
+  json out = {{"name", m.name}};
+  if (!m.namespace_.empty()) out["namespace"] = m.namespace_;
+  // Set only by tests that serve the object from a fake API server: the real one assigns them.
+  if (!m.uid.empty()) out["uid"] = m.uid;
+  if (!m.resource_version.empty()) out["resourceVersion"] = m.resource_version;
+  if (m.generation) out["generation"] = m.generation;
+  if (m.deletion_timestamp) out["deletionTimestamp"] = *m.deletion_timestamp;
+  if (!m.labels.empty()) out["labels"] = Map(m.labels);
+  if (!m.annotations.empty()) out["annotations"] = Map(m.annotations);
+  for (const auto& r : m.owner_references) {
+    out["ownerReferences"].push_back({{"apiVersion", r.api_version},
+                                      {"kind", r.kind},
+                                      {"name", r.name},
+                                      {"uid", r.uid},
+                                      {"controller", r.controller}});
+  }
+  return out;
+}
+
+json LabelSelectorJson(const api::LabelSelector& s) {
   json out = json::object();
-  if (!sel.match_labels.empty()) out["matchLabels"] = Map(sel.match_labels);
-  for (const auto& r : sel.match_expressions) {
+  if (!s.match_labels.empty()) out["matchLabels"] = Map(s.match_labels);
+  for (const auto& r : s.match_expressions) {
     json e = {{"key", r.key}, {"operator", r.op}};
     if (!r.values.empty()) e["values"] = r.values;
     out["matchExpressions"].push_back(e);
@@ -66,35 +105,15 @@ json PodAffinityJson(const api::PodAffinity& a) {
   return out;
 }
 
-json ContainerJson(const api::Container& c) {
-  json out = {{"name", c.name}, {"image", c.image}};
-  json res = json::object();
-  if (!c.resources.requests.empty()) res["requests"] = Resources(c.resources.requests);
-  if (!c.resources.limits.empty()) res["limits"] = Resources(c.resources.limits);
-  if (!res.empty()) out["resources"] = res;
-  for (const auto& p : c.ports) {
-    // The API requires a container port; a builder port exposed only on the host uses its
-    // host port for both.
-    json port = {{"containerPort", p.container_port ? p.container_port : p.host_port}};
-    if (p.host_port) port["hostPort"] = p.host_port;
-    if (!p.protocol.empty()) port["protocol"] = p.protocol;
-    if (!p.host_ip.empty()) port["hostIP"] = p.host_ip;
-    out["ports"].push_back(port);
-  }
-  if (c.restart_policy) out["restartPolicy"] = *c.restart_policy;
-  return out;
-}
-
-json Meta(const api::ObjectMeta& m) {
-  json out = {{"name", m.name}};
-  if (!m.namespace_.empty()) out["namespace"] = m.namespace_;
-  // Set only by tests that serve the object from a fake API server: the real one assigns them.
-  if (!m.uid.empty()) out["uid"] = m.uid;
-  if (!m.resource_version.empty()) out["resourceVersion"] = m.resource_version;
-  if (m.generation) out["generation"] = m.generation;
-  if (m.deletion_timestamp) out["deletionTimestamp"] = *m.deletion_timestamp;
-  if (!m.labels.empty()) out["labels"] = Map(m.labels);
-  if (!m.annotations.empty()) out["annotations"] = Map(m.annotations);
+json SpreadConstraintJson(const api::TopologySpreadConstraint& c) {
+  json out = {{"maxSkew", c.max_skew},
+              {"topologyKey", c.topology_key},
+              {"whenUnsatisfiable", c.when_unsatisfiable}};
+  if (c.label_selector) out["labelSelector"] = LabelSelectorJson(*c.label_selector);
+  if (c.min_domains) out["minDomains"] = *c.min_domains;
+  if (c.node_affinity_policy) out["nodeAffinityPolicy"] = *c.node_affinity_policy;
+  if (c.node_taints_policy) out["nodeTaintsPolicy"] = *c.node_taints_policy;
+  if (!c.match_label_keys.empty()) out["matchLabelKeys"] = c.match_label_keys;
   return out;
 }
 
@@ -139,6 +158,9 @@ std::string PodWrapper::Json() const {
     if (!t.effect.empty()) tol["effect"] = t.effect;
     if (t.toleration_seconds) tol["tolerationSeconds"] = *t.toleration_seconds;
     spec["tolerations"].push_back(tol);
+  }
+  for (const auto& c : s.topology_spread_constraints) {
+    spec["topologySpreadConstraints"].push_back(SpreadConstraintJson(c));
   }
   for (const auto& g : s.scheduling_gates) spec["schedulingGates"].push_back({{"name", g}});
   if (s.host_network) spec["hostNetwork"] = true;

@@ -28,7 +28,7 @@
 #include "pkg/framework/interface.h"
 #include "pkg/framework/registry.h"
 #include "pkg/plugin_config/args.h"
-#include "pkg/plugins/helper/prefilter_with_extensions.h"
+#include "pkg/plugins/helper/pre_filter_with_extensions.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/inter_pod_affinity/state.h"
 

@@ -219,9 +219,9 @@ TEST(InterPodAffinityFilter, WithoutPreFilterStateIsAnError) {
 // matched against the incoming pod's namespace labels for existing pods' terms.
 TEST(InterPodAffinityFilter, NamespaceSelectors) {
   Handle handle;
-  handle.namespaces_.Add("team-a", {{"team", "a"}});
-  handle.namespaces_.Add("team-b", {{"team", "b"}});
-  handle.namespaces_.Add("default", {{"team", "c"}});
+  handle.AddNamespace("team-a", {{"team", "a"}});
+  handle.AddNamespace("team-b", {{"team", "b"}});
+  handle.AddNamespace("default", {{"team", "c"}});
   auto plugin = MakePlugin(handle);
   auto team = [](std::string t) { return BuildLabelSelector().Label("team", t).Obj(); };
   const api::PodPtr in_a = Labelled("S1", "node1", "team-a").Obj();

@@ -147,8 +147,8 @@ INSTANTIATE_TEST_SUITE_P(InterPodAffinity, ScoreTest, ::testing::ValuesIn(Cases(
 
 TEST(InterPodAffinityScore, NamespaceSelectorOfPreferredTerms) {
   Handle handle;
-  handle.namespaces_.Add("team-a", {{"team", "a"}});
-  handle.namespaces_.Add("default", {});
+  handle.AddNamespace("team-a", {{"team", "a"}});
+  handle.AddNamespace("default", {});
   auto plugin = MakePlugin(handle);
   handle.SetNodes(Nodes(), {Pod("S1", "machine2", "team-a")});
   auto pod = Pod("S2", "", "default",

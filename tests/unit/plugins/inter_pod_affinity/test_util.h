@@ -12,6 +12,7 @@
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
+#include "tests/testing/fake_lister.h"
 
 namespace stowage::plugins::inter_pod_affinity::testutil {
 
@@ -20,32 +21,19 @@ using stowage::testing::BuildNode;
 using stowage::testing::BuildPod;
 using stowage::testing::PodAffinityKind;
 
-// A Namespace lister over a fixed list.
-class NamespaceList final : public framework::Lister<api::Namespace> {
- public:
-  void Add(std::string name, const stowage::testing::KeyValues& labels) {
-    auto ns = std::make_shared<api::Namespace>();
-    ns->metadata.name = std::move(name);
-    ns->metadata.labels = stowage::testing::MakeStringMap(labels);
-    all_.push_back(std::move(ns));
-  }
-  std::vector<Ptr> List() const override { return all_; }
-  std::vector<Ptr> List(std::string_view) const override { return all_; }
-  Ptr Get(std::string_view, std::string_view name) const override {
-    for (const Ptr& ns : all_) {
-      if (ns->metadata.name == name) return ns;
-    }
-    return nullptr;
-  }
-
- private:
-  std::vector<Ptr> all_;
-};
-
+// A FakeHandle with Namespaces, labelled as AddNamespace says.
 class Handle final : public stowage::testing::FakeHandle {
  public:
   const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
-  NamespaceList namespaces_;
+  void AddNamespace(std::string name, const stowage::testing::KeyValues& labels) {
+    api::Namespace ns;
+    ns.metadata.name = std::move(name);
+    ns.metadata.labels = stowage::testing::MakeStringMap(labels);
+    namespaces_.Add(std::move(ns));
+  }
+
+ private:
+  stowage::testing::FakeLister<api::Namespace> namespaces_;
 };
 
 inline std::unique_ptr<InterPodAffinity> MakePlugin(Handle& handle,

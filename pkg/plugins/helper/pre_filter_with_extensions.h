@@ -1,7 +1,7 @@
-// A base for plugins whose PreFilter state is updated by AddPod/RemovePod (nominated pods,
-// preemption). PreFilterPlugin::Extensions and ScorePlugin::Extensions share a name but not a
-// return type, so a plugin with both points overrides each in a layer of its own: this one and
-// ScoreWithNormalize.
+// A base for plugins that implement PreFilter with AddPod/RemovePod and also Score.
+// PreFilterPlugin::Extensions and ScorePlugin::Extensions share a name but not a return type, so
+// a class implementing both points cannot override either directly; this layer does it for
+// PreFilter, as ScoreWithNormalize does for Score.
 #pragma once
 
 #include "pkg/framework/interface.h"
