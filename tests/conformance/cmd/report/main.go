@@ -24,7 +24,7 @@ type specReport struct {
 	LeafNodeText            string
 	LeafNodeType            string
 	State                   string
-	StartTime               time.Time
+	NumAttempts             int
 	RunTime                 time.Duration
 	Failure                 *struct{ Message string }
 }
@@ -55,9 +55,9 @@ func load(path string) (run, error) {
 	r := run{}
 	for _, s := range suites {
 		for _, sp := range s.SpecReports {
-			// Specs the focus or label filter left out are reported as skipped without ever starting;
-			// they were not selected, so they are not in the table.
-			if sp.LeafNodeType != "It" || sp.StartTime.IsZero() {
+			// Specs the focus or label filter left out are reported as skipped with no attempt; they were
+			// not selected, so they are not in the table.
+			if sp.LeafNodeType != "It" || sp.NumAttempts == 0 {
 				continue
 			}
 			name := strings.TrimSpace(strings.Join(append(append([]string{}, sp.ContainerHierarchyTexts...),
