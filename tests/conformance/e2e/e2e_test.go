@@ -1,6 +1,7 @@
-// Package e2e is a slim build of upstream's e2e suite that registers only the
-// test/e2e/scheduling specs, so the binary builds in a fraction of the full
-// e2e.test's time while running those specs unmodified.
+// Package e2e is a slim build of upstream's e2e suite: of the spec packages it
+// imports only test/e2e/scheduling (the suite setup brings test/e2e/common's
+// along), so it builds in a fraction of the full e2e.test's time while running
+// those specs unmodified.
 package e2e
 
 import (
