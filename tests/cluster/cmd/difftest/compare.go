@@ -63,7 +63,7 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 	diverged := false
 	for i := range up {
 		r := Result{Seed: seed, Mode: mode, Upstream: up[i], Stowage: st[i]}
-		if s := scores[namespace+"/"+up[i].Pod]; up[i].Node != "" && len(s) > 0 {
+		if s := scores[up[i].Key()]; up[i].Node != "" && len(s) > 0 {
 			r.Scores = s
 			if top := s.Top(); len(top) > 1 {
 				r.Tied = top

@@ -127,8 +127,7 @@ func (r *Report) Print(w io.Writer) {
 		if x.Verdict != Disagree {
 			continue
 		}
-		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s/%s (%s)\n", x.Seed, x.Mode, namespace,
-			x.Upstream.Pod, x.Kind)
+		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s (%s)\n", x.Seed, x.Mode, x.Upstream.Key(), x.Kind)
 		up := x.Upstream
 		if core, owed := SplitOwed(up.Message); owed != "" {
 			up.Message = core
