@@ -57,9 +57,9 @@ var sentinel = v1.Pod{
 type Outcome struct {
 	Namespace string `json:"namespace,omitempty"` // difftest when empty
 	Pod       string `json:"pod"`
-	Node    string `json:"node,omitempty"`
-	Reason  string `json:"reason,omitempty"`  // PodScheduled reason when not bound
-	Message string `json:"message,omitempty"` // PodScheduled message when not bound
+	Node      string `json:"node,omitempty"`
+	Reason    string `json:"reason,omitempty"`  // PodScheduled reason when not bound
+	Message   string `json:"message,omitempty"` // PodScheduled message when not bound
 	// ObservedGeneration of the PodScheduled condition when not bound (the scheduler sets it).
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
