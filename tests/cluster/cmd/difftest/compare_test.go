@@ -56,6 +56,16 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// Pods of other namespaces find their scores under their own namespace, as upstream logs them.
+func TestCompareReadsScoresOfThePodsNamespace(t *testing.T) {
+	up, st := bound("p", "a"), bound("p", "b")
+	up.Namespace, st.Namespace = "difftest-a", "difftest-a"
+	scores := map[string]Scores{"difftest-a/p": {"a": 90, "b": 90}, "difftest/p": {"a": 90, "b": 10}}
+	if rs := Compare(7, ModeSerial, []Outcome{up}, []Outcome{st}, scores); rs[0].Verdict != TieAgree {
+		t.Fatalf("got %s, want a tie from difftest-a/p's scores", rs[0].Verdict)
+	}
+}
+
 // After a placement differs, later pods of a batch saw another cluster: they are not compared;
 // serial mode re-pins every pod, so it keeps comparing.
 func TestCompareStopsBatchAtFirstDivergence(t *testing.T) {
