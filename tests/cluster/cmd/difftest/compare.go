@@ -27,6 +27,12 @@ const (
 	TieAgree    Verdict = "tie"          // different node among upstream's tied top nodes
 	Disagree    Verdict = "disagree"     // anything else
 	NotCompared Verdict = "not-compared" // after a placement divergence in batch mode
+	// Retried: batch mode, unschedulable for both with one reason, a message that differs, and a
+	// scheduler tried the pod again. A queueing hint requeues a pod when another pod is added or
+	// bound, and where its retry falls among the other pods' cycles depends on timing (upstream
+	// against itself differed so), so the last message is no verdict; serial mode compares the
+	// first attempt of every pod.
+	Retried Verdict = "retried"
 )
 
 // owedMarkers start the parts of upstream's messages owed to plugins stowage lacks: the
@@ -87,6 +93,8 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			up[i].ObservedGeneration == st[i].ObservedGeneration &&
 			(core == st[i].Message || up[i].Message == st[i].Message)):
 			r.Verdict = Agree
+		case mode == ModeBatch && up[i].Reason == st[i].Reason && (up[i].Attempts > 1 || st[i].Attempts > 1):
+			r.Verdict = Retried
 		default:
 			r.Verdict = Disagree
 		}

@@ -66,6 +66,54 @@ func TestCompareReadsScoresOfThePodsNamespace(t *testing.T) {
 	}
 }
 
+// In batch mode a pod retried by either scheduler may see another cluster at its retry, so only
+// its reason is compared; a pod tried once, and every pod in serial mode, is compared in full.
+func TestCompareRetriedBatchPods(t *testing.T) {
+	other := "0/3 nodes are available: 3 Insufficient cpu."
+	retried := func(o Outcome) Outcome { o.Attempts = 2; return o }
+	for _, tc := range []struct {
+		name   string
+		mode   string
+		up, st Outcome
+		want   Verdict
+	}{
+		{"batch, retried by upstream", ModeBatch, retried(unsched("p", fitMsg)), unsched("p", other), Retried},
+		{"batch, retried by stowage", ModeBatch, unsched("p", fitMsg), retried(unsched("p", other)), Retried},
+		{"batch, tried once", ModeBatch, unsched("p", fitMsg), unsched("p", other), Disagree},
+		{"batch, retried, another reason", ModeBatch, retried(unsched("p", fitMsg)),
+			Outcome{Pod: "p", Reason: "SchedulerError", Message: other}, Disagree},
+		{"batch, retried, bound by one", ModeBatch, retried(unsched("p", fitMsg)), bound("p", "a"), Disagree},
+		{"serial, retried", ModeSerial, retried(unsched("p", fitMsg)), unsched("p", other), Disagree},
+	} {
+		if rs := Compare(1, tc.mode, []Outcome{tc.up}, []Outcome{tc.st}, nil); rs[0].Verdict != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, rs[0].Verdict, tc.want)
+		}
+	}
+	c := Count(Compare(1, ModeBatch, []Outcome{retried(unsched("p", fitMsg))}, []Outcome{unsched("p", other)}, nil))
+	if c != (Counts{Retried: 1}) {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// SetAttempts counts the cycles of each pod in either scheduler's log format.
+func TestSetAttempts(t *testing.T) {
+	log := `I1126 04:02:45.681459   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
+I1126 04:02:45.756146   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
+I1126 04:06:40.435407   2 schedule_one.cc:64] Attempting to schedule pod pod="difftest-a/pod-03"
+`
+	path := filepath.Join(t.TempDir(), "sched.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outs := []Outcome{{Pod: "pod-06"}, {Namespace: "difftest-a", Pod: "pod-03"}, {Pod: "pod-03"}}
+	if err := SetAttempts(path, outs); err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Attempts != 2 || outs[1].Attempts != 1 || outs[2].Attempts != 0 {
+		t.Errorf("attempts %d %d %d, want 2 1 0", outs[0].Attempts, outs[1].Attempts, outs[2].Attempts)
+	}
+}
+
 // After a placement differs, later pods of a batch saw another cluster: they are not compared;
 // serial mode re-pins every pod, so it keeps comparing.
 func TestCompareStopsBatchAtFirstDivergence(t *testing.T) {

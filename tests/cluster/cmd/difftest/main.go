@@ -140,9 +140,15 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 			pin[o.Pod] = o.Node
 		}
 	}
-	st, _, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
+	st, stLog, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
+	}
+	if err := SetAttempts(upLog, up); err != nil {
+		return nil, err
+	}
+	if err := SetAttempts(stLog, st); err != nil {
+		return nil, err
 	}
 	scores, err := ParseScores(upLog)
 	if err != nil {

@@ -33,7 +33,7 @@ func (r *Report) Add(seed uint64, stateFile string, rs []Result) {
 
 // Counts of a set of results.
 type Counts struct {
-	Compared, Agreed, Ties, Disagreements, NotCompared, Owed int
+	Compared, Agreed, Ties, Disagreements, NotCompared, Retried, Owed int
 }
 
 // Count tallies results; ties are agreements too.
@@ -43,6 +43,9 @@ func Count(rs []Result) Counts {
 		switch x.Verdict {
 		case NotCompared:
 			c.NotCompared++
+			continue
+		case Retried:
+			c.Retried++
 			continue
 		case Agree:
 			c.Agreed++
@@ -65,6 +68,9 @@ func Tally(rs []Result) string {
 	c := Count(rs)
 	s := fmt.Sprintf("%d compared, %d agreed (%d by a tie), %d disagree", c.Compared, c.Agreed, c.Ties,
 		c.Disagreements)
+	if c.Retried > 0 {
+		s += fmt.Sprintf(", %d unschedulable after a retry (message not compared)", c.Retried)
+	}
 	if c.NotCompared > 0 {
 		s += fmt.Sprintf(", %d not compared after a divergence", c.NotCompared)
 	}
@@ -116,7 +122,7 @@ func (r *Report) Print(w io.Writer) {
 	if c.Owed > 0 {
 		shapes := map[string]int{}
 		for _, x := range r.Results {
-			if x.Owed != "" && x.Verdict != NotCompared {
+			if x.Owed != "" && x.Verdict != NotCompared && x.Verdict != Retried {
 				shapes[OwedShape(x.Owed)]++
 			}
 		}

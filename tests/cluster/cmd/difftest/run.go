@@ -62,6 +62,8 @@ type Outcome struct {
 	Message   string `json:"message,omitempty"` // PodScheduled message when not bound
 	// ObservedGeneration of the PodScheduled condition when not bound (the scheduler sets it).
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Attempts is how many times the scheduler's log says it tried the pod.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Key is "namespace/name", as schedulers log pods.

@@ -134,6 +134,26 @@ func ParseScores(path string) (map[string]Scores, error) {
 	return out, sc.Err()
 }
 
+// attemptLine matches the line both schedulers log when a cycle takes a pod (upstream quotes
+// the message, stowage does not).
+var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
+
+// SetAttempts fills each outcome's Attempts from a scheduler's log.
+func SetAttempts(path string, outcomes []Outcome) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	n := map[string]int{}
+	for _, m := range attemptLine.FindAllSubmatch(b, -1) {
+		n[string(m[1])]++
+	}
+	for i := range outcomes {
+		outcomes[i].Attempts = n[outcomes[i].Key()]
+	}
+	return nil
+}
+
 // Top is the set of nodes sharing the highest score, sorted.
 func (s Scores) Top() []string {
 	var best int64
