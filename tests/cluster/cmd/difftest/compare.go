@@ -27,11 +27,11 @@ const (
 	TieAgree    Verdict = "tie"          // different node among upstream's tied top nodes
 	Disagree    Verdict = "disagree"     // anything else
 	NotCompared Verdict = "not-compared" // after a placement divergence in batch mode
-	// Retried: batch mode, unschedulable for both with one reason, a message that differs, and a
-	// scheduler tried the pod again. A queueing hint requeues a pod when another pod is added or
-	// bound, and where its retry falls among the other pods' cycles depends on timing (upstream
-	// against itself differed so), so the last message is no verdict; serial mode compares the
-	// first attempt of every pod.
+	// Retried: batch mode, both schedulers tried the pod more than once, and the outcomes differ
+	// (placement, or the message under one reason). A queueing hint requeues a pod when another
+	// pod is added or bound, and where its retry falls among the other pods' cycles depends on
+	// timing (upstream against itself differed so), so the last outcome is no verdict. A pod only
+	// one scheduler retried still disagrees; serial mode compares every pod's first attempt.
 	Retried Verdict = "retried"
 )
 
@@ -79,6 +79,7 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 		if st[i].Message != up[i].Message { // a stowage that has the plugin owes nothing
 			r.Owed = owed
 		}
+		retried := mode == ModeBatch && up[i].Attempts > 1 && st[i].Attempts > 1
 		switch {
 		case diverged:
 			r.Verdict = NotCompared
@@ -87,13 +88,15 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			if up[i].Node != "" && st[i].Node != "" && slices.Contains(r.Tied, up[i].Node) &&
 				slices.Contains(r.Tied, st[i].Node) {
 				r.Verdict = TieAgree
+			} else if retried {
+				r.Verdict = Retried
 			}
 			diverged = mode != ModeSerial
 		case up[i].Node != "" || (up[i].Reason == st[i].Reason &&
 			up[i].ObservedGeneration == st[i].ObservedGeneration &&
 			(core == st[i].Message || up[i].Message == st[i].Message)):
 			r.Verdict = Agree
-		case mode == ModeBatch && up[i].Reason == st[i].Reason && (up[i].Attempts > 1 || st[i].Attempts > 1):
+		case retried && up[i].Reason == st[i].Reason:
 			r.Verdict = Retried
 		default:
 			r.Verdict = Disagree

@@ -254,6 +254,29 @@ func (x *Runner) barrier(ctx context.Context, n int, alive func() bool) error {
 	return fmt.Errorf("the scheduler never saw all %d nodes", n)
 }
 
+// touchNodes binds a pod to every node and deletes it again. A scheduling cycle copies into its
+// snapshot only the nodes changed since the last one, and upstream counts an image's nodes
+// (ImageLocality's spread) when it copies a node: a sentinel tried while the nodes were still
+// coming left those it copied with counts of that moment (upstream against itself then placed
+// a pod differently). Touched, every node is copied again by the first pod's cycle.
+func (x *Runner) touchNodes(ctx context.Context, nodes []v1.Node) error {
+	touch := make([]v1.Pod, len(nodes))
+	for i := range nodes {
+		touch[i] = v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "touch-" + nodes[i].Name, Namespace: namespace},
+			Spec: v1.PodSpec{TerminationGracePeriodSeconds: new(int64),
+				Containers: []v1.Container{{Name: "c", Image: "registry.example.com/tiny:1"}}}}
+		if err := x.createPod(ctx, &touch[i], nodes[i].Name); err != nil {
+			return err
+		}
+	}
+	for i := range touch {
+		if err := x.deletePod(ctx, &touch[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
 // the path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
 // ("" for unschedulable).
@@ -297,6 +320,9 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	}
 	if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
 		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
+	}
+	if err := x.touchNodes(ctx, st.Nodes); err != nil {
+		return nil, logPath, err
 	}
 	// Existing pods come bound and before the pods, on the same informer, so the scheduler's
 	// cache holds them when the first pod is tried.
