@@ -69,7 +69,7 @@ func Tally(rs []Result) string {
 	s := fmt.Sprintf("%d compared, %d agreed (%d by a tie), %d disagree", c.Compared, c.Agreed, c.Ties,
 		c.Disagreements)
 	if c.Retried > 0 {
-		s += fmt.Sprintf(", %d unschedulable after a retry (message not compared)", c.Retried)
+		s += fmt.Sprintf(", %d retried by both with another outcome (not compared)", c.Retried)
 	}
 	if c.NotCompared > 0 {
 		s += fmt.Sprintf(", %d not compared after a divergence", c.NotCompared)
