@@ -1,6 +1,7 @@
 // Handle: what the framework gives plugins besides the pod: the cycle's snapshot of nodes, the
-// worker pool, the pods waiting at Permit and the few API writes plugins make (PodWriter),
-// behind interfaces so plugins depend on neither the cache, the client nor the scheduler.
+// worker pool, the pods waiting at Permit, the few API writes plugins make (PodWriter) and
+// listers of the other kinds they read (namespaces, services, workload controllers), behind
+// interfaces so plugins depend on neither the cache, the informers, the client nor the scheduler.
 #pragma once
 
 #include <functional>
@@ -54,6 +55,35 @@ class PodWriter {
   virtual stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) = 0;
 };
 
+// Read access to the informer cache of one kind (upstream's listers). Thread-safe; the objects
+// are immutable and shared, so a result stays valid however the cache changes afterwards.
+template <typename T>
+class Lister {
+ public:
+  using Ptr = std::shared_ptr<const T>;
+  virtual ~Lister() = default;
+  // Every object of the kind.
+  virtual std::vector<Ptr> List() const = 0;
+  // The objects of one namespace (namespaced kinds).
+  virtual std::vector<Ptr> List(std::string_view ns) const = 0;
+  // The object named name in ns (ns empty for cluster-scoped kinds); nullptr if absent.
+  virtual Ptr Get(std::string_view ns, std::string_view name) const = 0;
+};
+
+// A lister that holds nothing, for handles without informers (unit tests, bench_cycle).
+template <typename T>
+class EmptyLister final : public Lister<T> {
+ public:
+  using typename Lister<T>::Ptr;
+  std::vector<Ptr> List() const override { return {}; }
+  std::vector<Ptr> List(std::string_view) const override { return {}; }
+  Ptr Get(std::string_view, std::string_view) const override { return nullptr; }
+  static const EmptyLister& Instance() {
+    static const EmptyLister lister;
+    return lister;
+  }
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
@@ -65,6 +95,24 @@ class Handle {
   virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) {
     (void)uid;
     return nullptr;
+  }
+
+  // Listers of the kinds plugins read besides pods and nodes. The scheduler creates a kind's
+  // informer on the first call, so a plugin calls these in its factory (before the informers
+  // start) and the kind is listed and synced with the others; kinds no plugin asks for are never
+  // watched. The defaults hold nothing.
+  virtual const Lister<api::Namespace>& namespaces() {
+    return EmptyLister<api::Namespace>::Instance();
+  }
+  virtual const Lister<api::Service>& services() { return EmptyLister<api::Service>::Instance(); }
+  virtual const Lister<api::ReplicaSet>& replica_sets() {
+    return EmptyLister<api::ReplicaSet>::Instance();
+  }
+  virtual const Lister<api::StatefulSet>& stateful_sets() {
+    return EmptyLister<api::StatefulSet>::Instance();
+  }
+  virtual const Lister<api::ReplicationController>& replication_controllers() {
+    return EmptyLister<api::ReplicationController>::Instance();
   }
 };
 

@@ -16,8 +16,9 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       options_(std::move(options)),
       pool_(options_.parallelism),
       pod_writer_(client_),
-      handle_(snapshot_, pool_, pod_writer_,
-              [this](std::string_view uid) { return GetWaitingPod(uid); }),
+      handle_(
+          snapshot_, pool_, pod_writer_,
+          [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {

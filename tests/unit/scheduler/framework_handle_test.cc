@@ -8,6 +8,8 @@
 
 #include <memory>
 
+#include "pkg/cache/snapshot.h"
+#include "pkg/framework/runtime/parallelize.h"
 #include "pkg/scheduler/pod_writer.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
@@ -97,6 +99,43 @@ TEST(FrameworkHandleTest, HandleFindsPodsWaitingAtPermit) {
   EXPECT_TRUE(h.api().Requests("POST", BindingPath("p")).empty());
   handle.GetWaitingPod("u1")->Allow("HoldAtPermit");
   EXPECT_TRUE(Eventually([&] { return !h.api().Requests("POST", BindingPath("p")).empty(); }));
+}
+
+// A plugin asks for a lister in its factory, before the informers start: the kind's informer is
+// created then, starts with the others and the lister reads its store (one namespace, one name,
+// or everything). A handle without informers gives listers that hold nothing.
+TEST(FrameworkHandleTest, ListersReadTheInformersTheyCreate) {
+  stowage::testing::FakeClient fc;
+  fc.api->SetList("/api/v1/namespaces",
+                  {json{{"metadata", {{"name", "team-a"}, {"labels", {{"team", "a"}}}}}}});
+  fc.api->SetList("/api/v1/services",
+                  {json{{"metadata", {{"name", "web"}, {"namespace", "ns"}}},
+                        {"spec", {{"selector", {{"app", "web"}}}}}},
+                   json{{"metadata", {{"name", "db"}, {"namespace", "other"}}}}});
+  informer::InformerFactory informers(*fc.client);
+  cache::Snapshot snapshot;
+  framework::WorkerPool pool(1);
+  ClientPodWriter writer(*fc.client);
+  FrameworkHandle handle(
+      snapshot, pool, writer, [](std::string_view) { return nullptr; }, &informers);
+  const auto& namespaces = handle.namespaces();
+  const auto& services = handle.services();
+  EXPECT_EQ(&namespaces, &handle.namespaces());  // one informer per kind
+  informers.Start();
+  ASSERT_TRUE(informers.WaitForCacheSync(std::chrono::seconds(10)));
+  ASSERT_NE(namespaces.Get("", "team-a"), nullptr);
+  EXPECT_EQ(*namespaces.Get("", "team-a")->metadata.labels.Get("team"), "a");
+  EXPECT_EQ(services.List().size(), 2u);
+  auto in_ns = services.List("ns");
+  ASSERT_EQ(in_ns.size(), 1u);
+  EXPECT_EQ(in_ns[0]->metadata.name, "web");
+  EXPECT_EQ(services.Get("other", "db")->metadata.name, "db");
+  EXPECT_EQ(services.Get("ns", "db"), nullptr);
+  EXPECT_EQ(fc.api->Count("/apis/apps/v1/replicasets"), 0u);  // never asked for, never listed
+  informers.Stop();
+
+  FrameworkHandle bare(snapshot, pool, writer, [](std::string_view) { return nullptr; });
+  EXPECT_TRUE(bare.services().List().empty());
 }
 
 }  // namespace
