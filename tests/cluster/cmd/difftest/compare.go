@@ -50,6 +50,8 @@ type Result struct {
 	Scores   Scores   `json:"scores,omitempty"` // upstream's last scoring pass
 	Owed     string   `json:"owed,omitempty"`   // cut from upstream's message
 	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
+	// Plugins: upstream's plugin scores of its node and stowage's, for a placement disagreement.
+	Plugins PluginScores `json:"plugins,omitempty"`
 }
 
 // SplitOwed cuts the owed part off an upstream message.

@@ -217,3 +217,28 @@ func TestKind(t *testing.T) {
 		}
 	}
 }
+
+// Upstream's per-plugin lines: the last pass of each pod counts.
+func TestParsePluginScores(t *testing.T) {
+	log := `I1126 04:24:15.317751   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="TaintToleration" node="a" score=300
+I1126 04:24:15.317760   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="a" score=0
+I1126 04:24:15.317770   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="a" score=196
+I1126 04:24:15.317780   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="b" score=4
+I1126 04:24:15.317790   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest-a/q" plugin="ImageLocality" node="b" score=-2
+`
+	path := filepath.Join(t.TempDir(), "upstream.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParsePluginScores(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PluginScores{
+		"difftest/p":   {"a": {"InterPodAffinity": 196}, "b": {"InterPodAffinity": 4}},
+		"difftest-a/q": {"b": {"ImageLocality": -2}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParsePluginScores = %v, want %v", got, want)
+	}
+}

@@ -154,7 +154,22 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	if err != nil {
 		return nil, err
 	}
-	return Compare(s.Seed, mode, up, st, scores), nil
+	plugins, err := ParsePluginScores(upLog)
+	if err != nil {
+		return nil, err
+	}
+	rs := Compare(s.Seed, mode, up, st, scores)
+	for i := range rs {
+		if p := plugins[rs[i].Upstream.Key()]; rs[i].Verdict == Disagree && rs[i].Kind == "placement" && p != nil {
+			rs[i].Plugins = PluginScores{}
+			for _, n := range []string{rs[i].Upstream.Node, rs[i].Stowage.Node} {
+				if p[n] != nil {
+					rs[i].Plugins[n] = p[n]
+				}
+			}
+		}
+	}
+	return rs, nil
 }
 
 func fail(err error) {

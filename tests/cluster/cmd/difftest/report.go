@@ -142,6 +142,11 @@ func (r *Report) Print(w io.Writer) {
 		if len(x.Scores) > 0 {
 			fmt.Fprintf(w, "  upstream's final scores: %s\n", formatScores(x.Scores))
 		}
+		for _, n := range []string{x.Upstream.Node, x.Stowage.Node} {
+			if p := x.Plugins[n]; p != nil {
+				fmt.Fprintf(w, "  upstream's plugin scores on %s: %s\n", n, formatScores(p))
+			}
+		}
 		fmt.Fprintf(w, "  state: %s\n  rerun:   scripts/difftest --state %s --modes %s\n",
 			r.States[x.Seed], r.States[x.Seed], x.Mode)
 	}
