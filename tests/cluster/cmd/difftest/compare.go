@@ -33,6 +33,10 @@ const (
 	// timing (upstream against itself differed so), so the last outcome is no verdict. A pod only
 	// one scheduler retried still disagrees; serial mode compares every pod's first attempt.
 	Retried Verdict = "retried"
+	// Reordered: batch mode, the outcomes differ, both tried the pod as often, and the pods
+	// bound before its deciding cycle differ between the runs: another pod's retry fell elsewhere (upstream bound a retried
+	// pod after it, stowage before), so the two saw different clusters.
+	Reordered Verdict = "reordered"
 )
 
 // owedMarkers start the parts of upstream's messages owed to plugins stowage lacks: the
@@ -82,6 +86,10 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			r.Owed = owed
 		}
 		retried := mode == ModeBatch && up[i].Attempts > 1 && st[i].Attempts > 1
+		// A pod one scheduler retried and the other did not (a queueing hint missing) is no
+		// victim of another's retry, however its cycles fell.
+		reordered := mode == ModeBatch && up[i].Attempts == st[i].Attempts &&
+			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
 		switch {
 		case diverged:
 			r.Verdict = NotCompared
@@ -92,6 +100,8 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 				r.Verdict = TieAgree
 			} else if retried {
 				r.Verdict = Retried
+			} else if reordered {
+				r.Verdict = Reordered
 			}
 			diverged = mode != ModeSerial
 		case up[i].Node != "" || (up[i].Reason == st[i].Reason &&
@@ -100,6 +110,8 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			r.Verdict = Agree
 		case retried && up[i].Reason == st[i].Reason:
 			r.Verdict = Retried
+		case reordered && up[i].Reason == st[i].Reason:
+			r.Verdict = Reordered
 		default:
 			r.Verdict = Disagree
 		}

@@ -90,6 +90,25 @@ func TestCompareRetriedBatchPods(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, rs[0].Verdict, tc.want)
 		}
 	}
+	// Another pod's retry fell before this pod's cycle in one run only: not compared; but not
+	// when this pod was itself retried by one scheduler only, nor in serial mode.
+	saw := func(o Outcome, bound ...string) Outcome { o.boundBefore = bound; return o }
+	for _, tc := range []struct {
+		name   string
+		mode   string
+		up, st Outcome
+		want   Verdict
+	}{
+		{"batch, another cluster", ModeBatch, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b")), Reordered},
+		{"batch, another cluster, a message", ModeBatch, saw(unsched("p", fitMsg), "difftest/r"), saw(unsched("p", other)), Reordered},
+		{"batch, the same cluster", ModeBatch, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b"), "difftest/r"), Disagree},
+		{"batch, retried by upstream only", ModeBatch, retried(saw(bound("p", "a"), "difftest/r")), saw(unsched("p", other)), Disagree},
+		{"serial, another cluster", ModeSerial, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b")), Disagree},
+	} {
+		if rs := Compare(1, tc.mode, []Outcome{tc.up}, []Outcome{tc.st}, nil); rs[0].Verdict != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, rs[0].Verdict, tc.want)
+		}
+	}
 	// A retried pod placed differently still ends the batch's comparison.
 	rs := Compare(1, ModeBatch, []Outcome{retried(bound("p", "a")), bound("q", "a")},
 		[]Outcome{retried(unsched("p", other)), bound("q", "a")}, nil)
@@ -108,12 +127,25 @@ I1126 04:06:40.435407   2 schedule_one.cc:64] Attempting to schedule pod pod="di
 	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	outs := []Outcome{{Pod: "pod-06"}, {Namespace: "difftest-a", Pod: "pod-03"}, {Pod: "pod-03"}}
+	outs := []Outcome{{Pod: "pod-06"}, {Namespace: "difftest-a", Pod: "pod-03", Node: "a"}, {Pod: "pod-03"}}
 	if err := SetAttempts(path, outs); err != nil {
 		t.Fatal(err)
 	}
 	if outs[0].Attempts != 2 || outs[1].Attempts != 1 || outs[2].Attempts != 0 {
 		t.Errorf("attempts %d %d %d, want 2 1 0", outs[0].Attempts, outs[1].Attempts, outs[2].Attempts)
+	}
+	// pod-03 was bound after pod-06's last attempt, so pod-06 did not see it; pod-03 saw nothing bound.
+	if outs[0].boundBefore != nil || outs[1].boundBefore != nil {
+		t.Errorf("boundBefore %v %v, want none", outs[0].boundBefore, outs[1].boundBefore)
+	}
+	if err := os.WriteFile(path, []byte(log+"I1 x] \"Attempting to schedule pod\" pod=\"difftest/pod-06\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetAttempts(path, outs); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"difftest-a/pod-03"}; !reflect.DeepEqual(outs[0].boundBefore, want) || outs[0].Attempts != 3 {
+		t.Errorf("after a third attempt: boundBefore %v, attempts %d; want %v, 3", outs[0].boundBefore, outs[0].Attempts, want)
 	}
 }
 

@@ -33,7 +33,7 @@ func (r *Report) Add(seed uint64, stateFile string, rs []Result) {
 
 // Counts of a set of results.
 type Counts struct {
-	Compared, Agreed, Ties, Disagreements, NotCompared, Retried, Owed int
+	Compared, Agreed, Ties, Disagreements, NotCompared, Retried, Reordered, Owed int
 }
 
 // Count tallies results; ties are agreements too.
@@ -46,6 +46,9 @@ func Count(rs []Result) Counts {
 			continue
 		case Retried:
 			c.Retried++
+			continue
+		case Reordered:
+			c.Reordered++
 			continue
 		case Agree:
 			c.Agreed++
@@ -70,6 +73,9 @@ func Tally(rs []Result) string {
 		c.Disagreements)
 	if c.Retried > 0 {
 		s += fmt.Sprintf(", %d retried by both with another outcome (not compared)", c.Retried)
+	}
+	if c.Reordered > 0 {
+		s += fmt.Sprintf(", %d after another pod's retry fell elsewhere (not compared)", c.Reordered)
 	}
 	if c.NotCompared > 0 {
 		s += fmt.Sprintf(", %d not compared after a divergence", c.NotCompared)
@@ -122,7 +128,7 @@ func (r *Report) Print(w io.Writer) {
 	if c.Owed > 0 {
 		shapes := map[string]int{}
 		for _, x := range r.Results {
-			if x.Owed != "" && x.Verdict != NotCompared && x.Verdict != Retried {
+			if x.Owed != "" && x.Verdict != NotCompared && x.Verdict != Retried && x.Verdict != Reordered {
 				shapes[OwedShape(x.Owed)]++
 			}
 		}

@@ -64,6 +64,9 @@ type Outcome struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Attempts is how many times the scheduler's log says it tried the pod.
 	Attempts int `json:"attempts,omitempty"`
+	// boundBefore: the pods that ended bound whose last attempt came before this pod's last one,
+	// sorted: the pods its deciding cycle saw placed (batch mode).
+	boundBefore []string
 }
 
 // Key is "namespace/name", as schedulers log pods.

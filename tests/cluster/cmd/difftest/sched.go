@@ -169,18 +169,30 @@ func ParsePluginScores(path string) (map[string]PluginScores, error) {
 // the message, stowage does not).
 var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
 
-// SetAttempts fills each outcome's Attempts from a scheduler's log.
+// SetAttempts fills each outcome's Attempts and boundBefore from a scheduler's log. A pod that
+// ended bound was bound by its last attempt, and every cycle sees the pods bound (or assumed)
+// by the cycles before it.
 func SetAttempts(path string, outcomes []Outcome) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	n := map[string]int{}
-	for _, m := range attemptLine.FindAllSubmatch(b, -1) {
+	n, last := map[string]int{}, map[string]int{}
+	for i, m := range attemptLine.FindAllSubmatch(b, -1) {
 		n[string(m[1])]++
+		last[string(m[1])] = i
 	}
 	for i := range outcomes {
-		outcomes[i].Attempts = n[outcomes[i].Key()]
+		k := outcomes[i].Key()
+		outcomes[i].Attempts = n[k]
+		outcomes[i].boundBefore = nil
+		at, ok := last[k]
+		for _, o := range outcomes {
+			if q, tried := last[o.Key()]; ok && tried && o.Node != "" && q < at {
+				outcomes[i].boundBefore = append(outcomes[i].boundBefore, o.Key())
+			}
+		}
+		slices.Sort(outcomes[i].boundBefore)
 	}
 	return nil
 }
