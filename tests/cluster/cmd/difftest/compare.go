@@ -27,6 +27,16 @@ const (
 	TieAgree    Verdict = "tie"          // different node among upstream's tied top nodes
 	Disagree    Verdict = "disagree"     // anything else
 	NotCompared Verdict = "not-compared" // after a placement divergence in batch mode
+	// Retried: batch mode, both schedulers tried the pod more than once, and the outcomes differ
+	// (placement, or the message under one reason). A queueing hint requeues a pod when another
+	// pod is added or bound, and where its retry falls among the other pods' cycles depends on
+	// timing (upstream against itself differed so), so the last outcome is no verdict. A pod only
+	// one scheduler retried still disagrees; serial mode compares every pod's first attempt.
+	Retried Verdict = "retried"
+	// Reordered: batch mode, the outcomes differ, both tried the pod as often, and the pods
+	// bound before its deciding cycle differ between the runs: another pod's retry fell elsewhere (upstream bound a retried
+	// pod after it, stowage before), so the two saw different clusters.
+	Reordered Verdict = "reordered"
 )
 
 // owedMarkers start the parts of upstream's messages owed to plugins stowage lacks: the
@@ -44,6 +54,8 @@ type Result struct {
 	Scores   Scores   `json:"scores,omitempty"` // upstream's last scoring pass
 	Owed     string   `json:"owed,omitempty"`   // cut from upstream's message
 	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
+	// Plugins: upstream's plugin scores of its node and stowage's, for a placement disagreement.
+	Plugins PluginScores `json:"plugins,omitempty"`
 }
 
 // SplitOwed cuts the owed part off an upstream message.
@@ -63,7 +75,7 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 	diverged := false
 	for i := range up {
 		r := Result{Seed: seed, Mode: mode, Upstream: up[i], Stowage: st[i]}
-		if s := scores[namespace+"/"+up[i].Pod]; up[i].Node != "" && len(s) > 0 {
+		if s := scores[up[i].Key()]; up[i].Node != "" && len(s) > 0 {
 			r.Scores = s
 			if top := s.Top(); len(top) > 1 {
 				r.Tied = top
@@ -73,6 +85,11 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 		if st[i].Message != up[i].Message { // a stowage that has the plugin owes nothing
 			r.Owed = owed
 		}
+		retried := mode == ModeBatch && up[i].Attempts > 1 && st[i].Attempts > 1
+		// A pod one scheduler retried and the other did not (a queueing hint missing) is no
+		// victim of another's retry, however its cycles fell.
+		reordered := mode == ModeBatch && up[i].Attempts == st[i].Attempts &&
+			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
 		switch {
 		case diverged:
 			r.Verdict = NotCompared
@@ -81,12 +98,20 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 			if up[i].Node != "" && st[i].Node != "" && slices.Contains(r.Tied, up[i].Node) &&
 				slices.Contains(r.Tied, st[i].Node) {
 				r.Verdict = TieAgree
+			} else if retried {
+				r.Verdict = Retried
+			} else if reordered {
+				r.Verdict = Reordered
 			}
 			diverged = mode != ModeSerial
 		case up[i].Node != "" || (up[i].Reason == st[i].Reason &&
 			up[i].ObservedGeneration == st[i].ObservedGeneration &&
 			(core == st[i].Message || up[i].Message == st[i].Message)):
 			r.Verdict = Agree
+		case retried && up[i].Reason == st[i].Reason:
+			r.Verdict = Retried
+		case reordered && up[i].Reason == st[i].Reason:
+			r.Verdict = Reordered
 		default:
 			r.Verdict = Disagree
 		}

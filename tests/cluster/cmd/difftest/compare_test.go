@@ -56,6 +56,99 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// Pods of other namespaces find their scores under their own namespace, as upstream logs them.
+func TestCompareReadsScoresOfThePodsNamespace(t *testing.T) {
+	up, st := bound("p", "a"), bound("p", "b")
+	up.Namespace, st.Namespace = "difftest-a", "difftest-a"
+	scores := map[string]Scores{"difftest-a/p": {"a": 90, "b": 90}, "difftest/p": {"a": 90, "b": 10}}
+	if rs := Compare(7, ModeSerial, []Outcome{up}, []Outcome{st}, scores); rs[0].Verdict != TieAgree {
+		t.Fatalf("got %s, want a tie from difftest-a/p's scores", rs[0].Verdict)
+	}
+}
+
+// In batch mode a pod both schedulers retried may see another cluster at its retry, so only its
+// reason is compared; a pod tried again by one only, and every pod in serial mode, in full.
+func TestCompareRetriedBatchPods(t *testing.T) {
+	other := "0/3 nodes are available: 3 Insufficient cpu."
+	retried := func(o Outcome) Outcome { o.Attempts = 2; return o }
+	for _, tc := range []struct {
+		name   string
+		mode   string
+		up, st Outcome
+		want   Verdict
+	}{
+		{"batch, retried by both", ModeBatch, retried(unsched("p", fitMsg)), retried(unsched("p", other)), Retried},
+		{"batch, retried by both, bound by one", ModeBatch, retried(unsched("p", fitMsg)), retried(bound("p", "a")), Retried},
+		{"batch, retried by upstream only", ModeBatch, retried(unsched("p", fitMsg)), unsched("p", other), Disagree},
+		{"batch, retried by stowage only", ModeBatch, unsched("p", fitMsg), retried(bound("p", "a")), Disagree},
+		{"batch, tried once", ModeBatch, unsched("p", fitMsg), unsched("p", other), Disagree},
+		{"batch, retried, another reason", ModeBatch, retried(unsched("p", fitMsg)),
+			retried(Outcome{Pod: "p", Reason: "SchedulerError", Message: other}), Disagree},
+		{"serial, retried", ModeSerial, retried(unsched("p", fitMsg)), retried(unsched("p", other)), Disagree},
+	} {
+		if rs := Compare(1, tc.mode, []Outcome{tc.up}, []Outcome{tc.st}, nil); rs[0].Verdict != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, rs[0].Verdict, tc.want)
+		}
+	}
+	// Another pod's retry fell before this pod's cycle in one run only: not compared; but not
+	// when this pod was itself retried by one scheduler only, nor in serial mode.
+	saw := func(o Outcome, bound ...string) Outcome { o.boundBefore = bound; return o }
+	for _, tc := range []struct {
+		name   string
+		mode   string
+		up, st Outcome
+		want   Verdict
+	}{
+		{"batch, another cluster", ModeBatch, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b")), Reordered},
+		{"batch, another cluster, a message", ModeBatch, saw(unsched("p", fitMsg), "difftest/r"), saw(unsched("p", other)), Reordered},
+		{"batch, the same cluster", ModeBatch, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b"), "difftest/r"), Disagree},
+		{"batch, retried by upstream only", ModeBatch, retried(saw(bound("p", "a"), "difftest/r")), saw(unsched("p", other)), Disagree},
+		{"serial, another cluster", ModeSerial, saw(bound("p", "a"), "difftest/r"), saw(bound("p", "b")), Disagree},
+	} {
+		if rs := Compare(1, tc.mode, []Outcome{tc.up}, []Outcome{tc.st}, nil); rs[0].Verdict != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, rs[0].Verdict, tc.want)
+		}
+	}
+	// A retried pod placed differently still ends the batch's comparison.
+	rs := Compare(1, ModeBatch, []Outcome{retried(bound("p", "a")), bound("q", "a")},
+		[]Outcome{retried(unsched("p", other)), bound("q", "a")}, nil)
+	if c := Count(rs); c != (Counts{Retried: 1, NotCompared: 1}) {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// SetAttempts counts the cycles of each pod in either scheduler's log format.
+func TestSetAttempts(t *testing.T) {
+	log := `I1126 04:02:45.681459   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
+I1126 04:02:45.756146   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
+I1126 04:06:40.435407   2 schedule_one.cc:64] Attempting to schedule pod pod="difftest-a/pod-03"
+`
+	path := filepath.Join(t.TempDir(), "sched.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outs := []Outcome{{Pod: "pod-06"}, {Namespace: "difftest-a", Pod: "pod-03", Node: "a"}, {Pod: "pod-03"}}
+	if err := SetAttempts(path, outs); err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Attempts != 2 || outs[1].Attempts != 1 || outs[2].Attempts != 0 {
+		t.Errorf("attempts %d %d %d, want 2 1 0", outs[0].Attempts, outs[1].Attempts, outs[2].Attempts)
+	}
+	// pod-03 was bound after pod-06's last attempt, so pod-06 did not see it; pod-03 saw nothing bound.
+	if outs[0].boundBefore != nil || outs[1].boundBefore != nil {
+		t.Errorf("boundBefore %v %v, want none", outs[0].boundBefore, outs[1].boundBefore)
+	}
+	if err := os.WriteFile(path, []byte(log+"I1 x] \"Attempting to schedule pod\" pod=\"difftest/pod-06\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetAttempts(path, outs); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"difftest-a/pod-03"}; !reflect.DeepEqual(outs[0].boundBefore, want) || outs[0].Attempts != 3 {
+		t.Errorf("after a third attempt: boundBefore %v, attempts %d; want %v, 3", outs[0].boundBefore, outs[0].Attempts, want)
+	}
+}
+
 // After a placement differs, later pods of a batch saw another cluster: they are not compared;
 // serial mode re-pins every pod, so it keeps comparing.
 func TestCompareStopsBatchAtFirstDivergence(t *testing.T) {
@@ -154,5 +247,30 @@ func TestKind(t *testing.T) {
 		if got := Kind(tc.up, tc.st, core); got != tc.want {
 			t.Errorf("Kind(%v, %v) = %q, want %q", tc.up, tc.st, got, tc.want)
 		}
+	}
+}
+
+// Upstream's per-plugin lines: the last pass of each pod counts.
+func TestParsePluginScores(t *testing.T) {
+	log := `I1126 04:24:15.317751   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="TaintToleration" node="a" score=300
+I1126 04:24:15.317760   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="a" score=0
+I1126 04:24:15.317770   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="a" score=196
+I1126 04:24:15.317780   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest/p" plugin="InterPodAffinity" node="b" score=4
+I1126 04:24:15.317790   1 schedule_one.go:984] "Plugin scored node for pod" pod="difftest-a/q" plugin="ImageLocality" node="b" score=-2
+`
+	path := filepath.Join(t.TempDir(), "upstream.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParsePluginScores(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PluginScores{
+		"difftest/p":   {"a": {"InterPodAffinity": 196}, "b": {"InterPodAffinity": 4}},
+		"difftest-a/q": {"b": {"ImageLocality": -2}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParsePluginScores = %v, want %v", got, want)
 	}
 }

@@ -1,20 +1,21 @@
 package main
 
-// The seeded generator of cluster states. A state is a list of nodes and a list of pods built
-// only from what stowage implements today: resources (cpu, memory, pods, ephemeral-storage and
-// one extended resource), labels, taints of every effect, unschedulable nodes, images with sizes,
-// tolerations, nodeSelector, required and preferred node affinity (matchFields metadata.name
-// included), hostPorts and container images. Pods are bare (no owner, no Service), all of one
-// priority, so default topology spreading and preemption have nothing to do.
+// The seeded generator of cluster states. The basic profile is a list of nodes and a list of
+// pods: resources (cpu, memory, pods, ephemeral-storage and one extended resource), labels,
+// taints of every effect, unschedulable nodes, images with sizes, tolerations, nodeSelector,
+// required and preferred node affinity (matchFields metadata.name included), hostPorts and
+// container images, all of one priority. The affinity profile (gen_affinity.go) adds what
+// InterPodAffinity and PodTopologySpread read on top of the same basic state.
 //
-// The same seed and sizes always give the same state: every random choice is drawn from one
-// PCG stream in a fixed order, and maps are never iterated while drawing. A plugin that lands in
-// stowage extends this file with its own fields.
+// The same seed, sizes and profile always give the same state: every random choice is drawn
+// from PCG streams in a fixed order, and maps are never iterated while drawing. A plugin that
+// lands in stowage extends the generator with its own fields.
 
 import (
 	"fmt"
 	"math/rand/v2"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,15 +42,32 @@ var (
 	imageSizes = []int64{300, 650, 120, 5, 900, 40} // MiB; per node a size may differ (see genNode)
 )
 
-// State is one generated cluster state.
+// Generator profiles.
+const (
+	ProfileBasic    = "basic"    // nodes and bare pods of the difftest namespace
+	ProfileAffinity = "affinity" // basic, plus namespaces, owners, Services, existing pods, pod (anti-)affinity and spread
+)
+
+// State is one generated cluster state. The run creates its namespaces, Services and owners
+// before the scheduler starts, its existing pods bound to their nodes once the nodes are in,
+// then its pods.
 type State struct {
-	Seed  uint64    `json:"seed"`
-	Nodes []v1.Node `json:"nodes"`
-	Pods  []v1.Pod  `json:"pods"`
+	Seed    uint64 `json:"seed"`
+	Profile string `json:"profile,omitempty"`
+	// Namespaces: labels for namespace difftest and the extra namespaces of the state.
+	Namespaces             []v1.Namespace             `json:"namespaces,omitempty"`
+	Services               []v1.Service               `json:"services,omitempty"`
+	ReplicaSets            []appsv1.ReplicaSet        `json:"replicaSets,omitempty"`
+	StatefulSets           []appsv1.StatefulSet       `json:"statefulSets,omitempty"`
+	ReplicationControllers []v1.ReplicationController `json:"replicationControllers,omitempty"`
+	Nodes                  []v1.Node                  `json:"nodes"`
+	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
+	Existing []v1.Pod `json:"existing,omitempty"`
+	Pods     []v1.Pod `json:"pods"`
 }
 
-// Generate builds the state of seed with n nodes and p pods.
-func Generate(seed uint64, n, p int) State {
+// Generate builds the state of seed with n nodes and p pods in profile.
+func Generate(seed uint64, n, p int, profile string) State {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	s := State{Seed: seed}
 	for i := 0; i < n; i++ {
@@ -57,6 +75,9 @@ func Generate(seed uint64, n, p int) State {
 	}
 	for i := 0; i < p; i++ {
 		s.Pods = append(s.Pods, genPod(r, i, n))
+	}
+	if profile == ProfileAffinity {
+		addAffinity(&s)
 	}
 	return s
 }

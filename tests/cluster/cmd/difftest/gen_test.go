@@ -17,12 +17,13 @@ func marshal(t *testing.T, s State) string {
 // A seed must name one state forever: the report's reproduction commands rely on it.
 func TestGenerateIsDeterministic(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
-		a, b := marshal(t, Generate(seed, 12, 30)), marshal(t, Generate(seed, 12, 30))
-		if a != b {
-			t.Fatalf("seed %d gave two different states", seed)
+		for _, p := range []string{ProfileBasic, ProfileAffinity} {
+			if a, b := marshal(t, Generate(seed, 12, 30, p)), marshal(t, Generate(seed, 12, 30, p)); a != b {
+				t.Fatalf("seed %d gave two different %s states", seed, p)
+			}
 		}
 	}
-	if marshal(t, Generate(1, 12, 30)) == marshal(t, Generate(2, 12, 30)) {
+	if marshal(t, Generate(1, 12, 30, ProfileBasic)) == marshal(t, Generate(2, 12, 30, ProfileBasic)) {
 		t.Fatal("seeds 1 and 2 gave the same state")
 	}
 }
@@ -31,7 +32,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 func TestGenerateCoversFeatures(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := uint64(0); seed < 30; seed++ {
-		s := Generate(seed, 10, 20)
+		s := Generate(seed, 10, 20, ProfileBasic)
 		for _, n := range s.Nodes {
 			seen["unschedulable node"] = seen["unschedulable node"] || n.Spec.Unschedulable
 			for _, t := range n.Spec.Taints {

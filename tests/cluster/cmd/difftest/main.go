@@ -6,7 +6,8 @@
 //
 // Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
 //
-//	[-seed N] [-states N] [-nodes N] [-pods N] [-modes serial,batch] [-state FILE] [-ci]
+//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity] [-modes serial,batch]
+//	[-state FILE] [-ci]
 package main
 
 import (
@@ -41,6 +42,8 @@ func main() {
 	nodes := flag.Int("nodes", 8, "nodes per state (at most 100, so both schedulers score every node)")
 	pods := flag.Int("pods", 16, "pods per state")
 	modes := flag.String("modes", "serial,batch", "modes, of serial and batch")
+	profile := flag.String("profile", ProfileAffinity, "generator profile: basic (nodes and bare pods) or affinity "+
+		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread)")
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
@@ -52,6 +55,9 @@ func main() {
 	}
 	if *kubeconfig == "" || *out == "" {
 		fail(fmt.Errorf("-kubeconfig and -out are required"))
+	}
+	if *profile != ProfileBasic && *profile != ProfileAffinity {
+		fail(fmt.Errorf("unknown profile %q", *profile))
 	}
 	if *nodes < 1 || *nodes > 100 || *pods < 1 || *states < 1 {
 		fail(fmt.Errorf("need 1 <= -nodes <= 100, -pods >= 1, -states >= 1"))
@@ -94,7 +100,7 @@ func main() {
 		*nodes, *pods = len(s.Nodes), len(s.Pods)
 	} else {
 		for i := 0; i < *states; i++ {
-			list = append(list, Generate(*seed+uint64(i), *nodes, *pods))
+			list = append(list, Generate(*seed+uint64(i), *nodes, *pods, *profile))
 		}
 	}
 	start := time.Now()
@@ -134,15 +140,36 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 			pin[o.Pod] = o.Node
 		}
 	}
-	st, _, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
+	st, stLog, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
+	}
+	if err := SetAttempts(upLog, up); err != nil {
+		return nil, err
+	}
+	if err := SetAttempts(stLog, st); err != nil {
+		return nil, err
 	}
 	scores, err := ParseScores(upLog)
 	if err != nil {
 		return nil, err
 	}
-	return Compare(s.Seed, mode, up, st, scores), nil
+	plugins, err := ParsePluginScores(upLog)
+	if err != nil {
+		return nil, err
+	}
+	rs := Compare(s.Seed, mode, up, st, scores)
+	for i := range rs {
+		if p := plugins[rs[i].Upstream.Key()]; rs[i].Verdict == Disagree && rs[i].Kind == "placement" && p != nil {
+			rs[i].Plugins = PluginScores{}
+			for _, n := range []string{rs[i].Upstream.Node, rs[i].Stowage.Node} {
+				if p[n] != nil {
+					rs[i].Plugins[n] = p[n]
+				}
+			}
+		}
+	}
+	return rs, nil
 }
 
 func fail(err error) {

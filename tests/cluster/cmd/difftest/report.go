@@ -33,7 +33,7 @@ func (r *Report) Add(seed uint64, stateFile string, rs []Result) {
 
 // Counts of a set of results.
 type Counts struct {
-	Compared, Agreed, Ties, Disagreements, NotCompared, Owed int
+	Compared, Agreed, Ties, Disagreements, NotCompared, Retried, Reordered, Owed int
 }
 
 // Count tallies results; ties are agreements too.
@@ -43,6 +43,12 @@ func Count(rs []Result) Counts {
 		switch x.Verdict {
 		case NotCompared:
 			c.NotCompared++
+			continue
+		case Retried:
+			c.Retried++
+			continue
+		case Reordered:
+			c.Reordered++
 			continue
 		case Agree:
 			c.Agreed++
@@ -65,6 +71,12 @@ func Tally(rs []Result) string {
 	c := Count(rs)
 	s := fmt.Sprintf("%d compared, %d agreed (%d by a tie), %d disagree", c.Compared, c.Agreed, c.Ties,
 		c.Disagreements)
+	if c.Retried > 0 {
+		s += fmt.Sprintf(", %d retried by both with another outcome (not compared)", c.Retried)
+	}
+	if c.Reordered > 0 {
+		s += fmt.Sprintf(", %d after another pod's retry fell elsewhere (not compared)", c.Reordered)
+	}
 	if c.NotCompared > 0 {
 		s += fmt.Sprintf(", %d not compared after a divergence", c.NotCompared)
 	}
@@ -116,7 +128,7 @@ func (r *Report) Print(w io.Writer) {
 	if c.Owed > 0 {
 		shapes := map[string]int{}
 		for _, x := range r.Results {
-			if x.Owed != "" && x.Verdict != NotCompared {
+			if x.Owed != "" && x.Verdict != NotCompared && x.Verdict != Retried && x.Verdict != Reordered {
 				shapes[OwedShape(x.Owed)]++
 			}
 		}
@@ -127,8 +139,7 @@ func (r *Report) Print(w io.Writer) {
 		if x.Verdict != Disagree {
 			continue
 		}
-		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s/%s (%s)\n", x.Seed, x.Mode, namespace,
-			x.Upstream.Pod, x.Kind)
+		fmt.Fprintf(w, "\nDISAGREE seed %d, %s mode, pod %s (%s)\n", x.Seed, x.Mode, x.Upstream.Key(), x.Kind)
 		up := x.Upstream
 		if core, owed := SplitOwed(up.Message); owed != "" {
 			up.Message = core
@@ -136,6 +147,11 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "  upstream: %s\n  stowage:  %s\n", up, x.Stowage)
 		if len(x.Scores) > 0 {
 			fmt.Fprintf(w, "  upstream's final scores: %s\n", formatScores(x.Scores))
+		}
+		for _, n := range []string{x.Upstream.Node, x.Stowage.Node} {
+			if p := x.Plugins[n]; p != nil {
+				fmt.Fprintf(w, "  upstream's plugin scores on %s: %s\n", n, formatScores(p))
+			}
 		}
 		fmt.Fprintf(w, "  state: %s\n  rerun:   scripts/difftest --state %s --modes %s\n",
 			r.States[x.Seed], r.States[x.Seed], x.Mode)

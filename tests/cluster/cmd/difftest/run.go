@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -54,12 +55,26 @@ var sentinel = v1.Pod{
 
 // Outcome is what a scheduler made of one pod.
 type Outcome struct {
-	Pod     string `json:"pod"`
-	Node    string `json:"node,omitempty"`
-	Reason  string `json:"reason,omitempty"`  // PodScheduled reason when not bound
-	Message string `json:"message,omitempty"` // PodScheduled message when not bound
+	Namespace string `json:"namespace,omitempty"` // difftest when empty
+	Pod       string `json:"pod"`
+	Node      string `json:"node,omitempty"`
+	Reason    string `json:"reason,omitempty"`  // PodScheduled reason when not bound
+	Message   string `json:"message,omitempty"` // PodScheduled message when not bound
 	// ObservedGeneration of the PodScheduled condition when not bound (the scheduler sets it).
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Attempts is how many times the scheduler's log says it tried the pod.
+	Attempts int `json:"attempts,omitempty"`
+	// boundBefore: the pods that ended bound whose last attempt came before this pod's last one,
+	// sorted: the pods its deciding cycle saw placed (batch mode).
+	boundBefore []string
+}
+
+// Key is "namespace/name", as schedulers log pods.
+func (o Outcome) Key() string {
+	if o.Namespace == "" {
+		return namespace + "/" + o.Pod
+	}
+	return o.Namespace + "/" + o.Pod
 }
 
 func (o Outcome) String() string {
@@ -78,13 +93,16 @@ type Runner struct {
 	podTimeout time.Duration
 	pods       corelisters.PodLister
 	changed    chan struct{}
+	// The objects of the state last applied (objects.go): its key and the UIDs of its owners.
+	applied string
+	uids    map[string]types.UID
 }
 
-// NewRunner starts a pod informer on the test namespace.
+// NewRunner starts a pod informer (every namespace: the cluster holds only the test's).
 func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir string, quiet time.Duration) (*Runner, error) {
 	x := &Runner{cs: cs, kubeconfig: kubeconfig, dir: dir, quiet: quiet, podTimeout: 30 * time.Second,
 		changed: make(chan struct{}, 1)}
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(namespace))
+	f := informers.NewSharedInformerFactory(cs, 0)
 	inf := f.Core().V1().Pods()
 	x.pods = inf.Lister()
 	notify := func(any) {
@@ -127,58 +145,66 @@ func (x *Runner) waitUntil(ctx context.Context, timeout time.Duration, cond func
 }
 
 // outcome is the pod's decision, if it has one.
-func (x *Runner) outcome(name string) (Outcome, bool) {
-	p, err := x.pods.Pods(namespace).Get(name)
+func (x *Runner) outcome(pod *v1.Pod) (Outcome, bool) {
+	o := Outcome{Namespace: pod.Namespace, Pod: pod.Name}
+	p, err := x.pods.Pods(pod.Namespace).Get(pod.Name)
 	if err != nil {
-		return Outcome{Pod: name}, false
+		return o, false
 	}
 	if p.Spec.NodeName != "" {
-		return Outcome{Pod: name, Node: p.Spec.NodeName}, true
+		o.Node = p.Spec.NodeName
+		return o, true
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse {
-			return Outcome{Pod: name, Reason: c.Reason, Message: c.Message,
-				ObservedGeneration: c.ObservedGeneration}, true
+			o.Reason, o.Message, o.ObservedGeneration = c.Reason, c.Message, c.ObservedGeneration
+			return o, true
 		}
 	}
-	return Outcome{Pod: name}, false
+	return o, false
 }
 
-func (x *Runner) gone(name string) bool {
-	_, err := x.pods.Pods(namespace).Get(name)
+func (x *Runner) gone(pod *v1.Pod) bool {
+	_, err := x.pods.Pods(pod.Namespace).Get(pod.Name)
 	return apierrors.IsNotFound(err)
 }
 
-func (x *Runner) deletePod(ctx context.Context, name string) error {
-	err := x.cs.CoreV1().Pods(namespace).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+func (x *Runner) deletePod(ctx context.Context, pod *v1.Pod) error {
+	err := x.cs.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	if !x.waitUntil(ctx, x.podTimeout, func() bool { return x.gone(name) }) {
-		return fmt.Errorf("pod %s not deleted within %s", name, x.podTimeout)
+	if !x.waitUntil(ctx, x.podTimeout, func() bool { return x.gone(pod) }) {
+		return fmt.Errorf("pod %s not deleted within %s", pod.Name, x.podTimeout)
 	}
 	return nil
 }
 
-// createPod creates pod, bound to node when node is set (no scheduler takes it then).
+// createPod creates pod, bound to node when node is set (no scheduler takes it then), with the
+// UIDs of the owners it references.
 func (x *Runner) createPod(ctx context.Context, pod *v1.Pod, node string) error {
 	p := pod.DeepCopy()
 	p.Spec.NodeName = node
-	if _, err := x.cs.CoreV1().Pods(namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating pod %s: %w", p.Name, err)
+	for i := range p.OwnerReferences {
+		p.OwnerReferences[i].UID = x.uids[ownerKey(p.Namespace, p.OwnerReferences[i].Kind, p.OwnerReferences[i].Name)]
+	}
+	if _, err := x.cs.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	return nil
 }
 
-// clearPods deletes every pod of the namespace and waits until the informer saw them go.
+// clearPods deletes every pod of the test's namespaces and waits until the informer saw them go.
 func (x *Runner) clearPods(ctx context.Context) error {
-	err := x.cs.CoreV1().Pods(namespace).DeleteCollection(ctx,
-		metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
-	if err != nil {
-		return err
+	for _, ns := range append([]string{namespace}, extraNamespaces...) {
+		err := x.cs.CoreV1().Pods(ns).DeleteCollection(ctx,
+			metav1.DeleteOptions{GracePeriodSeconds: new(int64)}, metav1.ListOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
 	}
 	if !x.waitUntil(ctx, time.Minute, func() bool {
-		l, _ := x.pods.Pods(namespace).List(labels.Everything())
+		l, _ := x.pods.List(labels.Everything())
 		return len(l) == 0
 	}) {
 		return fmt.Errorf("pods not deleted within a minute")
@@ -217,10 +243,10 @@ func (x *Runner) barrier(ctx context.Context, n int, alive func() bool) error {
 		}
 		var o Outcome
 		var ok bool
-		if !x.waitUntil(ctx, time.Minute, func() bool { o, ok = x.outcome(sentinel.Name); return ok || !alive() }) || !ok {
+		if !x.waitUntil(ctx, time.Minute, func() bool { o, ok = x.outcome(&sentinel); return ok || !alive() }) || !ok {
 			return fmt.Errorf("no decision on a sentinel pod within a minute")
 		}
-		if err := x.deletePod(ctx, sentinel.Name); err != nil {
+		if err := x.deletePod(ctx, &sentinel); err != nil {
 			return err
 		}
 		if strings.HasPrefix(o.Message, want) || (n == 0 && !strings.HasPrefix(o.Message, "0/1 nodes")) {
@@ -229,6 +255,29 @@ func (x *Runner) barrier(ctx context.Context, n int, alive func() bool) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("the scheduler never saw all %d nodes", n)
+}
+
+// touchNodes binds a pod to every node and deletes it again. A scheduling cycle copies into its
+// snapshot only the nodes changed since the last one, and upstream counts an image's nodes
+// (ImageLocality's spread) when it copies a node: a sentinel tried while the nodes were still
+// coming left those it copied with counts of that moment (upstream against itself then placed
+// a pod differently). Touched, every node is copied again by the first pod's cycle.
+func (x *Runner) touchNodes(ctx context.Context, nodes []v1.Node) error {
+	touch := make([]v1.Pod, len(nodes))
+	for i := range nodes {
+		touch[i] = v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "touch-" + nodes[i].Name, Namespace: namespace},
+			Spec: v1.PodSpec{TerminationGracePeriodSeconds: new(int64),
+				Containers: []v1.Container{{Name: "c", Image: "registry.example.com/tiny:1"}}}}
+		if err := x.createPod(ctx, &touch[i], nodes[i].Name); err != nil {
+			return err
+		}
+	}
+	for i := range touch {
+		if err := x.deletePod(ctx, &touch[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
@@ -247,6 +296,9 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 		return nil, logPath, err
 	}
 	if err := x.deleteNodes(ctx); err != nil {
+		return nil, logPath, err
+	}
+	if err := x.applyObjects(ctx, &st); err != nil {
 		return nil, logPath, err
 	}
 	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
@@ -271,6 +323,16 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	}
 	if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
 		return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
+	}
+	if err := x.touchNodes(ctx, st.Nodes); err != nil {
+		return nil, logPath, err
+	}
+	// Existing pods come bound and before the pods, on the same informer, so the scheduler's
+	// cache holds them when the first pod is tried.
+	for i := range st.Existing {
+		if err := x.createPod(ctx, &st.Existing[i], st.Existing[i].Spec.NodeName); err != nil {
+			return nil, logPath, err
+		}
 	}
 	var out []Outcome
 	if mode == ModeSerial {
@@ -302,7 +364,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 		}
 		var o Outcome
 		var ok bool
-		x.waitUntil(ctx, x.podTimeout, func() bool { o, ok = x.outcome(name); return ok || !alive() })
+		x.waitUntil(ctx, x.podTimeout, func() bool { o, ok = x.outcome(&pods[i]); return ok || !alive() })
 		if !ok {
 			o.Reason, o.Message = "Timeout", fmt.Sprintf("no decision within %s", x.podTimeout)
 		}
@@ -315,7 +377,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 			continue
 		}
 		// Unschedulable pods leave (upstream never sees them again); misplaced ones move.
-		if err := x.deletePod(ctx, name); err != nil {
+		if err := x.deletePod(ctx, &pods[i]); err != nil {
 			return nil, err
 		}
 		if want != "" {
@@ -332,7 +394,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool) ([]Outcome, error) {
 	decided := func() bool {
 		for i := range pods {
-			if _, ok := x.outcome(pods[i].Name); !ok {
+			if _, ok := x.outcome(&pods[i]); !ok {
 				return false
 			}
 		}
@@ -350,7 +412,7 @@ func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool)
 	}
 	var out []Outcome
 	for i := range pods {
-		o, ok := x.outcome(pods[i].Name)
+		o, ok := x.outcome(&pods[i])
 		if !ok {
 			o.Reason, o.Message = "Timeout", "no decision by the end of the batch"
 		}

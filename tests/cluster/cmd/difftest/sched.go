@@ -134,6 +134,69 @@ func ParseScores(path string) (map[string]Scores, error) {
 	return out, sc.Err()
 }
 
+// pluginLine matches upstream's "Plugin scored node for pod" (weighted, before the sum).
+var pluginLine = regexp.MustCompile(`"Plugin scored node for pod" pod="([^"]+)" plugin="([^"]+)" node="([^"]+)" score=(-?\d+)`)
+
+// PluginScores are one scoring pass's weighted scores of a pod: node -> plugin -> score.
+type PluginScores map[string]map[string]int64
+
+// ParsePluginScores reads upstream's log and returns, per pod, the plugin scores of its last
+// scoring pass (a plugin scoring a node again starts a new pass), to show which plugin set
+// upstream's node apart when stowage chose another.
+func ParsePluginScores(path string) (map[string]PluginScores, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]PluginScores{}
+	for _, m := range pluginLine.FindAllSubmatch(b, -1) {
+		pod, plugin, node := string(m[1]), string(m[2]), string(m[3])
+		score, _ := strconv.ParseInt(string(m[4]), 10, 64)
+		pass := out[pod]
+		if _, seen := pass[node][plugin]; pass == nil || seen {
+			pass = PluginScores{}
+			out[pod] = pass
+		}
+		if pass[node] == nil {
+			pass[node] = map[string]int64{}
+		}
+		pass[node][plugin] = score
+	}
+	return out, nil
+}
+
+// attemptLine matches the line both schedulers log when a cycle takes a pod (upstream quotes
+// the message, stowage does not).
+var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
+
+// SetAttempts fills each outcome's Attempts and boundBefore from a scheduler's log. A pod that
+// ended bound was bound by its last attempt, and every cycle sees the pods bound (or assumed)
+// by the cycles before it.
+func SetAttempts(path string, outcomes []Outcome) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	n, last := map[string]int{}, map[string]int{}
+	for i, m := range attemptLine.FindAllSubmatch(b, -1) {
+		n[string(m[1])]++
+		last[string(m[1])] = i
+	}
+	for i := range outcomes {
+		k := outcomes[i].Key()
+		outcomes[i].Attempts = n[k]
+		outcomes[i].boundBefore = nil
+		at, ok := last[k]
+		for _, o := range outcomes {
+			if q, tried := last[o.Key()]; ok && tried && o.Node != "" && q < at {
+				outcomes[i].boundBefore = append(outcomes[i].boundBefore, o.Key())
+			}
+		}
+		slices.Sort(outcomes[i].boundBefore)
+	}
+	return nil
+}
+
 // Top is the set of nodes sharing the highest score, sorted.
 func (s Scores) Top() []string {
 	var best int64
