@@ -11,6 +11,7 @@
 #include "pkg/plugins/node_resources/balanced_allocation.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "pkg/plugins/node_unschedulable/node_unschedulable.h"
+#include "pkg/plugins/pod_topology_spread/plugin.h"
 #include "pkg/plugins/queue_sort/queue_sort.h"
 #include "pkg/plugins/scheduling_gates/scheduling_gates.h"
 #include "pkg/plugins/taint_toleration/taint_toleration.h"
@@ -32,6 +33,8 @@ framework::Registry NewInTreeRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        framework::WithArgs<config::NodeResourcesBalancedAllocationArgs>(
            node_resources::NewBalancedAllocation)},
+      {names::kPodTopologySpread,
+       framework::WithArgs<config::PodTopologySpreadArgs>(pod_topology_spread::New)},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
       {names::kDefaultBinder, default_binder::New},
@@ -48,7 +51,6 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kNodeVolumeLimits,
       names::kVolumeBinding,
       names::kVolumeZone,
-      names::kPodTopologySpread,
       names::kInterPodAffinity,
       names::kDynamicResources,
       names::kDefaultPreemption,

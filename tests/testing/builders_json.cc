@@ -61,6 +61,36 @@ json Meta(const api::ObjectMeta& m) {
   if (m.deletion_timestamp) out["deletionTimestamp"] = *m.deletion_timestamp;
   if (!m.labels.empty()) out["labels"] = Map(m.labels);
   if (!m.annotations.empty()) out["annotations"] = Map(m.annotations);
+  for (const auto& r : m.owner_references) {
+    out["ownerReferences"].push_back({{"apiVersion", r.api_version},
+                                      {"kind", r.kind},
+                                      {"name", r.name},
+                                      {"uid", r.uid},
+                                      {"controller", r.controller}});
+  }
+  return out;
+}
+
+json LabelSelectorJson(const api::LabelSelector& s) {
+  json out = json::object();
+  if (!s.match_labels.empty()) out["matchLabels"] = Map(s.match_labels);
+  for (const auto& r : s.match_expressions) {
+    json e = {{"key", r.key}, {"operator", r.op}};
+    if (!r.values.empty()) e["values"] = r.values;
+    out["matchExpressions"].push_back(e);
+  }
+  return out;
+}
+
+json SpreadConstraintJson(const api::TopologySpreadConstraint& c) {
+  json out = {{"maxSkew", c.max_skew},
+              {"topologyKey", c.topology_key},
+              {"whenUnsatisfiable", c.when_unsatisfiable}};
+  if (c.label_selector) out["labelSelector"] = LabelSelectorJson(*c.label_selector);
+  if (c.min_domains) out["minDomains"] = *c.min_domains;
+  if (c.node_affinity_policy) out["nodeAffinityPolicy"] = *c.node_affinity_policy;
+  if (c.node_taints_policy) out["nodeTaintsPolicy"] = *c.node_taints_policy;
+  if (!c.match_label_keys.empty()) out["matchLabelKeys"] = c.match_label_keys;
   return out;
 }
 
@@ -99,6 +129,9 @@ std::string PodWrapper::Json() const {
     if (!t.effect.empty()) tol["effect"] = t.effect;
     if (t.toleration_seconds) tol["tolerationSeconds"] = *t.toleration_seconds;
     spec["tolerations"].push_back(tol);
+  }
+  for (const auto& c : s.topology_spread_constraints) {
+    spec["topologySpreadConstraints"].push_back(SpreadConstraintJson(c));
   }
   for (const auto& g : s.scheduling_gates) spec["schedulingGates"].push_back({{"name", g}});
   if (s.host_network) spec["hostNetwork"] = true;

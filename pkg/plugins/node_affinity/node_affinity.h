@@ -25,10 +25,14 @@
 #include "pkg/framework/handle.h"
 #include "pkg/framework/interface.h"
 #include "pkg/framework/registry.h"
+#include "pkg/plugins/helper/node_affinity_matchers.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
-#include "pkg/plugins/node_affinity/affinity_matchers.h"
 
 namespace stowage::plugins::node_affinity {
+
+using helper::MatchResult;
+using helper::PreferredSchedulingTerms;
+using helper::RequiredNodeAffinity;
 
 inline constexpr std::string_view kName = "NodeAffinity";
 inline constexpr std::string_view kErrReasonPod =

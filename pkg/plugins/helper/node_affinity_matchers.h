@@ -14,7 +14,7 @@
 #include "pkg/api/types.h"
 #include "pkg/common/status.h"
 
-namespace stowage::plugins::node_affinity {
+namespace stowage::plugins::helper {
 
 // The outcome of matching required affinity against a node.
 struct MatchResult {
@@ -51,4 +51,4 @@ class PreferredSchedulingTerms {
   std::vector<std::pair<api::NodeSelectorTermMatcher, int64_t>> terms_;
 };
 
-}  // namespace stowage::plugins::node_affinity
+}  // namespace stowage::plugins::helper

@@ -1,11 +1,11 @@
-#include "pkg/plugins/node_affinity/affinity_matchers.h"
+#include "pkg/plugins/helper/node_affinity_matchers.h"
 
 #include <string>
 #include <vector>
 
 #include "pkg/common/error_list.h"
 
-namespace stowage::plugins::node_affinity {
+namespace stowage::plugins::helper {
 
 RequiredNodeAffinity RequiredNodeAffinity::FromPod(const api::Pod& pod) {
   RequiredNodeAffinity out;
@@ -57,4 +57,4 @@ int64_t PreferredSchedulingTerms::Score(const api::Node& node) const {
   return score;
 }
 
-}  // namespace stowage::plugins::node_affinity
+}  // namespace stowage::plugins::helper

@@ -1,0 +1,172 @@
+// PreFilter, its AddPod/RemovePod extensions and Filter: the DoNotSchedule constraints.
+#include <string>
+#include <utility>
+
+#include "pkg/plugins/helper/resize.h"
+#include "pkg/plugins/pod_topology_spread/plugin.h"
+
+namespace stowage::plugins::pod_topology_spread {
+namespace {
+
+// Adds delta to the count of domain value, creating it if absent; returns the new count.
+int AddToDomain(DomainCounts& counts, const std::string& value, int delta) {
+  auto it = counts.find(value);
+  if (it == counts.end()) it = counts.emplace(value, 0).first;
+  return it->second += delta;
+}
+
+}  // namespace
+
+void CriticalPaths::Update(const std::string& value, int num) {
+  int i = -1;
+  if (value == paths[0].value) {
+    i = 0;
+  } else if (value == paths[1].value) {
+    i = 1;
+  }
+  if (i >= 0) {
+    paths[i].match_num = num;
+    if (paths[0].match_num > paths[1].match_num) std::swap(paths[0], paths[1]);
+  } else if (num < paths[0].match_num) {
+    paths[1] = std::move(paths[0]);
+    paths[0] = {value, num};
+  } else if (num < paths[1].match_num) {
+    paths[1] = {value, num};
+  }
+}
+
+int PreFilterState::MinMatchNum(size_t i) const {
+  // Fewer eligible domains than minDomains: the global minimum counts as 0.
+  if (counts[i].size() < static_cast<size_t>((*constraints)[i].min_domains)) return 0;
+  return critical_paths[i].paths[0].match_num;
+}
+
+framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
+                                               const framework::PodInfo& pod_info,
+                                               const std::vector<const framework::NodeInfo*>& nodes,
+                                               framework::PreFilterResult& /*result*/) {
+  const api::Pod& pod = *pod_info;
+  if (helper::IsDeferredResize(enable_resize_deferral_, pod)) return framework::Status::Skip();
+  StatusOr<std::vector<Constraint>> compiled = GetConstraints(pod, kDoNotSchedule);
+  if (!compiled.ok()) {
+    return framework::Status::Error("get constraints from pod: " +
+                                    std::string(compiled.status().message()));
+  }
+  if (compiled->empty()) return framework::Status::Skip();
+
+  auto s = std::make_unique<PreFilterState>();
+  s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(compiled).value());
+  const std::vector<Constraint>& constraints = *s->constraints;
+  const size_t k = constraints.size();
+
+  // Per node and constraint, the matching pods, or -1 where the node is not a domain member;
+  // filled in parallel, summed per domain afterwards.
+  std::vector<int> per_node(nodes.size() * k, -1);
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
+  handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
+    const api::Node* node = nodes[n]->node();
+    if (node == nullptr || !NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
+    for (size_t i = 0; i < k; ++i) {
+      if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
+                                    enable_comparison_operators_)) {
+        continue;
+      }
+      per_node[n * k + i] =
+          CountMatchingPods(nodes[n]->pods(), constraints[i].selector, pod.metadata.namespace_);
+    }
+  });
+
+  s->counts.resize(k);
+  s->critical_paths.resize(k);
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t i = 0; i < k; ++i) {
+      const int count = per_node[n * k + i];
+      if (count < 0) continue;
+      AddToDomain(s->counts[i], *nodes[n]->node()->metadata.labels.Get(constraints[i].topology_key),
+                  count);
+    }
+  }
+  for (size_t i = 0; i < k; ++i) {
+    for (const auto& [value, num] : s->counts[i]) s->critical_paths[i].Update(value, num);
+  }
+  state.Write(kPreFilterStateKey, std::move(s));
+  return {};
+}
+
+void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated,
+                                      const api::Pod& preemptor, const api::Node* node,
+                                      int delta) const {
+  if (node == nullptr || updated.metadata.namespace_ != preemptor.metadata.namespace_) return;
+  const std::vector<Constraint>& constraints = *s.constraints;
+  if (!NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
+  const auto required = helper::RequiredNodeAffinity::FromPod(preemptor);
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Constraint& c = constraints[i];
+    if (!c.selector.Matches(updated.metadata.labels)) continue;
+    if (!MatchesInclusionPolicies(c, preemptor, *node, required, enable_comparison_operators_)) {
+      continue;
+    }
+    const std::string& value = *node->metadata.labels.Get(c.topology_key);
+    s.critical_paths[i].Update(value, AddToDomain(s.counts[i], value, delta));
+  }
+}
+
+framework::Status PodTopologySpread::AddPod(framework::CycleState& state,
+                                            const api::Pod& pod_to_schedule,
+                                            const framework::PodInfo& pod_to_add,
+                                            const framework::NodeInfo& node) {
+  auto* s = state.ReadMutable<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) {
+    return framework::Status::Error(
+        "reading \"PreFilterPodTopologySpread\" from cycleState: "
+        "not found");
+  }
+  UpdateWithPod(*s, *pod_to_add, pod_to_schedule, node.node(), 1);
+  return {};
+}
+
+framework::Status PodTopologySpread::RemovePod(framework::CycleState& state,
+                                               const api::Pod& pod_to_schedule,
+                                               const framework::PodInfo& pod_to_remove,
+                                               const framework::NodeInfo& node) {
+  auto* s = state.ReadMutable<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) {
+    return framework::Status::Error(
+        "reading \"PreFilterPodTopologySpread\" from cycleState: "
+        "not found");
+  }
+  UpdateWithPod(*s, *pod_to_remove, pod_to_schedule, node.node(), -1);
+  return {};
+}
+
+framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
+                                            const framework::PodInfo& pod,
+                                            const framework::NodeInfo& node_info) {
+  if (helper::IsDeferredResize(enable_resize_deferral_, *pod)) return {};
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return framework::Status::Error("node not found");
+  const auto* s = state.Read<PreFilterState>(kPreFilterStateKey);
+  if (s == nullptr) {
+    return framework::Status::Error(
+        "reading \"PreFilterPodTopologySpread\" from cycleState: "
+        "not found");
+  }
+  const std::vector<Constraint>& constraints = *s->constraints;
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Constraint& c = constraints[i];
+    const std::string* value = node->metadata.labels.Get(c.topology_key);
+    if (value == nullptr) {
+      return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    }
+    // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
+    const auto it = s->counts[i].find(*value);
+    const int match_num = it == s->counts[i].end() ? 0 : it->second;
+    const int self_match = c.selector.Matches(pod->metadata.labels) ? 1 : 0;
+    if (match_num + self_match - s->MinMatchNum(i) > c.max_skew) {
+      return framework::Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
+    }
+  }
+  return {};
+}
+
+}  // namespace stowage::plugins::pod_topology_spread
