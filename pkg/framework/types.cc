@@ -143,6 +143,90 @@ bool RequestListHas(const api::Pod& pod, std::string_view name) {
 }
 }  // namespace
 
+bool AffinityTerm::Matches(const api::Pod& pod, const api::StringMap& ns_labels) const {
+  if (std::binary_search(namespaces.begin(), namespaces.end(), pod.metadata.namespace_) ||
+      namespace_selector.Matches(ns_labels)) {
+    return selector.Matches(pod.metadata.labels);
+  }
+  return false;
+}
+
+namespace {
+
+StatusOr<AffinityTerm> CompileTerm(const api::Pod& pod, const api::PodAffinityTerm& t) {
+  AffinityTerm term;
+  StatusOr<api::Selector> selector =
+      api::Selector::FromLabelSelector(t.label_selector ? &*t.label_selector : nullptr);
+  if (!selector.ok()) return selector.status();
+  term.selector = std::move(selector).value();
+  if (t.namespaces.empty() && !t.namespace_selector) {
+    term.namespaces.push_back(pod.metadata.namespace_);
+  } else {
+    term.namespaces = t.namespaces;
+    std::sort(term.namespaces.begin(), term.namespaces.end());
+    term.namespaces.erase(std::unique(term.namespaces.begin(), term.namespaces.end()),
+                          term.namespaces.end());
+  }
+  StatusOr<api::Selector> ns_selector =
+      api::Selector::FromLabelSelector(t.namespace_selector ? &*t.namespace_selector : nullptr);
+  if (!ns_selector.ok()) return ns_selector.status();
+  term.namespace_selector = std::move(ns_selector).value();
+  term.topology_key = t.topology_key;
+  return term;
+}
+
+// Compiles one kind of terms; on an error the kind stays empty and the error is recorded.
+template <typename In, typename Out, typename Convert>
+void CompileKind(const std::vector<In>& in, std::string_view kind, Convert convert,
+                 std::vector<Out>& out, std::string& errors) {
+  for (const In& t : in) {
+    StatusOr<Out> term = convert(t);
+    if (!term.ok()) {
+      out.clear();
+      if (!errors.empty()) errors += ", ";
+      errors += std::string(kind) + ": " + std::string(term.status().message());
+      return;
+    }
+    out.push_back(std::move(term).value());
+  }
+}
+
+}  // namespace
+
+PodAffinityTerms CompileAffinityTerms(const api::Pod& pod) {
+  PodAffinityTerms out;
+  const auto& affinity = pod.spec.affinity;
+  if (!affinity) return out;
+  auto required = [&pod](const api::PodAffinityTerm& t) { return CompileTerm(pod, t); };
+  auto preferred = [&pod](const api::WeightedPodAffinityTerm& t) -> StatusOr<WeightedAffinityTerm> {
+    StatusOr<AffinityTerm> term = CompileTerm(pod, t.term);
+    if (!term.ok()) return term.status();
+    return WeightedAffinityTerm{std::move(term).value(), t.weight};
+  };
+  if (const auto& a = affinity->pod_affinity) {
+    CompileKind(a->required, "requiredAffinityTerms", required, out.required_affinity,
+                out.parse_error);
+  }
+  if (const auto& a = affinity->pod_anti_affinity) {
+    CompileKind(a->required, "requiredAntiAffinityTerms", required, out.required_anti_affinity,
+                out.parse_error);
+  }
+  if (const auto& a = affinity->pod_affinity) {
+    CompileKind(a->preferred, "preferredAffinityTerms", preferred, out.preferred_affinity,
+                out.parse_error);
+  }
+  if (const auto& a = affinity->pod_anti_affinity) {
+    CompileKind(a->preferred, "preferredAntiAffinityTerms", preferred, out.preferred_anti_affinity,
+                out.parse_error);
+  }
+  return out;
+}
+
+const PodAffinityTerms& PodInfo::affinity() const {
+  static const PodAffinityTerms* empty = new PodAffinityTerms();
+  return affinity_terms ? *affinity_terms : *empty;
+}
+
 PodInfoPtr NewPodInfo(api::PodPtr pod) {
   auto info = std::make_shared<PodInfo>();
   info->requests = ComputePodRequests(*pod);
@@ -165,6 +249,9 @@ PodInfoPtr NewPodInfo(api::PodPtr pod) {
     info->has_affinity = a->pod_affinity.has_value() || a->pod_anti_affinity.has_value();
     info->has_required_anti_affinity =
         a->pod_anti_affinity.has_value() && !a->pod_anti_affinity->required.empty();
+    if (info->has_affinity) {
+      info->affinity_terms = std::make_shared<const PodAffinityTerms>(CompileAffinityTerms(*pod));
+    }
   }
   info->pod = std::move(pod);
   return info;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/api/labels.h"
 #include "pkg/api/types.h"
 #include "pkg/common/clock.h"
 
@@ -89,6 +90,38 @@ class HostPortInfo {
   std::vector<HostPort> ports_;  // few per node: a vector beats a map
 };
 
+// A pod (anti-)affinity term compiled once (upstream fwk.AffinityTerm). namespaces lists the
+// namespaces the term names, or the pod's own when it names neither namespaces nor a
+// namespaceSelector; namespace_selector is Nothing when absent and Everything when empty.
+// matchLabelKeys/mismatchLabelKeys are not read: the 1.37 apiserver merges them into the label
+// selector when the pod is created, and the 1.37 scheduler reads only the selector.
+struct AffinityTerm {
+  api::Selector selector = api::Selector::Nothing();
+  std::vector<std::string> namespaces;  // sorted, unique
+  api::Selector namespace_selector = api::Selector::Nothing();
+  std::string topology_key;
+
+  // Whether pod is in one of the namespaces, or its namespace (labelled ns_labels) matches the
+  // namespace selector, and its labels match the selector.
+  bool Matches(const api::Pod& pod, const api::StringMap& ns_labels) const;
+};
+
+struct WeightedAffinityTerm {
+  AffinityTerm term;
+  int32_t weight = 0;
+};
+
+// A pod's pod-affinity and pod-anti-affinity terms, compiled. A kind with a selector that does
+// not compile is left empty and parse_error says why, as upstream's NewPodInfo.
+struct PodAffinityTerms {
+  std::vector<AffinityTerm> required_affinity;
+  std::vector<AffinityTerm> required_anti_affinity;
+  std::vector<WeightedAffinityTerm> preferred_affinity;
+  std::vector<WeightedAffinityTerm> preferred_anti_affinity;
+  std::string parse_error;
+};
+PodAffinityTerms CompileAffinityTerms(const api::Pod& pod);
+
 // A pod plus what the scheduler computes from it once.
 struct PodInfo {
   api::PodPtr pod;
@@ -98,7 +131,11 @@ struct PodInfo {
   std::vector<HostPort> host_ports;
   bool has_affinity = false;  // pod affinity or anti-affinity terms
   bool has_required_anti_affinity = false;
+  // Compiled once so no cycle parses the selectors of existing pods; null without has_affinity.
+  std::shared_ptr<const PodAffinityTerms> affinity_terms;
 
+  // The compiled terms; empty ones for a pod without pod (anti-)affinity.
+  const PodAffinityTerms& affinity() const;
   const api::Pod& operator*() const { return *pod; }
   const api::Pod* operator->() const { return pod.get(); }
 };

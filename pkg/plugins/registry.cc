@@ -3,6 +3,7 @@
 #include "pkg/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/plugins/image_locality/image_locality.h"
+#include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/names.h"
 #include "pkg/plugins/node_affinity/node_affinity.h"
 #include "pkg/plugins/node_declared_features/node_declared_features.h"
@@ -35,6 +36,8 @@ framework::Registry NewInTreeRegistry() {
            node_resources::NewBalancedAllocation)},
       {names::kPodTopologySpread,
        framework::WithArgs<config::PodTopologySpreadArgs>(pod_topology_spread::New)},
+      {names::kInterPodAffinity,
+       framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
       {names::kDefaultBinder, default_binder::New},
@@ -51,7 +54,6 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kNodeVolumeLimits,
       names::kVolumeBinding,
       names::kVolumeZone,
-      names::kInterPodAffinity,
       names::kDynamicResources,
       names::kDefaultPreemption,
       names::kGangScheduling,

@@ -82,6 +82,29 @@ json LabelSelectorJson(const api::LabelSelector& s) {
   return out;
 }
 
+json PodAffinityTermJson(const api::PodAffinityTerm& t) {
+  json out = {{"topologyKey", t.topology_key}};
+  if (t.label_selector) out["labelSelector"] = LabelSelectorJson(*t.label_selector);
+  if (!t.namespaces.empty()) out["namespaces"] = t.namespaces;
+  if (t.namespace_selector) out["namespaceSelector"] = LabelSelectorJson(*t.namespace_selector);
+  if (!t.match_label_keys.empty()) out["matchLabelKeys"] = t.match_label_keys;
+  if (!t.mismatch_label_keys.empty()) out["mismatchLabelKeys"] = t.mismatch_label_keys;
+  return out;
+}
+
+// podAffinity / podAntiAffinity: required and preferred terms.
+json PodAffinityJson(const api::PodAffinity& a) {
+  json out = json::object();
+  for (const auto& t : a.required) {
+    out["requiredDuringSchedulingIgnoredDuringExecution"].push_back(PodAffinityTermJson(t));
+  }
+  for (const auto& w : a.preferred) {
+    out["preferredDuringSchedulingIgnoredDuringExecution"].push_back(
+        {{"weight", w.weight}, {"podAffinityTerm", PodAffinityTermJson(w.term)}});
+  }
+  return out;
+}
+
 json SpreadConstraintJson(const api::TopologySpreadConstraint& c) {
   json out = {{"maxSkew", c.max_skew},
               {"topologyKey", c.topology_key},
@@ -120,6 +143,12 @@ std::string PodWrapper::Json() const {
     }
     spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
         {"nodeSelectorTerms", terms}};
+  }
+  if (s.affinity && s.affinity->pod_affinity) {
+    spec["affinity"]["podAffinity"] = PodAffinityJson(*s.affinity->pod_affinity);
+  }
+  if (s.affinity && s.affinity->pod_anti_affinity) {
+    spec["affinity"]["podAntiAffinity"] = PodAffinityJson(*s.affinity->pod_anti_affinity);
   }
   for (const auto& t : s.tolerations) {
     json tol = json::object();

@@ -1,0 +1,211 @@
+// PreFilter, its AddPod/RemovePod extensions and Filter (upstream filtering.go, without the
+// alpha hostname fast path).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/plugins/helper/resize.h"
+#include "pkg/plugins/inter_pod_affinity/plugin.h"
+
+namespace stowage::plugins::inter_pod_affinity {
+namespace {
+
+using Record = TopologyCounts::Record;
+
+// Appends a record for the node's value of key, if the node has that label.
+void RecordMatch(const api::StringMap& labels, const std::string& key, int64_t count,
+                 std::vector<Record>& out) {
+  if (const std::string* value = labels.Get(key)) out.push_back({key, *value, count});
+}
+
+framework::Status MissingState() {
+  return framework::Status::Error("error reading \"" + std::string(kPreFilterStateKey) +
+                                  "\" from cycleState: not found");
+}
+
+}  // namespace
+
+TopologyCounts InterPodAffinity::ExistingAntiAffinityCounts(const IncomingPod& incoming) const {
+  const std::vector<const framework::NodeInfo*>& nodes =
+      snapshot_.HavePodsWithRequiredAntiAffinityList();
+  // One slot per node, so workers never share a vector; only nodes with matches allocate.
+  std::vector<std::vector<Record>> per_node(nodes.size());
+  const api::StringMap& ns_labels = incoming.NamespaceLabels();
+  parallelizer_.Until(nodes.size(), [&](size_t i) {
+    const framework::NodeInfo& node = *nodes[i];
+    if (node.node() == nullptr) return;
+    for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
+      for (const framework::AffinityTerm& t : existing->affinity().required_anti_affinity) {
+        if (t.Matches(*incoming.pod, ns_labels)) {
+          RecordMatch(node.node()->metadata.labels, t.topology_key, 1, per_node[i]);
+        }
+      }
+    }
+  });
+  std::vector<Record> all;
+  for (const auto& records : per_node) all.insert(all.end(), records.begin(), records.end());
+  return TopologyCounts::Build(all);
+}
+
+void InterPodAffinity::IncomingCounts(const IncomingPod& incoming,
+                                      const std::vector<const framework::NodeInfo*>& nodes,
+                                      PreFilterState& state) const {
+  const auto& affinity = incoming.Terms().required_affinity;
+  const auto& anti = incoming.Terms().required_anti_affinity;
+  if (affinity.empty() && anti.empty()) return;
+  // Per node: the pods matching all affinity terms, then the pods matching each anti term.
+  const size_t width = 1 + anti.size();
+  std::vector<int64_t> counts(nodes.size() * width, 0);
+  parallelizer_.Until(nodes.size(), [&](size_t i) {
+    int64_t* row = &counts[i * width];
+    for (const framework::PodInfoPtr& existing : nodes[i]->pods()) {
+      if (MatchesAll(affinity, **existing)) ++row[0];
+      for (size_t j = 0; j < anti.size(); ++j) {
+        if (anti[j].Matches(**existing, api::StringMap())) ++row[1 + j];
+      }
+    }
+  });
+  std::vector<Record> affinity_records;
+  std::vector<Record> anti_records;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const api::Node* node = nodes[i]->node();
+    if (node == nullptr) continue;
+    const int64_t* row = &counts[i * width];
+    if (row[0] > 0) {
+      for (const auto& t : affinity) {
+        RecordMatch(node->metadata.labels, t.topology_key, row[0], affinity_records);
+      }
+    }
+    for (size_t j = 0; j < anti.size(); ++j) {
+      if (row[1 + j] > 0) {
+        RecordMatch(node->metadata.labels, anti[j].topology_key, row[1 + j], anti_records);
+      }
+    }
+  }
+  state.affinity_counts = TopologyCounts::Build(affinity_records);
+  state.anti_affinity_counts = TopologyCounts::Build(anti_records);
+}
+
+framework::Status InterPodAffinity::PreFilter(framework::CycleState& cycle_state,
+                                              const framework::PodInfo& pod,
+                                              const std::vector<const framework::NodeInfo*>& nodes,
+                                              framework::PreFilterResult& /*result*/) {
+  if (helper::IsDeferredResize(skip_resize_deferred_, *pod)) return framework::Status::Skip();
+  if (!pod.affinity().parse_error.empty()) {
+    return framework::Status::Unresolvable("parsing pod: " + pod.affinity().parse_error);
+  }
+  // The common case, no terms on either side, costs no allocation.
+  if (pod.affinity_terms == nullptr && snapshot_.HavePodsWithRequiredAntiAffinityList().empty()) {
+    return framework::Status::Skip();
+  }
+  auto state = std::make_unique<PreFilterState>();
+  state->incoming = Incoming(pod);
+  const framework::PodAffinityTerms& terms = state->incoming->Terms();
+  state->existing_anti_affinity_counts = ExistingAntiAffinityCounts(*state->incoming);
+  IncomingCounts(*state->incoming, nodes, *state);
+  state->matches_own_affinity = MatchesAll(terms.required_affinity, *pod);
+
+  if (state->existing_anti_affinity_counts.empty() && terms.required_affinity.empty() &&
+      terms.required_anti_affinity.empty()) {
+    return framework::Status::Skip();
+  }
+  cycle_state.Write(kPreFilterStateKey, std::move(state));
+  return {};
+}
+
+void InterPodAffinity::UpdateWithPod(PreFilterState& state, const framework::PodInfo& pod,
+                                     const framework::NodeInfo& node_info, int64_t multiplier) {
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return;
+  const api::StringMap& labels = node->metadata.labels;
+  const IncomingPod& incoming = *state.incoming;
+  for (const framework::AffinityTerm& t : pod.affinity().required_anti_affinity) {
+    if (t.Matches(*incoming.pod, incoming.NamespaceLabels())) {
+      state.existing_anti_affinity_counts.Update(labels, t.topology_key, multiplier);
+    }
+  }
+  const framework::PodAffinityTerms& terms = incoming.Terms();
+  if (MatchesAll(terms.required_affinity, *pod)) {
+    for (const framework::AffinityTerm& t : terms.required_affinity) {
+      state.affinity_counts.Update(labels, t.topology_key, multiplier);
+    }
+  }
+  for (const framework::AffinityTerm& t : terms.required_anti_affinity) {
+    if (t.Matches(*pod, api::StringMap())) {
+      state.anti_affinity_counts.Update(labels, t.topology_key, multiplier);
+    }
+  }
+}
+
+framework::Status InterPodAffinity::AddPod(framework::CycleState& cycle_state,
+                                           const api::Pod& /*pod_to_schedule*/,
+                                           const framework::PodInfo& pod_to_add,
+                                           const framework::NodeInfo& node) {
+  auto* state = cycle_state.ReadMutable<PreFilterState>(kPreFilterStateKey);
+  if (state == nullptr) return MissingState();
+  UpdateWithPod(*state, pod_to_add, node, 1);
+  return {};
+}
+
+framework::Status InterPodAffinity::RemovePod(framework::CycleState& cycle_state,
+                                              const api::Pod& /*pod_to_schedule*/,
+                                              const framework::PodInfo& pod_to_remove,
+                                              const framework::NodeInfo& node) {
+  auto* state = cycle_state.ReadMutable<PreFilterState>(kPreFilterStateKey);
+  if (state == nullptr) return MissingState();
+  UpdateWithPod(*state, pod_to_remove, node, -1);
+  return {};
+}
+
+namespace {
+
+// The node has every affinity topology key, and pods matching the terms in each of its domains;
+// or no pod anywhere matches and the pod matches its own terms (the first of its group).
+bool SatisfiesAffinity(const PreFilterState& state, const api::StringMap& labels) {
+  const auto& terms = state.incoming->Terms().required_affinity;
+  bool pods_exist = true;
+  for (const framework::AffinityTerm& t : terms) {
+    const std::string* value = labels.Get(t.topology_key);
+    if (value == nullptr) return false;
+    if (state.affinity_counts.Get(t.topology_key, *value) <= 0) pods_exist = false;
+  }
+  return pods_exist || (state.affinity_counts.empty() && state.matches_own_affinity);
+}
+
+// No domain of the node holds a pod that matches one of the pod's anti-affinity terms.
+bool SatisfiesAntiAffinity(const PreFilterState& state, const api::StringMap& labels) {
+  if (state.anti_affinity_counts.empty()) return true;
+  for (const framework::AffinityTerm& t : state.incoming->Terms().required_anti_affinity) {
+    const std::string* value = labels.Get(t.topology_key);
+    if (value != nullptr && state.anti_affinity_counts.Get(t.topology_key, *value) > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+framework::Status InterPodAffinity::Filter(const framework::CycleState& cycle_state,
+                                           const framework::PodInfo& pod,
+                                           const framework::NodeInfo& node_info) {
+  if (helper::IsDeferredResize(skip_resize_deferred_, *pod)) return {};
+  const auto* state = cycle_state.Read<PreFilterState>(kPreFilterStateKey);
+  if (state == nullptr) return MissingState();
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return framework::Status::Error("node not found");
+  const api::StringMap& labels = node->metadata.labels;
+  if (!SatisfiesAffinity(*state, labels)) {
+    return framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
+  }
+  if (!SatisfiesAntiAffinity(*state, labels)) {
+    return framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
+  }
+  if (state->existing_anti_affinity_counts.AnyPositive(labels)) {
+    return framework::Status::Unschedulable(
+        std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
+  }
+  return {};
+}
+
+}  // namespace stowage::plugins::inter_pod_affinity
