@@ -6,10 +6,15 @@
 // UpdateSnapshot + SchedulePod + AssumePod, so the reported time is per pod.
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
-// runs with); 1 shows the single-threaded cost. The counter process_cpu_ns_per_pod is the CPU
-// of every thread of the process (getrusage) per pod, since the worker pool's threads do most
-// of the work and Google Benchmark's cpu_time counts only the benchmark thread; the counters
-// update_snapshot_ns, schedule_pod_ns and assume_pod_ns split the wall time per pod by step.
+// runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
+// pod; BM_PodAffinity and BM_TopologySpread time pods with inter-pod affinity terms and with
+// spread constraints over nodes already holding pods those terms match, so InterPodAffinity's
+// and PodTopologySpread's PreFilter, Filter, PreScore and Score are in the time (when the
+// in-tree registry has them; otherwise the label names them as missing). The counter
+// process_cpu_ns_per_pod is the CPU of every thread of the process (getrusage) per pod, since the
+// worker pool's threads do most of the work and Google Benchmark's cpu_time counts only the
+// benchmark thread; the counters update_snapshot_ns, schedule_pod_ns and assume_pod_ns split the
+// wall time per pod by step.
 //
 // Not a test: nothing asserts a time. Run: build/bench/bench_cycle (scripts/bench runs it).
 #include <benchmark/benchmark.h>
@@ -20,6 +25,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pkg/cache/cache.h"
 #include "pkg/cache/snapshot.h"
@@ -75,13 +81,13 @@ api::NodePtr Node(int i) {
 }
 
 // scheduler_perf's pod-default.yaml: requests = limits = 100m / 500Mi.
-api::PodPtr PodTemplate() {
-  return testing::BuildPod()
-      .Namespace("bench")
+testing::PodWrapper PerfPod() {
+  testing::PodWrapper pod;
+  pod.Namespace("bench")
       .SchedulerName("default-scheduler")
       .Container("registry.k8s.io/pause:3.10.2")
-      .Res({{"cpu", "100m"}, {"memory", "500Mi"}})
-      .Obj();
+      .Res({{"cpu", "100m"}, {"memory", "500Mi"}});
+  return pod;
 }
 
 // Pod i: a copy of the template with its own name and UID (cheap next to a cycle).
@@ -101,11 +107,30 @@ double ProcessCpuNs() {
          (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
 
-void BM_SchedulePod(benchmark::State& state) {
+// Pods bound before the first measured one: count copies of tmpl, round-robin over the nodes
+// from first_node on.
+struct ExistingPods {
+  api::PodPtr tmpl;
+  int count = 0;
+  int first_node = 0;
+};
+
+// The benchmark loop shared by every case: measured pods from tmpl, over a cache that already
+// holds the existing pods.
+void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
+               const std::vector<ExistingPods>& existing) {
   const int nodes = static_cast<int>(state.range(0));
   const int parallelism = static_cast<int>(state.range(1));
   cache::Cache cache;
   for (int i = 0; i < nodes; ++i) cache.AddNode(Node(i));
+  int64_t next = 0;
+  for (const ExistingPods& group : existing) {
+    for (int j = 0; j < group.count; ++j) {
+      auto pod = std::make_shared<api::Pod>(*Pod(*group.tmpl, next++));
+      pod->spec.node_name = "scheduler-perf-" + std::to_string((group.first_node + j) % nodes);
+      if (Status s = cache.AddPod(std::move(pod)); !s.ok()) Die("adding an existing pod", s);
+    }
+  }
   cache::Snapshot snapshot;
   framework::WorkerPool pool(parallelism);
   BenchHandle handle(snapshot, pool);
@@ -122,11 +147,9 @@ void BM_SchedulePod(benchmark::State& state) {
   scheduler::Algorithm algorithm(snapshot, pool, std::nullopt);
   const scheduler::NominatedPods no_nominations;
 
-  const api::PodPtr tmpl = PodTemplate();
   // The first update copies every node; the running scheduler did that once after its caches
   // synced, so it is not part of any pod's cost.
   if (Status s = cache.UpdateSnapshot(snapshot); !s.ok()) Die("initial UpdateSnapshot", s);
-  int64_t next = 0;
   int64_t unscheduled = 0;
   // Wall time of each step, summed, so the report says where a cycle's time goes.
   std::chrono::nanoseconds snapshot_time{0}, algorithm_time{0}, assume_time{0};
@@ -165,12 +188,61 @@ void BM_SchedulePod(benchmark::State& state) {
   for (const auto& w : built->warnings) state.SetLabel(w);
 }
 
+void BM_SchedulePod(benchmark::State& state) { RunCycles(state, PerfPod().Obj(), {}); }
+
+// scheduler_perf's anti-affinity and preferred affinity templates in one pod: a green pod keeps
+// off nodes holding green pods (whose own terms say the same, so the symmetric check runs too)
+// and prefers nodes holding red pods. 1000 green and 1000 red pods are there before the first.
+void BM_PodAffinity(benchmark::State& state) {
+  using testing::PodAffinityKind;
+  const auto green = testing::BuildLabelSelector().Label("color", "green").Obj();
+  const auto red = testing::BuildLabelSelector().Label("color", "red").Obj();
+  testing::PodWrapper green_pod = PerfPod();
+  green_pod.Label("color", "green")
+      .PodAntiAffinity("kubernetes.io/hostname", green, PodAffinityKind::kRequired);
+  api::PodPtr existing_green = green_pod.Obj();
+  api::PodPtr existing_red = PerfPod().Label("color", "red").Obj();
+  api::PodPtr measured =
+      green_pod.PodAffinity("kubernetes.io/hostname", red, PodAffinityKind::kPreferred).Obj();
+  RunCycles(state, measured, {{existing_green, 1000, 0}, {existing_red, 1000, 1000}});
+}
+
+// scheduler_perf's TopologySpreading pod (zone, maxSkew 5, DoNotSchedule) plus a hostname
+// constraint that only scores (ScheduleAnyway), over one matching pod already on every node.
+void BM_TopologySpread(benchmark::State& state) {
+  const auto blue = testing::BuildLabelSelector().Label("color", "blue").Obj();
+  testing::PodWrapper blue_pod = PerfPod();
+  api::PodPtr existing = blue_pod.Label("color", "blue").Obj();
+  api::PodPtr measured =
+      blue_pod.SpreadConstraint(5, "topology.kubernetes.io/zone", "DoNotSchedule", blue)
+          .SpreadConstraint(1, "kubernetes.io/hostname", "ScheduleAnyway", blue)
+          .Obj();
+  const int nodes = static_cast<int>(state.range(0));
+  RunCycles(state, measured, {{existing, nodes, 0}});
+}
+
 BENCHMARK(BM_SchedulePod)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
     ->Args({15000, 16})
     ->Args({5000, 1})
     ->Args({15000, 1})
+    ->UseRealTime()
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
+
+// 3000 pods: with the 1000 green pods already there, green pods then hold 4000 of the 5000
+// nodes, so every measured pod still has a node and the cases time the same cluster each run.
+BENCHMARK(BM_PodAffinity)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->Iterations(3000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_TopologySpread)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
     ->UseRealTime()
     ->MinTime(2.0)
     ->Unit(benchmark::kMicrosecond);

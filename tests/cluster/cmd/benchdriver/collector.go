@@ -88,11 +88,15 @@ func (c *Collector) onChange(oldObj, newObj any) {
 	}
 }
 
-// Bound is how many pods of ns were seen bound.
-func (c *Collector) Bound(ns string) int {
+// Bound is how many pods of the namespaces were seen bound.
+func (c *Collector) Bound(nss ...string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.bound[ns]
+	total := 0
+	for _, ns := range nss {
+		total += c.bound[ns]
+	}
+	return total
 }
 
 // FirstBound is when the first pod was seen bound (zero: none yet).
@@ -109,11 +113,17 @@ func (c *Collector) FirstBoundIn(ns string) time.Time {
 	return c.firstIn[ns]
 }
 
-// LastBound is when the last pod of ns was seen bound.
-func (c *Collector) LastBound(ns string) time.Time {
+// LastBound is when the last pod of the namespaces was seen bound.
+func (c *Collector) LastBound(nss ...string) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lastBound[ns]
+	var last time.Time
+	for _, ns := range nss {
+		if t := c.lastBound[ns]; t.After(last) {
+			last = t
+		}
+	}
+	return last
 }
 
 // StartSampling begins throughput samples of ns; phaseStart is the measured phase's t=0.

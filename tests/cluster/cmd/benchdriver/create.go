@@ -85,18 +85,19 @@ func CreateNodes(ctx context.Context, cs kubernetes.Interface, w *Workload, t Te
 	})
 }
 
-// CreatePods creates n pods from template in namespace ns.
-func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, n int, template *v1.Pod) (CreateResult, error) {
+// CreatePods creates n pods from template in namespace ns, numbered from first (several
+// templates can then share a namespace).
+func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, first, n int, template *v1.Pod) (CreateResult, error) {
 	return parallelCreate(ctx, n, "pod in "+ns, func(ctx context.Context, i int) error {
-		_, err := cs.CoreV1().Pods(ns).Create(ctx, PodAt(template, ns, i), metav1.CreateOptions{})
+		_, err := cs.CoreV1().Pods(ns).Create(ctx, PodAt(template, ns, first+i), metav1.CreateOptions{})
 		return err
 	})
 }
 
-// CreateNamespace creates ns (already existing is fine).
-func CreateNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+// CreateNamespace creates ns with labels (already existing is fine).
+func CreateNamespace(ctx context.Context, cs kubernetes.Interface, ns string, labels map[string]string) error {
 	_, err := cs.CoreV1().Namespaces().Create(ctx,
-		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", ns, err)
 	}

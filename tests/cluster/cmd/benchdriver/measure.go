@@ -64,11 +64,11 @@ func (x *runner) measureStream() error {
 	}
 	created := make(chan outcome, 1)
 	go func() {
-		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, x.w.MeasurePods, x.t.Pod)
+		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod)
 		created <- outcome{res, err}
 	}()
 	var creation *outcome
-	err = x.waitBound(measureNS, x.w.MeasurePods, "measured phase: scheduling the measured pods",
+	err = x.waitBound([]string{measureNS}, x.w.MeasurePods, "measured phase: scheduling the measured pods",
 		func() error {
 			if creation != nil {
 				return nil
@@ -99,7 +99,7 @@ func (x *runner) measureBacklog() error {
 	x.stopScheduler()
 	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
 	defer cancel()
-	res, err := CreatePods(ctx, x.cl.Client, measureNS, x.w.MeasurePods, x.t.Pod)
+	res, err := CreatePods(ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod)
 	if err != nil {
 		return fmt.Errorf("backlog: %w", err)
 	}
@@ -113,7 +113,7 @@ func (x *runner) measureBacklog() error {
 	}
 	p.start = x.child.Started
 	x.col.StartSampling(measureNS, p.start)
-	if err := x.waitBound(measureNS, x.w.MeasurePods, "backlog: scheduling the measured pods", nil); err != nil {
+	if err := x.waitBound([]string{measureNS}, x.w.MeasurePods, "backlog: scheduling the measured pods", nil); err != nil {
 		x.col.StopSampling()
 		return err
 	}

@@ -112,7 +112,7 @@ func TestMergePatchAndTemplates(t *testing.T) {
 		*p.Spec.Priority != 7 || req.Cpu().String() != "100m" || req.Memory().String() != "500Mi" {
 		t.Fatalf("pod: %+v", p)
 	}
-	if tm.InitPod.Labels["app"] != "a" {
+	if tm.InitPods[0].Labels["app"] != "a" {
 		t.Fatal("the init pod should default to the measured pod's patch")
 	}
 	if _, err := SelectWorkloads(ws, "B", ""); err == nil || !strings.Contains(err.Error(), "known: A") {

@@ -108,7 +108,7 @@ leaderElection:
 // RunOnce performs one run; failures are returned in RunResult.Error.
 func RunOnce(env RunEnv, w *Workload, spec SchedulerSpec, run int) RunResult {
 	r := RunResult{Workload: w.Name, Scheduler: spec.Name, Run: run, Mode: w.Mode,
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Nodes: w.Nodes, InitPods: w.InitPods,
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Nodes: w.Nodes, InitPods: w.TotalInitPods(),
 		MeasurePods: w.MeasurePods, QPS: w.QPS, Burst: w.Burst}
 	x := &runner{env: env, w: w, spec: spec, r: &r,
 		timeout: time.Duration(w.TimeoutSeconds) * time.Second}
@@ -159,8 +159,8 @@ func (x *runner) setup() error {
 	if x.cl, err = StartCluster(x.env.TestCluster, x.env.WorkDir, 2*time.Minute); err != nil {
 		return err
 	}
-	for _, ns := range []string{initNS, measureNS} {
-		if err := CreateNamespace(x.ctx, x.cl.Client, ns); err != nil {
+	for _, ns := range append(x.w.InitNamespaceNames(), measureNS) {
+		if err := CreateNamespace(x.ctx, x.cl.Client, ns, x.w.NamespaceLabels); err != nil {
 			return err
 		}
 	}
@@ -171,8 +171,14 @@ func (x *runner) setup() error {
 		return err
 	}
 	x.r.NodeCreateRate = nodes.Rate()
-	if _, err := CreatePods(ctx, x.cl.Client, initNS, x.w.InitPods, x.t.InitPod); err != nil {
-		return err
+	// One template after another, as scheduler_perf's successive createPods ops; the
+	// scheduler is not running yet, so its queue sees them in this order.
+	for k, template := range x.t.InitPods {
+		for _, ns := range x.w.InitNamespaceNames() {
+			if _, err := CreatePods(ctx, x.cl.Client, ns, k*x.w.InitPods, x.w.InitPods, template); err != nil {
+				return err
+			}
+		}
 	}
 	if x.col, err = StartCollector(ctx, x.cl.Client); err != nil {
 		return fmt.Errorf("pod informer: %w", err)
@@ -208,8 +214,8 @@ func (x *runner) stopScheduler() {
 	x.child = nil
 }
 
-// waitBound waits until n pods of ns are bound, failing if the scheduler exits.
-func (x *runner) waitBound(ns string, n int, what string, also func() error) error {
+// waitBound waits until n pods of the namespaces are bound, failing if the scheduler exits.
+func (x *runner) waitBound(nss []string, n int, what string, also func() error) error {
 	err := waitFor(x.ctx, x.timeout, what, func() (bool, error) {
 		if !x.child.Alive() {
 			return false, x.child.ExitError()
@@ -219,10 +225,10 @@ func (x *runner) waitBound(ns string, n int, what string, also func() error) err
 				return false, err
 			}
 		}
-		return x.col.Bound(ns) >= n, nil
+		return x.col.Bound(nss...) >= n, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w (%d/%d bound)", err, x.col.Bound(ns), n)
+		return fmt.Errorf("%w (%d/%d bound)", err, x.col.Bound(nss...), n)
 	}
 	return nil
 }
@@ -234,11 +240,12 @@ func (x *runner) run() error {
 	if err := x.startScheduler(""); err != nil {
 		return err
 	}
-	if err := x.waitBound(initNS, x.w.InitPods, "init phase: scheduling the init pods", nil); err != nil {
+	initNSs := x.w.InitNamespaceNames()
+	if err := x.waitBound(initNSs, x.w.TotalInitPods(), "init phase: scheduling the init pods", nil); err != nil {
 		return err
 	}
 	x.r.StartToFirstBinding = x.col.FirstBound().Sub(x.child.Started).Seconds()
-	x.r.StartToInitDone = x.col.LastBound(initNS).Sub(x.child.Started).Seconds()
+	x.r.StartToInitDone = x.col.LastBound(initNSs...).Sub(x.child.Started).Seconds()
 	if x.w.Mode == ModeBacklog {
 		return x.measureBacklog()
 	}

@@ -37,12 +37,23 @@ type Workload struct {
 	NodeTemplate    map[string]any `json:"nodeTemplate,omitempty"`
 	PodTemplate     map[string]any `json:"podTemplate,omitempty"`
 	InitPodTemplate map[string]any `json:"initPodTemplate,omitempty"`
+	// InitPodTemplates are several init pod patches, initPods of each created one template
+	// after another (MixedSchedulingBasePod's five createPods ops); excludes initPodTemplate.
+	InitPodTemplates []map[string]any `json:"initPodTemplates,omitempty"`
+	// InitNamespaces, when set, puts initPods (of each template) into each of that many
+	// namespaces, sched-init-0 to sched-init-N-1 (scheduler_perf's createPodSets).
+	InitNamespaces int `json:"initNamespaces,omitempty"`
+	// NamespaceLabels label every namespace the run creates (namespace-with-labels.yaml), for
+	// pods whose terms select namespaces by label.
+	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
 	// NodeLabelsByIndex gives node i the label value values[i % len(values)] for each key.
 	NodeLabelsByIndex map[string][]string `json:"nodeLabelsByIndex,omitempty"`
 }
 
 type workloadFile struct {
-	Workloads []Workload `json:"workloads"`
+	// Templates holds YAML anchors the workloads share; it is read only through them.
+	Templates map[string]any `json:"x-templates,omitempty"`
+	Workloads []Workload     `json:"workloads"`
 }
 
 // LoadWorkloads reads the file and checks every entry, naming the bad one.
@@ -70,6 +81,10 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: timeoutSeconds must be at least 10", where)
 		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog:
 			return nil, fmt.Errorf("%s: mode must be %s or %s", where, ModeStream, ModeBacklog)
+		case w.InitPodTemplate != nil && len(w.InitPodTemplates) > 0:
+			return nil, fmt.Errorf("%s: initPodTemplate and initPodTemplates exclude each other", where)
+		case w.InitNamespaces < 0:
+			return nil, fmt.Errorf("%s: initNamespaces must not be negative", where)
 		}
 		if w.Mode == "" {
 			f.Workloads[i].Mode = ModeStream
@@ -171,11 +186,12 @@ func objectTemplate(base string, patch map[string]any) (map[string]any, error) {
 	return obj, nil
 }
 
-// Templates are the workload's node, init pod and measured pod before naming.
+// Templates are the workload's node, init pods (one per init template) and measured pod
+// before naming.
 type Templates struct {
-	Node    *v1.Node
-	InitPod *v1.Pod
-	Pod     *v1.Pod
+	Node     *v1.Node
+	InitPods []*v1.Pod
+	Pod      *v1.Pod
 }
 
 func decodeTemplate(base string, patch map[string]any, into any) error {
@@ -194,10 +210,14 @@ func decodeTemplate(base string, patch map[string]any, into any) error {
 
 // Templates decodes the patched templates once; NodeAt and PodAt copy them.
 func (w *Workload) Templates() (Templates, error) {
-	t := Templates{Node: &v1.Node{}, InitPod: &v1.Pod{}, Pod: &v1.Pod{}}
-	initPatch := w.InitPodTemplate
-	if initPatch == nil {
-		initPatch = w.PodTemplate
+	t := Templates{Node: &v1.Node{}, Pod: &v1.Pod{}}
+	initPatches := w.InitPodTemplates
+	if len(initPatches) == 0 {
+		initPatch := w.InitPodTemplate
+		if initPatch == nil {
+			initPatch = w.PodTemplate
+		}
+		initPatches = []map[string]any{initPatch}
 	}
 	if err := decodeTemplate(defaultNode, w.NodeTemplate, t.Node); err != nil {
 		return t, fmt.Errorf("workload %q: nodeTemplate: %w", w.Name, err)
@@ -205,8 +225,12 @@ func (w *Workload) Templates() (Templates, error) {
 	if err := decodeTemplate(defaultPod, w.PodTemplate, t.Pod); err != nil {
 		return t, fmt.Errorf("workload %q: podTemplate: %w", w.Name, err)
 	}
-	if err := decodeTemplate(defaultPod, initPatch, t.InitPod); err != nil {
-		return t, fmt.Errorf("workload %q: initPodTemplate: %w", w.Name, err)
+	for i, patch := range initPatches {
+		p := &v1.Pod{}
+		if err := decodeTemplate(defaultPod, patch, p); err != nil {
+			return t, fmt.Errorf("workload %q: init pod template %d: %w", w.Name, i, err)
+		}
+		t.InitPods = append(t.InitPods, p)
 	}
 	return t, nil
 }
@@ -224,6 +248,27 @@ func (w *Workload) NodeAt(t Templates, i int) *v1.Node {
 		n.Labels[k] = vs[i%len(vs)]
 	}
 	return n
+}
+
+// InitNamespaceNames are the namespaces the init pods go into.
+func (w *Workload) InitNamespaceNames() []string {
+	if w.InitNamespaces == 0 {
+		return []string{initNS}
+	}
+	names := make([]string, w.InitNamespaces)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%d", initNS, i)
+	}
+	return names
+}
+
+// TotalInitPods is initPods for each init template in each init namespace.
+func (w *Workload) TotalInitPods() int {
+	templates := len(w.InitPodTemplates)
+	if templates == 0 {
+		templates = 1
+	}
+	return w.InitPods * templates * len(w.InitNamespaceNames())
 }
 
 // PodAt is pod i of namespace ns.
