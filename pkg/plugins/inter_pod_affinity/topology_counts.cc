@@ -1,101 +1,144 @@
 #include "pkg/plugins/inter_pod_affinity/topology_counts.h"
 
-#include <algorithm>
-#include <tuple>
+#include <functional>
 
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
-constexpr auto kValueLess = [](const std::pair<std::string, int64_t>& e, std::string_view v) {
-  return e.first < v;
-};
+
+// Mixes the key's index into the value's hash, so one table holds the pairs of every key.
+size_t PairHash(uint32_t key, std::string_view value) {
+  return std::hash<std::string_view>()(value) + size_t{key} * 0x9e3779b97f4a7c15ULL;
+}
+
 }  // namespace
 
-TopologyCounts TopologyCounts::Build(std::vector<Record>& records) {
-  std::sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
-    return std::tie(a.key, a.value) < std::tie(b.key, b.value);
-  });
+TopologyCounts TopologyCounts::Build(const std::vector<Record>& records) {
   TopologyCounts out;
-  for (const Record& r : records) {
-    if (out.keys_.empty() || out.keys_.back().key != r.key) {
-      out.keys_.push_back({std::string(r.key), {}});
-    }
-    auto& values = out.keys_.back().values;
-    if (!values.empty() && values.back().first == r.value) {
-      values.back().second += r.count;
-    } else {
-      values.emplace_back(std::string(r.value), r.count);
-    }
-  }
+  if (records.empty()) return out;
+  // The records bound the pairs, so the table never grows while building.
+  out.Reserve(records.size());
+  for (const Record& r : records) out.Add(r.key, r.value, r.count);
   return out;
 }
 
-const TopologyCounts::Key* TopologyCounts::FindKey(std::string_view key) const {
-  for (const Key& k : keys_) {
-    if (k.key == key) return &k;
+uint32_t TopologyCounts::KeyIndex(std::string_view key) const {
+  for (size_t i = 0; i < keys_.size(); ++i) {
+    if (keys_[i] == key) return static_cast<uint32_t>(i);
+  }
+  return kNoKey;
+}
+
+uint32_t TopologyCounts::AddKey(std::string_view key) {
+  uint32_t i = KeyIndex(key);
+  if (i != kNoKey) return i;
+  keys_.emplace_back(key);
+  return static_cast<uint32_t>(keys_.size() - 1);
+}
+
+void TopologyCounts::Reserve(size_t pairs) {
+  size_t want = 8;
+  while (want < 2 * pairs) want *= 2;  // load factor at most a half
+  if (want <= slots_.size()) return;
+  slots_.assign(want, 0);
+  const size_t mask = want - 1;
+  for (size_t i = 0; i < pairs_.size(); ++i) {
+    size_t s = pairs_[i].hash & mask;
+    while (slots_[s] != 0) s = (s + 1) & mask;
+    slots_[s] = static_cast<uint32_t>(i + 1);
+  }
+  pairs_.reserve(pairs);
+}
+
+const TopologyCounts::Pair* TopologyCounts::Find(uint32_t key, std::string_view value,
+                                                 size_t hash) const {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t s = hash & mask; slots_[s] != 0; s = (s + 1) & mask) {
+    const Pair& p = pairs_[slots_[s] - 1];
+    if (p.hash == hash && p.key == key && Value(p) == value) return &p;
   }
   return nullptr;
 }
 
-const int64_t* TopologyCounts::FindValue(const Key& k, std::string_view value) {
-  auto it = std::lower_bound(k.values.begin(), k.values.end(), value, kValueLess);
-  return it != k.values.end() && it->first == value ? &it->second : nullptr;
+TopologyCounts::Pair* TopologyCounts::FindOrInsert(uint32_t key, std::string_view value,
+                                                   size_t hash) {
+  if (const Pair* p = Find(key, value, hash)) return const_cast<Pair*>(p);
+  Reserve(pairs_.size() + 1);
+  const size_t mask = slots_.size() - 1;
+  size_t s = hash & mask;
+  while (slots_[s] != 0) s = (s + 1) & mask;
+  pairs_.push_back({hash, static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(value.size()),
+                    key, false, 0});
+  arena_.append(value);
+  slots_[s] = static_cast<uint32_t>(pairs_.size());
+  return &pairs_.back();
 }
 
 int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const {
-  const Key* k = FindKey(key);
-  if (k == nullptr) return 0;
-  const int64_t* count = FindValue(*k, value);
-  return count ? *count : 0;
+  const uint32_t k = KeyIndex(key);
+  if (k == kNoKey) return 0;
+  const Pair* p = Find(k, value, PairHash(k, value));
+  return p ? p->count : 0;
 }
 
 void TopologyCounts::Add(std::string_view key, std::string_view value, int64_t delta) {
-  auto kit = std::lower_bound(keys_.begin(), keys_.end(), key,
-                              [](const Key& k, std::string_view want) { return k.key < want; });
-  if (kit == keys_.end() || kit->key != key) kit = keys_.insert(kit, Key{std::string(key), {}});
-  auto& values = kit->values;
-  auto it = std::lower_bound(values.begin(), values.end(), value, kValueLess);
-  if (it == values.end() || it->first != value) it = values.emplace(it, std::string(value), 0);
-  it->second += delta;
+  const uint32_t k = AddKey(key);
+  Pair* p = FindOrInsert(k, value, PairHash(k, value));
+  if (!p->live) {
+    p->live = true;
+    ++live_;
+  }
+  p->count += delta;
 }
 
 void TopologyCounts::Update(const api::StringMap& node_labels, std::string_view key,
                             int64_t delta) {
   const std::string* value = node_labels.Get(key);
   if (value == nullptr) return;
-  Add(key, *value, delta);
-  auto kit = std::find_if(keys_.begin(), keys_.end(), [key](const Key& k) { return k.key == key; });
-  auto& values = kit->values;
-  auto it = std::lower_bound(values.begin(), values.end(), *value, kValueLess);
-  if (it->second != 0) return;
-  values.erase(it);
-  if (values.empty()) keys_.erase(kit);
+  const uint32_t k = AddKey(key);
+  Pair* p = FindOrInsert(k, *value, PairHash(k, *value));
+  if (!p->live) {
+    p->live = true;
+    ++live_;
+  }
+  p->count += delta;
+  if (p->count != 0) return;
+  p->live = false;
+  --live_;
 }
 
 bool TopologyCounts::AnyPositive(const api::StringMap& node_labels) const {
   // Equivalent to visiting every node label, but there are far fewer keys than labels.
-  for (const Key& k : keys_) {
-    const std::string* value = node_labels.Get(k.key);
+  for (uint32_t k = 0; k < keys_.size(); ++k) {
+    const std::string* value = node_labels.Get(keys_[k]);
     if (value == nullptr) continue;
-    const int64_t* count = FindValue(k, *value);
-    if (count && *count > 0) return true;
+    const Pair* p = Find(k, *value, PairHash(k, *value));
+    if (p && p->count > 0) return true;
   }
   return false;
 }
 
 int64_t TopologyCounts::Sum(const api::StringMap& node_labels) const {
   int64_t sum = 0;
-  for (const Key& k : keys_) {
-    const std::string* value = node_labels.Get(k.key);
+  for (uint32_t k = 0; k < keys_.size(); ++k) {
+    const std::string* value = node_labels.Get(keys_[k]);
     if (value == nullptr) continue;
-    if (const int64_t* count = FindValue(k, *value)) sum += *count;
+    if (const Pair* p = Find(k, *value, PairHash(k, *value))) sum += p->count;
   }
   return sum;
 }
 
-size_t TopologyCounts::size() const {
-  size_t n = 0;
-  for (const Key& k : keys_) n += k.values.size();
-  return n;
+bool operator==(const TopologyCounts& a, const TopologyCounts& b) {
+  if (a.live_ != b.live_) return false;
+  for (const TopologyCounts::Pair& p : a.pairs_) {
+    if (!p.live) continue;
+    const uint32_t k = b.KeyIndex(a.keys_[p.key]);
+    if (k == TopologyCounts::kNoKey) return false;
+    const std::string_view value = a.Value(p);
+    const TopologyCounts::Pair* q = b.Find(k, value, PairHash(k, value));
+    if (q == nullptr || !q->live || q->count != p.count) return false;
+  }
+  return true;
 }
 
 }  // namespace stowage::plugins::inter_pod_affinity

@@ -1,15 +1,16 @@
 // TopologyCounts: an integer per topology pair (topology key, label value), the shape of
 // upstream's topologyToMatchedTermCount and of its scoreMap.
 //
-// Kept as a few keys (one per topology key of the terms), each with its values sorted, so Filter
-// and Score look a node's labels up without allocating and a clone is a plain copy. Not
-// thread-safe for writes; concurrent const reads are safe.
+// Kept as one open-addressing hash table of pairs whose values live in a single byte arena
+// (offsets, not pointers), so Build costs a hash per record instead of a sort of string records
+// and a string per value, Filter and Score look a node's labels up without allocating, and a
+// clone is a plain copy. A pair dropped by Update stays in the table with a zero count and is
+// ignored. Not thread-safe for writes; concurrent const reads are safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "pkg/api/types.h"
@@ -26,7 +27,7 @@ class TopologyCounts {
   };
 
   // The sum of the records of each pair (upstream's mergeWithList into an empty map).
-  static TopologyCounts Build(std::vector<Record>& records);
+  static TopologyCounts Build(const std::vector<Record>& records);
 
   // The count of (key, value); 0 when absent.
   int64_t Get(std::string_view key, std::string_view value) const;
@@ -40,23 +41,37 @@ class TopologyCounts {
   // The sum over keys of the node's value for each key it has (Score).
   int64_t Sum(const api::StringMap& node_labels) const;
 
-  // The number of pairs, and of distinct keys.
-  size_t size() const;
-  bool empty() const { return keys_.empty(); }
-  size_t key_count() const { return keys_.size(); }
+  // The number of pairs.
+  size_t size() const { return live_; }
+  bool empty() const { return live_ == 0; }
 
-  friend bool operator==(const TopologyCounts&, const TopologyCounts&) = default;
+  // The same pairs with the same counts, whatever the order they were added in.
+  friend bool operator==(const TopologyCounts& a, const TopologyCounts& b);
 
  private:
-  struct Key {
-    std::string key;
-    std::vector<std::pair<std::string, int64_t>> values;  // sorted by value
-    friend bool operator==(const Key&, const Key&) = default;
+  struct Pair {
+    size_t hash;
+    uint32_t offset;  // of the value in arena_
+    uint32_t length;
+    uint32_t key;  // index in keys_
+    bool live;
+    int64_t count;
   };
-  const Key* FindKey(std::string_view key) const;
-  static const int64_t* FindValue(const Key& k, std::string_view value);
+  static constexpr uint32_t kNoKey = UINT32_MAX;
 
-  std::vector<Key> keys_;  // sorted by key
+  uint32_t KeyIndex(std::string_view key) const;
+  uint32_t AddKey(std::string_view key);
+  std::string_view Value(const Pair& p) const { return {arena_.data() + p.offset, p.length}; }
+  // The pair of (key, value) whose value hashes to hash, live or not; nullptr when absent.
+  const Pair* Find(uint32_t key, std::string_view value, size_t hash) const;
+  Pair* FindOrInsert(uint32_t key, std::string_view value, size_t hash);
+  void Reserve(size_t pairs);
+
+  std::vector<std::string> keys_;  // the distinct topology keys, a handful
+  std::string arena_;
+  std::vector<Pair> pairs_;
+  std::vector<uint32_t> slots_;  // index in pairs_ plus one, 0 for empty; a power of two long
+  size_t live_ = 0;
 };
 
 }  // namespace stowage::plugins::inter_pod_affinity
