@@ -28,23 +28,23 @@ framework::Status MissingState() {
 TopologyCounts InterPodAffinity::ExistingAntiAffinityCounts(const IncomingPod& incoming) const {
   const std::vector<const framework::NodeInfo*>& nodes =
       snapshot_.HavePodsWithRequiredAntiAffinityList();
-  // One slot per node, so workers never share a vector; only nodes with matches allocate.
-  std::vector<std::vector<Record>> per_node(nodes.size());
+  // One slot per node, so workers never share one; a slot allocates only past one key.
+  std::vector<TopologyCounts::NodeRecords> per_node(nodes.size());
   const api::StringMap& ns_labels = incoming.NamespaceLabels();
   parallelizer_.Until(nodes.size(), [&](size_t i) {
     const framework::NodeInfo& node = *nodes[i];
     if (node.node() == nullptr) return;
+    const api::StringMap& labels = node.node()->metadata.labels;
     for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
       for (const framework::AffinityTerm& t : existing->affinity().required_anti_affinity) {
-        if (t.Matches(*incoming.pod, ns_labels)) {
-          RecordMatch(node.node()->metadata.labels, t.topology_key, 1, per_node[i]);
+        if (!t.Matches(*incoming.pod, ns_labels)) continue;
+        if (const std::string* value = labels.Get(t.topology_key)) {
+          per_node[i].Add(t.topology_key, *value, 1);
         }
       }
     }
   });
-  std::vector<Record> all;
-  for (const auto& records : per_node) all.insert(all.end(), records.begin(), records.end());
-  return TopologyCounts::Build(all);
+  return TopologyCounts::Build(per_node);
 }
 
 void InterPodAffinity::IncomingCounts(const IncomingPod& incoming,

@@ -10,8 +10,6 @@
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
 
-using Record = TopologyCounts::Record;
-
 bool HasPreferredTerms(const api::Pod& pod) {
   const auto& a = pod.spec.affinity;
   if (!a) return false;
@@ -19,11 +17,11 @@ bool HasPreferredTerms(const api::Pod& pod) {
          (a->pod_anti_affinity && !a->pod_anti_affinity->preferred.empty());
 }
 
-// The score contributions of one node by topology key (its value is the node's label): a
-// handful of keys, so a vector searched linearly.
+// The score contributions of one node by topology key (its value is the node's label).
 class NodeScores {
  public:
-  explicit NodeScores(const api::StringMap& labels) : labels_(labels) {}
+  NodeScores(const api::StringMap& labels, TopologyCounts::NodeRecords& out)
+      : labels_(labels), out_(out) {}
 
   // Adds weight when pod matches term and the node has the term's topology key.
   void Process(const framework::AffinityTerm& term, int64_t weight, const api::Pod& pod,
@@ -31,19 +29,12 @@ class NodeScores {
     if (!term.Matches(pod, ns_labels)) return;
     const std::string* value = labels_.Get(term.topology_key);
     if (value == nullptr) return;
-    for (Record& r : records_) {
-      if (r.key == term.topology_key) {
-        r.count += weight;
-        return;
-      }
-    }
-    records_.push_back({term.topology_key, *value, weight});
+    out_.Add(term.topology_key, *value, weight);
   }
-  std::vector<Record>& records() { return records_; }
 
  private:
   const api::StringMap& labels_;
-  std::vector<Record> records_;
+  TopologyCounts::NodeRecords& out_;
 };
 
 framework::Status MissingState() {
@@ -80,11 +71,11 @@ framework::Status InterPodAffinity::PreScore(
   const api::StringMap no_labels;
   const int64_t hard_weight = hard_pod_affinity_weight_;
 
-  std::vector<std::vector<Record>> per_node(nodes.size());
+  std::vector<TopologyCounts::NodeRecords> per_node(nodes.size());
   parallelizer_.Until(nodes.size(), [&](size_t i) {
     const api::Node* node = nodes[i]->node();
     if (node == nullptr || node->metadata.labels.empty()) return;
-    NodeScores scores(node->metadata.labels);
+    NodeScores scores(node->metadata.labels, per_node[i]);
     const auto& pods = has_constraints ? nodes[i]->pods() : nodes[i]->pods_with_affinity();
     for (const framework::PodInfoPtr& existing : pods) {
       for (const auto& t : terms.preferred_affinity) {
@@ -106,15 +97,13 @@ framework::Status InterPodAffinity::PreScore(
         scores.Process(t.term, -int64_t{t.weight}, *pod, ns_labels);
       }
     }
-    per_node[i] = std::move(scores.records());
   });
 
-  std::vector<Record> all;
-  for (const auto& records : per_node) all.insert(all.end(), records.begin(), records.end());
+  TopologyCounts scores = TopologyCounts::Build(per_node);
   // No term matched anywhere: every node would score the same.
-  if (all.empty()) return framework::Status::Skip();
+  if (scores.empty()) return framework::Status::Skip();
   auto state = std::make_unique<PreScoreState>();
-  state->topology_score = TopologyCounts::Build(all);
+  state->topology_score = std::move(scores);
   cycle_state.Write(kPreScoreStateKey, std::move(state));
   return {};
 }

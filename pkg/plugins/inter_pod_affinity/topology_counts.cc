@@ -21,6 +21,34 @@ TopologyCounts TopologyCounts::Build(const std::vector<Record>& records) {
   return out;
 }
 
+TopologyCounts TopologyCounts::Build(const std::vector<NodeRecords>& nodes) {
+  TopologyCounts out;
+  size_t total = 0;
+  for (const NodeRecords& n : nodes) total += n.size();
+  if (total == 0) return out;
+  out.Reserve(total);
+  for (const NodeRecords& n : nodes) {
+    for (size_t i = 0; i < n.size(); ++i) out.Add(n[i].key, n[i].value, n[i].count);
+  }
+  return out;
+}
+
+void TopologyCounts::NodeRecords::Add(std::string_view key, std::string_view value, int64_t count) {
+  for (size_t i = 0; i < size_; ++i) {
+    Record& r = i == 0 ? first_ : rest_[i - 1];
+    if (r.key == key) {
+      r.count += count;
+      return;
+    }
+  }
+  if (size_ == 0) {
+    first_ = {key, value, count};
+  } else {
+    rest_.push_back({key, value, count});
+  }
+  ++size_;
+}
+
 uint32_t TopologyCounts::KeyIndex(std::string_view key) const {
   for (size_t i = 0; i < keys_.size(); ++i) {
     if (keys_[i] == key) return static_cast<uint32_t>(i);

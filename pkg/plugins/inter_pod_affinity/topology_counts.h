@@ -26,8 +26,26 @@ class TopologyCounts {
     int64_t count = 0;
   };
 
+  // The records of one node, added up by key since a node has one value per key. The first
+  // key is kept inline: terms mostly share one topology key, so most nodes never allocate.
+  class NodeRecords {
+   public:
+    // Adds count to the node's record for key, whose value on this node is value.
+    void Add(std::string_view key, std::string_view value, int64_t count);
+    bool empty() const { return size_ == 0; }
+    size_t size() const { return size_; }
+    const Record& operator[](size_t i) const { return i == 0 ? first_ : rest_[i - 1]; }
+
+   private:
+    Record first_;
+    std::vector<Record> rest_;
+    size_t size_ = 0;
+  };
+
   // The sum of the records of each pair (upstream's mergeWithList into an empty map).
   static TopologyCounts Build(const std::vector<Record>& records);
+  // The same over the records of every node.
+  static TopologyCounts Build(const std::vector<NodeRecords>& nodes);
 
   // The count of (key, value); 0 when absent.
   int64_t Get(std::string_view key, std::string_view value) const;
