@@ -30,7 +30,18 @@ auto* Find(const std::vector<Entry>& entries, std::string_view key) {
 }  // namespace
 
 StringMap::StringMap(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
-const std::string* StringMap::Get(std::string_view key) const { return Find(entries_, key); }
+const std::string* StringMap::Get(std::string_view key) const {
+  // Labels are few, and keys often share a long prefix: a scan reads only the entries and the
+  // bytes of keys of the same length (string_view equality checks the length first), where a
+  // binary search reads several keys' bytes (the topology key lookups of the affinity plugins).
+  if (entries_.size() <= 16) {
+    for (const Entry& e : entries_) {
+      if (std::string_view(e.first) == key) return &e.second;
+    }
+    return nullptr;
+  }
+  return Find(entries_, key);
+}
 
 ResourceList::ResourceList(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
 const Quantity* ResourceList::Get(std::string_view name) const { return Find(entries_, name); }
