@@ -144,8 +144,13 @@ bool RequestListHas(const api::Pod& pod, std::string_view name) {
 }  // namespace
 
 bool AffinityTerm::Matches(const api::Pod& pod, const api::StringMap& ns_labels) const {
-  if (std::binary_search(namespaces.begin(), namespaces.end(), pod.metadata.namespace_) ||
-      namespace_selector.Matches(ns_labels)) {
+  // Most terms name one namespace (the pod's own): equality checks the lengths before the
+  // bytes, where the search compares the bytes twice.
+  const bool listed =
+      namespaces.size() == 1
+          ? namespaces[0] == pod.metadata.namespace_
+          : std::binary_search(namespaces.begin(), namespaces.end(), pod.metadata.namespace_);
+  if (listed || namespace_selector.Matches(ns_labels)) {
     return selector.Matches(pod.metadata.labels);
   }
   return false;
