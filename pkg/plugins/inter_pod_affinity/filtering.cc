@@ -10,12 +10,10 @@
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
 
-using Record = TopologyCounts::Record;
-
-// Appends a record for the node's value of key, if the node has that label.
+// Adds count to the node's pair for key, if the node has that label.
 void RecordMatch(const api::StringMap& labels, const std::string& key, int64_t count,
-                 std::vector<Record>& out) {
-  if (const std::string* value = labels.Get(key)) out.push_back({key, *value, count});
+                 TopologyCounts::NodeRecords& out) {
+  if (const std::string* value = labels.Get(key)) out.Add(key, *value, count);
 }
 
 framework::Status MissingState() {
@@ -37,9 +35,8 @@ TopologyCounts InterPodAffinity::ExistingAntiAffinityCounts(const IncomingPod& i
     const api::StringMap& labels = node.node()->metadata.labels;
     for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
       for (const framework::AffinityTerm& t : existing->affinity().required_anti_affinity) {
-        if (!t.Matches(*incoming.pod, ns_labels)) continue;
-        if (const std::string* value = labels.Get(t.topology_key)) {
-          per_node[i].Add(t.topology_key, *value, 1);
+        if (t.Matches(*incoming.pod, ns_labels)) {
+          RecordMatch(labels, t.topology_key, 1, per_node[i]);
         }
       }
     }
@@ -53,35 +50,34 @@ void InterPodAffinity::IncomingCounts(const IncomingPod& incoming,
   const auto& affinity = incoming.Terms().required_affinity;
   const auto& anti = incoming.Terms().required_anti_affinity;
   if (affinity.empty() && anti.empty()) return;
-  // Per node: the pods matching all affinity terms, then the pods matching each anti term.
-  const size_t width = 1 + anti.size();
-  std::vector<int64_t> counts(nodes.size() * width, 0);
+  // Per node, so workers never share a slot: its pairs for the pods matching all affinity
+  // terms (each such pod counts once per term), and for the pods matching each anti term.
+  std::vector<TopologyCounts::NodeRecords> affinity_records(affinity.empty() ? 0 : nodes.size());
+  std::vector<TopologyCounts::NodeRecords> anti_records(anti.empty() ? 0 : nodes.size());
+  const api::StringMap no_labels;
   parallelizer_.Until(nodes.size(), [&](size_t i) {
-    int64_t* row = &counts[i * width];
-    for (const framework::PodInfoPtr& existing : nodes[i]->pods()) {
-      if (MatchesAll(affinity, **existing)) ++row[0];
-      for (size_t j = 0; j < anti.size(); ++j) {
-        if (anti[j].Matches(**existing, api::StringMap())) ++row[1 + j];
+    const api::Node* node = nodes[i]->node();
+    if (node == nullptr || nodes[i]->pods().empty()) return;
+    const auto& pods = nodes[i]->pods();
+    const api::StringMap& labels = node->metadata.labels;
+    // A term's pairs are looked up once per node, however many of its pods match.
+    for (const framework::AffinityTerm& t : anti) {
+      int64_t n = 0;
+      for (const framework::PodInfoPtr& existing : pods) {
+        if (t.Matches(**existing, no_labels)) ++n;
       }
+      if (n > 0) RecordMatch(labels, t.topology_key, n, anti_records[i]);
+    }
+    if (affinity.empty()) return;
+    int64_t matches_all = 0;
+    for (const framework::PodInfoPtr& existing : pods) {
+      if (MatchesAll(affinity, **existing)) ++matches_all;
+    }
+    if (matches_all == 0) return;
+    for (const framework::AffinityTerm& t : affinity) {
+      RecordMatch(labels, t.topology_key, matches_all, affinity_records[i]);
     }
   });
-  std::vector<Record> affinity_records;
-  std::vector<Record> anti_records;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const api::Node* node = nodes[i]->node();
-    if (node == nullptr) continue;
-    const int64_t* row = &counts[i * width];
-    if (row[0] > 0) {
-      for (const auto& t : affinity) {
-        RecordMatch(node->metadata.labels, t.topology_key, row[0], affinity_records);
-      }
-    }
-    for (size_t j = 0; j < anti.size(); ++j) {
-      if (row[1 + j] > 0) {
-        RecordMatch(node->metadata.labels, anti[j].topology_key, row[1 + j], anti_records);
-      }
-    }
-  }
   state.affinity_counts = TopologyCounts::Build(affinity_records);
   state.anti_affinity_counts = TopologyCounts::Build(anti_records);
 }

@@ -5,30 +5,26 @@
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
 
+size_t ValueHash(std::string_view value) { return std::hash<std::string_view>()(value); }
+
 // Mixes the key's index into the value's hash, so one table holds the pairs of every key.
-size_t PairHash(uint32_t key, std::string_view value) {
-  return std::hash<std::string_view>()(value) + size_t{key} * 0x9e3779b97f4a7c15ULL;
+size_t PairHash(uint32_t key, size_t value_hash) {
+  return value_hash + size_t{key} * 0x9e3779b97f4a7c15ULL;
 }
+size_t PairHash(uint32_t key, std::string_view value) { return PairHash(key, ValueHash(value)); }
 
 }  // namespace
-
-TopologyCounts TopologyCounts::Build(const std::vector<Record>& records) {
-  TopologyCounts out;
-  if (records.empty()) return out;
-  // The records bound the pairs, so the table never grows while building.
-  out.Reserve(records.size());
-  for (const Record& r : records) out.Add(r.key, r.value, r.count);
-  return out;
-}
 
 TopologyCounts TopologyCounts::Build(const std::vector<NodeRecords>& nodes) {
   TopologyCounts out;
   size_t total = 0;
   for (const NodeRecords& n : nodes) total += n.size();
   if (total == 0) return out;
+  // The records bound the pairs, so the table never grows while building.
   out.Reserve(total);
   for (const NodeRecords& n : nodes) {
-    for (size_t i = 0; i < n.size(); ++i) out.Add(n[i].key, n[i].value, n[i].count);
+    for (size_t i = 0; i < n.size(); ++i)
+      out.Add(n[i].key, n[i].value, n[i].value_hash, n[i].count);
   }
   return out;
 }
@@ -42,9 +38,9 @@ void TopologyCounts::NodeRecords::Add(std::string_view key, std::string_view val
     }
   }
   if (size_ == 0) {
-    first_ = {key, value, count};
+    first_ = {key, value, count, ValueHash(value)};
   } else {
-    rest_.push_back({key, value, count});
+    rest_.push_back({key, value, count, ValueHash(value)});
   }
   ++size_;
 }
@@ -110,8 +106,13 @@ int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const 
 }
 
 void TopologyCounts::Add(std::string_view key, std::string_view value, int64_t delta) {
+  Add(key, value, ValueHash(value), delta);
+}
+
+void TopologyCounts::Add(std::string_view key, std::string_view value, size_t value_hash,
+                         int64_t delta) {
   const uint32_t k = AddKey(key);
-  Pair* p = FindOrInsert(k, value, PairHash(k, value));
+  Pair* p = FindOrInsert(k, value, PairHash(k, value_hash));
   if (!p->live) {
     p->live = true;
     ++live_;

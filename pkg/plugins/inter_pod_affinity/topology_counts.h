@@ -24,6 +24,7 @@ class TopologyCounts {
     std::string_view key;
     std::string_view value;
     int64_t count = 0;
+    size_t value_hash = 0;  // of value, computed where the record is made (in parallel)
   };
 
   // The records of one node, added up by key since a node has one value per key. The first
@@ -42,9 +43,8 @@ class TopologyCounts {
     size_t size_ = 0;
   };
 
-  // The sum of the records of each pair (upstream's mergeWithList into an empty map).
-  static TopologyCounts Build(const std::vector<Record>& records);
-  // The same over the records of every node.
+  // The sum of the records of each pair over every node (upstream's mergeWithList into an
+  // empty map).
   static TopologyCounts Build(const std::vector<NodeRecords>& nodes);
 
   // The count of (key, value); 0 when absent.
@@ -83,6 +83,7 @@ class TopologyCounts {
   // The pair of (key, value) whose value hashes to hash, live or not; nullptr when absent.
   const Pair* Find(uint32_t key, std::string_view value, size_t hash) const;
   Pair* FindOrInsert(uint32_t key, std::string_view value, size_t hash);
+  void Add(std::string_view key, std::string_view value, size_t value_hash, int64_t delta);
   void Reserve(size_t pairs);
 
   std::vector<std::string> keys_;  // the distinct topology keys, a handful
