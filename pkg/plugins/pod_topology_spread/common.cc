@@ -45,6 +45,15 @@ bool NodeHasAllTopologyKeys(const api::StringMap& node_labels,
   return true;
 }
 
+bool LookUpTopologyValues(const api::StringMap& node_labels,
+                          std::span<const Constraint> constraints, const std::string** values) {
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    values[i] = node_labels.Get(constraints[i].topology_key);
+    if (values[i] == nullptr) return false;
+  }
+  return true;
+}
+
 bool AnySelectorMatches(std::span<const Constraint> constraints, const api::StringMap& labels) {
   for (const Constraint& c : constraints) {
     if (c.selector.Matches(labels)) return true;
