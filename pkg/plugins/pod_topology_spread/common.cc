@@ -80,8 +80,9 @@ int CountMatchingPods(const std::vector<framework::PodInfoPtr>& pods, const api:
   int count = 0;
   for (const framework::PodInfoPtr& p : pods) {
     const api::ObjectMeta& meta = p->pod->metadata;
-    // Terminating pods are about to leave the domain (kubernetes#87621).
-    if (meta.deletion_timestamp || meta.namespace_ != ns) continue;
+    // The namespace sits at the front of the pod, so pods of other namespaces are passed over
+    // without reading the rest. Terminating pods are about to leave the domain (kubernetes#87621).
+    if (meta.namespace_ != ns || meta.deletion_timestamp) continue;
     if (selector.Matches(meta.labels)) ++count;
   }
   return count;
