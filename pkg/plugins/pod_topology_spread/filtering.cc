@@ -82,6 +82,10 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
 
   s->counts.resize(k);
   s->critical_paths.resize(k);
+  s->self_match.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels) ? 1 : 0;
+  }
   for (size_t n = 0; n < nodes.size(); ++n) {
     for (size_t i = 0; i < k; ++i) {
       const int count = per_node[n * k + i];
@@ -163,8 +167,7 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
     // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
     const auto it = s->counts[i].find(*value);
     const int match_num = it == s->counts[i].end() ? 0 : it->second;
-    const int self_match = c.selector.Matches(pod->metadata.labels) ? 1 : 0;
-    if (match_num + self_match - s->MinMatchNum(i) > c.max_skew) {
+    if (match_num + s->self_match[i] - s->MinMatchNum(i) > c.max_skew) {
       return framework::Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
     }
   }

@@ -41,6 +41,9 @@ struct PreFilterState final : framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   std::vector<CriticalPaths> critical_paths;  // by constraint
   std::vector<DomainCounts> counts;           // by constraint
+  // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
+  // node's count, so it is worked out once, here, rather than per node.
+  std::vector<uint8_t> self_match;
   // The global minimum of constraint i, 0 while it has fewer domains than minDomains.
   int MinMatchNum(size_t i) const;
   std::unique_ptr<framework::StateData> Clone() const override {
