@@ -122,7 +122,7 @@ framework::Status PodTopologySpread::Score(const framework::CycleState& state,
   if (s == nullptr) return MissingPreScoreState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  if (s->ignored_nodes.contains(node->metadata.name)) return {};
+  if (s->Ignored(node->metadata.name)) return {};
 
   // Each constraint credits the node with the matching pods of its domain, weighted.
   double sum = 0;
@@ -151,7 +151,7 @@ framework::Status PodTopologySpread::NormalizeScore(const framework::CycleState&
   int64_t min_score = std::numeric_limits<int64_t>::max();
   int64_t max_score = 0;
   for (framework::NodeScore& ns : scores) {
-    if (s->ignored_nodes.contains(ns.name)) {
+    if (s->Ignored(ns.name)) {
       ns.score = kInvalidScore;
       continue;
     }

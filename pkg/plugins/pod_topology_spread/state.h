@@ -55,6 +55,11 @@ struct PreScoreState final : framework::StateData {
   std::vector<Constraint> constraints;
   // Feasible nodes missing a required topology key: scored 0.
   std::unordered_set<std::string, stowage::StringHash, std::equal_to<>> ignored_nodes;
+  // Whether the node is among ignored_nodes; the set is usually empty, and then the node's name
+  // is not hashed.
+  bool Ignored(std::string_view node) const {
+    return !ignored_nodes.empty() && ignored_nodes.contains(node);
+  }
   // Matching pods per topology value of the feasible nodes, by constraint (empty for hostname,
   // whose counts Score takes from the node itself).
   std::vector<stowage::StringMap<int64_t>> counts;
