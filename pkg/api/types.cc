@@ -21,8 +21,20 @@ std::vector<Entry> SortUnique(std::vector<Entry> entries) {
   return out;
 }
 
+// Up to this many entries Find scans instead of bisecting: past it, the scan reads more entries
+// than the bisection's few probes.
+constexpr size_t kMaxScanned = 8;
+
 template <typename Entry>
-auto* Find(const std::vector<Entry>& entries, std::string_view key) {
+const typename Entry::second_type* Find(const std::vector<Entry>& entries, std::string_view key) {
+  // Keys often share long prefixes (topology.kubernetes.io/...), which every comparison of a
+  // bisection reads; a scan rejects a key of another length without reading its bytes.
+  if (entries.size() <= kMaxScanned) {
+    for (const Entry& e : entries) {
+      if (e.first == key) return &e.second;  // lengths first, then bytes
+    }
+    return nullptr;
+  }
   auto it = std::lower_bound(entries.begin(), entries.end(), key,
                              [](const Entry& e, std::string_view k) { return e.first < k; });
   return (it != entries.end() && it->first == key) ? &it->second : nullptr;

@@ -45,6 +45,15 @@ bool NodeHasAllTopologyKeys(const api::StringMap& node_labels,
   return true;
 }
 
+bool LookUpTopologyValues(const api::StringMap& node_labels,
+                          std::span<const Constraint> constraints, const std::string** values) {
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    values[i] = node_labels.Get(constraints[i].topology_key);
+    if (values[i] == nullptr) return false;
+  }
+  return true;
+}
+
 bool AnySelectorMatches(std::span<const Constraint> constraints, const api::StringMap& labels) {
   for (const Constraint& c : constraints) {
     if (c.selector.Matches(labels)) return true;
@@ -71,8 +80,9 @@ int CountMatchingPods(const std::vector<framework::PodInfoPtr>& pods, const api:
   int count = 0;
   for (const framework::PodInfoPtr& p : pods) {
     const api::ObjectMeta& meta = p->pod->metadata;
-    // Terminating pods are about to leave the domain (kubernetes#87621).
-    if (meta.deletion_timestamp || meta.namespace_ != ns) continue;
+    // The namespace sits at the front of the pod, so pods of other namespaces are passed over
+    // without reading the rest. Terminating pods are about to leave the domain (kubernetes#87621).
+    if (meta.namespace_ != ns || meta.deletion_timestamp) continue;
     if (selector.Matches(meta.labels)) ++count;
   }
   return count;

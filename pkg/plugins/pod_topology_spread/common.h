@@ -44,6 +44,12 @@ StatusOr<std::vector<Constraint>> CompileConstraints(
 bool NodeHasAllTopologyKeys(const api::StringMap& node_labels,
                             std::span<const Constraint> constraints);
 
+// Sets values[i] to the node's value of constraints[i]'s topology key, for every constraint, and
+// returns true; returns false as soon as a key is missing (the remaining values are unset). One
+// pass gives both the domain membership and the domains, so callers look each key up once.
+bool LookUpTopologyValues(const api::StringMap& node_labels,
+                          std::span<const Constraint> constraints, const std::string** values);
+
 // True if any constraint's selector matches the labels.
 bool AnySelectorMatches(std::span<const Constraint> constraints, const api::StringMap& labels);
 

@@ -59,13 +59,17 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   const std::vector<Constraint>& constraints = *s->constraints;
   const size_t k = constraints.size();
 
-  // Per node and constraint, the matching pods, or -1 where the node is not a domain member;
-  // filled in parallel, summed per domain afterwards.
+  // Per node and constraint, the node's topology value (looked up once, here) and its matching
+  // pods, or -1 where the node is not a domain member; filled in parallel, summed per domain
+  // afterwards.
+  std::vector<const std::string*> values(nodes.size() * k, nullptr);
   std::vector<int> per_node(nodes.size() * k, -1);
   const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
     const api::Node* node = nodes[n]->node();
-    if (node == nullptr || !NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
+    if (node == nullptr) return;
+    const std::string** node_values = &values[n * k];
+    if (!LookUpTopologyValues(node->metadata.labels, constraints, node_values)) return;
     for (size_t i = 0; i < k; ++i) {
       if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
                                     enable_comparison_operators_)) {
@@ -78,12 +82,14 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
 
   s->counts.resize(k);
   s->critical_paths.resize(k);
+  s->self_match.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels) ? 1 : 0;
+  }
   for (size_t n = 0; n < nodes.size(); ++n) {
     for (size_t i = 0; i < k; ++i) {
       const int count = per_node[n * k + i];
-      if (count < 0) continue;
-      AddToDomain(s->counts[i], *nodes[n]->node()->metadata.labels.Get(constraints[i].topology_key),
-                  count);
+      if (count >= 0) AddToDomain(s->counts[i], *values[n * k + i], count);
     }
   }
   for (size_t i = 0; i < k; ++i) {
@@ -161,8 +167,7 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
     // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
     const auto it = s->counts[i].find(*value);
     const int match_num = it == s->counts[i].end() ? 0 : it->second;
-    const int self_match = c.selector.Matches(pod->metadata.labels) ? 1 : 0;
-    if (match_num + self_match - s->MinMatchNum(i) > c.max_skew) {
+    if (match_num + s->self_match[i] - s->MinMatchNum(i) > c.max_skew) {
       return framework::Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
     }
   }

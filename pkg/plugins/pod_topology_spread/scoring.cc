@@ -74,30 +74,41 @@ framework::Status PodTopologySpread::PreScore(
     s->weights[i] = std::log(static_cast<double>(size + 2));
   }
 
-  // Matching pods per node and constraint over all nodes (-1: not counted), summed per domain.
-  std::vector<int> per_node(all.size() * k, -1);
+  // The constraints counted over all nodes: hostname counts are taken per node in Score, so a
+  // pod whose only constraints are on hostname needs no pass over the cluster here.
+  std::vector<size_t> counted;
+  for (size_t i = 0; i < k; ++i) {
+    if (constraints[i].topology_key != kLabelHostname) counted.push_back(i);
+  }
+  if (counted.empty()) {
+    state.Write(kPreScoreStateKey, std::move(s));
+    return {};
+  }
+  // Per node and counted constraint, its domain's counter (nullptr: not counted) and its
+  // matching pods, filled in parallel and summed afterwards. The counters' map is only read in
+  // the parallel pass: domains without a feasible node do not matter.
+  const size_t m = counted.size();
+  std::vector<int64_t*> slots(all.size() * m, nullptr);
+  std::vector<int> per_node(all.size() * m, 0);
   const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   handle_.parallelizer().Until(all.size(), [&](size_t n) {
     const api::Node* node = all[n]->node();
     if (node == nullptr) return;
     if (require_all && !NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
-    for (size_t i = 0; i < k; ++i) {
+    for (size_t j = 0; j < m; ++j) {
+      const size_t i = counted[j];
       const Constraint& c = constraints[i];
       if (!MatchesInclusionPolicies(c, pod, *node, required, enable_comparison_operators_)) {
         continue;
       }
-      // Domains without a feasible node do not matter; the map is only read here.
-      if (!s->counts[i].contains(ValueOf(*node, c.topology_key))) continue;
-      per_node[n * k + i] = CountMatchingPods(all[n]->pods(), c.selector, pod.metadata.namespace_);
+      auto it = s->counts[i].find(ValueOf(*node, c.topology_key));
+      if (it == s->counts[i].end()) continue;
+      slots[n * m + j] = &it->second;
+      per_node[n * m + j] = CountMatchingPods(all[n]->pods(), c.selector, pod.metadata.namespace_);
     }
   });
-  for (size_t n = 0; n < all.size(); ++n) {
-    for (size_t i = 0; i < k; ++i) {
-      const int count = per_node[n * k + i];
-      if (count > 0) {
-        s->counts[i].find(ValueOf(*all[n]->node(), constraints[i].topology_key))->second += count;
-      }
-    }
+  for (size_t x = 0; x < slots.size(); ++x) {
+    if (slots[x] != nullptr) *slots[x] += per_node[x];
   }
   state.Write(kPreScoreStateKey, std::move(s));
   return {};
@@ -111,7 +122,7 @@ framework::Status PodTopologySpread::Score(const framework::CycleState& state,
   if (s == nullptr) return MissingPreScoreState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  if (s->ignored_nodes.contains(node->metadata.name)) return {};
+  if (s->Ignored(node->metadata.name)) return {};
 
   // Each constraint credits the node with the matching pods of its domain, weighted.
   double sum = 0;
@@ -140,7 +151,7 @@ framework::Status PodTopologySpread::NormalizeScore(const framework::CycleState&
   int64_t min_score = std::numeric_limits<int64_t>::max();
   int64_t max_score = 0;
   for (framework::NodeScore& ns : scores) {
-    if (s->ignored_nodes.contains(ns.name)) {
+    if (s->Ignored(ns.name)) {
       ns.score = kInvalidScore;
       continue;
     }

@@ -41,6 +41,9 @@ struct PreFilterState final : framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   std::vector<CriticalPaths> critical_paths;  // by constraint
   std::vector<DomainCounts> counts;           // by constraint
+  // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
+  // node's count, so it is worked out once, here, rather than per node.
+  std::vector<uint8_t> self_match;
   // The global minimum of constraint i, 0 while it has fewer domains than minDomains.
   int MinMatchNum(size_t i) const;
   std::unique_ptr<framework::StateData> Clone() const override {
@@ -52,6 +55,11 @@ struct PreScoreState final : framework::StateData {
   std::vector<Constraint> constraints;
   // Feasible nodes missing a required topology key: scored 0.
   std::unordered_set<std::string, stowage::StringHash, std::equal_to<>> ignored_nodes;
+  // Whether the node is among ignored_nodes; the set is usually empty, and then the node's name
+  // is not hashed.
+  bool Ignored(std::string_view node) const {
+    return !ignored_nodes.empty() && ignored_nodes.contains(node);
+  }
   // Matching pods per topology value of the feasible nodes, by constraint (empty for hostname,
   // whose counts Score takes from the node itself).
   std::vector<stowage::StringMap<int64_t>> counts;
