@@ -22,8 +22,8 @@ std::vector<Entry> SortUnique(std::vector<Entry> entries) {
 }
 
 // Up to this many entries Find scans instead of bisecting: past it, the scan reads more entries
-// than the bisection's few probes.
-constexpr size_t kMaxScanned = 8;
+// than the bisection's few probes. A node's labels (often 10-15) stay under it.
+constexpr size_t kMaxScanned = 16;
 
 template <typename Entry>
 const typename Entry::second_type* Find(const std::vector<Entry>& entries, std::string_view key) {
@@ -42,18 +42,7 @@ const typename Entry::second_type* Find(const std::vector<Entry>& entries, std::
 }  // namespace
 
 StringMap::StringMap(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
-const std::string* StringMap::Get(std::string_view key) const {
-  // Labels are few, and keys often share a long prefix: a scan reads only the entries and the
-  // bytes of keys of the same length (string_view equality checks the length first), where a
-  // binary search reads several keys' bytes (the topology key lookups of the affinity plugins).
-  if (entries_.size() <= 16) {
-    for (const Entry& e : entries_) {
-      if (std::string_view(e.first) == key) return &e.second;
-    }
-    return nullptr;
-  }
-  return Find(entries_, key);
-}
+const std::string* StringMap::Get(std::string_view key) const { return Find(entries_, key); }
 
 ResourceList::ResourceList(std::vector<Entry> entries) : entries_(SortUnique(std::move(entries))) {}
 const Quantity* ResourceList::Get(std::string_view name) const { return Find(entries_, name); }
