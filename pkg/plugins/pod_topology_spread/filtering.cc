@@ -121,27 +121,27 @@ framework::Status PodTopologySpread::AddPod(framework::CycleState& state,
                                             const api::Pod& pod_to_schedule,
                                             const framework::PodInfo& pod_to_add,
                                             const framework::NodeInfo& node) {
-  auto* s = state.ReadMutable<PreFilterState>(kPreFilterStateKey);
-  if (s == nullptr) {
-    return framework::Status::Error(
-        "reading \"PreFilterPodTopologySpread\" from cycleState: "
-        "not found");
-  }
-  UpdateWithPod(*s, *pod_to_add, pod_to_schedule, node.node(), 1);
-  return {};
+  return UpdateState(state, pod_to_schedule, pod_to_add, node, 1);
 }
 
 framework::Status PodTopologySpread::RemovePod(framework::CycleState& state,
                                                const api::Pod& pod_to_schedule,
                                                const framework::PodInfo& pod_to_remove,
                                                const framework::NodeInfo& node) {
+  return UpdateState(state, pod_to_schedule, pod_to_remove, node, -1);
+}
+
+framework::Status PodTopologySpread::UpdateState(framework::CycleState& state,
+                                                 const api::Pod& pod_to_schedule,
+                                                 const framework::PodInfo& pod,
+                                                 const framework::NodeInfo& node, int delta) {
   auto* s = state.ReadMutable<PreFilterState>(kPreFilterStateKey);
   if (s == nullptr) {
     return framework::Status::Error(
         "reading \"PreFilterPodTopologySpread\" from cycleState: "
         "not found");
   }
-  UpdateWithPod(*s, *pod_to_remove, pod_to_schedule, node.node(), -1);
+  UpdateWithPod(*s, *pod, pod_to_schedule, node.node(), delta);
   return {};
 }
 

@@ -108,6 +108,10 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
  private:
   StatusOr<std::vector<Constraint>> BuildDefaultConstraints(const api::Pod& pod,
                                                             std::string_view action) const;
+  // AddPod (delta 1) and RemovePod (delta -1): the PreFilter state's counts for pod on node.
+  framework::Status UpdateState(framework::CycleState& state, const api::Pod& pod_to_schedule,
+                                const framework::PodInfo& pod, const framework::NodeInfo& node,
+                                int delta);
   // Adds delta to the counts of the node's domains for `updated`, a pod added or removed.
   void UpdateWithPod(PreFilterState& s, const api::Pod& updated, const api::Pod& preemptor,
                      const api::Node* node, int delta) const;
