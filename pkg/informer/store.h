@@ -31,6 +31,17 @@ class Store {
     for (const auto& [k, v] : items_) out.push_back(v);
     return out;
   }
+  // The objects keep(object) accepts, copied under the lock, so a filtered list (one namespace's
+  // objects, say) copies only what it returns.
+  template <typename Keep>
+  std::vector<Ptr> ListIf(const Keep& keep) const {
+    ReaderMutexLock l(mu_);
+    std::vector<Ptr> out;
+    for (const auto& [k, v] : items_) {
+      if (keep(*v)) out.push_back(v);
+    }
+    return out;
+  }
   std::vector<std::string> Keys() const {
     ReaderMutexLock l(mu_);
     std::vector<std::string> out;

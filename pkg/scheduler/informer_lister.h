@@ -17,13 +17,9 @@ class InformerLister final : public framework::Lister<T> {
   explicit InformerLister(const informer::SharedInformer<T>& informer) : informer_(informer) {}
 
   std::vector<Ptr> List() const override { return informer_.store().List(); }
-  // Store keys are "<namespace>/<name>", so one namespace is the keys with that prefix.
+  // Scans the store but copies only the namespace's objects (plugins ask per pod and cycle).
   std::vector<Ptr> List(std::string_view ns) const override {
-    std::vector<Ptr> out;
-    for (Ptr& obj : informer_.store().List()) {
-      if (obj->metadata.namespace_ == ns) out.push_back(std::move(obj));
-    }
-    return out;
+    return informer_.store().ListIf([ns](const T& obj) { return obj.metadata.namespace_ == ns; });
   }
   Ptr Get(std::string_view ns, std::string_view name) const override {
     std::string key;
