@@ -30,14 +30,16 @@ import (
 // Candidates are one preemption attempt's candidate nodes and the victims of each, sorted.
 type Candidates map[string][]string
 
+// victimsLine matches upstream's dry-run line, e.g. `"Pods are potential preemption victims on
+// node" pod="difftest/pod-05" pods=[{"name":"existing-09","namespace":"difftest"}] node="node-03"`:
+// the preemptor, the pods of one victim and the candidate node.
 var (
-	victimsLine = regexp.MustCompile(`"Pods are potential preemption victims on node" pods=\[([^\]]*)\] node="([^"]+)"`)
-	quotedName  = regexp.MustCompile(`"([^"]+)"`)
+	victimsLine = regexp.MustCompile(`"Pods are potential preemption victims on node" pod="([^"]+)" pods=\[([^\]]*)\] node="([^"]+)"`)
+	victimRef   = regexp.MustCompile(`\{"name":"([^"]+)","namespace":"([^"]+)"\}`)
 )
 
 // ParseCandidates reads upstream's log and returns, per pod, the candidates of the last of its
-// attempts that found any. The dry run runs inside the pod's scheduling cycle, so its lines come
-// after the pod's "Attempting to schedule pod" line and before the next cycle's.
+// attempts that found any (an attempt starts at the pod's "Attempting to schedule pod" line).
 func ParseCandidates(path string) (map[string]Candidates, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,24 +47,25 @@ func ParseCandidates(path string) (map[string]Candidates, error) {
 	}
 	defer f.Close()
 	out := map[string]Candidates{}
-	cur, fresh := "", false
+	fresh := map[string]bool{} // pods whose latest attempt has logged no victim yet
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if m := attemptLine.FindStringSubmatch(line); m != nil {
-			cur, fresh = m[1], true
+			fresh[m[1]] = true
 			continue
 		}
 		m := victimsLine.FindStringSubmatch(line)
-		if m == nil || cur == "" {
+		if m == nil {
 			continue
 		}
-		if fresh {
-			out[cur], fresh = Candidates{}, false
+		pod, node := m[1], m[3]
+		if fresh[pod] || out[pod] == nil {
+			out[pod], fresh[pod] = Candidates{}, false
 		}
-		for _, v := range quotedName.FindAllStringSubmatch(m[1], -1) {
-			out[cur][m[2]] = append(out[cur][m[2]], v[1])
+		for _, v := range victimRef.FindAllStringSubmatch(m[2], -1) {
+			out[pod][node] = append(out[pod][node], v[2]+"/"+v[1])
 		}
 	}
 	for _, c := range out {
@@ -219,8 +222,10 @@ func JudgePreemption(up, st Outcome, c Candidates, pdbs []policyv1.PodDisruption
 		return Agree, best, ""
 	case !up.preempted() || !st.preempted():
 		return Disagree, nil, "preemption: only one scheduler preempted"
+	// Whether the pod is bound by the end depends on its own victims' grace periods, so it may
+	// differ from upstream's; where bound, it must be on the node it nominated.
 	case len(best) > 1 && slices.Contains(best, st.Nominated) && slices.Equal(st.Victims, c[st.Nominated]) &&
-		(st.Node == "" || st.Node == st.Nominated) && (up.Node == "") == (st.Node == ""):
+		(st.Node == "" || st.Node == st.Nominated):
 		return TieAgree, best, ""
 	case up.Nominated != st.Nominated:
 		return Disagree, best, "preemption: nominated node"

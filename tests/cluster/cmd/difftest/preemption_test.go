@@ -95,15 +95,20 @@ func TestPDBViolationsCountFromTheMostImportantPotentialVictim(t *testing.T) {
 	}
 }
 
-const preemptionLog = `I1126 07:00:00.000000       1 schedule_one.go:100] "Attempting to schedule pod" pod="difftest/pod-00"
-I1126 07:00:00.000001       1 default_preemption.go:413] "Pods are potential preemption victims on node" pods=["difftest/existing-01"] node="node-01"
-I1126 07:00:00.000002       1 default_preemption.go:413] "Pods are potential preemption victims on node" pods=["difftest/existing-03"] node="node-00"
-I1126 07:00:00.000003       1 default_preemption.go:413] "Pods are potential preemption victims on node" pods=["difftest/existing-02"] node="node-01"
-I1126 07:00:00.000004       1 schedule_one.go:100] "Attempting to schedule pod" pod="difftest/pod-00"
-I1126 07:00:00.000005       1 schedule_one.go:100] "Attempting to schedule pod" pod="difftest/pod-01"
+// Lines as upstream v1.37.2 logs them (from a difftest run; the first attempt's candidates are
+// replaced by the second's, and an attempt with no dry run leaves them).
+const preemptionLog = `I1126 07:14:08.100000   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-05"
+I1126 07:14:08.100001   32108 default_preemption.go:406] "Pods are potential preemption victims on node" pod="difftest/pod-05" pods=[{"name":"existing-07","namespace":"difftest"}] node="node-02"
+I1126 07:14:08.135914   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-05"
+I1126 07:14:08.136163   32108 default_preemption.go:406] "Pods are potential preemption victims on node" pod="difftest/pod-05" pods=[{"name":"existing-04","namespace":"difftest"}] node="node-01"
+I1126 07:14:08.136241   32108 default_preemption.go:406] "Pods are potential preemption victims on node" pod="difftest/pod-05" pods=[{"name":"existing-13","namespace":"difftest"}] node="node-04"
+I1126 07:14:08.136247   32108 default_preemption.go:406] "Pods are potential preemption victims on node" pod="difftest/pod-05" pods=[{"name":"existing-10","namespace":"difftest"}] node="node-04"
+I1126 07:14:08.136305   32108 preemption.go:189] "the target node for the preemption is determined" pod="difftest/pod-05" node="node-01"
+I1126 07:14:09.000000   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-05"
+I1126 07:14:09.100000   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
 `
 
-// Victims belong to the pod whose cycle logged them; a later attempt with no dry run keeps them.
+// Victims belong to the pod the line names, from its last attempt that ran a dry run.
 func TestParseCandidates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "upstream.log")
 	if err := os.WriteFile(path, []byte(preemptionLog), 0o644); err != nil {
@@ -113,8 +118,8 @@ func TestParseCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Candidates{"difftest/pod-00": {"node-01": {"difftest/existing-01", "difftest/existing-02"},
-		"node-00": {"difftest/existing-03"}}}
+	want := map[string]Candidates{"difftest/pod-05": {"node-01": {"difftest/existing-04"},
+		"node-04": {"difftest/existing-10", "difftest/existing-13"}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("candidates %v, want %v", got, want)
 	}
@@ -138,6 +143,10 @@ func TestJudgePreemption(t *testing.T) {
 		{"other node among tied candidates", pre("a", "difftest/a1"), pre("b", "difftest/b1"), tied, TieAgree},
 		{"a worse candidate", pre("a", "difftest/a1"), pre("c", "difftest/c1"), tied, Disagree},
 		{"tied node, other victims", pre("a", "difftest/a1"), pre("b", "difftest/a1"), tied, Disagree},
+		{"tied node whose victim still terminates", pre("a", "difftest/a1"),
+			Outcome{Pod: "p", Nominated: "b", Victims: []string{"difftest/b1"}}, tied, TieAgree},
+		{"bound elsewhere than nominated", pre("a", "difftest/a1"),
+			Outcome{Pod: "p", Node: "c", Nominated: "b", Victims: []string{"difftest/b1"}}, tied, Disagree},
 		{"only upstream preempted", pre("a", "difftest/a1"), unsched("p", fitMsg), single, Disagree},
 		{"upstream's choice outside the model's best", pre("c", "difftest/c1"), pre("c", "difftest/c1"), single, Disagree},
 	} {

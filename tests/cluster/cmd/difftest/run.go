@@ -200,11 +200,21 @@ func (x *Runner) boundPods() map[string][]*v1.Pod {
 }
 
 // setStartTime gives a bound pod the start time a kubelet would report; upstream orders victims
-// by it and would otherwise take the time of its cycle, different in every run.
+// by it and would otherwise take the time of its cycle, different in every run. It returns once
+// the informer has it, so the next pod's record of the nodes (serial) holds it.
 func (x *Runner) setStartTime(ctx context.Context, ns, name string, t time.Time) error {
 	patch := fmt.Sprintf(`{"status":{"startTime":%q}}`, t.UTC().Format(time.RFC3339))
 	_, err := x.cs.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
-	return err
+	if err != nil {
+		return err
+	}
+	if !x.waitUntil(ctx, x.podTimeout, func() bool {
+		p, err := x.pods.Pods(ns).Get(name)
+		return err == nil && p.Status.StartTime != nil
+	}) {
+		return fmt.Errorf("pod %s/%s: start time not seen within %s", ns, name, x.podTimeout)
+	}
+	return nil
 }
 
 // waitUntil re-evaluates cond on every pod event (and every 250 ms) until it holds.
