@@ -85,7 +85,8 @@ type PreemptionContext struct {
 
 // CompareWith is Compare, judging the pods either scheduler preempted for by JudgePreemption
 // when pre is given (the preemption profile). A preemption judged other than equal changes what
-// every later pod sees (other victims are gone), so comparison stops there in both modes.
+// every later pod sees (other victims are gone): serial mode re-pins the victims (repin.go) unless
+// upstream left the pod nominated; otherwise comparison stops there.
 func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]Scores, pre *PreemptionContext) []Result {
 	var out []Result
 	diverged := false
@@ -112,7 +113,7 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 			r.Verdict = NotCompared
 		case preempted:
 			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()], pre.PDBs)
-			diverged = r.Verdict != Agree
+			diverged = r.Verdict != Agree && (mode != ModeSerial || !repinnable(up[i]))
 		case up[i].Node != st[i].Node:
 			r.Verdict = Disagree
 			if up[i].Node != "" && st[i].Node != "" && slices.Contains(r.Tied, up[i].Node) &&

@@ -145,11 +145,11 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
 	}
-	var pin map[string]string
+	var pin map[string]Outcome
 	if mode == ModeSerial {
-		pin = map[string]string{}
+		pin = map[string]Outcome{}
 		for _, o := range up {
-			pin[o.Pod] = o.Node
+			pin[o.Pod] = o
 		}
 	}
 	st, stLog, err := x.Run(ctx, scheds[1], tag, mode, s, pin)

@@ -143,6 +143,8 @@ func TestJudgePreemption(t *testing.T) {
 		{"other node among tied candidates", pre("a", "difftest/a1"), pre("b", "difftest/b1"), tied, TieAgree},
 		{"a worse candidate", pre("a", "difftest/a1"), pre("c", "difftest/c1"), tied, Disagree},
 		{"tied node, other victims", pre("a", "difftest/a1"), pre("b", "difftest/a1"), tied, Disagree},
+		{"upstream's pod left nominated", Outcome{Pod: "p", Nominated: "a", Victims: []string{"difftest/a1"},
+			pod: preemptor(100), onNodes: pods}, pre("c", "difftest/c1"), tied, Disagree},
 		{"tied node whose victim still terminates", pre("a", "difftest/a1"),
 			Outcome{Pod: "p", Nominated: "b", Victims: []string{"difftest/b1"}}, tied, TieAgree},
 		{"bound elsewhere than nominated", pre("a", "difftest/a1"),
@@ -156,9 +158,18 @@ func TestJudgePreemption(t *testing.T) {
 			if rs[0].Verdict != tc.want {
 				t.Fatalf("verdict %s (%s), want %s", rs[0].Verdict, rs[0].Kind, tc.want)
 			}
-			// Other victims leave another cluster behind: the next pod is not compared.
-			if next := rs[1].Verdict; (tc.want == Agree) != (next == Agree) {
-				t.Errorf("next pod's verdict %s after a preemption judged %s", next, tc.want)
+			// Other victims leave another cluster behind, which serial mode re-pins unless upstream
+			// left the pod nominated: only then is the next pod not compared.
+			want := Agree
+			if tc.want != Agree && !repinnable(tc.up) {
+				want = NotCompared
+			}
+			if next := rs[1].Verdict; next != want {
+				t.Errorf("next pod's verdict %s after a preemption judged %s, want %s", next, tc.want, want)
+			}
+			if rs := CompareWith(1, ModeBatch, []Outcome{tc.up, bound("q", "a")}, []Outcome{tc.st, bound("q", "a")},
+				nil, ctx); tc.want != Agree && rs[1].Verdict != NotCompared {
+				t.Errorf("batch mode compared the pod after a preemption judged %s", tc.want)
 			}
 		})
 	}

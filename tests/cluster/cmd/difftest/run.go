@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,9 +112,9 @@ type Runner struct {
 	uids    map[string]types.UID
 	// What the pod informer saw of preemption since the state's pods began to come (evictions).
 	mu        sync.Mutex
-	victims   []string          // pods deleted or terminating with the DisruptionTarget condition
-	evicted   map[string]bool   // the same, as a set
-	nominated map[string]string // pod -> the first status.nominatedNodeName it had
+	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
+	evicted   map[types.UID]bool // the same, as a set
+	nominated map[string]string  // pod -> the first status.nominatedNodeName it had
 }
 
 // NewRunner starts a pod informer (every namespace: the cluster holds only the test's).
@@ -168,8 +169,9 @@ func (x *Runner) observe(obj any, deleted bool) {
 	if n := p.Status.NominatedNodeName; n != "" && x.nominated[k] == "" {
 		x.nominated[k] = n
 	}
-	if (deleted || p.DeletionTimestamp != nil) && disruptionTarget(p) && !x.evicted[k] {
-		x.evicted[k] = true
+	// By UID: a victim that re-pinning (repin.go) brought back can be evicted again.
+	if (deleted || p.DeletionTimestamp != nil) && disruptionTarget(p) && !x.evicted[p.UID] {
+		x.evicted[p.UID] = true
 		x.victims = append(x.victims, k)
 	}
 }
@@ -177,7 +179,7 @@ func (x *Runner) observe(obj any, deleted bool) {
 func (x *Runner) resetEvictions() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.victims, x.evicted, x.nominated = nil, map[string]bool{}, map[string]string{}
+	x.victims, x.evicted, x.nominated = nil, map[types.UID]bool{}, map[string]string{}
 }
 
 // victimsSince returns the victims recorded after the first mark of them, sorted, and the new mark.
@@ -373,15 +375,15 @@ func (x *Runner) touchNodes(ctx context.Context, nodes []v1.Node) error {
 }
 
 // Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
-// the path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
-// ("" for unschedulable).
+// the path of the scheduler's log. pin (serial mode only) maps a pod's name to upstream's outcome:
+// its node ("" for unschedulable) and, with preemption, its victims (repin.go).
 //
 // The nodes are created one by one once the scheduler runs, so it adds them in creation order
 // (an initial list would come in Go map order, see above): where nodes report one image at
 // different sizes, upstream keeps the size of the first node that reported it. A placeholder
 // node stands in until then, because a pod tried against no node at all is retried at once by
 // stowage, in a loop.
-func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]string) ([]Outcome, string, error) {
+func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]Outcome) ([]Outcome, string, error) {
 	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-%s-%s.log", tag, mode, s.Name))
 	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
 	if err := x.clearPods(ctx); err != nil {
@@ -459,7 +461,7 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 // the quiet period, with the victims evicted meanwhile, and a pod left nominated (its victims
 // terminating) stays, holding the room, as upstream's does. Every pod that ends bound gets a
 // start time after the existing pods', as a kubelet would give it.
-func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]string, alive func() bool,
+func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outcome, alive func() bool,
 	preemption bool) ([]Outcome, error) {
 	var out []Outcome
 	mark := 0
@@ -487,9 +489,16 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 			o.Victims, mark = x.victimsSince(mark)
 		}
 		out = append(out, o)
-		want, pinned := pin[name]
-		if !pinned {
-			want = o.Node
+		up, pinned := pin[name]
+		want := o.Node
+		if pinned {
+			want = up.Node
+		}
+		if preemption && pinned && repinnable(up) && !slices.Equal(o.Victims, up.Victims) {
+			if err := x.repinVictims(ctx, o.Victims, up.Victims, onNodes); err != nil {
+				return nil, err
+			}
+			_, mark = x.victimsSince(mark) // upstream's victims evicted here belong to no later pod
 		}
 		started := startBase.Add(time.Duration(10000+i) * time.Minute)
 		if o.Node != "" && o.Node == want {
