@@ -79,7 +79,8 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 // PreemptionContext is what judging preemption needs beyond the outcomes: upstream's candidates
 // per pod (from its log) and the state's PDBs.
 type PreemptionContext struct {
-	Candidates map[string]Candidates
+	Candidates map[string][]Candidates // upstream's dry runs per pod
+	DryRuns    map[string]int          // stowage's dry runs per pod, where its log has upstream's lines
 	PDBs       []policyv1.PodDisruptionBudget
 }
 
@@ -112,7 +113,8 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 		case diverged:
 			r.Verdict = NotCompared
 		case preempted:
-			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()], pre.PDBs)
+			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()],
+				pre.DryRuns[up[i].Key()], pre.PDBs)
 			diverged = r.Verdict != Agree && (mode != ModeSerial || !repinnable(up[i]))
 		case up[i].Node != st[i].Node:
 			r.Verdict = Disagree

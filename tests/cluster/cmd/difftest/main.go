@@ -176,7 +176,14 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 		if err != nil {
 			return nil, err
 		}
-		pre = &PreemptionContext{Candidates: cands, PDBs: s.PDBs}
+		stCands, err := ParseCandidates(stLog)
+		if err != nil {
+			return nil, err
+		}
+		pre = &PreemptionContext{Candidates: cands, DryRuns: map[string]int{}, PDBs: s.PDBs}
+		for pod, runs := range stCands {
+			pre.DryRuns[pod] = len(runs)
+		}
 	}
 	rs := CompareWith(s.Seed, mode, up, st, scores, pre)
 	for i := range rs {

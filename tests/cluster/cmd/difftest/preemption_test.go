@@ -95,8 +95,8 @@ func TestPDBViolationsCountFromTheMostImportantPotentialVictim(t *testing.T) {
 	}
 }
 
-// Lines as upstream v1.37.2 logs them (from a difftest run; the first attempt's candidates are
-// replaced by the second's, and an attempt with no dry run leaves them).
+// Lines as upstream v1.37.2 logs them (from a difftest run): two attempts with a dry run, then one
+// without.
 const preemptionLog = `I1126 07:14:08.100000   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-05"
 I1126 07:14:08.100001   32108 default_preemption.go:406] "Pods are potential preemption victims on node" pod="difftest/pod-05" pods=[{"name":"existing-07","namespace":"difftest"}] node="node-02"
 I1126 07:14:08.135914   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-05"
@@ -108,7 +108,7 @@ I1126 07:14:09.000000   32108 schedule_one.go:117] "Attempting to schedule pod" 
 I1126 07:14:09.100000   32108 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-06"
 `
 
-// Victims belong to the pod the line names, from its last attempt that ran a dry run.
+// Victims belong to the pod the line names, one set of candidates per attempt that ran a dry run.
 func TestParseCandidates(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "upstream.log")
 	if err := os.WriteFile(path, []byte(preemptionLog), 0o644); err != nil {
@@ -118,8 +118,8 @@ func TestParseCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Candidates{"difftest/pod-05": {"node-01": {"difftest/existing-04"},
-		"node-04": {"difftest/existing-10", "difftest/existing-13"}}}
+	want := map[string][]Candidates{"difftest/pod-05": {{"node-02": {"difftest/existing-07"}},
+		{"node-01": {"difftest/existing-04"}, "node-04": {"difftest/existing-10", "difftest/existing-13"}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("candidates %v, want %v", got, want)
 	}
@@ -153,7 +153,7 @@ func TestJudgePreemption(t *testing.T) {
 		{"upstream's choice outside the model's best", pre("c", "difftest/c1"), pre("c", "difftest/c1"), single, Disagree},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := &PreemptionContext{Candidates: map[string]Candidates{"difftest/p": tc.c}}
+			ctx := &PreemptionContext{Candidates: map[string][]Candidates{"difftest/p": {tc.c}}}
 			rs := CompareWith(1, ModeSerial, []Outcome{tc.up, bound("q", "a")}, []Outcome{tc.st, bound("q", "a")}, nil, ctx)
 			if rs[0].Verdict != tc.want {
 				t.Fatalf("verdict %s (%s), want %s", rs[0].Verdict, rs[0].Kind, tc.want)
@@ -203,5 +203,23 @@ func TestGeneratePreemptionCovers(t *testing.T) {
 		if !seen[f] {
 			t.Errorf("20 seeds generated no %q", f)
 		}
+	}
+}
+
+// A pod preempted for again before its victims were gone may end elsewhere for timing alone: its
+// differing outcomes are not a disagreement, whichever scheduler ran the second dry run.
+func TestJudgePreemptionRetried(t *testing.T) {
+	pods := byNode(onNode("a1", "a", 10, 5, nil), onNode("c1", "c", 50, 5, nil))
+	up := Outcome{Pod: "p", Nominated: "a", Victims: []string{"difftest/a1"}, pod: preemptor(100), onNodes: pods}
+	st := Outcome{Pod: "p", Nominated: "c", Victims: []string{"difftest/c1"}}
+	first := Candidates{"a": {"difftest/a1"}, "c": {"difftest/c1"}}
+	if v, _, _ := JudgePreemption(up, st, []Candidates{first}, 0, nil); v != Disagree {
+		t.Fatalf("one dry run each: %s, want %s", v, Disagree)
+	}
+	if v, _, _ := JudgePreemption(up, st, []Candidates{first, {"c": {"difftest/c1"}}}, 0, nil); v != Retried {
+		t.Errorf("upstream ran two dry runs: %s, want %s", v, Retried)
+	}
+	if v, _, _ := JudgePreemption(up, st, []Candidates{first}, 2, nil); v != Retried {
+		t.Errorf("stowage ran two dry runs: %s, want %s", v, Retried)
 	}
 }
