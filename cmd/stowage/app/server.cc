@@ -118,7 +118,9 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
 
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
   if (!rc.ok()) {
-    LOG_ERROR("{}", rc.status().ToString());
+    // Without --config the path is the flag's; with it, the file's (the flag is then ignored).
+    const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
+    LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
     return 1;
   }
   rc->qps = cfg.client_connection.qps;
@@ -246,13 +248,17 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   LOG_INFO("starting stowage against {} ({}), {} profile(s)", rc->server, rc->source,
            cfg.profiles.size());
   informers.Start();
-  while (!informers.WaitForCacheSync(std::chrono::seconds(10))) {
+  // Waited for in steps of a second so a SIGTERM is seen promptly; a stop before the caches
+  // synced must not tell systemd the service is ready.
+  for (int waited = 1; !informers.WaitForCacheSync(std::chrono::seconds(1)); ++waited) {
     if (shutdown.stop_requested()) break;
-    LOG_INFO("waiting for the informer caches to sync");
+    if (waited % 10 == 0) LOG_INFO("waiting for the informer caches to sync");
   }
-  handlers_synced = true;
-  LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
-  sdnotify::Notify("READY=1");
+  if (!shutdown.stop_requested()) {
+    handlers_synced = true;
+    LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
+    sdnotify::Notify("READY=1");
+  }
 
   int code = 0;
   if (!shutdown.stop_requested()) {
