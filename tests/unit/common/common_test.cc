@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "pkg/common/backoff.h"
+#include "pkg/common/clock.h"
 #include "pkg/common/file.h"
 #include "pkg/common/macros.h"
 #include "pkg/common/status.h"
@@ -76,6 +77,13 @@ TEST(ReadFile, RefusesOversizedFilesAndNamesMissingOnes) {
   EXPECT_THAT(ReadFile("/nonexistent/x").status().message(),
               ::testing::HasSubstr("/nonexistent/x"));
   EXPECT_EQ(ReadFile("/proc/self/exe", 10).status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(ScaleDuration, SaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(ScaleDuration(std::chrono::seconds(10), 1.2), std::chrono::seconds(12));
+  EXPECT_EQ(ScaleDuration(std::chrono::hours(2562046), 1.2), Duration::max());
+  EXPECT_EQ(ScaleDuration(Duration::max(), 1.0), Duration::max());
+  EXPECT_EQ(ScaleDuration(std::chrono::hours(-2562046), 1.2), Duration::min());
 }
 
 // The cap holds whatever size the file reports: procfs says 0 bytes, /dev/zero never ends.

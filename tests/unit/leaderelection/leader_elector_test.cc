@@ -373,6 +373,12 @@ TEST(LeaderElector, ValidateRejectsWhatUpstreamRejects) {
   EXPECT_THAT(std::string(LeaderElector::Validate(c, cb).message()),
               HasSubstr("renew deadline (10s) must be greater than retry period"));
   c = ok;
+  c.lease_duration = std::chrono::hours(2562047);  // 1.2 * retry overflows int64 nanoseconds
+  c.renew_deadline = std::chrono::hours(2562046);
+  c.retry_period = std::chrono::hours(2562046);
+  EXPECT_THAT(std::string(LeaderElector::Validate(c, cb).message()),
+              HasSubstr("must be greater than retry period"));
+  c = ok;
   c.identity = "";
   EXPECT_FALSE(LeaderElector::Validate(c, cb).ok());
   Callbacks missing = cb;
