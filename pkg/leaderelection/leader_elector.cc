@@ -93,6 +93,7 @@ void LeaderElector::Run(std::stop_token stop) {
   std::thread worker([this, token = leading.get_token()] { callbacks_.on_started_leading(token); });
   Renew(stop);
   // Whatever ended the renewals, the work guarded by the lease must stop now.
+  held_until_ = 0;
   leading.request_stop();
   if (config_.release_on_cancel) Release();
   // Upstream leaves the gauge at 1 after a stop; once released, or stopped, this process no

@@ -85,6 +85,13 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
 
 int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg) {
   const WallTime start_time = RealClock().WallNow();
+  auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
+  if (!rc.ok()) {
+    // Without --config the path is the flag's; with it, the file's (the flag is then ignored).
+    const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
+    LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
+    return 1;
+  }
   SignalWatcher signals;
   signal(SIGPIPE, SIG_IGN);  // a peer closing mid-write must not kill the process
   std::stop_token shutdown = signals.token();
@@ -116,13 +123,6 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
       !options.metrics.show_hidden_metrics_for_version.empty());
   scheduler::InstallApiClientMetrics();
 
-  auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
-  if (!rc.ok()) {
-    // Without --config the path is the flag's; with it, the file's (the flag is then ignored).
-    const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
-    LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
-    return 1;
-  }
   rc->qps = cfg.client_connection.qps;
   rc->burst = cfg.client_connection.burst;
   rc->user_agent = "stowage";
@@ -147,6 +147,10 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   gethostname(host, sizeof(host) - 1);
   so.instance = host;
   so.event_client = event_client->get();
+  const bool elect = cfg.leader_election.leader_elect.value_or(true);
+  std::unique_ptr<leaderelection::LeaderElector> elector;  // set below when electing
+  // A leader binds only while its own clock says the lease is still its own.
+  if (elect) so.may_bind = [&elector] { return elector != nullptr && elector->HoldsLease(); };
   framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::New({.client = api,
                                .informers = informers,
@@ -161,9 +165,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   }
   scheduler::Scheduler& sched = *built->scheduler;
 
-  const bool elect = cfg.leader_election.leader_elect.value_or(true);
   std::unique_ptr<client::RestClient> election_client;
-  std::unique_ptr<leaderelection::LeaderElector> elector;
   std::atomic<bool> leading{!elect};
   if (elect) {
     leaderelection::Config lc = ElectionConfig(cfg);
