@@ -1,6 +1,7 @@
 #include "cmd/stowage/app/server.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/plugins/registry.h"
+#include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/scheduler/setup.h"
@@ -50,6 +52,28 @@ class SignalWatcher {
   std::stop_source stop_;
   std::thread thread_;
 };
+
+// What the sandbox must leave reachable: every file stowage reads again once running (the
+// kubeconfigs and their token, the serving and client-CA certificates) and --cert-dir, where a
+// self-signed pair may still be written.
+sandbox::Policy SandboxPolicy(const Options& o, const config::KubeSchedulerConfiguration& cfg,
+                              const client::RestConfig& rc) {
+  sandbox::Policy p;
+  p.read_files = {cfg.client_connection.kubeconfig,
+                  rc.bearer_token_file,
+                  "/var/run/secrets/kubernetes.io/serviceaccount/token",  // InClusterConfig's
+                  o.secure_serving.tls_cert_file,
+                  o.secure_serving.tls_private_key_file,
+                  o.authentication.client_ca_file,
+                  o.authentication.requestheader_client_ca_file,
+                  o.authentication.remote_kubeconfig_file,
+                  o.authorization.remote_kubeconfig_file};
+  if (const std::string& dir = o.secure_serving.cert_directory; !dir.empty()) {
+    ::mkdir(dir.c_str(), 0755);  // created here, while the parent may still be written
+    p.write_dirs.push_back(dir);
+  }
+  return p;
+}
 
 leaderelection::Config ElectionConfig(const config::KubeSchedulerConfiguration& cfg) {
   const auto& le = cfg.leader_election;
@@ -91,6 +115,18 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
     LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
     return 1;
+  }
+  // Entered before the first thread starts, as capabilities and Landlock bind only the calling
+  // thread and those it creates; everything read later is read under it, as reloads are.
+  if (options.sandbox) {
+    auto entered = sandbox::Enter(SandboxPolicy(options, cfg, *rc));
+    if (!entered.ok()) {
+      LOG_ERROR("{} (--sandbox=false turns the sandbox off)", entered.status().ToString());
+      return 1;
+    }
+    LOG_INFO("sandbox entered: seccomp allow-list, no capabilities, no_new_privs, {}",
+             entered->landlock_abi > 0 ? "Landlock ABI " + std::to_string(entered->landlock_abi)
+                                       : std::string("no Landlock in this kernel"));
   }
   SignalWatcher signals;
   signal(SIGPIPE, SIG_IGN);  // a peer closing mid-write must not kill the process

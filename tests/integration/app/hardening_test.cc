@@ -1,6 +1,7 @@
 // Holes found by probing the stowage binary as an attacker would, each checked against the real
 // test cluster: start-up inputs that are not regular files, and a SIGTERM before the caches
-// synced that must not tell systemd the service is ready.
+// synced that must not tell systemd the service is ready; and the process sandbox of a running
+// stowage as /proc shows it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -116,6 +117,32 @@ TEST(Hardening, SigtermBeforeCachesSyncedNeverSendsReady) {
   auto code = in.process().Wait(std::chrono::seconds(30));
   ASSERT_TRUE(code.has_value()) << in.Log();
   EXPECT_THAT(in.Log(), ::testing::Not(HasSubstr("caches synced")));
+}
+
+std::string StatusField(pid_t pid, const std::string& name) {
+  auto status = ReadFile("/proc/" + std::to_string(pid) + "/status");
+  if (!status.ok()) return "";
+  const size_t at = status->find("\n" + name + ":");
+  if (at == std::string::npos) return "";
+  const size_t start = status->find_first_not_of(" \t", at + name.size() + 2);
+  return status->substr(start, status->find('\n', start) - start);
+}
+
+// A stowage scheduling against the real cluster runs sandboxed by default, and serves (its
+// secure port answers) while it is.
+TEST(Hardening, RunningStowageIsSandboxed) {
+  Instance in({"--leader-elect=false"});
+  ASSERT_TRUE(WaitReady(in, 60s, "/readyz")) << in.Log();
+  const pid_t pid = in.process().pid();
+  EXPECT_EQ(StatusField(pid, "Seccomp"), "2");
+  EXPECT_EQ(StatusField(pid, "NoNewPrivs"), "1");
+  EXPECT_EQ(StatusField(pid, "CapEff"), "0000000000000000");
+  EXPECT_THAT(in.Log(), HasSubstr("sandbox entered"));
+
+  Instance off({"--leader-elect=false", "--sandbox=false"});
+  ASSERT_TRUE(WaitReady(off, 60s, "/readyz")) << off.Log();
+  EXPECT_EQ(StatusField(off.process().pid(), "Seccomp"), "0");
+  EXPECT_THAT(off.Log(), ::testing::Not(HasSubstr("sandbox entered")));
 }
 
 }  // namespace
