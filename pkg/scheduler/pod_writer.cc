@@ -7,6 +7,10 @@
 namespace stowage::scheduler {
 
 stowage::Status ClientPodWriter::Bind(const api::Pod& pod, std::string_view node_name) {
+  // Not Unavailable: the binder must not retry what only a renewed lease would allow.
+  if (may_bind_ && !may_bind_()) {
+    return FailedPreconditionError("not binding: this scheduler's lease may have expired");
+  }
   return client::BindPod(client_, pod.metadata, node_name);
 }
 

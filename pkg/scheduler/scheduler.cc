@@ -15,7 +15,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       nodes_(informers.For<api::Node>()),
       options_(std::move(options)),
       pool_(options_.parallelism),
-      pod_writer_(client_),
+      pod_writer_(client_, options_.may_bind),
       handle_(
           snapshot_, pool_, pod_writer_,
           [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers),
