@@ -38,8 +38,7 @@ DryRunResult DryRunPreemption(framework::Parallelizer& parallelizer,
         NodeVictims victims;
         Status s = SelectVictimsOnNode(runner, *node_state, preemptor, node, pdbs, victims);
         if (s.IsSuccess() && victims.pods.empty()) {
-          s = Status::Error("expected at least one victim pod on node \"" + original.name() +
-                            "\"");
+          s = Status::Error("expected at least one victim pod on node \"" + original.name() + "\"");
         }
         MutexLock l(mu);
         if (s.IsSuccess()) {

@@ -41,6 +41,7 @@ NominatingInfo ClearNomination() { return {NominatingInfo::Mode::kOverride, ""};
 DefaultPreemption::DefaultPreemption(const config::DefaultPreemptionArgs& args,
                                      framework::Handle& handle, bool async)
     : handle_(handle),
+      pdbs_(handle.pod_disruption_budgets()),
       min_candidate_nodes_percentage_(args.min_candidate_nodes_percentage.value_or(10)),
       min_candidate_nodes_absolute_(args.min_candidate_nodes_absolute.value_or(100)),
       async_(async),
@@ -112,7 +113,7 @@ Status DefaultPreemption::Preempt(framework::CycleState& state, const framework:
                                   : std::uniform_int_distribution<size_t>(0, n - 1)(rng_);
     const int32_t want =
         NumCandidates(n, min_candidate_nodes_percentage_, min_candidate_nodes_absolute_);
-    std::vector<CompiledPdb> pdbs = CompilePdbs(handle_.pod_disruption_budgets().List());
+    std::vector<CompiledPdb> pdbs = CompilePdbs(pdbs_.List());
     dry = DryRunPreemption(handle_.parallelizer(), runner, state, *preemptor, potential, pdbs,
                            offset, static_cast<size_t>(want));
     if (!dry.error.IsSuccess() && dry.candidates.empty()) return Status::Error(dry.error.Message());

@@ -63,6 +63,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
                             framework::PluginsRunner& runner, framework::NominatingInfo& result);
 
   framework::Handle& handle_;
+  // Asked for in the constructor so the scheduler lists and watches PDBs from the start.
+  const framework::Lister<api::PodDisruptionBudget>& pdbs_;
   const int32_t min_candidate_nodes_percentage_;
   const int32_t min_candidate_nodes_absolute_;
   const bool async_;

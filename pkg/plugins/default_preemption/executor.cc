@@ -55,14 +55,15 @@ stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& pr
     message += " (in kube-scheduler memory).";
   } else {
     api::PodStatus status = victim.status;
-    if (UpdatePodCondition(status, DisruptionTargetCondition(
-                                       victim, preemptor.spec.scheduler_name, Now()))) {
+    if (UpdatePodCondition(
+            status, DisruptionTargetCondition(victim, preemptor.spec.scheduler_name, Now()))) {
       stowage::Status s = handle_.pod_writer().PatchPodStatus(victim, status);
       if (s.code() == StatusCode::kNotFound) return OkStatus();  // already gone
       if (!s.ok()) {
-        LOG_ERROR("Could not add DisruptionTarget condition due to preemption preemptor=\"{}\" "
-                  "victim=\"{}\" err=\"{}\"",
-                  api::NamespacedName(preemptor.metadata), who, s.message());
+        LOG_ERROR(
+            "Could not add DisruptionTarget condition due to preemption preemptor=\"{}\" "
+            "victim=\"{}\" err=\"{}\"",
+            api::NamespacedName(preemptor.metadata), who, s.message());
         return s;
       }
     }
@@ -81,8 +82,7 @@ stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& pr
   return OkStatus();
 }
 
-stowage::Status Executor::ClearLowerPriorityNominations(const std::string& node,
-                                                        int32_t priority) {
+stowage::Status Executor::ClearLowerPriorityNominations(const std::string& node, int32_t priority) {
   stowage::Status first;
   for (const auto& p : handle_.NominatedPodsForNode(node)) {
     const api::Pod& pod = *p->pod;
@@ -120,43 +120,44 @@ framework::Status Executor::Actuate(const Candidate& candidate, const api::PodPt
     MutexLock l(mu_);
     preempting_.insert(uid);
   }
-  handle_.RunAsync([this, victims = std::move(victims), preemptor, node = candidate.node, uid,
-                    priority] {
-    const auto start = std::chrono::steady_clock::now();
-    bool ok = true;
-    if (auto s = ClearLowerPriorityNominations(node, priority); !s.ok()) {
-      LOG_ERROR("Cannot clear 'NominatedNodeName' field from lower priority pods on the same "
-                "target node node=\"{}\" err=\"{}\"",
-                node, s.message());
-      ok = false;
-    }
-    // The last victim goes last and alone: once it is seen terminating, the preemptor may try
-    // again even if this thread has not finished.
-    for (size_t i = 0; ok && i + 1 < victims.size(); ++i) {
-      ok = PreemptPod(node, *preemptor, *victims[i]).ok();
-    }
-    bool last_in_memory = false;
-    if (ok) {
-      const api::Pod& last = *victims.back();
-      {
-        MutexLock l(mu_);
-        last_victim_[uid] = {last.metadata.namespace_, last.metadata.name};
-      }
-      last_in_memory = handle_.GetWaitingPod(last.metadata.uid) != nullptr;
-      ok = PreemptPod(node, *preemptor, last).ok();
-    }
-    {
-      MutexLock l(mu_);
-      preempting_.erase(uid);
-      last_victim_.erase(uid);
-    }
-    handle_.preemption_metrics().Goroutine(
-        ok, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    VLOG(2, "Async Preemption finished completely preemptor=\"{}\" node=\"{}\" result=\"{}\"",
-         api::NamespacedName(preemptor->metadata), node, ok ? "success" : "error");
-    // No deletion event will come for a victim freed in memory, nor after a failure.
-    if (!ok || last_in_memory) handle_.Activate(*preemptor);
-  });
+  handle_.RunAsync(
+      [this, victims = std::move(victims), preemptor, node = candidate.node, uid, priority] {
+        const auto start = std::chrono::steady_clock::now();
+        bool ok = true;
+        if (auto s = ClearLowerPriorityNominations(node, priority); !s.ok()) {
+          LOG_ERROR(
+              "Cannot clear 'NominatedNodeName' field from lower priority pods on the same "
+              "target node node=\"{}\" err=\"{}\"",
+              node, s.message());
+          ok = false;
+        }
+        // The last victim goes last and alone: once it is seen terminating, the preemptor may try
+        // again even if this thread has not finished.
+        for (size_t i = 0; ok && i + 1 < victims.size(); ++i) {
+          ok = PreemptPod(node, *preemptor, *victims[i]).ok();
+        }
+        bool last_in_memory = false;
+        if (ok) {
+          const api::Pod& last = *victims.back();
+          {
+            MutexLock l(mu_);
+            last_victim_[uid] = {last.metadata.namespace_, last.metadata.name};
+          }
+          last_in_memory = handle_.GetWaitingPod(last.metadata.uid) != nullptr;
+          ok = PreemptPod(node, *preemptor, last).ok();
+        }
+        {
+          MutexLock l(mu_);
+          preempting_.erase(uid);
+          last_victim_.erase(uid);
+        }
+        handle_.preemption_metrics().Goroutine(
+            ok, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        VLOG(2, "Async Preemption finished completely preemptor=\"{}\" node=\"{}\" result=\"{}\"",
+             api::NamespacedName(preemptor->metadata), node, ok ? "success" : "error");
+        // No deletion event will come for a victim freed in memory, nor after a failure.
+        if (!ok || last_in_memory) handle_.Activate(*preemptor);
+      });
   return {};
 }
 

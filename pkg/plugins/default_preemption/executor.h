@@ -55,8 +55,7 @@ class Executor {
 };
 
 // The DisruptionTarget condition upstream's executor adds to a victim before deleting it.
-api::Condition DisruptionTargetCondition(const api::Pod& victim,
-                                         const std::string& scheduler_name,
+api::Condition DisruptionTargetCondition(const api::Pod& victim, const std::string& scheduler_name,
                                          const std::string& now);
 
 // status with condition set as upstream's podutil.UpdatePodCondition does it (the transition

@@ -45,10 +45,9 @@ Status SelectVictimsOnNode(framework::PluginsRunner& runner, framework::CycleSta
   if (Status s = runner.RunFilterPluginsWithNominatedPods(state, preemptor, node); !s.IsSuccess()) {
     return s;
   }
-  std::stable_sort(potential.begin(), potential.end(),
-                   [](const PodInfoPtr& a, const PodInfoPtr& b) {
-                     return MoreImportantPod(*a->pod, *b->pod);
-                   });
+  std::stable_sort(
+      potential.begin(), potential.end(),
+      [](const PodInfoPtr& a, const PodInfoPtr& b) { return MoreImportantPod(*a->pod, *b->pod); });
   PdbSplit split = SplitByPdbViolation(potential, pdbs);
   out.pods.clear();
   out.num_pdb_violations = 0;

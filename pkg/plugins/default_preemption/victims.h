@@ -36,7 +36,8 @@ inline int32_t PodPriority(const api::Pod& pod) { return pod.spec.priority.value
 // lower priority; the Filter's status when the preemptor does not fit even without them.
 framework::Status SelectVictimsOnNode(framework::PluginsRunner& runner,
                                       framework::CycleState& state,
-                                      const framework::PodInfo& preemptor, framework::NodeInfo& node,
+                                      const framework::PodInfo& preemptor,
+                                      framework::NodeInfo& node,
                                       const std::vector<CompiledPdb>& pdbs, NodeVictims& out);
 
 }  // namespace stowage::plugins::default_preemption

@@ -1,13 +1,14 @@
 // Candidate ordering and PDB accounting, table-driven after upstream's TestSelectBestCandidate,
 // TestPickOneNodeForPreemption and TestFilterVictimsWithPDBViolation; NumCandidates after
 // TestGetOffsetAndNumCandidates.
+#include "pkg/plugins/default_preemption/candidates.h"
+
 #include <gtest/gtest.h>
 
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "pkg/plugins/default_preemption/candidates.h"
 #include "pkg/plugins/default_preemption/pdb.h"
 #include "tests/testing/builders.h"
 
@@ -62,10 +63,11 @@ INSTANTIATE_TEST_SUITE_P(
                   {C("a", {V("a1", 5), V("a2", 0), V("a3", 0)}), C("b", {V("b1", 5), V("b2", 0)}),
                    C("c", {V("c1", 5), V("c2", -1), V("c3", 1)})},
                   "b"},
-        OrderCase{"then the latest start of the most important victims",
-                  {C("a", {V("a1", 5, "2026-01-01T00:00:00Z"), V("a2", 1, "2026-06-01T00:00:00Z")}),
-                   C("b", {V("b1", 5, "2026-03-01T00:00:00Z"), V("b2", 1, "2025-01-01T00:00:00Z")})},
-                  "b"},
+        OrderCase{
+            "then the latest start of the most important victims",
+            {C("a", {V("a1", 5, "2026-01-01T00:00:00Z"), V("a2", 1, "2026-06-01T00:00:00Z")}),
+             C("b", {V("b1", 5, "2026-03-01T00:00:00Z"), V("b2", 1, "2025-01-01T00:00:00Z")})},
+            "b"},
         OrderCase{"a victim not started yet counts as starting now",
                   {C("a", {V("a1", 5, "2026-03-01T00:00:00Z")}), C("b", {V("b1", 5)})},
                   "b"},
@@ -80,7 +82,7 @@ TEST(SelectCandidate, NoneGivesNull) { EXPECT_EQ(SelectCandidate({}), nullptr); 
 TEST(NumCandidates, PercentageWithAnAbsoluteFloorCappedByTheNodes) {
   EXPECT_EQ(NumCandidates(1000, 10, 100), 100);  // 10% = 100
   EXPECT_EQ(NumCandidates(5000, 10, 100), 500);
-  EXPECT_EQ(NumCandidates(50, 10, 100), 50);     // the floor exceeds the nodes
+  EXPECT_EQ(NumCandidates(50, 10, 100), 50);  // the floor exceeds the nodes
   EXPECT_EQ(NumCandidates(1000, 0, 10), 10);
   EXPECT_EQ(NumCandidates(1000, 100, 0), 1000);
 }
@@ -124,7 +126,8 @@ class PdbTest : public ::testing::TestWithParam<PdbCase> {};
 
 TEST_P(PdbTest, SplitsInOrder) {
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
-  for (const auto& p : GetParam().pdbs) pdbs.push_back(std::make_shared<api::PodDisruptionBudget>(p));
+  for (const auto& p : GetParam().pdbs)
+    pdbs.push_back(std::make_shared<api::PodDisruptionBudget>(p));
   PdbSplit split = SplitByPdbViolation(GetParam().victims, CompilePdbs(pdbs));
   EXPECT_EQ(Names(split.violating), GetParam().want_violating);
   EXPECT_EQ(split.violating.size() + split.non_violating.size(), GetParam().victims.size());
@@ -132,25 +135,30 @@ TEST_P(PdbTest, SplitsInOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     Budgets, PdbTest,
-    ::testing::Values(
-        PdbCase{"the budget is spent in victim order",
-                {Pdb("default", "x", 1)},
-                {Labeled("a", "x"), Labeled("b", "x"), Labeled("c", "y")},
-                {"b"}},
-        PdbCase{"a pod without labels violates nothing", {Pdb("default", "x", 0)}, {Labeled("a", "")}, {}},
-        PdbCase{"a budget of another namespace does not count",
-                {Pdb("other", "x", 0)},
-                {Labeled("a", "x")},
-                {}},
-        PdbCase{"an empty selector protects nothing", {Pdb("default", "", 0)}, {Labeled("a", "x")}, {}},
-        PdbCase{"a pod the budget already counts as disrupted is not charged again",
-                {Pdb("default", "x", 0, {"a"})},
-                {Labeled("a", "x"), Labeled("b", "x")},
-                {"b"}},
-        PdbCase{"every matching budget is charged",
-                {Pdb("default", "x", 5), Pdb("default", "x", 1)},
-                {Labeled("a", "x"), Labeled("b", "x")},
-                {"b"}}),
+    ::testing::Values(PdbCase{"the budget is spent in victim order",
+                              {Pdb("default", "x", 1)},
+                              {Labeled("a", "x"), Labeled("b", "x"), Labeled("c", "y")},
+                              {"b"}},
+                      PdbCase{"a pod without labels violates nothing",
+                              {Pdb("default", "x", 0)},
+                              {Labeled("a", "")},
+                              {}},
+                      PdbCase{"a budget of another namespace does not count",
+                              {Pdb("other", "x", 0)},
+                              {Labeled("a", "x")},
+                              {}},
+                      PdbCase{"an empty selector protects nothing",
+                              {Pdb("default", "", 0)},
+                              {Labeled("a", "x")},
+                              {}},
+                      PdbCase{"a pod the budget already counts as disrupted is not charged again",
+                              {Pdb("default", "x", 0, {"a"})},
+                              {Labeled("a", "x"), Labeled("b", "x")},
+                              {"b"}},
+                      PdbCase{"every matching budget is charged",
+                              {Pdb("default", "x", 5), Pdb("default", "x", 1)},
+                              {Labeled("a", "x"), Labeled("b", "x")},
+                              {"b"}}),
     [](const auto& info) { return "case" + std::to_string(info.index); });
 
 }  // namespace

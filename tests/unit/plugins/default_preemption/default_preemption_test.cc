@@ -1,6 +1,9 @@
 // DefaultPreemption's PostFilter end to end on real Filter plugins, after the cases of upstream's
-// default_preemption_test.go (TestPostFilter, TestSelectBestCandidate, TestPodEligibleToPreemptOthers,
-// TestPreempt): which node is nominated, which pods are preempted and how, and the messages.
+// default_preemption_test.go (TestPostFilter, TestSelectBestCandidate,
+// TestPodEligibleToPreemptOthers, TestPreempt): which node is nominated, which pods are preempted
+// and how, and the messages.
+#include "pkg/plugins/default_preemption/default_preemption.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plugins/default_preemption/default_preemption.h"
 #include "tests/unit/plugins/default_preemption/test_util.h"
 
 namespace stowage::plugins::default_preemption {
@@ -153,10 +155,12 @@ INSTANTIATE_TEST_SUITE_P(
              {"b"}},
         Case{"a required anti-affinity victim is removed through the PreFilter extensions",
              {Node("n1", "8"), Node("n2", "1")},
-             {Pod("web", 1, "1", "n1").Label("app", "web").Obj(),
-              Pod("other", 1, "1", "n1").Obj(), Pod("full", 20, "1", "n2").Obj()},
-             Pod("p", 10, "1").PodAntiAffinityExists("app", "kubernetes.io/hostname",
-                                                   stowage::testing::PodAffinityKind::kRequired).Obj(),
+             {Pod("web", 1, "1", "n1").Label("app", "web").Obj(), Pod("other", 1, "1", "n1").Obj(),
+              Pod("full", 20, "1", "n2").Obj()},
+             Pod("p", 10, "1")
+                 .PodAntiAffinityExists("app", "kubernetes.io/hostname",
+                                        stowage::testing::PodAffinityKind::kRequired)
+                 .Obj(),
              {},
              Code::kSuccess,
              "preemption: found a potential placement for pod on node n1, preempting 1 victims",
@@ -185,19 +189,19 @@ TEST(PostFilter, NodesTheFiltersRuledOutAreNotTried) {
 }
 
 TEST(PostFilter, NotAgainWhileAVictimOnTheNominatedNodeTerminates) {
-  testutil::Cluster cluster(
-      {Node("n1", "4")},
-      {Pod("going", 1, "3", "n1")
-           .Terminating()
-           .Condition("DisruptionTarget", "True", "PreemptionByScheduler")
-           .Obj()});
+  testutil::Cluster cluster({Node("n1", "4")},
+                            {Pod("going", 1, "3", "n1")
+                                 .Terminating()
+                                 .Condition("DisruptionTarget", "True", "PreemptionByScheduler")
+                                 .Obj()});
   DefaultPreemption pl({10, 100}, cluster.handle, true);
   auto pod = framework::NewPodInfo(Pod("p", 10, "2").NominatedNodeName("n1").Obj());
   std::unique_ptr<framework::CycleState> state;
   auto filtered = cluster.FilterPhase(*pod, state);
   NominatingInfo result;
   framework::Status s = pl.PostFilter(*state, *pod, filtered, cluster.runner, result);
-  EXPECT_EQ(s.Message(), "preemption: not eligible due to a terminating pod on the nominated node.");
+  EXPECT_EQ(s.Message(),
+            "preemption: not eligible due to a terminating pod on the nominated node.");
   EXPECT_EQ(result.mode, NominatingInfo::Mode::kNoop);  // the nomination stands
 }
 

@@ -65,8 +65,8 @@ class TestRunner final : public framework::PluginsRunner {
     return {};
   }
 
-  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
-                                     const PodInfo& to_add, const NodeInfo& node) override {
+  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod, const PodInfo& to_add,
+                                     const NodeInfo& node) override {
     for (auto* ext : Extensions()) {
       if (Status s = ext->AddPod(state, pod, to_add, node); !s.IsSuccess()) return s;
     }

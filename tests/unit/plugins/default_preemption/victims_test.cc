@@ -3,6 +3,8 @@
 // fresh PreFilter over the cluster without the victims says it fits, and each victim must be
 // needed (putting it back alone makes the preemptor not fit). After upstream's
 // TestSelectNodesForPreemption and TestDryRunPreemption.
+#include "pkg/plugins/default_preemption/victims.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plugins/default_preemption/victims.h"
 #include "tests/unit/plugins/default_preemption/test_util.h"
 
 namespace stowage::plugins::default_preemption {
@@ -93,8 +94,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"the preemptor's anti-affinity: the matching pod goes, the bigger one stays",
              {Node("n1", "8")},
              {Pod("web", 1, "1", "n1").Label("app", "web").Obj(), Pod("big", 1, "4", "n1").Obj()},
-             Pod("p", 10, "1").PodAntiAffinityIn("app", "kubernetes.io/hostname", {"web"},
-                                                 PodAffinityKind::kRequired)
+             Pod("p", 10, "1")
+                 .PodAntiAffinityIn("app", "kubernetes.io/hostname", {"web"},
+                                    PodAffinityKind::kRequired)
                  .Obj(),
              "n1",
              {"web"}},
@@ -112,8 +114,9 @@ INSTANTIATE_TEST_SUITE_P(
              {Node("n1", "3")},
              {Pod("web", 5, "1", "n1").Label("app", "web").Obj(), Pod("x", 1, "1", "n1").Obj(),
               Pod("y", 2, "1", "n1").Obj()},
-             Pod("p", 10, "2").PodAntiAffinityIn("app", "kubernetes.io/hostname", {"web"},
-                                                 PodAffinityKind::kRequired)
+             Pod("p", 10, "2")
+                 .PodAntiAffinityIn("app", "kubernetes.io/hostname", {"web"},
+                                    PodAffinityKind::kRequired)
                  .Obj(),
              "n1",
              {"web", "x"}}),
