@@ -24,9 +24,9 @@
 namespace stowage {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BuildClusterNode;
 using testing::BuildPod;
+using ::testing::HasSubstr;
 using testing::RunningScheduler;
 using testing::SharedCluster;
 
@@ -53,9 +53,9 @@ api::PodPtr Get(const std::string& ns, const std::string& name) {
 
 void EnsurePriorityClasses() {
   for (const auto& [name, value] : std::map<std::string, int>{{"low", 10}, {"high", 1000}}) {
-    auto pc = Admin().Post("/apis/scheduling.k8s.io/v1/priorityclasses",
-                           R"({"metadata":{"name":")" + name + R"("},"value":)" +
-                               std::to_string(value) + "}");
+    auto pc = Admin().Post(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + "}");
     ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
   }
 }
@@ -110,14 +110,14 @@ void ExpectNoNodeOvercommitted() {
   ASSERT_TRUE(pods.ok());
   std::map<std::string, int64_t> used;
   for (const auto& p : pods->items) {
-    if (p->spec.node_name.empty() || p->status.phase == "Succeeded" || p->status.phase == "Failed") {
+    if (p->spec.node_name.empty() || p->status.phase == "Succeeded" ||
+        p->status.phase == "Failed") {
       continue;
     }
     used[p->spec.node_name] += framework::ComputePodRequests(*p).milli_cpu;
   }
   for (const auto& n : nodes->items) {
-    const int64_t allocatable =
-        framework::Resource::FromList(n->status.allocatable).milli_cpu;
+    const int64_t allocatable = framework::Resource::FromList(n->status.allocatable).milli_cpu;
     EXPECT_LE(used[n->metadata.name], allocatable) << n->metadata.name << " is overcommitted";
   }
 }
@@ -179,9 +179,9 @@ TEST_F(PreemptionTest, AVictimProtectedByAPodDisruptionBudgetIsSpared) {
                           R"("selector":{"matchLabels":{"app":"guarded"}}}})");
   ASSERT_TRUE(pdb.ok()) << pdb.status();
   FakeKubelet kubelet(ns, std::chrono::seconds(1));
-  ASSERT_TRUE(
-      testing::CreatePod(Admin(), Pod(ns, "guarded", "low", "1").Label("app", "guarded").Node("pdb-1"))
-          .ok());
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), Pod(ns, "guarded", "low", "1").Label("app", "guarded").Node("pdb-1"))
+                  .ok());
   ASSERT_TRUE(testing::CreatePod(Admin(), Pod(ns, "free", "low", "1").Node("pdb-2")).ok());
   RunningScheduler sched;
   ASSERT_TRUE(
@@ -202,8 +202,7 @@ TEST_F(PreemptionTest, TwoPreemptorsRaceForOneNodeAndOnlyOneWins) {
   const std::string ns = "race";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   Nodes nodes;
-  nodes.Add(BuildClusterNode().Name("race-1").Capacity("cpu", "2").Label("pool", "race"),
-            "race-1");
+  nodes.Add(BuildClusterNode().Name("race-1").Capacity("cpu", "2").Label("pool", "race"), "race-1");
   FakeKubelet kubelet(ns, std::chrono::seconds(2));
   for (const char* n : {"low-a", "low-b"}) {
     ASSERT_TRUE(testing::CreatePod(Admin(), Pod(ns, n, "low", "1").Node("race-1")).ok());
@@ -215,23 +214,27 @@ TEST_F(PreemptionTest, TwoPreemptorsRaceForOneNodeAndOnlyOneWins) {
   }
   auto bound_high = [&] {
     int n = 0;
-    for (const auto& p : Pods(ns)) n += p->metadata.name.rfind("high", 0) == 0 && !p->spec.node_name.empty();
+    for (const auto& p : Pods(ns))
+      n += p->metadata.name.rfind("high", 0) == 0 && !p->spec.node_name.empty();
     return n;
   };
   ASSERT_TRUE(Eventually([&] { return bound_high() == 1; }, 60));
-  // The loser finds no lower-priority pod left and stays pending with upstream's message.
+  // The loser found no candidate: the winner, nominated or bound, holds the node against a pod
+  // of equal priority, so its failure ends with a preemption part that names no victims.
   std::string loser = Get(ns, "high-a")->spec.node_name.empty() ? "high-a" : "high-b";
+  std::string message;
   ASSERT_TRUE(Eventually(
       [&] {
-        for (const auto& c : Get(ns, loser)->status.conditions) {
-          if (c.type == "PodScheduled" &&
-              c.message.find("No preemption victims found") != std::string::npos) {
-            return true;
-          }
+        auto pod = Get(ns, loser);
+        for (const auto& c : pod->status.conditions) {
+          if (c.type == "PodScheduled") message = c.message;
         }
-        return false;
+        return message.find("preemption: 0/1 nodes are available: 1 ") != std::string::npos;
       },
-      60));
+      60))
+      << message;
+  EXPECT_THAT(message, ::testing::Not(HasSubstr("found a potential placement")));
+  EXPECT_EQ(Get(ns, loser)->status.nominated_node_name, "");
   EXPECT_EQ(bound_high(), 1);
 }
 
@@ -239,15 +242,14 @@ TEST_F(PreemptionTest, APreemptorDeletedWhileItsVictimsTerminateLeavesTheRoomToO
   const std::string ns = "gone";
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), ns).ok());
   Nodes nodes;
-  nodes.Add(BuildClusterNode().Name("gone-1").Capacity("cpu", "1").Label("pool", "gone"),
-            "gone-1");
+  nodes.Add(BuildClusterNode().Name("gone-1").Capacity("cpu", "1").Label("pool", "gone"), "gone-1");
   // Long enough for the test to delete the preemptor while its victim still terminates.
   FakeKubelet kubelet(ns, std::chrono::seconds(5));
   ASSERT_TRUE(testing::CreatePod(Admin(), Pod(ns, "victim", "low", "1").Node("gone-1")).ok());
   RunningScheduler sched;
-  ASSERT_TRUE(
-      testing::CreatePod(Admin(), Pod(ns, "preemptor", "high", "1").NodeSelector({{"pool", "gone"}}))
-          .ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(),
+                                 Pod(ns, "preemptor", "high", "1").NodeSelector({{"pool", "gone"}}))
+                  .ok());
   ASSERT_TRUE(Eventually(
       [&] {
         auto p = Get(ns, "preemptor");
