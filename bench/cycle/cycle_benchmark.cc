@@ -55,6 +55,9 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   Status PatchPodStatus(const api::Pod&, const api::PodStatus&) override {
     return InternalError("bench_cycle: the scheduling cycle never writes a status");
   }
+  Status DeletePod(const api::Pod&) override {
+    return InternalError("bench_cycle: the scheduling cycle never deletes a pod");
+  }
 
  private:
   const cache::Snapshot& snapshot_;

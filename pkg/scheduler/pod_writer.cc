@@ -21,4 +21,8 @@ stowage::Status ClientPodWriter::PatchPodStatus(const api::Pod& pod,
   return PatchPodStatusWithRetry(client_, pod.metadata, std::move(patch));
 }
 
+stowage::Status ClientPodWriter::DeletePod(const api::Pod& pod) {
+  return client::DeletePod(client_, pod.metadata.namespace_, pod.metadata.name);
+}
+
 }  // namespace stowage::scheduler

@@ -1,6 +1,6 @@
 // ClientPodWriter: framework::PodWriter over the scheduler's RestClient, the one way plugins
 // reach the API server (binding as upstream's DefaultBinder does, status patches as
-// util.PatchPodStatus). Stateless; thread-safe as RestClient is.
+// util.PatchPodStatus, deletion as util.DeletePod). Stateless; thread-safe as RestClient is.
 #pragma once
 
 #include <functional>
@@ -17,6 +17,7 @@ class ClientPodWriter final : public framework::PodWriter {
       : client_(client), may_bind_(std::move(may_bind)) {}
   stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) override;
+  stowage::Status DeletePod(const api::Pod& pod) override;
 
  private:
   client::RestClient& client_;

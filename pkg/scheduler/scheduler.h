@@ -140,10 +140,8 @@ class Scheduler {
   BindingPool binding_;
 };
 
-// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
-// upstream's FitError.Error(): reasons counted per node, the "<count> <reason>" strings sorted
-// as text, joined.
-std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
-                            const std::string& pre_filter_msg, const std::string& post_filter_msg);
+// The failure message of a FitError (framework::FitErrorMessage), named here as the scheduler
+// writes it.
+using framework::FitErrorMessage;
 
 }  // namespace stowage::scheduler

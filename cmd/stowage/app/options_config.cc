@@ -214,6 +214,7 @@ config::Features ConfigFeatures(const Options& o) {
   f.dra_device_binding_conditions = fg.Enabled("DRADeviceBindingConditions");
   f.dra_resource_claim_device_status = fg.Enabled("DRAResourceClaimDeviceStatus");
   f.taint_toleration_comparison_operators = fg.Enabled("TaintTolerationComparisonOperators");
+  f.scheduler_async_preemption = fg.Enabled("SchedulerAsyncPreemption");
   return f;
 }
 
