@@ -68,8 +68,8 @@ class NodeCountsMemo {
   };
 
   Entry& Find(std::string_view key);
-  void Recompute(Entry& e, const framework::NodeInfoLister& snapshot,
-                 framework::Parallelizer& pool, const Compute& compute);
+  void Recompute(Entry& e, const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
+                 const Compute& compute);
   // Replaces node i's contributions with records, moving the sums.
   void Replace(Entry& e, Slot& slot, const TopologyCounts::NodeRecords& records);
   void Add(Entry& e, uint32_t pair, int64_t delta);

@@ -82,6 +82,9 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   // AssignedPod Add|UpdatePodLabel|Delete, TargetPod UpdatePodLabel, Node Add|UpdateNodeLabel.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
+  // How many times a query was computed over every node (the rest were brought up to date).
+  int64_t FullComputationsForTest() const { return memo_.full_computations(); }
+
   // Queue when a bound (or nominated) pod now matches all the pod's affinity terms, stopped
   // matching one of its anti-affinity terms, or was deleted while matching one, or the deleted
   // pod's own anti-affinity matched the pod.
