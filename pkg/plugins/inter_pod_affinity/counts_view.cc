@@ -4,6 +4,83 @@
 #include <string>
 
 namespace stowage::plugins::inter_pod_affinity {
+namespace {
+
+size_t PointerHash(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) >> 4) * 0x9e3779b97f4a7c15ULL;
+}
+
+}  // namespace
+
+NodePositions::NodePositions(const std::vector<const framework::NodeInfo*>& nodes)
+    : size_(nodes.size()) {
+  size_t want = 8;
+  while (want < 2 * nodes.size()) want *= 2;
+  slots_.resize(want);
+  const size_t mask = want - 1;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    size_t s = (PointerHash(nodes[i]) >> 20) & mask;
+    while (slots_[s].node != nullptr) s = (s + 1) & mask;
+    slots_[s] = {nodes[i], static_cast<uint32_t>(i)};
+  }
+}
+
+int64_t NodePositions::Find(const framework::NodeInfo* node) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t s = (PointerHash(node) >> 20) & mask; slots_[s].node != nullptr; s = (s + 1) & mask) {
+    if (slots_[s].node == node) return slots_[s].position;
+  }
+  return -1;
+}
+
+int64_t CountsView::Position(const framework::NodeInfo& node) const {
+  if (nodes_ == nullptr || updated_) return -1;
+  return nodes_->positions->Find(&node);
+}
+
+std::optional<int64_t> CountsView::CountAt(std::string_view key,
+                                           const framework::NodeInfo& node) const {
+  if (const int64_t i = Position(node); i >= 0) {
+    const size_t n = nodes_->positions->size();
+    for (size_t k = 0; k < nodes_->keys.size(); ++k) {
+      if (nodes_->keys[k] != key) continue;
+      const int64_t c = nodes_->counts[k * n + static_cast<size_t>(i)];
+      if (c == NodeCounts::kNoLabel) return std::nullopt;
+      return c;
+    }
+  }
+  // A key without pairs, or no per-node counts: read the label.
+  if (node.node() == nullptr) return std::nullopt;
+  const std::string* value = node.node()->metadata.labels.Get(key);
+  if (value == nullptr) return std::nullopt;
+  return Get(key, *value);
+}
+
+bool CountsView::AnyPositive(const framework::NodeInfo& node) const {
+  if (live_ == 0) return false;
+  if (const int64_t i = Position(node); i >= 0) {
+    const size_t n = nodes_->positions->size();
+    for (size_t k = 0; k < nodes_->keys.size(); ++k) {
+      if (nodes_->counts[k * n + static_cast<size_t>(i)] > 0) return true;
+    }
+    return false;
+  }
+  return node.node() != nullptr && AnyPositive(node.node()->metadata.labels);
+}
+
+int64_t CountsView::Sum(const framework::NodeInfo& node) const {
+  if (live_ == 0) return 0;
+  if (const int64_t i = Position(node); i >= 0) {
+    const size_t n = nodes_->positions->size();
+    int64_t sum = 0;
+    for (size_t k = 0; k < nodes_->keys.size(); ++k) {
+      const int64_t c = nodes_->counts[k * n + static_cast<size_t>(i)];
+      if (c != NodeCounts::kNoLabel) sum += c;
+    }
+    return sum;
+  }
+  return node.node() != nullptr ? Sum(node.node()->metadata.labels) : 0;
+}
 
 template <typename Fn>
 void CountsView::ForEachKey(Fn&& fn) const {
@@ -29,6 +106,7 @@ int64_t CountsView::Get(std::string_view key, std::string_view value) const {
 void CountsView::Update(const api::StringMap& node_labels, std::string_view key, int64_t delta) {
   const std::string* value = node_labels.Get(key);
   if (value == nullptr || delta == 0) return;
+  updated_ = true;
   const int64_t before = Get(key, *value);
   changes_.Add(key, *value, delta);
   const int64_t after = before + delta;

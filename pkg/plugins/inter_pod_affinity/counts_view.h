@@ -10,20 +10,63 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/api/types.h"
+#include "pkg/framework/types.h"
 #include "pkg/plugins/inter_pod_affinity/topology_counts.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 
+// The position of each node in the snapshot's List() of one list version: a flat table keyed by
+// NodeInfo address, so a lookup is a probe or two in one array. Immutable.
+class NodePositions {
+ public:
+  explicit NodePositions(const std::vector<const framework::NodeInfo*>& nodes);
+  // node's position, or -1 when it is not in the list.
+  int64_t Find(const framework::NodeInfo* node) const;
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    const framework::NodeInfo* node = nullptr;
+    uint32_t position = 0;
+  };
+  std::vector<Slot> slots_;  // a power of two long, at most half full
+  size_t size_ = 0;
+};
+
+// Per node, for each topology key of a view, the count of the node's pair: what Filter and Score
+// read instead of looking each node's labels up and hashing its values. Immutable once shared.
+struct NodeCounts {
+  static constexpr int64_t kNoLabel = std::numeric_limits<int64_t>::min();
+  std::shared_ptr<const NodePositions> positions;
+  std::vector<std::string> keys;
+  std::vector<int64_t> counts;  // [k * n + i]: node i's count for keys[k], or kNoLabel
+};
+
 class CountsView {
  public:
   CountsView() = default;
-  // base plus changes, where live is the number of pairs whose sum is not zero.
-  CountsView(std::shared_ptr<const TopologyCounts> base, TopologyCounts changes, size_t live)
-      : base_(std::move(base)), changes_(std::move(changes)), live_(live) {}
+  // base plus changes, where live is the number of pairs whose sum is not zero; nodes, when
+  // given, holds every node's count for every key of base and changes.
+  CountsView(std::shared_ptr<const TopologyCounts> base, TopologyCounts changes, size_t live,
+             std::shared_ptr<const NodeCounts> nodes = nullptr)
+      : base_(std::move(base)),
+        changes_(std::move(changes)),
+        live_(live),
+        nodes_(std::move(nodes)) {}
+
+  // The count of the node's pair for key; nullopt when the node has no such label.
+  std::optional<int64_t> CountAt(std::string_view key, const framework::NodeInfo& node) const;
+  // AnyPositive and Sum of the node's labels, read from the per-node counts when they apply.
+  bool AnyPositive(const framework::NodeInfo& node) const;
+  int64_t Sum(const framework::NodeInfo& node) const;
 
   // The count of (key, value); 0 when absent.
   int64_t Get(std::string_view key, std::string_view value) const;
@@ -45,9 +88,15 @@ class CountsView {
   template <typename Fn>
   void ForEachKey(Fn&& fn) const;
 
+  // The node's position in nodes_, or -1 when the per-node counts do not apply (none, an
+  // unknown node, or AddPod/RemovePod changed this view since).
+  int64_t Position(const framework::NodeInfo& node) const;
+
   std::shared_ptr<const TopologyCounts> base_;  // null: no pairs
   TopologyCounts changes_;                      // added to base_'s counts; zero pairs kept
   size_t live_ = 0;
+  std::shared_ptr<const NodeCounts> nodes_;
+  bool updated_ = false;  // by Update
 };
 
 }  // namespace stowage::plugins::inter_pod_affinity

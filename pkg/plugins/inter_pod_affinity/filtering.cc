@@ -1,5 +1,6 @@
 // PreFilter, its AddPod/RemovePod extensions and Filter (upstream filtering.go, without the
 // alpha hostname fast path).
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -167,25 +168,23 @@ namespace {
 
 // The node has every affinity topology key, and pods matching the terms in each of its domains;
 // or no pod anywhere matches and the pod matches its own terms (the first of its group).
-bool SatisfiesAffinity(const PreFilterState& state, const api::StringMap& labels) {
+bool SatisfiesAffinity(const PreFilterState& state, const framework::NodeInfo& node) {
   const auto& terms = state.incoming->Terms().required_affinity;
   bool pods_exist = true;
   for (const framework::AffinityTerm& t : terms) {
-    const std::string* value = labels.Get(t.topology_key);
-    if (value == nullptr) return false;
-    if (state.affinity_counts.Get(t.topology_key, *value) <= 0) pods_exist = false;
+    const std::optional<int64_t> n = state.affinity_counts.CountAt(t.topology_key, node);
+    if (!n) return false;
+    if (*n <= 0) pods_exist = false;
   }
   return pods_exist || (state.affinity_counts.empty() && state.matches_own_affinity);
 }
 
 // No domain of the node holds a pod that matches one of the pod's anti-affinity terms.
-bool SatisfiesAntiAffinity(const PreFilterState& state, const api::StringMap& labels) {
+bool SatisfiesAntiAffinity(const PreFilterState& state, const framework::NodeInfo& node) {
   if (state.anti_affinity_counts.empty()) return true;
   for (const framework::AffinityTerm& t : state.incoming->Terms().required_anti_affinity) {
-    const std::string* value = labels.Get(t.topology_key);
-    if (value != nullptr && state.anti_affinity_counts.Get(t.topology_key, *value) > 0) {
-      return false;
-    }
+    const std::optional<int64_t> n = state.anti_affinity_counts.CountAt(t.topology_key, node);
+    if (n && *n > 0) return false;
   }
   return true;
 }
@@ -200,14 +199,13 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& cycle_st
   if (state == nullptr) return MissingState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  const api::StringMap& labels = node->metadata.labels;
-  if (!SatisfiesAffinity(*state, labels)) {
+  if (!SatisfiesAffinity(*state, node_info)) {
     return framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
   }
-  if (!SatisfiesAntiAffinity(*state, labels)) {
+  if (!SatisfiesAntiAffinity(*state, node_info)) {
     return framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
-  if (state->existing_anti_affinity_counts.AnyPositive(labels)) {
+  if (state->existing_anti_affinity_counts.AnyPositive(node_info)) {
     return framework::Status::Unschedulable(
         std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }

@@ -6,6 +6,11 @@
 // change log names and moves the sums by their old and new contributions. It recomputes every
 // node when the log does not reach back, the node list changed, or the key is new.
 //
+// It also keeps, for every node and every topology key of a query, the count of the node's pair
+// (NodeCounts), moved with the sums: a pair's change is added to the nodes of its domain, which
+// are linked per pair, and a node is moved between domains when its labels change. Views share it
+// as they share the sums, so it is copied before a change only while a view holds it.
+//
 // Bounded: the least recently used key is dropped past capacity. Used by one scheduling thread
 // (PreFilter, PreScore); only a full recomputation runs on the worker pool, each worker writing
 // its own nodes' slots. The views it returns stay valid and unchanged after later calls.
@@ -16,7 +21,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "pkg/framework/handle.h"
@@ -65,7 +69,14 @@ class NodeCountsMemo {
     // What views share: current as it was at some update, and current minus base since.
     std::shared_ptr<const TopologyCounts> base;
     TopologyCounts changes;
+    // Per node position i and key index k (in current.keys(), those below resolved_keys):
+    std::shared_ptr<NodeCounts> node_counts;  // counts[k * n + i]
+    std::vector<uint32_t> node_pair;          // [k * n + i]: node i's pair for key k, or kNone
+    std::vector<uint32_t> next;               // [k * n + i]: next node of the same pair, or kNone
+    std::vector<uint32_t> head;               // [pair]: its first node, or kNone
+    size_t resolved_keys = 0;
   };
+  static constexpr uint32_t kNone = UINT32_MAX;
 
   Entry& Find(std::string_view key);
   void Recompute(Entry& e, const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
@@ -73,14 +84,20 @@ class NodeCountsMemo {
   // Replaces node i's contributions with records, moving the sums.
   void Replace(Entry& e, Slot& slot, const TopologyCounts::NodeRecords& records);
   void Add(Entry& e, uint32_t pair, int64_t delta);
-  // Position of node in the list, or -1; rebuilt when the list's version changes.
-  int64_t IndexOf(const framework::NodeInfoLister& snapshot, const framework::NodeInfo* node);
+  // Resolves every node's pair for the keys from resolved_keys on.
+  void ResolveKeys(Entry& e, const std::vector<const framework::NodeInfo*>& nodes);
+  // Points node i at its pair for each resolved key again (its labels may have changed).
+  void Reresolve(Entry& e, const framework::NodeInfo& node, size_t i);
+  void Link(Entry& e, size_t k, size_t i, uint32_t pair);
+  void Unlink(Entry& e, size_t k, size_t i);
+  // The node counts, copied first when a view shares them.
+  NodeCounts& MutableNodeCounts(Entry& e);
 
   size_t capacity_;
   std::vector<std::unique_ptr<Entry>> entries_;
   uint64_t clock_ = 0;
-  std::unordered_map<const framework::NodeInfo*, uint32_t> index_;
-  int64_t index_version_ = -1;
+  std::shared_ptr<const NodePositions> positions_;  // of the list the entries were computed on
+  int64_t positions_version_ = -1;
   std::vector<const framework::NodeInfo*> changed_;  // reused, so a cycle does not allocate
   int64_t full_computations_ = 0;
 };

@@ -123,7 +123,7 @@ framework::Status InterPodAffinity::Score(const framework::CycleState& cycle_sta
   if (state == nullptr) return MissingState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  score = state->topology_score.Sum(node->metadata.labels);
+  score = state->topology_score.Sum(node_info);
   return {};
 }
 

@@ -75,6 +75,8 @@ class TopologyCounts {
   void AddToPair(uint32_t pair, int64_t delta);
   std::string_view PairKey(uint32_t pair) const { return keys_[pairs_[pair].key]; }
   std::string_view PairValue(uint32_t pair) const { return Value(pairs_[pair]); }
+  uint32_t PairKeyIndex(uint32_t pair) const { return pairs_[pair].key; }  // in keys()
+  int64_t PairCount(uint32_t pair) const { return pairs_[pair].count; }
   // Every pair ever made, live or not (a dropped pair has count 0), as fn(key, value, count).
   template <typename Fn>
   void ForEachPair(Fn&& fn) const {

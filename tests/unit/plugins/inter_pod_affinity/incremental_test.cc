@@ -46,7 +46,9 @@ api::NodePtr Node(int i, const std::string& zone) {
   return BuildNode().Name(name).Label("kubernetes.io/hostname", name).Label("zone", zone).Obj();
 }
 
-api::LabelSelector Color(const std::string& c) { return BuildLabelSelector().Label("color", c).Obj(); }
+api::LabelSelector Color(const std::string& c) {
+  return BuildLabelSelector().Label("color", c).Obj();
+}
 
 // The incoming pods: each shape of query the plugin keeps.
 std::vector<api::PodPtr> Incoming() {
@@ -88,8 +90,7 @@ api::PodPtr Existing(int i, std::mt19937& rng, const std::string& node) {
     case 2:
       pod.PodAffinity("zone", Color("red"), stowage::testing::PodAffinityKind::kRequired);
       break;
-    default:
-      break;
+    default: break;
   }
   return pod.Obj();
 }
@@ -171,7 +172,8 @@ TEST(InterPodAffinityIncremental, KeptCountsMatchCountsFromScratchAcrossSnapshot
       pods[i] = relabelled;
     } else if (what < 8) {  // move a node to another zone
       const size_t i = rng() % nodes.size();
-      auto moved = Node(std::stoi(nodes[i]->metadata.name.substr(5)), "z" + std::to_string(rng() % 4));
+      auto moved =
+          Node(std::stoi(nodes[i]->metadata.name.substr(5)), "z" + std::to_string(rng() % 4));
       cache.UpdateNode(nodes[i], moved);
       nodes[i] = moved;
     } else if (what < 9) {  // a new node
