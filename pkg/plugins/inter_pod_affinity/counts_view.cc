@@ -33,14 +33,19 @@ int64_t NodePositions::Find(const framework::NodeInfo* node) const {
   return -1;
 }
 
-int64_t CountsView::Position(const framework::NodeInfo& node) const {
+int64_t CountsView::Position(NodeRef& node) const {
   if (nodes_ == nullptr || updated_) return -1;
-  return nodes_->positions->Find(&node);
+  const NodePositions* positions = nodes_->positions.get();
+  if (node.positions != positions) {
+    node.positions = positions;
+    node.position = positions->Find(&node.node);
+  }
+  return node.position;
 }
 
-std::optional<int64_t> CountsView::CountAt(std::string_view key,
-                                           const framework::NodeInfo& node) const {
-  if (const int64_t i = Position(node); i >= 0) {
+std::optional<int64_t> CountsView::CountAt(std::string_view key, NodeRef& ref) const {
+  const framework::NodeInfo& node = ref.node;
+  if (const int64_t i = Position(ref); i >= 0) {
     const size_t n = nodes_->positions->size();
     for (size_t k = 0; k < nodes_->keys.size(); ++k) {
       if (nodes_->keys[k] != key) continue;
@@ -56,9 +61,10 @@ std::optional<int64_t> CountsView::CountAt(std::string_view key,
   return Get(key, *value);
 }
 
-bool CountsView::AnyPositive(const framework::NodeInfo& node) const {
+bool CountsView::AnyPositive(NodeRef& ref) const {
   if (live_ == 0) return false;
-  if (const int64_t i = Position(node); i >= 0) {
+  const framework::NodeInfo& node = ref.node;
+  if (const int64_t i = Position(ref); i >= 0) {
     const size_t n = nodes_->positions->size();
     for (size_t k = 0; k < nodes_->keys.size(); ++k) {
       if (nodes_->counts[k * n + static_cast<size_t>(i)] > 0) return true;
@@ -68,9 +74,10 @@ bool CountsView::AnyPositive(const framework::NodeInfo& node) const {
   return node.node() != nullptr && AnyPositive(node.node()->metadata.labels);
 }
 
-int64_t CountsView::Sum(const framework::NodeInfo& node) const {
+int64_t CountsView::Sum(NodeRef& ref) const {
   if (live_ == 0) return 0;
-  if (const int64_t i = Position(node); i >= 0) {
+  const framework::NodeInfo& node = ref.node;
+  if (const int64_t i = Position(ref); i >= 0) {
     const size_t n = nodes_->positions->size();
     int64_t sum = 0;
     for (size_t k = 0; k < nodes_->keys.size(); ++k) {

@@ -50,6 +50,15 @@ struct NodeCounts {
   std::vector<int64_t> counts;  // [k * n + i]: node i's count for keys[k], or kNoLabel
 };
 
+// A node Filter or Score is looking at, with its position once a view has found it, so the
+// views of one state (sharing the memo's positions) look it up once.
+struct NodeRef {
+  explicit NodeRef(const framework::NodeInfo& n) : node(n) {}
+  const framework::NodeInfo& node;
+  const NodePositions* positions = nullptr;
+  int64_t position = -1;
+};
+
 class CountsView {
  public:
   CountsView() = default;
@@ -63,10 +72,23 @@ class CountsView {
         nodes_(std::move(nodes)) {}
 
   // The count of the node's pair for key; nullopt when the node has no such label.
-  std::optional<int64_t> CountAt(std::string_view key, const framework::NodeInfo& node) const;
+  std::optional<int64_t> CountAt(std::string_view key, NodeRef& node) const;
   // AnyPositive and Sum of the node's labels, read from the per-node counts when they apply.
-  bool AnyPositive(const framework::NodeInfo& node) const;
-  int64_t Sum(const framework::NodeInfo& node) const;
+  bool AnyPositive(NodeRef& node) const;
+  int64_t Sum(NodeRef& node) const;
+  // The same for a node looked up on its own.
+  std::optional<int64_t> CountAt(std::string_view key, const framework::NodeInfo& node) const {
+    NodeRef ref(node);
+    return CountAt(key, ref);
+  }
+  bool AnyPositive(const framework::NodeInfo& node) const {
+    NodeRef ref(node);
+    return AnyPositive(ref);
+  }
+  int64_t Sum(const framework::NodeInfo& node) const {
+    NodeRef ref(node);
+    return Sum(ref);
+  }
 
   // The count of (key, value); 0 when absent.
   int64_t Get(std::string_view key, std::string_view value) const;
@@ -90,7 +112,7 @@ class CountsView {
 
   // The node's position in nodes_, or -1 when the per-node counts do not apply (none, an
   // unknown node, or AddPod/RemovePod changed this view since).
-  int64_t Position(const framework::NodeInfo& node) const;
+  int64_t Position(NodeRef& node) const;
 
   std::shared_ptr<const TopologyCounts> base_;  // null: no pairs
   TopologyCounts changes_;                      // added to base_'s counts; zero pairs kept

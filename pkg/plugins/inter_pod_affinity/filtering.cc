@@ -168,7 +168,7 @@ namespace {
 
 // The node has every affinity topology key, and pods matching the terms in each of its domains;
 // or no pod anywhere matches and the pod matches its own terms (the first of its group).
-bool SatisfiesAffinity(const PreFilterState& state, const framework::NodeInfo& node) {
+bool SatisfiesAffinity(const PreFilterState& state, NodeRef& node) {
   const auto& terms = state.incoming->Terms().required_affinity;
   bool pods_exist = true;
   for (const framework::AffinityTerm& t : terms) {
@@ -180,7 +180,7 @@ bool SatisfiesAffinity(const PreFilterState& state, const framework::NodeInfo& n
 }
 
 // No domain of the node holds a pod that matches one of the pod's anti-affinity terms.
-bool SatisfiesAntiAffinity(const PreFilterState& state, const framework::NodeInfo& node) {
+bool SatisfiesAntiAffinity(const PreFilterState& state, NodeRef& node) {
   if (state.anti_affinity_counts.empty()) return true;
   for (const framework::AffinityTerm& t : state.incoming->Terms().required_anti_affinity) {
     const std::optional<int64_t> n = state.anti_affinity_counts.CountAt(t.topology_key, node);
@@ -199,13 +199,14 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& cycle_st
   if (state == nullptr) return MissingState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  if (!SatisfiesAffinity(*state, node_info)) {
+  NodeRef ref(node_info);
+  if (!SatisfiesAffinity(*state, ref)) {
     return framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
   }
-  if (!SatisfiesAntiAffinity(*state, node_info)) {
+  if (!SatisfiesAntiAffinity(*state, ref)) {
     return framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
-  if (state->existing_anti_affinity_counts.AnyPositive(node_info)) {
+  if (state->existing_anti_affinity_counts.AnyPositive(ref)) {
     return framework::Status::Unschedulable(
         std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }
