@@ -17,6 +17,45 @@ int AddToDomain(DomainCounts& counts, const std::string& value, int delta) {
 
 }  // namespace
 
+bool IsSnapshotList(const framework::NodeInfoLister& lister,
+                    const std::vector<const framework::NodeInfo*>& nodes) {
+  const std::vector<const framework::NodeInfo*>& list = lister.List();
+  return nodes.data() == list.data() && nodes.size() == list.size();
+}
+
+void PodTopologySpread::CountFromScratch(const api::Pod& pod,
+                                         const std::vector<Constraint>& constraints,
+                                         const helper::RequiredNodeAffinity& required,
+                                         const std::vector<const framework::NodeInfo*>& nodes,
+                                         std::vector<DomainCounts>& counts) const {
+  const size_t k = constraints.size();
+  // Per node and constraint, the node's topology value (looked up once, here) and its matching
+  // pods, or -1 where the node is not a domain member; filled in parallel, summed per domain
+  // afterwards.
+  std::vector<const std::string*> values(nodes.size() * k, nullptr);
+  std::vector<int> per_node(nodes.size() * k, -1);
+  handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
+    const api::Node* node = nodes[n]->node();
+    if (node == nullptr) return;
+    const std::string** node_values = &values[n * k];
+    if (!LookUpTopologyValues(node->metadata.labels, constraints, node_values)) return;
+    for (size_t i = 0; i < k; ++i) {
+      if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
+                                    enable_comparison_operators_)) {
+        continue;
+      }
+      per_node[n * k + i] =
+          CountMatchingPods(nodes[n]->pods(), constraints[i].selector, pod.metadata.namespace_);
+    }
+  });
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t i = 0; i < k; ++i) {
+      const int count = per_node[n * k + i];
+      if (count >= 0) AddToDomain(counts[i], *values[n * k + i], count);
+    }
+  }
+}
+
 void CriticalPaths::Update(const std::string& value, int num) {
   int i = -1;
   if (value == paths[0].value) {
@@ -59,38 +98,17 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   const std::vector<Constraint>& constraints = *s->constraints;
   const size_t k = constraints.size();
 
-  // Per node and constraint, the node's topology value (looked up once, here) and its matching
-  // pods, or -1 where the node is not a domain member; filled in parallel, summed per domain
-  // afterwards.
-  std::vector<const std::string*> values(nodes.size() * k, nullptr);
-  std::vector<int> per_node(nodes.size() * k, -1);
-  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
-  handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
-    const api::Node* node = nodes[n]->node();
-    if (node == nullptr) return;
-    const std::string** node_values = &values[n * k];
-    if (!LookUpTopologyValues(node->metadata.labels, constraints, node_values)) return;
-    for (size_t i = 0; i < k; ++i) {
-      if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
-                                    enable_comparison_operators_)) {
-        continue;
-      }
-      per_node[n * k + i] =
-          CountMatchingPods(nodes[n]->pods(), constraints[i].selector, pod.metadata.namespace_);
-    }
-  });
-
   s->counts.resize(k);
   s->critical_paths.resize(k);
   s->self_match.resize(k);
   for (size_t i = 0; i < k; ++i) {
     s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels) ? 1 : 0;
   }
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    for (size_t i = 0; i < k; ++i) {
-      const int count = per_node[n * k + i];
-      if (count >= 0) AddToDomain(s->counts[i], *values[n * k + i], count);
-    }
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
+  if (use_memo_ && IsSnapshotList(handle_.SnapshotSharedLister(), nodes)) {
+    CountForFilter(pod, constraints, required, s->counts);
+  } else {
+    CountFromScratch(pod, constraints, required, nodes, s->counts);
   }
   for (size_t i = 0; i < k; ++i) {
     for (const auto& [value, num] : s->counts[i]) s->critical_paths[i].Update(value, num);
