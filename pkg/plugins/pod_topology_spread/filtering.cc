@@ -1,4 +1,5 @@
 // PreFilter, its AddPod/RemovePod extensions and Filter: the DoNotSchedule constraints.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -106,7 +107,7 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   }
   const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   if (use_memo_ && IsSnapshotList(handle_.SnapshotSharedLister(), nodes)) {
-    CountForFilter(pod, constraints, required, s->counts);
+    CountForFilter(pod, constraints, required, *s);
   } else {
     CountFromScratch(pod, constraints, required, nodes, s->counts);
   }
@@ -131,7 +132,21 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
       continue;
     }
     const std::string& value = *node->metadata.labels.Get(c.topology_key);
-    s.critical_paths[i].Update(value, AddToDomain(s.counts[i], value, delta));
+    const int count = AddToDomain(s.counts[i], value, delta);
+    s.critical_paths[i].Update(value, count);
+    // Keep the copy by value id equal, or stop using it (its columns are gone after a Sync).
+    if (s.view.memo == nullptr) continue;
+    if (s.view.memo->epoch() != s.view.epoch) {
+      s.view.memo = nullptr;
+      continue;
+    }
+    const SpreadMemo::KeyColumn& column = *s.view.keys[i];
+    auto id = column.ids.find(value);
+    if (id == column.ids.end() || static_cast<size_t>(id->second) >= s.by_id[i].size()) {
+      s.view.memo = nullptr;
+    } else {
+      s.by_id[i][static_cast<size_t>(id->second)] = count;
+    }
   }
 }
 
@@ -176,15 +191,23 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
         "not found");
   }
   const std::vector<Constraint>& constraints = *s->constraints;
+  const int32_t pos = s->view.Position(node_info);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
-    const std::string* value = node->metadata.labels.Get(c.topology_key);
-    if (value == nullptr) {
-      return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    int match_num = 0;
+    if (pos >= 0) {  // the memo's value id, instead of a label lookup and a hash
+      const int32_t id = s->view.keys[i]->at[static_cast<size_t>(pos)];
+      if (id < 0) return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+      match_num = std::max(s->by_id[i][static_cast<size_t>(id)], 0);
+    } else {
+      const std::string* value = node->metadata.labels.Get(c.topology_key);
+      if (value == nullptr) {
+        return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+      }
+      const auto it = s->counts[i].find(*value);
+      match_num = it == s->counts[i].end() ? 0 : it->second;
     }
     // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
-    const auto it = s->counts[i].find(*value);
-    const int match_num = it == s->counts[i].end() ? 0 : it->second;
     if (match_num + s->self_match[i] - s->MinMatchNum(i) > c.max_skew) {
       return framework::Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
     }

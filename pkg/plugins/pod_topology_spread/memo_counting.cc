@@ -17,8 +17,7 @@ bool IncludesEveryNode(const Constraint& c, const helper::RequiredNodeAffinity& 
 }  // namespace
 
 void PodTopologySpread::AcquireColumns(const api::Pod& pod, const std::vector<Constraint>& cs,
-                                       const helper::RequiredNodeAffinity& required,
-                                       bool counts_for_hostname) {
+                                       const helper::RequiredNodeAffinity& required) {
   memo_.Sync(handle_.SnapshotSharedLister());
   framework::Parallelizer& pool = handle_.parallelizer();
   MemoScratch& m = scratch_;
@@ -27,10 +26,8 @@ void PodTopologySpread::AcquireColumns(const api::Pod& pod, const std::vector<Co
   m.every_node = true;
   for (const Constraint& c : cs) {
     m.keys.push_back(&memo_.Key(c.topology_key, pool));
-    const bool counted = counts_for_hostname || c.topology_key != kLabelHostname;
-    m.counts.push_back(counted ? &memo_.Counts(pod.metadata.namespace_, c.selector, pool)
-                               : nullptr);
-    if (counted) m.every_node = m.every_node && IncludesEveryNode(c, required);
+    m.counts.push_back(&memo_.Counts(pod.metadata.namespace_, c.selector, pool));
+    m.every_node = m.every_node && IncludesEveryNode(c, required);
   }
   const std::vector<const framework::NodeInfo*>& nodes = memo_.nodes();
   const size_t k = cs.size();
@@ -49,8 +46,8 @@ void PodTopologySpread::AcquireColumns(const api::Pod& pod, const std::vector<Co
 
 void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Constraint>& cs,
                                        const helper::RequiredNodeAffinity& required,
-                                       std::vector<DomainCounts>& counts) {
-  AcquireColumns(pod, cs, required, true);
+                                       PreFilterState& s) {
+  AcquireColumns(pod, cs, required);
   MemoScratch& m = scratch_;
   const size_t k = cs.size();
   // Per constraint, a run of sums indexed by value id; -1 while no node of the value counts.
@@ -59,20 +56,34 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
   for (size_t i = 0; i < k; ++i) m.offsets[i + 1] = m.offsets[i] + m.keys[i]->values.size();
   m.sums.assign(m.offsets[k], -1);
   const size_t nodes = memo_.nodes().size();
-  for (size_t n = 0; n < nodes; ++n) {
-    bool has_all = true;
-    for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
-    if (!has_all) continue;
-    for (size_t i = 0; i < k; ++i) {
-      if (!m.every_node && !m.included[n * k + i]) continue;
-      int64_t& sum = m.sums[m.offsets[i] + static_cast<size_t>(m.keys[i]->at[n])];
-      sum = std::max<int64_t>(sum, 0) + m.counts[i]->at[n];
+  if (k == 1 && m.every_node) {  // the common shape, without the generic loop's indirections
+    const int32_t* ids = m.keys[0]->at.data();
+    const int32_t* node_counts = m.counts[0]->at.data();
+    int64_t* sums = m.sums.data();
+    for (size_t n = 0; n < nodes; ++n) {
+      if (ids[n] >= 0) sums[ids[n]] = std::max<int64_t>(sums[ids[n]], 0) + node_counts[n];
+    }
+  } else {
+    for (size_t n = 0; n < nodes; ++n) {
+      bool has_all = true;
+      for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
+      if (!has_all) continue;
+      for (size_t i = 0; i < k; ++i) {
+        if (!m.every_node && !m.included[n * k + i]) continue;
+        int64_t& sum = m.sums[m.offsets[i] + static_cast<size_t>(m.keys[i]->at[n])];
+        sum = std::max<int64_t>(sum, 0) + m.counts[i]->at[n];
+      }
     }
   }
+  s.view = MemoView{&memo_, memo_.epoch(), m.keys};
+  s.by_id.resize(k);
   for (size_t i = 0; i < k; ++i) {
+    s.by_id[i].assign(m.keys[i]->values.size(), -1);
     for (size_t id = 0; id < m.keys[i]->values.size(); ++id) {
       const int64_t sum = m.sums[m.offsets[i] + id];
-      if (sum >= 0) counts[i].emplace(m.keys[i]->values[id], static_cast<int>(sum));
+      if (sum < 0) continue;
+      s.by_id[i][id] = static_cast<int>(sum);
+      s.counts[i].emplace(m.keys[i]->values[id], static_cast<int>(sum));
     }
   }
 }
@@ -83,17 +94,18 @@ bool PodTopologySpread::CountForScore(const api::Pod& pod,
                                       const helper::RequiredNodeAffinity& required,
                                       PreScoreState& s) {
   const std::vector<Constraint>& cs = s.constraints;
-  AcquireColumns(pod, cs, required, false);
+  AcquireColumns(pod, cs, required);
   MemoScratch& m = scratch_;
   const size_t k = cs.size();
+  // Hostname counts are taken per node in Score, from the count column.
+  auto counted = [&](size_t i) { return cs[i].topology_key != kLabelHostname; };
   // Slot 0 of a constraint is the domain "" (a node without the key, or with an empty value, as
   // a Go map read gives); slot id + 1 is value id.
   m.offsets.resize(k + 1);
   m.offsets[0] = 0;
   m.empty_ids.resize(k);
   for (size_t i = 0; i < k; ++i) {
-    const bool counted = m.counts[i] != nullptr;
-    m.offsets[i + 1] = m.offsets[i] + (counted ? m.keys[i]->values.size() + 1 : 0);
+    m.offsets[i + 1] = m.offsets[i] + (counted(i) ? m.keys[i]->values.size() + 1 : 0);
     auto it = m.keys[i]->ids.find(std::string_view());
     m.empty_ids[i] = it == m.keys[i]->ids.end() ? -1 : it->second;
   }
@@ -118,25 +130,30 @@ bool PodTopologySpread::CountForScore(const api::Pod& pod,
       continue;
     }
     for (size_t i = 0; i < k; ++i) {
-      if (m.counts[i] != nullptr) m.sums[slot(i, n)] = 0;
+      if (counted(i)) m.sums[slot(i, n)] = 0;
     }
   }
-  const bool any_counted =
-      std::any_of(m.counts.begin(), m.counts.end(), [](const auto* c) { return c != nullptr; });
+  bool any_counted = false;
+  for (size_t i = 0; i < k; ++i) any_counted = any_counted || counted(i);
   const size_t nodes = any_counted ? memo_.nodes().size() : 0;
   for (size_t n = 0; n < nodes; ++n) {
     if (memo_.nodes()[n]->node() == nullptr || (require_all && !has_all(n))) continue;
     for (size_t i = 0; i < k; ++i) {
-      if (m.counts[i] == nullptr || (!m.every_node && !m.included[n * k + i])) continue;
+      if (!counted(i) || (!m.every_node && !m.included[n * k + i])) continue;
       int64_t& sum = m.sums[slot(i, n)];
       if (sum >= 0) sum += m.counts[i]->at[n];
     }
   }
-  s.counts.resize(k);
+  s.view = MemoView{&memo_, memo_.epoch(), m.keys};
+  s.node_counts = m.counts;
+  s.empty_ids = m.empty_ids;
+  s.by_slot.resize(k);
   for (size_t i = 0; i < k; ++i) {
-    if (m.counts[i] == nullptr) continue;
-    for (size_t x = 0; x < m.offsets[i + 1] - m.offsets[i]; ++x) {
-      const int64_t sum = m.sums[m.offsets[i] + x];
+    if (!counted(i)) continue;
+    s.by_slot[i].assign(m.sums.begin() + static_cast<std::ptrdiff_t>(m.offsets[i]),
+                        m.sums.begin() + static_cast<std::ptrdiff_t>(m.offsets[i + 1]));
+    for (size_t x = 0; x < s.by_slot[i].size(); ++x) {
+      const int64_t sum = s.by_slot[i][x];
       if (sum < 0) continue;
       static const std::string kEmpty;
       s.counts[i][x == 0 ? kEmpty : m.keys[i]->values[x - 1]] += sum;

@@ -139,18 +139,16 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   // PreFilter's counts per constraint and domain, from memo_ (the cycle's nodes are the
   // snapshot's list).
   void CountForFilter(const api::Pod& pod, const std::vector<Constraint>& constraints,
-                      const helper::RequiredNodeAffinity& required,
-                      std::vector<DomainCounts>& counts);
+                      const helper::RequiredNodeAffinity& required, PreFilterState& s);
   // PreScore's ignored nodes and counts per domain, from memo_; false when a feasible node is
   // not in the snapshot's list (the caller then computes from scratch).
   bool CountForScore(const api::Pod& pod, const std::vector<const framework::NodeInfo*>& feasible,
                      bool require_all, const helper::RequiredNodeAffinity& required,
                      PreScoreState& s);
-  // Syncs memo_ and points scratch_ at the columns of the constraints (count columns for
-  // hostname constraints only when counts_for_hostname), with the inclusion verdicts per node
-  // when the pod's node affinity or tolerations matter.
+  // Syncs memo_ and points scratch_ at the columns of the constraints, with the inclusion
+  // verdicts per node when the pod's node affinity or tolerations matter.
   void AcquireColumns(const api::Pod& pod, const std::vector<Constraint>& constraints,
-                      const helper::RequiredNodeAffinity& required, bool counts_for_hostname);
+                      const helper::RequiredNodeAffinity& required);
 
   framework::Handle& handle_;
   const bool enable_comparison_operators_;
@@ -164,7 +162,7 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   // The memo paths' buffers, kept so that a cycle does not allocate.
   struct MemoScratch {
     std::vector<const SpreadMemo::KeyColumn*> keys;      // by constraint
-    std::vector<const SpreadMemo::CountColumn*> counts;  // by constraint; nullptr: not counted
+    std::vector<const SpreadMemo::CountColumn*> counts;  // by constraint
     bool every_node = true;                              // inclusion policies exclude no node
     std::vector<uint8_t> included;                       // by node and constraint, if not
     std::vector<size_t> offsets;                         // by constraint, into sums

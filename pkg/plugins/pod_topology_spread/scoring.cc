@@ -135,16 +135,29 @@ framework::Status PodTopologySpread::Score(const framework::CycleState& state,
   if (s->Ignored(node->metadata.name)) return {};
 
   // Each constraint credits the node with the matching pods of its domain, weighted.
+  const int32_t pos = s->view.Position(node_info);
   double sum = 0;
   for (size_t i = 0; i < s->constraints.size(); ++i) {
     const Constraint& c = s->constraints[i];
-    const std::string* value = node->metadata.labels.Get(c.topology_key);
-    if (value == nullptr) continue;
     int64_t count = 0;
-    if (c.topology_key == kLabelHostname) {
-      count = CountMatchingPods(node_info.pods(), c.selector, pod->metadata.namespace_);
-    } else if (auto it = s->counts[i].find(*value); it != s->counts[i].end()) {
-      count = it->second;
+    if (pos >= 0) {  // by the memo's value id and per-node count, without label lookups
+      const size_t n = static_cast<size_t>(pos);
+      const int32_t id = s->view.keys[i]->at[n];
+      if (id < 0) continue;
+      if (c.topology_key == kLabelHostname) {
+        count = s->node_counts[i]->at[n];
+      } else {
+        const size_t slot = id == s->empty_ids[i] ? 0 : static_cast<size_t>(id) + 1;
+        count = std::max<int64_t>(s->by_slot[i][slot], 0);
+      }
+    } else {
+      const std::string* value = node->metadata.labels.Get(c.topology_key);
+      if (value == nullptr) continue;
+      if (c.topology_key == kLabelHostname) {
+        count = CountMatchingPods(node_info.pods(), c.selector, pod->metadata.namespace_);
+      } else if (auto it = s->counts[i].find(*value); it != s->counts[i].end()) {
+        count = it->second;
+      }
     }
     // maxSkew - 1 waters down the differences between domains, tolerating that much skew.
     sum += static_cast<double>(count) * s->weights[i] + static_cast<double>(c.max_skew - 1);

@@ -25,6 +25,7 @@ void SpreadMemo::Sync(const framework::NodeInfoLister& lister) {
     }
     if (node_generation_[pos] == info->generation()) continue;  // logged twice
     node_generation_[pos] = info->generation();
+    ++epoch_;
     Refresh(static_cast<size_t>(pos));
   }
   generation_ = lister.generation();
@@ -32,24 +33,38 @@ void SpreadMemo::Sync(const framework::NodeInfoLister& lister) {
 
 void SpreadMemo::Reset(const framework::NodeInfoLister& lister) {
   ++full_rescans_;
+  ++epoch_;
   lister_ = &lister;
   list_version_ = lister.list_version();
   generation_ = lister.generation();
   nodes_ = lister.List();
   node_generation_.resize(nodes_.size());
-  position_.clear();
-  position_.reserve(nodes_.size());
+  size_t buckets = 16;
+  while (buckets < 2 * nodes_.size()) buckets *= 2;
+  position_.assign(buckets, {nullptr, -1});
   for (size_t i = 0; i < nodes_.size(); ++i) {
     node_generation_[i] = nodes_[i]->generation();
-    position_.emplace(nodes_[i], static_cast<int32_t>(i));
+    size_t b = Bucket(nodes_[i]);
+    while (position_[b].first != nullptr) b = (b + 1) & (buckets - 1);
+    position_[b] = {nodes_[i], static_cast<int32_t>(i)};
   }
   keys_.clear();
   queries_.clear();
 }
 
+size_t SpreadMemo::Bucket(const framework::NodeInfo* info) const {
+  // Fibonacci hashing of the address; its low bits are alignment.
+  const uint64_t h =
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h >> 32) & (position_.size() - 1);
+}
+
 int32_t SpreadMemo::Position(const framework::NodeInfo* info) const {
-  auto it = position_.find(info);
-  return it == position_.end() ? -1 : it->second;
+  if (position_.empty()) return -1;
+  for (size_t b = Bucket(info);; b = (b + 1) & (position_.size() - 1)) {
+    if (position_[b].first == info) return position_[b].second;
+    if (position_[b].first == nullptr) return -1;
+  }
 }
 
 void SpreadMemo::Refresh(size_t pos) {
@@ -78,6 +93,7 @@ Column& SpreadMemo::Slot(std::vector<std::unique_ptr<Column>>& columns, size_t c
                                  [](const auto& a, const auto& b) { return a->used < b->used; });
   // Columns used this cycle may be referenced by the caller: never reuse them.
   if ((*oldest)->used == tick_) return *columns.emplace_back(std::make_unique<Column>());
+  ++epoch_;
   **oldest = Column();
   return **oldest;
 }

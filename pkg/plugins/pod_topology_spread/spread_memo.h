@@ -17,7 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pkg/api/labels.h"
@@ -62,12 +62,18 @@ class SpreadMemo {
   const CountColumn& Counts(std::string_view ns, const api::Selector& selector,
                             framework::Parallelizer& pool);
 
+  // Changes whenever an existing column's entries change (a Sync that found changes, or a column
+  // reused for another key or query): a state that kept column pointers may read them only
+  // while the epoch it saw is current.
+  uint64_t epoch() const { return epoch_; }
+
   // Full rescans since construction, for tests that check the change log is used.
   int64_t full_rescans_for_test() const { return full_rescans_; }
 
  private:
   void Reset(const framework::NodeInfoLister& lister);
   void Refresh(size_t position);
+  size_t Bucket(const framework::NodeInfo* info) const;
   static int32_t Intern(KeyColumn& column, const std::string* value);
   // Where a new column goes: a free slot, the least recently used one, or a new one when every
   // column is in use this cycle.
@@ -78,10 +84,13 @@ class SpreadMemo {
   int64_t list_version_ = -1;
   int64_t generation_ = -1;
   uint64_t tick_ = 0;
+  uint64_t epoch_ = 0;
   int64_t full_rescans_ = 0;
   std::vector<const framework::NodeInfo*> nodes_;
   std::vector<int64_t> node_generation_;  // by position, the generation the columns reflect
-  std::unordered_map<const framework::NodeInfo*, int32_t> position_;
+  // Open addressing over the nodes' addresses (power-of-two size, at most half full), since
+  // Filter and Score look a node up once per call.
+  std::vector<std::pair<const framework::NodeInfo*, int32_t>> position_;
   std::vector<std::unique_ptr<KeyColumn>> keys_;
   std::vector<std::unique_ptr<CountColumn>> queries_;
   std::vector<const framework::NodeInfo*> changed_;  // scratch for ChangedSince
