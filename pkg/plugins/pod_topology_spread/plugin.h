@@ -110,6 +110,8 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   // Makes PreFilter and PreScore compute from scratch every cycle, for tests that compare the
   // memo's results with a recomputation.
   void DisableMemoForTest() { use_memo_ = false; }
+  // How often the memo recomputed every node: tests check that pod changes do not make it.
+  int64_t MemoFullRescansForTest() const { return memo_.full_rescans_for_test(); }
 
   // The pod's constraints of the given action, or the default ones when it has none.
   StatusOr<std::vector<Constraint>> GetConstraints(const api::Pod& pod,
