@@ -69,6 +69,7 @@ class SpreadMemo {
 
   // Full rescans since construction, for tests that check the change log is used.
   int64_t full_rescans_for_test() const { return full_rescans_; }
+  size_t columns_for_test() const { return keys_.size() + queries_.size(); }
 
  private:
   void Reset(const framework::NodeInfoLister& lister);

@@ -208,5 +208,32 @@ TEST_F(MemoTest, AgreesWithARecomputationAcrossClusterChanges) {
   EXPECT_GT(memo_->MemoFullRescansForTest(), rescans);
 }
 
+// Pods of many templates: the memo holds a bounded number of columns, and reusing one for
+// another query changes no decision.
+TEST_F(MemoTest, StaysBoundedOverManyQueries) {
+  ASSERT_TRUE(handle_.cache.UpdateSnapshot(handle_.snapshot).ok());
+  const auto& nodes = handle_.snapshot.List();
+  for (int round = 0; round < 2; ++round) {
+    for (int t = 0; t < 40; ++t) {
+      const std::string app = t % 2 ? "web" : "db";
+      const auto pod =
+          BuildPod()
+              .Name("t" + std::to_string(t))
+              .Namespace("ns")
+              .SpreadConstraint(
+                  1, t % 3 ? kZone : kHostname, kDoNot,
+                  BuildLabelSelector().Label("app", app).NotIn("t", {std::to_string(t)}).Obj())
+              .Obj();
+      const framework::PodInfoPtr info = framework::NewPodInfo(pod);
+      framework::CycleState got, want;
+      framework::PreFilterResult result;
+      ASSERT_TRUE(memo_->PreFilter(got, *info, nodes, result).IsSuccess());
+      ASSERT_TRUE(scratch_->PreFilter(want, *info, nodes, result).IsSuccess());
+      ExpectSameFilter(*info, got, want);
+      EXPECT_LE(memo_->MemoColumnsForTest(), SpreadMemo::kMaxKeys + SpreadMemo::kMaxQueries);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stowage::plugins::pod_topology_spread::testutil
