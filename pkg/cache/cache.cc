@@ -1,5 +1,8 @@
 #include "pkg/cache/cache.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "pkg/common/logging.h"
 #include "pkg/common/mutex.h"
 #include "pkg/metrics/metrics.h"
@@ -12,6 +15,14 @@ using framework::PodInfoPtr;
 const NodeInfo* Snapshot::Get(std::string_view name) const {
   auto it = nodes_.find(name);
   return it == nodes_.end() ? nullptr : it->second.get();
+}
+
+bool Snapshot::ChangedSince(int64_t generation, std::vector<const NodeInfo*>& out) const {
+  if (generation < log_floor_) return false;
+  for (auto it = changes_.rbegin(); it != changes_.rend() && it->first > generation; ++it) {
+    out.push_back(it->second);
+  }
+  return true;
 }
 
 namespace {
@@ -268,6 +279,7 @@ Status Cache::UpdateSnapshot(Snapshot& snapshot) {
   }
   bool all_lists = snapshot.tree_version_ != tree_version_;
   bool affinity_lists = false;
+  const size_t logged = snapshot.changes_.size();
   // Newest first, down to the last change this snapshot has seen.
   for (NodeItem* item = head_; item && item->info.generation() > snapshot.generation_;
        item = item->next) {
@@ -285,18 +297,25 @@ Status Cache::UpdateSnapshot(Snapshot& snapshot) {
       affinity_lists = true;
     }
     *slot = info;  // in place: pointers in the lists stay valid
+    snapshot.changes_.emplace_back(info.generation(), slot.get());
   }
+  // Walked newest first; the log keeps oldest first.
+  std::reverse(snapshot.changes_.begin() + static_cast<std::ptrdiff_t>(logged),
+               snapshot.changes_.end());
   if (head_) snapshot.generation_ = std::max(snapshot.generation_, head_->info.generation());
   if (snapshot.nodes_.size() > tree_.size()) {
     RemoveDeletedNodesFromSnapshot(snapshot);
     all_lists = true;
   }
   if (all_lists || affinity_lists) RebuildLists(snapshot, all_lists);
+  TrimChangeLog(snapshot, all_lists);
   if (snapshot.list_.size() != tree_.size()) {
     LOG_ERROR("snapshot has {} nodes but the node tree {}; rebuilding", snapshot.list_.size(),
               tree_.size());
     snapshot.generation_ = 0;  // the next update copies every node again
     snapshot.tree_version_ = 0;
+    snapshot.changes_.clear();
+    snapshot.log_floor_ = std::numeric_limits<int64_t>::max();  // until that update
     return InternalError("scheduler cache and snapshot disagree on the node count");
   }
   return OkStatus();
@@ -313,8 +332,18 @@ void Cache::RemoveDeletedNodesFromSnapshot(Snapshot& snapshot) {
   }
 }
 
+void Cache::TrimChangeLog(Snapshot& snapshot, bool list_rebuilt) {
+  // Past a few updates' worth of entries a reader is better off rescanning every node anyway.
+  const size_t cap = std::max<size_t>(1024, snapshot.list_.size());
+  if (list_rebuilt || snapshot.changes_.size() > cap) {
+    snapshot.changes_.clear();
+    snapshot.log_floor_ = snapshot.generation_;
+  }
+}
+
 void Cache::RebuildLists(Snapshot& snapshot, bool all_nodes) {
   if (all_nodes) {
+    ++snapshot.list_version_;
     snapshot.list_.clear();
     for (const auto& name : tree_.List()) {
       auto it = snapshot.nodes_.find(name);

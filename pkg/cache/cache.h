@@ -84,6 +84,7 @@ class Cache {
   bool RefreshImageSummaries(framework::NodeInfo& info) REQUIRES(mu_);
   void RemoveDeletedNodesFromSnapshot(Snapshot& snapshot) REQUIRES(mu_);
   void RebuildLists(Snapshot& snapshot, bool all_nodes) REQUIRES(mu_);
+  void TrimChangeLog(Snapshot& snapshot, bool list_rebuilt) REQUIRES(mu_);
   void UpdateMetrics() REQUIRES(mu_);
 
   mutable Mutex mu_;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pkg/common/string_map.h"
@@ -27,7 +28,10 @@ class Snapshot : public framework::NodeInfoLister {
     return with_required_anti_affinity_;
   }
   const framework::NodeInfo* Get(std::string_view name) const override;
-  int64_t generation() const { return generation_; }
+  int64_t generation() const override { return generation_; }
+  bool ChangedSince(int64_t generation,
+                    std::vector<const framework::NodeInfo*>& out) const override;
+  int64_t list_version() const override { return list_version_; }
 
  private:
   friend class Cache;
@@ -37,6 +41,11 @@ class Snapshot : public framework::NodeInfoLister {
   std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
   int64_t generation_ = 0;
   int64_t tree_version_ = 0;  // the cache's node-order version the list reflects
+  int64_t list_version_ = 0;  // bumped on every rebuild of list_
+  // Nodes copied in place, oldest first, as (generation, node); complete for changes after
+  // log_floor_. Cleared when the list is rebuilt, since it may then point at removed nodes.
+  std::vector<std::pair<int64_t, const framework::NodeInfo*>> changes_;
+  int64_t log_floor_ = 0;
 };
 
 }  // namespace stowage::cache

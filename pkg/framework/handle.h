@@ -28,6 +28,19 @@ class NodeInfoLister {
   virtual const std::vector<const NodeInfo*>& HavePodsWithAffinityList() const = 0;
   virtual const std::vector<const NodeInfo*>& HavePodsWithRequiredAntiAffinityList() const = 0;
   virtual const NodeInfo* Get(std::string_view node_name) const = 0;
+
+  // The change log, for plugins that keep per-node results across cycles. A NodeInfo's
+  // generation is globally unique, so (NodeInfo*, generation) identifies its contents.
+  // generation(): the newest change this snapshot holds. ChangedSince(g, out) appends the nodes
+  // changed after g (a node may appear twice; compare its generation) and returns true, or
+  // returns false when the log does not reach back to g or the node list changed since: then
+  // every node must be looked at again. A lister without a log always answers false.
+  virtual int64_t generation() const { return 0; }
+  virtual bool ChangedSince(int64_t /*generation*/, std::vector<const NodeInfo*>& /*out*/) const {
+    return false;
+  }
+  // Changes whenever List()'s membership or order changes (positions in it are then stale).
+  virtual int64_t list_version() const { return 0; }
 };
 
 // Runs fn(i) for i in [0, n) on a pool of `parallelism` workers, in chunks; returns when all

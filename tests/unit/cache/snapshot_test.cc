@@ -5,6 +5,8 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pkg/cache/cache.h"
@@ -32,14 +34,17 @@ void PrintTo(const View& v, std::ostream* os) {
   for (const auto& n : v.with_anti_affinity) *os << " " << n;
 }
 
+std::string Line(const framework::NodeInfo& n) {
+  return n.name() + " " + std::to_string(n.pods().size()) + " " +
+         std::to_string(n.requested().milli_cpu) + " " + std::to_string(n.image_states().size()) +
+         " " + std::to_string(n.allocatable().milli_cpu);
+}
+
 View Describe(const Snapshot& s) {
   View v;
   for (const auto* n : s.List()) {
     v.order.push_back(n->name());
-    v.nodes.push_back(n->name() + " " + std::to_string(n->pods().size()) + " " +
-                      std::to_string(n->requested().milli_cpu) + " " +
-                      std::to_string(n->image_states().size()) + " " +
-                      std::to_string(n->allocatable().milli_cpu));
+    v.nodes.push_back(Line(*n));
     EXPECT_EQ(s.Get(n->name()), n);
   }
   for (const auto* n : s.HavePodsWithAffinityList()) v.with_affinity.push_back(n->name());
@@ -65,6 +70,41 @@ api::PodPtr Pod(const std::string& name, const std::string& node, bool anti_affi
   return b.Obj();
 }
 
+// Reads the snapshot as a plugin keeping per-node results across cycles would: refreshes only
+// the nodes the change log names, and every node when the log cannot say.
+struct LogReader {
+  int64_t generation = -1;
+  int64_t list_version = -1;
+  std::unordered_map<const framework::NodeInfo*, std::pair<int64_t, std::string>> seen;
+  int full = 0;
+  int incremental = 0;
+
+  void Sync(const Snapshot& s) {
+    std::vector<const framework::NodeInfo*> changed;
+    if (s.list_version() != list_version || !s.ChangedSince(generation, changed)) {
+      seen.clear();
+      for (const auto* n : s.List()) seen[n] = {n->generation(), Line(*n)};
+      ++full;
+    } else {
+      for (const auto* n : changed) seen[n] = {n->generation(), Line(*n)};
+      ++incremental;
+    }
+    generation = s.generation();
+    list_version = s.list_version();
+  }
+
+  std::vector<std::string> Lines(const Snapshot& s) const {
+    std::vector<std::string> out;
+    for (const auto* n : s.List()) {
+      auto it = seen.find(n);
+      if (it == seen.end()) return {"missing " + n->name()};
+      if (it->second.first != n->generation()) return {"stale " + n->name()};
+      out.push_back(it->second.second);
+    }
+    return out;
+  }
+};
+
 TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
   std::mt19937 rng(20261123);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
@@ -77,6 +117,8 @@ TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
     bool assumed = false;
   };
   std::vector<PodSlot> pods(60);
+  LogReader every_step_reader;
+  LogReader now_and_then_reader;
   for (int step = 0; step < 3000; ++step) {
     int op = pick(8);
     int ni = pick(static_cast<int>(nodes.size()));
@@ -125,10 +167,17 @@ TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
     ASSERT_TRUE(c.UpdateSnapshot(fresh).ok());
     View want = Describe(fresh);
     ASSERT_EQ(Describe(every_step), want) << "step " << step << " op " << op;
+    every_step_reader.Sync(every_step);
+    ASSERT_EQ(every_step_reader.Lines(every_step), want.nodes) << "step " << step << " op " << op;
     if (op == 7) {
       ASSERT_EQ(Describe(now_and_then), want) << "step " << step;
+      now_and_then_reader.Sync(now_and_then);
+      ASSERT_EQ(now_and_then_reader.Lines(now_and_then), want.nodes) << "step " << step;
     }
   }
+  // Node adds and removals force full reads; pod changes alone must not.
+  EXPECT_GT(every_step_reader.incremental, every_step_reader.full);
+  EXPECT_GT(now_and_then_reader.incremental, 0);
 }
 
 TEST(Snapshot, ZoneChangeReordersTheList) {
