@@ -91,6 +91,22 @@ struct Harness {
   }
 };
 
+// Hangs the renewals and waits until the elector is stuck in one (nobody sleeps through fake
+// time any more); returns when its last successful write began.
+MonoTime HangRenewals(Harness& h) {
+  h.state->SetBlocked(true);
+  MonoTime last;
+  for (;;) {
+    {
+      MutexLock l(h.state->mu);
+      last = h.state->last_write;
+    }
+    MonoTime before = h.clock.Now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (h.clock.Now() == before) return last;
+  }
+}
+
 TEST(LeaderElector, CreatesTheLeaseWhenThereIsNoneLeadsAndReleasesOnStop) {
   Harness h;
   std::optional<LeaderElectionRecord> while_held;
@@ -332,18 +348,7 @@ TEST(LeaderElector, WatchdogFailsOnlyWhenTheLeaderHasNotRenewedForLeasePlusTimeo
   EXPECT_TRUE(e.Check().ok()) << "not leading: nothing to watch";
   std::thread runner([&] { h.Run(); });
   while (!leading) std::this_thread::yield();
-  // Hang the renewals, then wait until the elector is stuck in one.
-  h.state->SetBlocked(true);
-  MonoTime last;
-  for (;;) {
-    {
-      MutexLock l(h.state->mu);
-      last = h.state->last_write;
-    }
-    MonoTime before = h.clock.Now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (h.clock.Now() == before) break;  // nobody is sleeping through fake time any more
-  }
+  MonoTime last = HangRenewals(h);
   ASSERT_TRUE(e.IsLeader());
   h.clock.Advance(seconds(15) + seconds(20) - (h.clock.Now() - last));
   EXPECT_TRUE(e.Check().ok()) << "exactly lease duration + 20s is still healthy";
@@ -368,17 +373,7 @@ TEST(LeaderElector, HoldsLeaseEndsByTheLocalClockBeforeAnyRenewalFails) {
   std::thread runner([&] { h.Run(); });
   while (!leading) std::this_thread::yield();
   EXPECT_TRUE(e.HoldsLease());
-  h.state->SetBlocked(true);
-  MonoTime last;
-  for (;;) {
-    {
-      MutexLock l(h.state->mu);
-      last = h.state->last_write;
-    }
-    MonoTime before = h.clock.Now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (h.clock.Now() == before) break;  // stuck in a renewal
-  }
+  MonoTime last = HangRenewals(h);
   h.clock.Advance(seconds(15) - (h.clock.Now() - last) - std::chrono::nanoseconds(1));
   EXPECT_TRUE(e.HoldsLease());
   h.clock.Advance(std::chrono::nanoseconds(1));

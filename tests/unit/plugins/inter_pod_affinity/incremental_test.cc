@@ -18,28 +18,11 @@ namespace stowage::plugins::inter_pod_affinity::testutil {
 namespace {
 
 // Plugins read the cache's snapshot, whose change log is what the kept counts follow.
-class SnapshotHandle final : public stowage::testing::FakeHandle {
+class SnapshotHandle final : public Handle {
  public:
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot; }
-  const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
-  void AddNamespace(std::string name, const stowage::testing::KeyValues& labels) {
-    api::Namespace ns;
-    ns.metadata.name = std::move(name);
-    ns.metadata.labels = stowage::testing::MakeStringMap(labels);
-    namespaces_.Add(std::move(ns));
-  }
   cache::Snapshot snapshot;
-
- private:
-  stowage::testing::FakeLister<api::Namespace> namespaces_;
 };
-
-std::unique_ptr<InterPodAffinity> NewPlugin(SnapshotHandle& handle) {
-  auto plugin = New({}, handle, {});
-  EXPECT_TRUE(plugin.ok()) << plugin.status().message();
-  return std::unique_ptr<InterPodAffinity>(
-      dynamic_cast<InterPodAffinity*>(std::move(plugin).value().release()));
-}
 
 api::NodePtr Node(int i, const std::string& zone) {
   const std::string name = "node-" + std::to_string(i);
@@ -97,7 +80,7 @@ api::PodPtr Existing(int i, std::mt19937& rng, const std::string& node) {
 
 void ExpectSameCycle(SnapshotHandle& handle, InterPodAffinity& kept, const api::PodPtr& pod) {
   SCOPED_TRACE("incoming pod " + pod->metadata.name);
-  auto fresh = NewPlugin(handle);
+  auto fresh = MakePlugin(handle);
   auto info = framework::NewPodInfo(pod);
   const auto& nodes = handle.snapshot.List();
   framework::CycleState a, b;
@@ -149,7 +132,7 @@ TEST(InterPodAffinityIncremental, KeptCountsMatchCountsFromScratchAcrossSnapshot
     pods.push_back(Existing(next, rng, nodes[rng() % nodes.size()]->metadata.name));
     ASSERT_TRUE(cache.AddPod(pods.back()).ok());
   }
-  auto kept = NewPlugin(handle);
+  auto kept = MakePlugin(handle);
   const std::vector<api::PodPtr> incoming = Incoming();
   int64_t full_before_pod_steps = 0;
   int pod_steps = 0;

@@ -22,7 +22,7 @@ using stowage::testing::BuildPod;
 using stowage::testing::PodAffinityKind;
 
 // A FakeHandle with Namespaces, labelled as AddNamespace says.
-class Handle final : public stowage::testing::FakeHandle {
+class Handle : public stowage::testing::FakeHandle {
  public:
   const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
   void AddNamespace(std::string name, const stowage::testing::KeyValues& labels) {
