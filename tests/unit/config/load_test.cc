@@ -482,7 +482,7 @@ TEST(LoadTest, InvalidUtf8IsRefusedAsUpstreamDoes) {
   ASSERT_FALSE(cfg.ok());
   EXPECT_THAT(std::string(cfg.status().message()),
               HasSubstr("test.yaml: invalid YAML: line 4: invalid UTF-8"));
-  EXPECT_TRUE(Parse("profiles:\n- schedulerName: \"sch\xc3\xa9" "duleur\"\n").ok());
+  EXPECT_TRUE(Parse("profiles:\n- schedulerName: \"ordonnanceur-\u00e9t\u00e9\"\n").ok());
 }
 
 TEST(LoadTest, AliasBombIsBounded) {
