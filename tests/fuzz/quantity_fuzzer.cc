@@ -1,6 +1,7 @@
 // Fuzzes resource quantities (api::Quantity), parsed from every container's requests, limits and
 // overhead and every node's capacity. A parsed quantity's String() must parse back to the same
-// value, and Value()/MilliValue() must agree with the exact value where it fits in int64.
+// value (upstream's String() promises no more), and Value()/MilliValue() must agree with the exact
+// value where it fits in int64.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -50,6 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto back = Quantity::Parse(printed);
   RELEASE_ASSERT(back.ok(), "String() of a parsed quantity does not parse");
   RELEASE_ASSERT(*back == *q, "String() of a parsed quantity parses to another value");
-  RELEASE_ASSERT(back->String() == printed, "String() is not canonical");
+  // The text itself may change once: a binary quantity that is no whole number of Ki prints
+  // without a suffix, as upstream's does ("312.5Ki" as "320000"), and reads back as decimal.
   return 0;
 }
