@@ -7,8 +7,9 @@
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
-// pod; BM_PodAffinity and BM_TopologySpread time pods with inter-pod affinity terms and with
-// spread constraints over nodes already holding pods those terms match, so InterPodAffinity's
+// pod; BM_PodAffinity, BM_RequiredPodAffinity and BM_TopologySpread time pods with inter-pod
+// affinity terms and with spread constraints over nodes already holding pods those terms match,
+// so InterPodAffinity's
 // and PodTopologySpread's PreFilter, Filter, PreScore and Score are in the time (when the
 // in-tree registry has them; otherwise the label names them as missing). The counter
 // process_cpu_ns_per_pod is the CPU of every thread of the process (getrusage) per pod, since the
@@ -54,6 +55,9 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   }
   Status PatchPodStatus(const api::Pod&, const api::PodStatus&) override {
     return InternalError("bench_cycle: the scheduling cycle never writes a status");
+  }
+  Status DeletePod(const api::Pod&) override {
+    return InternalError("bench_cycle: the scheduling cycle never deletes a pod");
   }
 
  private:
@@ -207,6 +211,19 @@ void BM_PodAffinity(benchmark::State& state) {
   RunCycles(state, measured, {{existing_green, 1000, 0}, {existing_red, 1000, 1000}});
 }
 
+// scheduler_perf's SchedulingPodAffinity pod: blue, with required affinity to blue pods in its
+// zone, over 1000 blue pods already in every zone; every node fits, and a zone is a domain of
+// a third of the nodes.
+void BM_RequiredPodAffinity(benchmark::State& state) {
+  using testing::PodAffinityKind;
+  const auto blue = testing::BuildLabelSelector().Label("color", "blue").Obj();
+  testing::PodWrapper blue_pod = PerfPod();
+  api::PodPtr existing = blue_pod.Label("color", "blue").Obj();
+  api::PodPtr measured =
+      blue_pod.PodAffinity("topology.kubernetes.io/zone", blue, PodAffinityKind::kRequired).Obj();
+  RunCycles(state, measured, {{existing, 1000, 0}});
+}
+
 // scheduler_perf's TopologySpreading pod (zone, maxSkew 5, DoNotSchedule) plus a hostname
 // constraint that only scores (ScheduleAnyway), over one matching pod already on every node.
 void BM_TopologySpread(benchmark::State& state) {
@@ -238,6 +255,13 @@ BENCHMARK(BM_PodAffinity)
     ->Args({5000, 16})
     ->Iterations(3000)
     ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_RequiredPodAffinity)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->UseRealTime()
+    ->MinTime(2.0)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_TopologySpread)

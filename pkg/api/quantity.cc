@@ -344,8 +344,8 @@ std::string Quantity::String() const {
     mag *= 10;  // cannot overflow: this only restores factors of ten removed above
     --exponent;
   }
-  AppendUnsigned(out, mag);
   if (format == Format::kDecimalExponent) {
+    AppendUnsigned(out, mag);
     if (exponent != 0) {
       out += 'e';
       out += std::to_string(exponent);
@@ -353,10 +353,14 @@ std::string Quantity::String() const {
     return out;
   }
   static constexpr std::string_view kDecimal[] = {"n", "u", "m", "", "k", "M", "G", "T", "P", "E"};
-  const int index = (exponent + 9) / 3;
-  // Upstream v1.36 has no DecimalSI suffix past E and then writes no suffix at all, so 10^21
-  // prints as "1". We keep that output for parity; it only affects values of 1000E and more.
-  if (index < static_cast<int>(std::size(kDecimal))) out += kDecimal[index];
+  constexpr int kLast = static_cast<int>(std::size(kDecimal)) - 1;
+  int index = (exponent + 9) / 3;
+  // Past E there is no suffix: upstream then writes none at all (10^21 prints as "1"), which
+  // reads back a sextillion times smaller. The thousands go into the number instead ("1000E");
+  // this cannot overflow, as the number is then the value in units of 10^18.
+  for (; index > kLast; --index) mag *= 1000;
+  AppendUnsigned(out, mag);
+  out += kDecimal[index];
   return out;
 }
 

@@ -45,7 +45,8 @@ class Quantity {
 
   // The canonical string upstream's Quantity.String() gives ("1536Mi" for "1.5Gi"). Upstream
   // echoes the parsed text instead when it judges it canonical, which also lets through
-  // "+1", "01Ki", "1.500" or "1E3"; this always gives the canonical form.
+  // "+1", "01Ki", "1.500" or "1E3"; this always gives the canonical form. From 10^21 up it
+  // differs on purpose: upstream drops the suffix ("1000E" prints as "1"), this keeps E.
   std::string String() const;
 
   friend bool operator==(const Quantity& a, const Quantity& b) { return a.nanos_ == b.nanos_; }

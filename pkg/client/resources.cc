@@ -74,6 +74,10 @@ Status BindPod(RestClient& c, const api::ObjectMeta& pod, std::string_view node_
   return r.status();
 }
 
+Status DeletePod(RestClient& c, std::string_view ns, std::string_view name) {
+  return c.Delete(ObjectPath<api::Pod>(ns, name)).status();
+}
+
 Status CreateEvent(RestClient& c, const api::EventRecord& event) {
   std::string path = "/apis/events.k8s.io/v1/namespaces/" + event.namespace_ + "/events";
   return c.Post(path, api::EncodeEvent(event)).status();

@@ -128,6 +128,9 @@ Status WatchObjects(RestClient& c, const WatchOptions& o,
 
 // POST pods/<name>/binding: places the pod on the node. Conflict if it is already bound.
 Status BindPod(RestClient& c, const api::ObjectMeta& pod, std::string_view node_name);
+// DELETE a pod with its default grace period (the kubelet, or the pod's controller, sees it
+// terminate). NotFound if it is gone already.
+Status DeletePod(RestClient& c, std::string_view ns, std::string_view name);
 // POST an events.k8s.io/v1 Event.
 Status CreateEvent(RestClient& c, const api::EventRecord& event);
 // PATCH pods/<name>/status with a strategic-merge patch (api::EncodePodStatusPatch).

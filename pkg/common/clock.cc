@@ -1,5 +1,7 @@
 #include "pkg/common/clock.h"
 
+#include <limits>
+
 #include "pkg/common/mutex.h"
 
 namespace stowage {
@@ -11,6 +13,16 @@ class Real final : public Clock {
   bool Sleep(Duration d, std::stop_token stop) override { return SleepFor(d, stop); }
 };
 }  // namespace
+
+Duration ScaleDuration(Duration d, double factor) {
+  const double scaled = static_cast<double>(d.count()) * factor;
+  using Rep = Duration::rep;
+  // 2^63 is exactly representable, so comparing against it is exact where max() would round up.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (!(scaled < kLimit)) return Duration(std::numeric_limits<Rep>::max());
+  if (scaled < -kLimit) return Duration(std::numeric_limits<Rep>::min());
+  return Duration(static_cast<Rep>(scaled));
+}
 
 Clock& RealClock() {
   static Real* clock = new Real();  // intentionally leaked: usable during static destruction

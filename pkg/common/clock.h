@@ -25,6 +25,10 @@ class Clock {
   virtual bool Sleep(Duration d, std::stop_token stop = {}) = 0;
 };
 
+// d * factor, saturated at Duration's bounds: converting an out-of-range double to an integer is
+// undefined behaviour, which once let a retry period of 2562047h pass a range check.
+Duration ScaleDuration(Duration d, double factor);
+
 // The process-wide real clock; never destroyed.
 Clock& RealClock();
 

@@ -1,31 +1,76 @@
 #include "pkg/common/file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace stowage {
 
+namespace {
+
+// What a path that is not a regular file is, for the error.
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+}  // namespace
+
 StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  // O_NONBLOCK so that opening a FIFO cannot block start-up waiting for a writer; the type is
+  // checked on the open descriptor, so a path swapped after a stat cannot slip through.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
     std::string why = std::strerror(errno);
     if (errno == ENOENT) return NotFoundError("\"" + path + "\": " + why);
     return PermissionDeniedError("\"" + path + "\": " + why);
   }
-  if (S_ISDIR(st.st_mode)) return InvalidArgumentError("\"" + path + "\" is a directory");
-  if (static_cast<size_t>(st.st_size) > max_bytes) {
-    return ResourceExhaustedError("\"" + path + "\" has " + std::to_string(st.st_size) +
-                                  " bytes, more than the limit of " + std::to_string(max_bytes));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    return PermissionDeniedError("\"" + path + "\": " + why);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return PermissionDeniedError("\"" + path + "\": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgumentError("\"" + path + "\" is " + KindOf(st.st_mode) +
+                                ", not a regular file");
+  }
+  // The size a file reports is not trusted (procfs says 0, a growing file lies): the read itself
+  // stops one byte past the limit.
+  std::string out;
+  out.resize(std::min<size_t>(static_cast<size_t>(std::max<off_t>(st.st_size, 0)), max_bytes) + 1);
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) {
+      if (got > max_bytes) break;
+      out.resize(std::min(out.size() * 2, max_bytes + 1));
+    }
+    const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return PermissionDeniedError("\"" + path + "\": " + why);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (got > max_bytes) {
+    return ResourceExhaustedError("\"" + path + "\" is larger than the limit of " +
+                                  std::to_string(max_bytes) + " bytes");
+  }
+  out.resize(got);
+  return out;
 }
 
 namespace {

@@ -9,8 +9,9 @@
 
 namespace stowage {
 
-// Reads a whole file; files larger than max_bytes are rejected rather than loaded. Errors name
-// the path and what went wrong.
+// Reads a whole regular file with a hard cap: reading stops past max_bytes whatever size the file
+// reports, and anything but a regular file (a FIFO, /dev/zero, a directory) is refused without
+// blocking. Errors name the path and what went wrong; callers prefix the flag that named it.
 StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes = 16u << 20);
 
 // Standard base64 (RFC 4648, with padding; whitespace ignored). Errors say where the input is bad.

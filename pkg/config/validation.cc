@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "pkg/common/clock.h"
 #include "pkg/config/duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/validation_args.h"
@@ -72,8 +73,7 @@ void ValidateLeaderElection(const LeaderElectionConfiguration& le, FieldErrors& 
   }
   // Not in upstream's config validation, but client-go's NewLeaderElector refuses it, so
   // kube-scheduler fails at startup all the same; reporting it here names the field.
-  const auto jittered =
-      Duration(static_cast<int64_t>(1.2 * static_cast<double>(le.retry_period.count())));
+  const Duration jittered = ScaleDuration(le.retry_period, 1.2);
   if (le.renew_deadline > Duration(0) && le.retry_period > Duration(0) &&
       le.renew_deadline <= jittered) {
     errs.push_back(Invalid(path.Child("renewDeadline"), Dur(le.renew_deadline),

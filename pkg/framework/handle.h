@@ -1,11 +1,13 @@
 // Handle: what the framework gives plugins besides the pod: the cycle's snapshot of nodes, the
-// worker pool, the pods waiting at Permit, the few API writes plugins make (PodWriter) and
-// listers of the other kinds they read (namespaces, services, workload controllers), behind
-// interfaces so plugins depend on neither the cache, the informers, the client nor the scheduler.
+// worker pool, the pods waiting at Permit, the few API writes plugins make (PodWriter), listers
+// of the other kinds they read (namespaces, services, workload controllers, PDBs), the
+// nominator and the queue's Activate, behind interfaces so plugins depend on neither the cache,
+// the informers, the client nor the scheduler.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -53,9 +55,10 @@ class Parallelizer {
   virtual int parallelism() const = 0;
 };
 
-// The API writes plugins make about pods: binding (DefaultBinder) and status updates (the
-// nominations and conditions of preemption). Each call is one request (PatchPodStatus retries a
-// conflict as upstream's util.PatchPodStatus); further retrying is the plugin's choice.
+// The API writes plugins make about pods: binding (DefaultBinder), status updates (the
+// nominations and conditions of preemption) and deletion (preemption's victims). Each call is one
+// request (PatchPodStatus retries a conflict as upstream's util.PatchPodStatus); further retrying
+// is the plugin's choice.
 // Implementations are thread-safe: binding cycles of several pods call them concurrently.
 class PodWriter {
  public:
@@ -66,6 +69,9 @@ class PodWriter {
   // Changes pod's status to new_status with the two-way strategic merge patch from pod.status
   // (no request when they are equal). A pod deleted meanwhile answers NotFound.
   virtual stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) = 0;
+  // DELETE the pod (namespace and name) with the default grace period, as upstream's
+  // util.DeletePod. A pod already gone answers NotFound.
+  virtual stowage::Status DeletePod(const api::Pod& pod) = 0;
 };
 
 // Read access to the informer cache of one kind (upstream's listers). Thread-safe; the objects
@@ -97,6 +103,18 @@ class EmptyLister final : public Lister<T> {
   }
 };
 
+// Where preemption reports its metrics (scheduler_preemption_attempts_total,
+// scheduler_preemption_victims, scheduler_preemption_goroutines_*), so plugins need not link
+// pkg/metrics. The defaults record nothing.
+class PreemptionMetrics {
+ public:
+  virtual ~PreemptionMetrics() = default;
+  virtual void Attempt() {}
+  virtual void Victims(int count) { (void)count; }
+  // One asynchronous preemption's API calls, how they ended and how long they took.
+  virtual void Goroutine(bool success, double seconds) { (void)success, (void)seconds; }
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
@@ -126,6 +144,35 @@ class Handle {
   }
   virtual const Lister<api::ReplicationController>& replication_controllers() {
     return EmptyLister<api::ReplicationController>::Instance();
+  }
+  virtual const Lister<api::PodDisruptionBudget>& pod_disruption_budgets() {
+    return EmptyLister<api::PodDisruptionBudget>::Instance();
+  }
+  // The pods the scheduler's own informer holds (non-terminal ones), as they are now.
+  virtual const Lister<api::Pod>& pods() { return EmptyLister<api::Pod>::Instance(); }
+
+  // The nominator (upstream's PodNominator): the pods nominated to node_name, as the queue
+  // holds them now.
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(std::string_view node_name) {
+    (void)node_name;
+    return {};
+  }
+  // Moves the pod, if it waits in the queue (unschedulable or held by a PreEnqueue plugin),
+  // to the active queue through PreEnqueue again (upstream's Handle.Activate).
+  virtual void Activate(const api::Pod& pod) { (void)pod; }
+  // Runs task off the scheduling thread (upstream's goroutine); the scheduler waits for it
+  // when it stops. The default runs it at once, on the calling thread.
+  virtual void RunAsync(std::function<void()> task) { task(); }
+  virtual PreemptionMetrics& preemption_metrics() {
+    static PreemptionMetrics* const none = new PreemptionMetrics;
+    return *none;
+  }
+  // Records an event about regarding, reported by the profile named controller (type Normal or
+  // Warning), as the scheduler's own events are.
+  virtual void RecordEvent(const api::Pod& regarding, std::string_view controller,
+                           std::string_view type, std::string_view reason, std::string_view action,
+                           std::string note) {
+    (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note;
   }
 };
 

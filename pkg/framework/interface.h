@@ -92,11 +92,35 @@ struct NominatingInfo {
 // Per-node statuses of a failed Filter phase, by node name.
 using NodeToStatus = std::vector<std::pair<std::string, Status>>;
 
-// Runs when no node fits (preemption). Success with a nominated node, or Unschedulable.
+// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
+// upstream's FitError.Error(): the PreFilter message if any, else the reasons counted per node
+// with the "<count> <reason>" strings sorted as text; then the PostFilter message, if any.
+std::string FitErrorMessage(int num_all_nodes, const NodeToStatus& statuses,
+                            const std::string& pre_filter_msg, const std::string& post_filter_msg);
+
+// How a PostFilter plugin runs the profile's other plugins on a changed node (upstream's
+// PluginsRunner part of the Handle): the framework of the pod's profile with the nominated pods
+// of the cycle. Thread-safe for different states and nodes, like Filter.
+class PluginsRunner {
+ public:
+  virtual ~PluginsRunner() = default;
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
+                                             const PodInfo& to_add, const NodeInfo& node) = 0;
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
+                                                const PodInfo& to_remove, const NodeInfo& node) = 0;
+  // The Filters with the pods nominated to node of equal or higher priority counted on it, then
+  // without them: the pod must fit both ways.
+  virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                   const NodeInfo& node) = 0;
+};
+
+// Runs when no node fits (preemption), with the Filter phase's statuses and the runner of the
+// pod's profile. Success with a nominated node in result, or Unschedulable (result may still
+// ask to clear the nomination).
 class PostFilterPlugin : public virtual Plugin {
  public:
   virtual Status PostFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& filtered,
-                            NominatingInfo& result) = 0;
+                            PluginsRunner& runner, NominatingInfo& result) = 0;
 };
 
 // Runs once per cycle before Score with the feasible nodes; Skip disables this plugin's Score.

@@ -31,7 +31,7 @@ Status LeaderElector::Validate(const Config& c, const Callbacks& cb) {
     return bad("lease duration (" + Seconds(c.lease_duration) +
                ") must be greater than renew deadline (" + Seconds(c.renew_deadline) + ")");
   }
-  if (c.renew_deadline <= std::chrono::duration_cast<Duration>(kJitterFactor * c.retry_period)) {
+  if (c.renew_deadline <= ScaleDuration(c.retry_period, kJitterFactor)) {
     return bad("renew deadline (" + Seconds(c.renew_deadline) +
                ") must be greater than retry period (" + Seconds(c.retry_period) +
                ") * 1.2 (the jitter factor)");
@@ -93,6 +93,7 @@ void LeaderElector::Run(std::stop_token stop) {
   std::thread worker([this, token = leading.get_token()] { callbacks_.on_started_leading(token); });
   Renew(stop);
   // Whatever ended the renewals, the work guarded by the lease must stop now.
+  held_until_ = 0;
   leading.request_stop();
   if (config_.release_on_cancel) Release();
   // Upstream leaves the gauge at 1 after a stop; once released, or stopped, this process no
@@ -195,7 +196,7 @@ void LeaderElector::SetLeaderStatus(bool leader) {
 
 Duration LeaderElector::Jittered(Duration d) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  return d + std::chrono::duration_cast<Duration>(d * (unit(random_) * kJitterFactor));
+  return ScaleDuration(d, 1.0 + unit(random_) * kJitterFactor);
 }
 
 bool LeaderElector::FlushEvents(Duration timeout) {

@@ -98,6 +98,11 @@ class LeaderElector {
 
   // Whether the last observed record names this candidate.
   bool IsLeader() const;
+  // Whether this candidate holds the lease by its own monotonic clock: from a successful acquire
+  // or renewal until lease_duration after that attempt began, the earliest another candidate
+  // may take over. A leader that was stalled (SIGSTOP, a long pause) sees false the moment it
+  // resumes, before any renewal attempt. Lock-free; callable from any thread.
+  bool HoldsLease() const;
   // The holder in the last observed record; empty before any observation.
   std::string GetLeader() const;
   // The watchdog behind the "leaderElection" health check: an error when this candidate is the
@@ -154,6 +159,8 @@ class LeaderElector {
   std::string reported_leader_;  // Run's thread only
   std::mt19937_64 random_;       // Run's thread only
   std::atomic<uint64_t> slow_path_count_{0};
+  // HoldsLease's deadline, in steady-clock ticks since its epoch; 0: not held.
+  std::atomic<Duration::rep> held_until_{0};
 };
 
 // The client configuration for the election, from the scheduler's own (resourcelock

@@ -29,6 +29,7 @@ Status LeaderElector::TryAcquireOrRenew() {
     Status s = lock_->Update(record);
     if (s.ok()) {
       SetObservedRecord(record);
+      held_until_ = (now + config_.lease_duration).time_since_epoch().count();
       return OkStatus();
     }
     VLOG(2, "\"Failed to update lease optimistically, falling back to slow path\" lock={} err={}",
@@ -49,6 +50,7 @@ Status LeaderElector::TryAcquireOrRenew() {
       return s.WithPrefix("creating lease " + desc_);
     }
     SetObservedRecord(record);
+    held_until_ = (now + config_.lease_duration).time_since_epoch().count();
     return OkStatus();
   }
 
@@ -82,6 +84,8 @@ Status LeaderElector::TryAcquireOrRenew() {
     return s.WithPrefix("updating lease " + desc_);
   }
   SetObservedRecord(record);
+  // Measured from before the write: no other candidate can have seen it earlier.
+  held_until_ = (now + config_.lease_duration).time_since_epoch().count();
   return OkStatus();
 }
 
@@ -95,6 +99,10 @@ void LeaderElector::MaybeReportTransition() {
 bool LeaderElector::IsLeader() const {
   MutexLock l(mu_);
   return observed_record_.holder_identity == config_.identity;
+}
+
+bool LeaderElector::HoldsLease() const {
+  return clock_.Now().time_since_epoch().count() < held_until_.load();
 }
 
 std::string LeaderElector::GetLeader() const {

@@ -29,6 +29,9 @@ struct Features {
   // allowed only when both are on.
   bool dra_device_binding_conditions = true;
   bool dra_resource_claim_device_status = true;
+  // Beta, on: DefaultPreemption makes its API calls off the scheduling thread and holds the
+  // preemptor at PreEnqueue until they are done.
+  bool scheduler_async_preemption = true;
   // Alpha, off: TaintToleration's Gt and Lt operators compare integer values.
   bool taint_toleration_comparison_operators = false;
 };

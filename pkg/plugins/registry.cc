@@ -2,6 +2,7 @@
 
 #include "pkg/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
+#include "pkg/plugins/default_preemption/default_preemption.h"
 #include "pkg/plugins/image_locality/image_locality.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/names.h"
@@ -40,6 +41,8 @@ framework::Registry NewInTreeRegistry() {
        framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
+      {names::kDefaultPreemption,
+       framework::WithArgs<config::DefaultPreemptionArgs>(default_preemption::New)},
       {names::kDefaultBinder, default_binder::New},
   };
   for (const auto& [name, factory] : entries) {
@@ -55,7 +58,6 @@ const std::vector<std::string_view>& NotYetImplemented() {
       names::kVolumeBinding,
       names::kVolumeZone,
       names::kDynamicResources,
-      names::kDefaultPreemption,
       names::kGangScheduling,
       // Added to the default profile only by gates that are off by default in 1.37.
       names::kDeferredPodScheduling,

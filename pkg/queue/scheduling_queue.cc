@@ -22,6 +22,7 @@ MonoTime Truncate(MonoTime t) {
 // Upstream's special event labels.
 constexpr std::string_view kUnscheduledPodAdd = "UnscheduledPodAdd";
 constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
+constexpr std::string_view kForceActivate = "ForceActivate";
 constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
@@ -184,7 +185,15 @@ void SchedulingQueue::Add(api::PodPtr pod) {
 void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   std::string key = Key(*new_pod);
   MutexLock l(mu_);
-  UpdateNomination(framework::NewPodInfo(new_pod));
+  // As upstream's UpdateNominatedPod: an update that carries no nomination, old or new, keeps
+  // one made in memory (by preemption) whose status patch the informer has not seen yet.
+  std::string kept;
+  if (old_pod->status.nominated_node_name.empty() && new_pod->status.nominated_node_name.empty()) {
+    if (auto it = nominated_node_of_.find(old_pod->metadata.uid); it != nominated_node_of_.end()) {
+      kept = it->second;
+    }
+  }
+  UpdateNomination(framework::NewPodInfo(new_pod), kept);
   // The pod's own update: TargetPod events, so that only plugins that asked for this kind of
   // change of the rejected pod itself look at it (a status write is the general Update).
   std::vector<ClusterEvent> events =
@@ -249,10 +258,12 @@ void SchedulingQueue::RemoveNomination(const std::string& uid) {
   nominated_node_of_.erase(it);
 }
 
-void SchedulingQueue::UpdateNomination(const framework::PodInfoPtr& pod) {
+void SchedulingQueue::UpdateNomination(const framework::PodInfoPtr& pod,
+                                       const std::string& override_node) {
   const std::string& uid = pod->pod->metadata.uid;
   RemoveNomination(uid);
-  const std::string& node = pod->pod->status.nominated_node_name;
+  const std::string& node =
+      override_node.empty() ? pod->pod->status.nominated_node_name : override_node;
   // A bound pod is no longer a nomination: it is counted on its node by the cache.
   if (node.empty() || !pod->pod->spec.node_name.empty()) return;
   nominated_[node].push_back(pod);
@@ -268,6 +279,45 @@ std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> SchedulingQu
 void SchedulingQueue::DeleteNominatedPodIfExists(const api::Pod& pod) {
   MutexLock l(mu_);
   RemoveNomination(pod.metadata.uid);
+}
+
+std::vector<framework::PodInfoPtr> SchedulingQueue::NominatedPodsForNode(
+    std::string_view node) const {
+  MutexLock l(mu_);
+  auto it = nominated_.find(std::string(node));
+  return it == nominated_.end() ? std::vector<framework::PodInfoPtr>{} : it->second;
+}
+
+void SchedulingQueue::AddNominatedPod(const framework::PodInfoPtr& pod,
+                                      const framework::NominatingInfo& nominating) {
+  MutexLock l(mu_);
+  if (nominating.mode == framework::NominatingInfo::Mode::kOverride) {
+    if (nominating.node_name.empty()) {
+      RemoveNomination(pod->pod->metadata.uid);
+    } else {
+      UpdateNomination(pod, nominating.node_name);
+    }
+    return;
+  }
+  UpdateNomination(pod);
+}
+
+void SchedulingQueue::Activate(const api::Pod& pod) {
+  std::string key = Key(pod);
+  MutexLock l(mu_);
+  QueuedPodInfoPtr p;
+  if (auto it = unschedulable_.find(key); it != unschedulable_.end()) {
+    p = it->second;
+    EraseUnschedulable(key);
+  } else if (auto it = index_.find(key); it != index_.end() && backoff_.count(it->second)) {
+    p = it->second;
+    backoff_.erase(p);
+    index_.erase(it);
+  }
+  // A pod being scheduled is activated by nothing: its attempt's outcome decides.
+  if (!p || p->pod().metadata.uid != pod.metadata.uid) return;
+  MoveToActive(std::move(p), kForceActivate);
+  SyncPendingGauges();
 }
 
 QueuedPodInfoPtr SchedulingQueue::Pop() {

@@ -91,6 +91,16 @@ class SchedulingQueue {
   std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> NominatedPods() const;
   // Forgets the nomination of a pod (it was assumed on a node, or deleted).
   void DeleteNominatedPodIfExists(const api::Pod& pod);
+  // The pods nominated to node now.
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) const;
+  // Records the nomination a scheduling attempt decided (upstream's AddNominatedPod) before the
+  // status patch that carries it is seen: Override names the node ("" clears it), Noop keeps
+  // the one pod's status names. A bound pod is never nominated.
+  void AddNominatedPod(const framework::PodInfoPtr& pod,
+                       const framework::NominatingInfo& nominating);
+  // Moves the pod from unschedulable (gated or not) or backoffQ to activeQ through PreEnqueue
+  // again (upstream's Activate); a pod being scheduled or unknown is left alone.
+  void Activate(const api::Pod& pod);
 
   // Whether the pod was last moved out of unschedulable by the 5-minute flush rather than by an
   // event (pod_scheduled_after_flush_total); cleared when it fails again or is deleted.
@@ -151,8 +161,10 @@ class SchedulingQueue {
                       const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj) const;
   void Requeue(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
-  // Records or clears the pod's nomination from its status.nominatedNodeName.
-  void UpdateNomination(const framework::PodInfoPtr& pod) REQUIRES(mu_);
+  // Records or clears the pod's nomination from its status.nominatedNodeName, or records
+  // override_node when given.
+  void UpdateNomination(const framework::PodInfoPtr& pod, const std::string& override_node = "")
+      REQUIRES(mu_);
   void RemoveNomination(const std::string& uid) REQUIRES(mu_);
 
   const std::map<std::string, framework::Framework*> profiles_;

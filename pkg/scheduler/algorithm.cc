@@ -35,9 +35,9 @@ size_t Algorithm::NumFeasibleNodesToFind(const framework::Framework& fw, size_t 
   return std::max(n, kMinFeasibleNodesToFind);
 }
 
-Status Algorithm::FilterWithNominatedPods(framework::Framework& fw, const CycleState& state,
-                                          const PodInfo& pod, const NodeInfo& node,
-                                          const NominatedPods& nominated) {
+Status FilterWithNominatedPods(framework::Framework& fw, const CycleState& state,
+                               const PodInfo& pod, const NodeInfo& node,
+                               const NominatedPods& nominated) {
   if (!nominated.empty()) {
     auto it = nominated.find(node.name());
     if (it != nominated.end()) {

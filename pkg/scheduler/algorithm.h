@@ -36,13 +36,51 @@ struct FitError {
   std::string pre_filter_msg;
   std::set<std::string> unschedulable_plugins;
   // Set when PostFilter ran (upstream's Diagnosis.PostFilterMsg and the nomination its result
-  // asks for; applying the nomination waits for a PostFilter plugin that sets one).
+  // asks for, which failure handling applies).
   std::string post_filter_msg;
-  framework::NominatingInfo nominating_info;
+  // Cleared unless PostFilter says otherwise (upstream's clearNominatedNode).
+  framework::NominatingInfo nominating_info{framework::NominatingInfo::Mode::kOverride, ""};
 };
 
 // Pods nominated to each node (node name -> pods), as the queue's nominator reports them.
 using NominatedPods = std::unordered_map<std::string, std::vector<framework::PodInfoPtr>>;
+
+// Filters with the pods nominated to the node of equal or higher priority counted on it first,
+// then without them: the pod must fit both ways (upstream's RunFilterPluginsWithNominatedPods).
+// Thread-safe as RunFilterPlugins is.
+framework::Status FilterWithNominatedPods(framework::Framework& fw,
+                                          const framework::CycleState& state,
+                                          const framework::PodInfo& pod,
+                                          const framework::NodeInfo& node,
+                                          const NominatedPods& nominated);
+
+// The PluginsRunner PostFilter plugins get in one cycle: the pod's framework and the nominated
+// pods the cycle's search saw.
+class CyclePluginsRunner final : public framework::PluginsRunner {
+ public:
+  CyclePluginsRunner(framework::Framework& fw, const NominatedPods& nominated)
+      : fw_(fw), nominated_(nominated) {}
+  framework::Status RunPreFilterExtensionAddPod(framework::CycleState& state, const api::Pod& pod,
+                                                const framework::PodInfo& to_add,
+                                                const framework::NodeInfo& node) override {
+    return fw_.RunPreFilterExtensionAddPod(state, pod, to_add, node);
+  }
+  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState& state,
+                                                   const api::Pod& pod,
+                                                   const framework::PodInfo& to_remove,
+                                                   const framework::NodeInfo& node) override {
+    return fw_.RunPreFilterExtensionRemovePod(state, pod, to_remove, node);
+  }
+  framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState& state,
+                                                      const framework::PodInfo& pod,
+                                                      const framework::NodeInfo& node) override {
+    return FilterWithNominatedPods(fw_, state, pod, node, nominated_);
+  }
+
+ private:
+  framework::Framework& fw_;
+  const NominatedPods& nominated_;
+};
 
 class Algorithm {
  public:
@@ -64,13 +102,6 @@ class Algorithm {
   framework::Status FindNodesThatFit(framework::Framework& fw, framework::CycleState& state,
                                      const framework::PodInfo& pod, const NominatedPods& nominated,
                                      FitError& fit);
-  // Filters with the pods nominated to the node of equal or higher priority counted on it
-  // first, then without them: the pod must fit both ways (RunFilterPluginsWithNominatedPods).
-  framework::Status FilterWithNominatedPods(framework::Framework& fw,
-                                            const framework::CycleState& state,
-                                            const framework::PodInfo& pod,
-                                            const framework::NodeInfo& node,
-                                            const NominatedPods& nominated);
   const std::string& SelectHost();
 
   const framework::NodeInfoLister& snapshot_;

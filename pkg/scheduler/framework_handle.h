@@ -1,20 +1,36 @@
 // FrameworkHandle: the framework::Handle the scheduler gives every profile's plugins: the
-// cycle's snapshot, the worker pool, the pods waiting at Permit in any profile, a PodWriter and
-// listers over the scheduler's informers. It holds references only, so plugins reach no more of
-// the scheduler than this; the objects referred to outlive the frameworks. Thread-safe as the
-// objects it refers to are.
+// cycle's snapshot, the worker pool, the pods waiting at Permit in any profile, a PodWriter,
+// listers over the scheduler's informers, and the queue, events and threads preemption uses. It
+// holds references only, so plugins reach no more of the scheduler than this; the objects
+// referred to outlive the frameworks. Thread-safe as the objects it refers to are.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/common/mutex.h"
 #include "pkg/framework/handle.h"
 #include "pkg/informer/informer_factory.h"
+#include "pkg/metrics/metrics.h"
 #include "pkg/scheduler/informer_lister.h"
 
 namespace stowage::scheduler {
+
+// What a FrameworkHandle reaches of the running scheduler besides its snapshot, pool, writer
+// and informers; an empty member leaves the Handle's default in place.
+struct SchedulerHooks {
+  // The scheduler's own pod informer (non-terminal pods), for pods().
+  const informer::SharedInformer<api::Pod>* pods = nullptr;
+  std::function<std::vector<framework::PodInfoPtr>(std::string_view)> nominated_pods;
+  std::function<void(const api::Pod&)> activate;
+  std::function<void(const api::Pod&, std::string_view, std::string_view, std::string_view,
+                     std::string_view, std::string)>
+      record_event;
+  std::function<void(std::function<void()>)> run_async;
+};
 
 class FrameworkHandle final : public framework::Handle {
  public:
@@ -24,12 +40,15 @@ class FrameworkHandle final : public framework::Handle {
   // informers may be null (no listers: they hold nothing).
   FrameworkHandle(const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
                   framework::PodWriter& writer, WaitingPodLookup waiting_pods,
-                  informer::InformerFactory* informers = nullptr)
+                  informer::InformerFactory* informers = nullptr, SchedulerHooks hooks = {})
       : snapshot_(snapshot),
         pool_(pool),
         writer_(writer),
         waiting_pods_(std::move(waiting_pods)),
-        informers_(informers) {}
+        informers_(informers),
+        hooks_(std::move(hooks)) {
+    if (hooks_.pods != nullptr) pods_ = std::make_unique<InformerLister<api::Pod>>(*hooks_.pods);
+  }
 
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
@@ -53,6 +72,31 @@ class FrameworkHandle final : public framework::Handle {
   const framework::Lister<api::ReplicationController>& replication_controllers() override {
     return Get(&FrameworkHandle::replication_controllers_);
   }
+  const framework::Lister<api::PodDisruptionBudget>& pod_disruption_budgets() override {
+    return Get(&FrameworkHandle::pod_disruption_budgets_);
+  }
+  const framework::Lister<api::Pod>& pods() override {
+    if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
+    return *pods_;
+  }
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) override {
+    return hooks_.nominated_pods ? hooks_.nominated_pods(node)
+                                 : std::vector<framework::PodInfoPtr>{};
+  }
+  void Activate(const api::Pod& pod) override {
+    if (hooks_.activate) hooks_.activate(pod);
+  }
+  void RecordEvent(const api::Pod& regarding, std::string_view controller, std::string_view type,
+                   std::string_view reason, std::string_view action, std::string note) override {
+    if (hooks_.record_event) {
+      hooks_.record_event(regarding, controller, type, reason, action, std::move(note));
+    }
+  }
+  void RunAsync(std::function<void()> task) override {
+    if (hooks_.run_async) return hooks_.run_async(std::move(task));
+    task();
+  }
+  framework::PreemptionMetrics& preemption_metrics() override { return preemption_metrics_; }
 
  private:
   // The lister of T, its informer created by the factory on the first call.
@@ -65,11 +109,24 @@ class FrameworkHandle final : public framework::Handle {
     return *slot;
   }
 
+  // The scheduler's preemption families (pkg/metrics).
+  class Metrics final : public framework::PreemptionMetrics {
+   public:
+    void Attempt() override { metrics::PreemptionAttempts().Increment(); }
+    void Victims(int count) override { metrics::PreemptionVictims().Observe(count); }
+    void Goroutine(bool success, double seconds) override {
+      metrics::ObservePreemptionGoroutine(success, seconds);
+    }
+  };
+
   const framework::NodeInfoLister& snapshot_;
   framework::Parallelizer& pool_;
   framework::PodWriter& writer_;
   const WaitingPodLookup waiting_pods_;
   informer::InformerFactory* const informers_;
+  const SchedulerHooks hooks_;
+  std::unique_ptr<InformerLister<api::Pod>> pods_;  // set once, in the constructor
+  Metrics preemption_metrics_;
   Mutex mu_;
   std::unique_ptr<InformerLister<api::Namespace>> namespaces_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::Service>> services_ GUARDED_BY(mu_);
@@ -77,6 +134,7 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::StatefulSet>> stateful_sets_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::ReplicationController>> replication_controllers_
       GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::PodDisruptionBudget>> pod_disruption_budgets_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::scheduler

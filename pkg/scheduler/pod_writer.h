@@ -1,7 +1,9 @@
 // ClientPodWriter: framework::PodWriter over the scheduler's RestClient, the one way plugins
 // reach the API server (binding as upstream's DefaultBinder does, status patches as
-// util.PatchPodStatus). Stateless; thread-safe as RestClient is.
+// util.PatchPodStatus, deletion as util.DeletePod). Stateless; thread-safe as RestClient is.
 #pragma once
+
+#include <functional>
 
 #include "pkg/client/rest_client.h"
 #include "pkg/framework/handle.h"
@@ -10,12 +12,16 @@ namespace stowage::scheduler {
 
 class ClientPodWriter final : public framework::PodWriter {
  public:
-  explicit ClientPodWriter(client::RestClient& client) : client_(client) {}
+  // may_bind, when set, is asked before each binding (see scheduler::Options::may_bind).
+  explicit ClientPodWriter(client::RestClient& client, std::function<bool()> may_bind = {})
+      : client_(client), may_bind_(std::move(may_bind)) {}
   stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) override;
+  stowage::Status DeletePod(const api::Pod& pod) override;
 
  private:
   client::RestClient& client_;
+  const std::function<bool()> may_bind_;
 };
 
 }  // namespace stowage::scheduler

@@ -27,29 +27,6 @@ double SecondsSince(MonoTime start) {
 }
 }  // namespace
 
-std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
-                            const std::string& pre_filter_msg, const std::string& post_filter_msg) {
-  std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available:";
-  if (!pre_filter_msg.empty()) {
-    msg += " " + pre_filter_msg + ".";
-  } else {
-    std::map<std::string, int> histogram;
-    for (const auto& [node, s] : statuses) {
-      for (const auto& r : s.reasons()) histogram[r]++;
-    }
-    // Upstream sorts the "<count> <reason>" strings, so counts order first (as text).
-    std::vector<std::string> counted;
-    counted.reserve(histogram.size());
-    for (const auto& [reason, count] : histogram) {
-      counted.push_back(std::to_string(count) + " " + reason);
-    }
-    std::sort(counted.begin(), counted.end());
-    if (!counted.empty()) msg += " " + Join(counted, ", ") + ".";
-  }
-  if (!post_filter_msg.empty()) msg += " " + post_filter_msg;
-  return msg;
-}
-
 void Scheduler::ScheduleOne() {
   queue::QueuedPodInfoPtr qpod = queue_->Pop();
   if (!qpod) return;
@@ -78,11 +55,13 @@ void Scheduler::ScheduleOne() {
   ScheduleResult result;
   FitError fit;
   Status s;
+  // The nominations this cycle respects; PostFilter's dry runs see the same ones.
+  const NominatedPods nominated = queue_->NominatedPods();
   if (auto us = cache_.UpdateSnapshot(snapshot_); !us.ok()) {
     CacheError("UpdateSnapshot", nullptr, us);
     s = Status::Error(std::string(us.message()));
   } else {
-    s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, queue_->NominatedPods(), result, fit);
+    s = algorithm_.SchedulePod(*fw, *state, *qpod->pod_info, nominated, result, fit);
     metrics::SchedulingAlgorithmDuration().Observe(SecondsSince(start));
     fw->FlushMetrics();
   }
@@ -92,8 +71,9 @@ void Scheduler::ScheduleOne() {
     const bool fit_error = s.IsRejected() && fit.num_all_nodes > 0;
     // As upstream, PostFilter (preemption) runs after a FitError, so the pod may fit next time.
     if (fit_error && fw->HasPostFilterPlugins()) {
-      Status pf =
-          fw->RunPostFilterPlugins(*state, *qpod->pod_info, fit.node_statuses, fit.nominating_info);
+      CyclePluginsRunner runner(*fw, nominated);
+      Status pf = fw->RunPostFilterPlugins(*state, *qpod->pod_info, fit.node_statuses, runner,
+                                           fit.nominating_info);
       fit.post_filter_msg = pf.Message();
       if (pf.code() == framework::Code::kError) {
         LOG_ERROR("Status after running PostFilter plugins for pod {}: {}",
@@ -236,9 +216,21 @@ void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr 
   } else {
     queue_->Done(*pod);
   }
-  // Upstream's failure paths clear the nomination (stowage has no PostFilter to set one).
-  const std::optional<std::string> nominated = "";
-  queue_->DeleteNominatedPodIfExists(*pod);
+  // As upstream: PostFilter's nomination (Noop keeps the pod's own), or cleared on every other
+  // failure path. The nominator learns it now, before the patch comes back through the
+  // informer, so the next cycles already leave the room to the pod.
+  const framework::NominatingInfo nominating =
+      fit != nullptr ? fit->nominating_info
+                     : framework::NominatingInfo{framework::NominatingInfo::Mode::kOverride, ""};
+  std::optional<std::string> nominated;
+  if (nominating.mode == framework::NominatingInfo::Mode::kOverride) {
+    nominated = nominating.node_name;
+  }
+  if (current && current->spec.node_name.empty() && current->metadata.uid == pod->metadata.uid) {
+    queue_->AddNominatedPod(framework::NewPodInfo(pod), nominating);
+  } else {
+    queue_->DeleteNominatedPodIfExists(*pod);
+  }
   events_->Record(*pod, fw->scheduler_name(), "Warning", "FailedScheduling", "Scheduling", msg);
   std::optional<std::string> patch =
       PodScheduledFailurePatch(*pod, status.IsRejected() ? "Unschedulable" : "SchedulerError", msg,

@@ -15,10 +15,25 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       nodes_(informers.For<api::Node>()),
       options_(std::move(options)),
       pool_(options_.parallelism),
-      pod_writer_(client_),
+      pod_writer_(client_, options_.may_bind),
       handle_(
           snapshot_, pool_, pod_writer_,
-          [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers),
+          [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers,
+          SchedulerHooks{
+              .pods = &pods_,
+              .nominated_pods =
+                  [this](std::string_view node) { return queue_->NominatedPodsForNode(node); },
+              .activate = [this](const api::Pod& pod) { queue_->Activate(pod); },
+              .record_event =
+                  [this](const api::Pod& regarding, std::string_view controller,
+                         std::string_view type, std::string_view reason, std::string_view action,
+                         std::string note) {
+                    events_->Record(regarding, controller, type, reason, action, std::move(note));
+                  },
+              // Preemption's API calls run on threads of their own, joined when the scheduler
+              // stops, before the queue and the event recorder they use are destroyed.
+              .run_async =
+                  [this](std::function<void()> task) { binding_.SubmitWaiting(std::move(task)); }}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {

@@ -63,6 +63,10 @@ struct Options {
   // Called once a failed pod has been handed back to the queue, before its event and status
   // are written: tests change the pod (delete it, update it) at that point.
   std::function<void()> after_failure_requeue_for_test;
+  // Asked before each binding is sent; false refuses it (the pod is requeued). A leader passes
+  // whether its own clock says it still holds the lease, so a leader resumed after a stall
+  // binds nothing once another may lead. Null: always bind. Must be cheap and thread-safe.
+  std::function<bool()> may_bind;
 };
 
 class Scheduler {
@@ -136,10 +140,8 @@ class Scheduler {
   BindingPool binding_;
 };
 
-// "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s)." as
-// upstream's FitError.Error(): reasons counted per node, the "<count> <reason>" strings sorted
-// as text, joined.
-std::string FitErrorMessage(int num_all_nodes, const framework::NodeToStatus& statuses,
-                            const std::string& pre_filter_msg, const std::string& post_filter_msg);
+// The failure message of a FitError (framework::FitErrorMessage), named here as the scheduler
+// writes it.
+using framework::FitErrorMessage;
 
 }  // namespace stowage::scheduler

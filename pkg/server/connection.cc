@@ -295,7 +295,7 @@ void Connection::GracefulClose() {
 }
 
 void Connection::CloseWhenIdle() {
-  if (Evictable()) {
+  if (Idle()) {
     Close();
   } else {
     close_after_response_ = true;

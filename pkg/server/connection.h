@@ -40,8 +40,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void CloseWhenIdle();
 
   // True while the connection is not working on a request: handshaking, waiting for or reading
-  // request headers, or closing. Such a connection may be evicted at the connection limit.
-  bool Evictable() const { return state_ <= State::kClosing; }
+  // request headers, or closing. Graceful shutdown closes such a connection at once.
+  bool Idle() const { return state_ <= State::kClosing; }
+  // True while the server waits on the client: Idle(), or a request body still arriving. Such a
+  // connection may be evicted at the connection limit; a body is included so that clients
+  // stalling mid-request cannot hold every connection and keep health probes out.
+  bool Evictable() const { return state_ <= State::kReadingBody; }
   MonoTime since() const { return since_; }
 
   std::list<std::shared_ptr<Connection>>::iterator registry_pos;

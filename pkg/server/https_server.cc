@@ -24,8 +24,9 @@ constexpr auto kPoolStopGrace = std::chrono::milliseconds(200);
 
 void Accept(const std::shared_ptr<Core>& core);
 
-// Makes room for one more connection: evicts the connection that has waited longest without a
-// request in progress. False when every connection is busy with a request.
+// Makes room for one more connection: evicts the connection that has waited longest on its client
+// (no request yet, or a request body still arriving). False when every connection is busy with a
+// request of its own: a handler running or a response being written.
 bool MakeRoom(Core& core) {
   if (core.connections.size() < core.options.max_connections) return true;
   std::shared_ptr<Connection> victim;

@@ -59,9 +59,9 @@ StatusOr<std::unique_ptr<ServingCertificate>> ServingCertificate::FromFiles(
 
 StatusOr<TlsContextPtr> ServingCertificate::Load(CertKeyPem* pem) const {
   auto cert = ReadFile(cert_file_, kMaxPemBytes);
-  if (!cert.ok()) return cert.status().WithPrefix("serving certificate");
+  if (!cert.ok()) return cert.status().WithPrefix("--tls-cert-file");
   auto key = ReadFile(key_file_, kMaxPemBytes);
-  if (!key.ok()) return key.status().WithPrefix("serving key");
+  if (!key.ok()) return key.status().WithPrefix("--tls-private-key-file");
   pem->cert_pem = std::move(*cert);
   pem->key_pem = std::move(*key);
   return NewServerTlsContext(settings_, *pem, cert_file_, key_file_);

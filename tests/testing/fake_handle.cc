@@ -114,8 +114,67 @@ stowage::Status FakeHandle::Bind(const api::Pod& pod, std::string_view node_name
   return bind_error_;
 }
 
-stowage::Status FakeHandle::PatchPodStatus(const api::Pod& pod, const api::PodStatus&) {
-  return UnimplementedError("FakeHandle: PatchPodStatus of " + api::NamespacedName(pod.metadata));
+stowage::Status FakeHandle::PatchPodStatus(const api::Pod& pod, const api::PodStatus& status) {
+  MutexLock l(mu_);
+  write_calls_.push_back({"patch", pod.metadata.namespace_, pod.metadata.name, status});
+  return write_error_;
+}
+
+stowage::Status FakeHandle::DeletePod(const api::Pod& pod) {
+  MutexLock l(mu_);
+  write_calls_.push_back({"delete", pod.metadata.namespace_, pod.metadata.name, {}});
+  return write_error_;
+}
+
+void FakeHandle::SetWriteError(stowage::Status error) {
+  MutexLock l(mu_);
+  write_error_ = std::move(error);
+}
+
+std::vector<FakeHandle::WriteCall> FakeHandle::write_calls() const {
+  MutexLock l(mu_);
+  return write_calls_;
+}
+
+void FakeHandle::SetPdbs(std::vector<api::PodDisruptionBudget> pdbs) {
+  pdbs_ = FakeLister<api::PodDisruptionBudget>(std::move(pdbs));
+}
+
+void FakeHandle::SetNominatedPods(std::vector<framework::PodInfoPtr> pods) {
+  MutexLock l(mu_);
+  nominated_ = std::move(pods);
+}
+
+std::vector<framework::PodInfoPtr> FakeHandle::NominatedPodsForNode(std::string_view node) {
+  MutexLock l(mu_);
+  std::vector<framework::PodInfoPtr> out;
+  for (const auto& p : nominated_) {
+    if (p->pod->status.nominated_node_name == node) out.push_back(p);
+  }
+  return out;
+}
+
+void FakeHandle::Activate(const api::Pod& pod) {
+  MutexLock l(mu_);
+  activated_.push_back(api::NamespacedName(pod.metadata));
+}
+
+std::vector<std::string> FakeHandle::activated() const {
+  MutexLock l(mu_);
+  return activated_;
+}
+
+void FakeHandle::RecordEvent(const api::Pod& regarding, std::string_view controller,
+                             std::string_view type, std::string_view reason,
+                             std::string_view action, std::string note) {
+  MutexLock l(mu_);
+  events_.push_back({api::NamespacedName(regarding.metadata), std::string(controller),
+                     std::string(type), std::string(reason), std::string(action), std::move(note)});
+}
+
+std::vector<FakeHandle::EventCall> FakeHandle::events() const {
+  MutexLock l(mu_);
+  return events_;
 }
 
 }  // namespace stowage::testing

@@ -1,7 +1,8 @@
 // A framework::Handle for plugin unit tests: a settable snapshot of NodeInfos, a Parallelizer
-// that runs every piece on the calling thread, and a PodWriter (the handle itself) whose Bind
-// records its calls and returns an injectable error. Also builders of NodeInfos shaped like the
-// cache's snapshot.
+// that runs every piece on the calling thread, a PodWriter (the handle itself) that records its
+// calls and returns injectable errors, settable PDBs and nominated pods, and recorded events and
+// activations (RunAsync keeps the Handle's default: at once, on the caller's thread). Also builders
+// of NodeInfos shaped like the cache's snapshot.
 //
 // Thread-safety: Bind and the bind-call accessors may be used from several threads; setting
 // the nodes must not race with readers of SnapshotSharedLister().
@@ -18,6 +19,7 @@
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/types.h"
+#include "tests/testing/fake_lister.h"
 
 namespace stowage::testing {
 
@@ -86,12 +88,42 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
   void SetBindErrors(std::vector<stowage::Status> errors);
   std::vector<BindCall> bind_calls() const;
 
+  // One recorded PatchPodStatus or DeletePod call, with the status written (patches only).
+  struct WriteCall {
+    std::string verb;  // "patch" or "delete"
+    std::string namespace_;
+    std::string name;
+    api::PodStatus status;
+  };
+  // One recorded event.
+  struct EventCall {
+    std::string regarding;  // namespace/name
+    std::string controller, type, reason, action, note;
+  };
+
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return lister_; }
   framework::Parallelizer& parallelizer() override { return parallelizer_; }
   framework::PodWriter& pod_writer() override { return *this; }
   stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;
-  // Unimplemented: no plugin under test writes statuses yet.
+  // Recorded; succeed unless SetWriteError gave an error.
   stowage::Status PatchPodStatus(const api::Pod& pod, const api::PodStatus& new_status) override;
+  stowage::Status DeletePod(const api::Pod& pod) override;
+  void SetWriteError(stowage::Status error);
+  std::vector<WriteCall> write_calls() const;
+
+  // What pod_disruption_budgets() lists.
+  void SetPdbs(std::vector<api::PodDisruptionBudget> pdbs);
+  const framework::Lister<api::PodDisruptionBudget>& pod_disruption_budgets() override {
+    return pdbs_;
+  }
+  // The nominator: pods nominated to each node.
+  void SetNominatedPods(std::vector<framework::PodInfoPtr> pods);
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) override;
+  void Activate(const api::Pod& pod) override;
+  std::vector<std::string> activated() const;  // namespace/name of each Activate
+  void RecordEvent(const api::Pod& regarding, std::string_view controller, std::string_view type,
+                   std::string_view reason, std::string_view action, std::string note) override;
+  std::vector<EventCall> events() const;
 
  private:
   FakeNodeInfoLister lister_;
@@ -100,6 +132,12 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
   stowage::Status bind_error_ GUARDED_BY(mu_);
   std::vector<stowage::Status> next_bind_errors_ GUARDED_BY(mu_);  // front first
   std::vector<BindCall> bind_calls_ GUARDED_BY(mu_);
+  stowage::Status write_error_ GUARDED_BY(mu_);
+  std::vector<WriteCall> write_calls_ GUARDED_BY(mu_);
+  std::vector<framework::PodInfoPtr> nominated_ GUARDED_BY(mu_);
+  std::vector<std::string> activated_ GUARDED_BY(mu_);
+  std::vector<EventCall> events_ GUARDED_BY(mu_);
+  FakeLister<api::PodDisruptionBudget> pdbs_;  // set before use
 };
 
 }  // namespace stowage::testing

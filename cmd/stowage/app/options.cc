@@ -552,6 +552,10 @@ void AddFlags(Options* o, FlagSet* fs) {
              "If set, write the configuration values to this file and exit.");
   fs->String(&o->master, "master",
              "The address of the Kubernetes API server (overrides any value in kubeconfig)");
+  fs->Bool(&o->sandbox, "sandbox",
+           "Confine the running process: seccomp allow-list, no capabilities, no_new_privs and "
+           "Landlock. Set false only to debug.")
+      .hidden = true;
   fs->SetGroup(groups[1]);
   AddSecureServingFlags(&o->secure_serving, fs);
   fs->SetGroup(groups[2]);

@@ -215,6 +215,9 @@ struct Options {
   std::string config_file;      // --config
   std::string write_config_to;  // --write-config-to
   std::string master;           // --master: overrides the kubeconfig's server
+  // --sandbox: stowage's own (hidden from --help, which stays upstream's): seccomp, no
+  // capabilities, no_new_privs and Landlock once running (pkg/sandbox, docs/security.md).
+  bool sandbox = true;
 
   SecureServingOptions secure_serving;
   AuthenticationOptions authentication;

@@ -214,6 +214,7 @@ config::Features ConfigFeatures(const Options& o) {
   f.dra_device_binding_conditions = fg.Enabled("DRADeviceBindingConditions");
   f.dra_resource_claim_device_status = fg.Enabled("DRAResourceClaimDeviceStatus");
   f.taint_toleration_comparison_operators = fg.Enabled("TaintTolerationComparisonOperators");
+  f.scheduler_async_preemption = fg.Enabled("SchedulerAsyncPreemption");
   return f;
 }
 
@@ -252,13 +253,16 @@ StatusOr<config::KubeSchedulerConfiguration> BuildConfig(const Options& o) {
     ApplyLeaderElectionFlags(o, cfg);
   } else {
     // The file (decoded and defaulted); only the leader-election flags override it. An
-    // unreadable file is reported as upstream's os.ReadFile reports it.
-    if (const int fd = ::open(o.config_file.c_str(), O_RDONLY | O_CLOEXEC); fd < 0) {
+    // unreadable file is reported as upstream's os.ReadFile reports it; O_NONBLOCK so a FIFO
+    // cannot block here (ReadFile refuses it with a clear error).
+    if (const int fd = ::open(o.config_file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK); fd < 0) {
       return FailedPreconditionError(PathError("open", o.config_file, errno));
     } else {
       ::close(fd);
     }
-    ASSIGN_OR_RETURN(cfg, config::LoadConfigFile(o.config_file));
+    auto loaded = config::LoadConfigFile(o.config_file);
+    if (!loaded.ok()) return loaded.status().WithPrefix("--config");
+    cfg = std::move(*loaded);
     config::SetDefaults(cfg, features);
     ApplyLeaderElectionFlags(o, cfg);
   }

@@ -1,6 +1,7 @@
 #include "cmd/stowage/app/server.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/plugins/registry.h"
+#include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/scheduler/setup.h"
@@ -50,6 +52,28 @@ class SignalWatcher {
   std::stop_source stop_;
   std::thread thread_;
 };
+
+// What the sandbox must leave reachable: every file stowage reads again once running (the
+// kubeconfigs and their token, the serving and client-CA certificates) and --cert-dir, where a
+// self-signed pair may still be written.
+sandbox::Policy SandboxPolicy(const Options& o, const config::KubeSchedulerConfiguration& cfg,
+                              const client::RestConfig& rc) {
+  sandbox::Policy p;
+  p.read_files = {cfg.client_connection.kubeconfig,
+                  rc.bearer_token_file,
+                  "/var/run/secrets/kubernetes.io/serviceaccount/token",  // InClusterConfig's
+                  o.secure_serving.tls_cert_file,
+                  o.secure_serving.tls_private_key_file,
+                  o.authentication.client_ca_file,
+                  o.authentication.requestheader_client_ca_file,
+                  o.authentication.remote_kubeconfig_file,
+                  o.authorization.remote_kubeconfig_file};
+  if (const std::string& dir = o.secure_serving.cert_directory; !dir.empty()) {
+    ::mkdir(dir.c_str(), 0755);  // created here, while the parent may still be written
+    p.write_dirs.push_back(dir);
+  }
+  return p;
+}
 
 leaderelection::Config ElectionConfig(const config::KubeSchedulerConfiguration& cfg) {
   const auto& le = cfg.leader_election;
@@ -85,6 +109,25 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
 
 int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg) {
   const WallTime start_time = RealClock().WallNow();
+  auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
+  if (!rc.ok()) {
+    // Without --config the path is the flag's; with it, the file's (the flag is then ignored).
+    const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
+    LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
+    return 1;
+  }
+  // Entered before the first thread starts, as capabilities and Landlock bind only the calling
+  // thread and those it creates; everything read later is read under it, as reloads are.
+  if (options.sandbox) {
+    auto entered = sandbox::Enter(SandboxPolicy(options, cfg, *rc));
+    if (!entered.ok()) {
+      LOG_ERROR("{} (--sandbox=false turns the sandbox off)", entered.status().ToString());
+      return 1;
+    }
+    LOG_INFO("sandbox entered: seccomp allow-list, no capabilities, no_new_privs, {}",
+             entered->landlock_abi > 0 ? "Landlock ABI " + std::to_string(entered->landlock_abi)
+                                       : std::string("no Landlock in this kernel"));
+  }
   SignalWatcher signals;
   signal(SIGPIPE, SIG_IGN);  // a peer closing mid-write must not kill the process
   std::stop_token shutdown = signals.token();
@@ -116,11 +159,6 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
       !options.metrics.show_hidden_metrics_for_version.empty());
   scheduler::InstallApiClientMetrics();
 
-  auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
-  if (!rc.ok()) {
-    LOG_ERROR("{}", rc.status().ToString());
-    return 1;
-  }
   rc->qps = cfg.client_connection.qps;
   rc->burst = cfg.client_connection.burst;
   rc->user_agent = "stowage";
@@ -145,6 +183,10 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   gethostname(host, sizeof(host) - 1);
   so.instance = host;
   so.event_client = event_client->get();
+  const bool elect = cfg.leader_election.leader_elect.value_or(true);
+  std::unique_ptr<leaderelection::LeaderElector> elector;  // set below when electing
+  // A leader binds only while its own clock says the lease is still its own.
+  if (elect) so.may_bind = [&elector] { return elector != nullptr && elector->HoldsLease(); };
   framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::New({.client = api,
                                .informers = informers,
@@ -159,9 +201,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   }
   scheduler::Scheduler& sched = *built->scheduler;
 
-  const bool elect = cfg.leader_election.leader_elect.value_or(true);
   std::unique_ptr<client::RestClient> election_client;
-  std::unique_ptr<leaderelection::LeaderElector> elector;
   std::atomic<bool> leading{!elect};
   if (elect) {
     leaderelection::Config lc = ElectionConfig(cfg);
@@ -246,13 +286,17 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   LOG_INFO("starting stowage against {} ({}), {} profile(s)", rc->server, rc->source,
            cfg.profiles.size());
   informers.Start();
-  while (!informers.WaitForCacheSync(std::chrono::seconds(10))) {
+  // Waited for in steps of a second so a SIGTERM is seen promptly; a stop before the caches
+  // synced must not tell systemd the service is ready.
+  for (int waited = 1; !informers.WaitForCacheSync(std::chrono::seconds(1)); ++waited) {
     if (shutdown.stop_requested()) break;
-    LOG_INFO("waiting for the informer caches to sync");
+    if (waited % 10 == 0) LOG_INFO("waiting for the informer caches to sync");
   }
-  handlers_synced = true;
-  LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
-  sdnotify::Notify("READY=1");
+  if (!shutdown.stop_requested()) {
+    handlers_synced = true;
+    LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
+    sdnotify::Notify("READY=1");
+  }
 
   int code = 0;
   if (!shutdown.stop_requested()) {

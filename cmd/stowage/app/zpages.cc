@@ -179,7 +179,10 @@ std::map<std::string, std::string> FlagValues(const Options& options) {
   FlagSet fs{std::string(kCommandName)};
   AddFlags(&copy, &fs);
   std::map<std::string, std::string> out;
-  for (const Flag* f : fs.Flags()) out[f->name] = f->value->String();
+  // Hidden flags are stowage's own (--sandbox): /flagz lists upstream's, as upstream does.
+  for (const Flag* f : fs.Flags()) {
+    if (!f->hidden) out[f->name] = f->value->String();
+  }
   // Upstream's MaybeDefaultWithSelfSignedCerts writes the certificate paths it self-signs into
   // the flag variables, so /flagz shows them.
   const SecureServingOptions& s = options.secure_serving;

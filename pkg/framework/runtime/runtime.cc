@@ -320,20 +320,32 @@ Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::P
 }
 
 Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
-                                       const NodeToStatus& filtered, NominatingInfo& result) {
+                                       const NodeToStatus& filtered, PluginsRunner& runner,
+                                       NominatingInfo& result) {
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
-  Status last = Status::Unschedulable("");
+  // As upstream: the first success or unresolvable answer is final; otherwise the reasons of
+  // all plugins, the first rejecting plugin, and the last nomination that changes something.
+  std::vector<std::string> reasons;
+  std::string rejector;
+  result = {};
   for (auto& e : post_filter_) {
+    NominatingInfo r;
     Status s = Timed(record, e.metrics, EP::kPostFilter,
-                     [&] { return e.plugin->PostFilter(state, pod, filtered, result); });
-    if (s.IsSuccess() || !s.IsRejected()) {
+                     [&] { return e.plugin->PostFilter(state, pod, filtered, runner, r); });
+    if (s.IsSuccess() || s.code() == Code::kUnschedulableAndUnresolvable || !s.IsRejected()) {
       if (!s.IsSuccess()) s.WithPlugin(e.name);
+      if (s.IsError()) r = {};
+      result = std::move(r);
       metrics_->ObserveExtensionPoint(EP::kPostFilter, CodeOf(s), Since(start));
       return s;
     }
-    last = std::move(s.WithPlugin(e.name));
+    if (r.mode != NominatingInfo::Mode::kNoop) result = std::move(r);
+    for (const auto& reason : s.reasons()) reasons.push_back(reason);
+    if (rejector.empty()) rejector = e.name;
   }
+  Status last(Code::kUnschedulable, std::move(reasons));
+  last.WithPlugin(rejector);
   metrics_->ObserveExtensionPoint(EP::kPostFilter, CodeOf(last), Since(start));
   return last;
 }

@@ -115,8 +115,10 @@ class Framework {
                                      const NodeInfo& node);
   Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                         const PodInfo& to_remove, const NodeInfo& node);
+  // As upstream: the first Success or UnschedulableAndUnresolvable is final; otherwise the
+  // reasons of every plugin joined, and result the last nomination that changes something.
   Status RunPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filtered,
-                              NominatingInfo& result);
+                              PluginsRunner& runner, NominatingInfo& result);
   Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                             const std::vector<const NodeInfo*>& nodes);
   // Score, NormalizeScore and weighting; totals[i] is the weighted sum for nodes[i].

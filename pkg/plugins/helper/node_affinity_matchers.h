@@ -31,6 +31,8 @@ class RequiredNodeAffinity {
  public:
   static RequiredNodeAffinity FromPod(const api::Pod& pod);
   MatchResult Match(const api::Node& node) const;
+  // True when the pod has neither a nodeSelector nor required affinity: every node matches.
+  bool MatchesAll() const { return !node_selector_ && !required_; }
 
  private:
   std::optional<api::Selector> node_selector_;

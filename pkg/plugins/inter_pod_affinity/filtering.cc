@@ -1,11 +1,13 @@
 // PreFilter, its AddPod/RemovePod extensions and Filter (upstream filtering.go, without the
 // alpha hostname fast path).
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pkg/plugins/helper/resize.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
+#include "pkg/plugins/inter_pod_affinity/query_key.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
@@ -23,63 +25,72 @@ framework::Status MissingState() {
 
 }  // namespace
 
-TopologyCounts InterPodAffinity::ExistingAntiAffinityCounts(const IncomingPod& incoming) const {
-  const std::vector<const framework::NodeInfo*>& nodes =
-      snapshot_.HavePodsWithRequiredAntiAffinityList();
-  // One slot per node, so workers never share one; a slot allocates only past one key.
-  std::vector<TopologyCounts::NodeRecords> per_node(nodes.size());
+CountsView InterPodAffinity::ExistingAntiAffinityCounts(const IncomingPod& incoming) {
   const api::StringMap& ns_labels = incoming.NamespaceLabels();
-  parallelizer_.Until(nodes.size(), [&](size_t i) {
-    const framework::NodeInfo& node = *nodes[i];
-    if (node.node() == nullptr) return;
-    const api::StringMap& labels = node.node()->metadata.labels;
-    for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
-      for (const framework::AffinityTerm& t : existing->affinity().required_anti_affinity) {
-        if (t.Matches(*incoming.pod, ns_labels)) {
-          RecordMatch(labels, t.topology_key, 1, per_node[i]);
+  // The existing pods' terms are matched against the pod's namespace, labels and namespace
+  // labels, so those name the query.
+  key_.assign(1, 'E');
+  AppendToKey(key_, *incoming.pod, ns_labels);
+  return memo_.Counts(
+      key_, snapshot_, parallelizer_,
+      [&](const framework::NodeInfo& node, TopologyCounts::NodeRecords& out) {
+        if (node.node() == nullptr) return;
+        const api::StringMap& labels = node.node()->metadata.labels;
+        for (const framework::PodInfoPtr& existing : node.pods_with_required_anti_affinity()) {
+          for (const framework::AffinityTerm& t : existing->affinity().required_anti_affinity) {
+            if (t.Matches(*incoming.pod, ns_labels)) {
+              RecordMatch(labels, t.topology_key, 1, out);
+            }
+          }
         }
-      }
-    }
-  });
-  return TopologyCounts::Build(per_node);
+      });
 }
 
 void InterPodAffinity::IncomingCounts(const IncomingPod& incoming,
                                       const std::vector<const framework::NodeInfo*>& nodes,
-                                      PreFilterState& state) const {
+                                      PreFilterState& state) {
   const auto& affinity = incoming.Terms().required_affinity;
   const auto& anti = incoming.Terms().required_anti_affinity;
-  if (affinity.empty() && anti.empty()) return;
-  // Per node, so workers never share a slot: its pairs for the pods matching all affinity
-  // terms (each such pod counts once per term), and for the pods matching each anti term.
-  std::vector<TopologyCounts::NodeRecords> affinity_records(affinity.empty() ? 0 : nodes.size());
-  std::vector<TopologyCounts::NodeRecords> anti_records(anti.empty() ? 0 : nodes.size());
+  // The framework passes the snapshot's list; any other list is counted from scratch.
+  const bool whole_snapshot = &nodes == &snapshot_.List();
+  auto counts = [&](char kind, const std::vector<framework::AffinityTerm>& terms,
+                    const NodeCountsMemo::Compute& compute) {
+    if (!whole_snapshot) return NodeCountsMemo::FromScratch(nodes, parallelizer_, compute);
+    // Existing pods are matched against the terms alone (namespace selectors already resolved).
+    key_.assign(1, kind);
+    AppendToKey(key_, terms);
+    return memo_.Counts(key_, snapshot_, parallelizer_, compute);
+  };
   const api::StringMap no_labels;
-  parallelizer_.Until(nodes.size(), [&](size_t i) {
-    const api::Node* node = nodes[i]->node();
-    if (node == nullptr || nodes[i]->pods().empty()) return;
-    const auto& pods = nodes[i]->pods();
-    const api::StringMap& labels = node->metadata.labels;
-    // A term's pairs are looked up once per node, however many of its pods match.
-    for (const framework::AffinityTerm& t : anti) {
-      int64_t n = 0;
-      for (const framework::PodInfoPtr& existing : pods) {
-        if (t.Matches(**existing, no_labels)) ++n;
-      }
-      if (n > 0) RecordMatch(labels, t.topology_key, n, anti_records[i]);
-    }
-    if (affinity.empty()) return;
-    int64_t matches_all = 0;
-    for (const framework::PodInfoPtr& existing : pods) {
-      if (MatchesAll(affinity, **existing)) ++matches_all;
-    }
-    if (matches_all == 0) return;
-    for (const framework::AffinityTerm& t : affinity) {
-      RecordMatch(labels, t.topology_key, matches_all, affinity_records[i]);
-    }
-  });
-  state.affinity_counts = TopologyCounts::Build(affinity_records);
-  state.anti_affinity_counts = TopologyCounts::Build(anti_records);
+  if (!anti.empty()) {
+    // A term's pair is looked up once per node, however many of its pods match.
+    state.anti_affinity_counts =
+        counts('N', anti, [&](const framework::NodeInfo& node, TopologyCounts::NodeRecords& out) {
+          if (node.node() == nullptr || node.pods().empty()) return;
+          for (const framework::AffinityTerm& t : anti) {
+            int64_t n = 0;
+            for (const framework::PodInfoPtr& existing : node.pods()) {
+              if (t.Matches(**existing, no_labels)) ++n;
+            }
+            if (n > 0) RecordMatch(node.node()->metadata.labels, t.topology_key, n, out);
+          }
+        });
+  }
+  if (!affinity.empty()) {
+    // Each pod matching all the terms counts once per term.
+    state.affinity_counts = counts(
+        'A', affinity, [&](const framework::NodeInfo& node, TopologyCounts::NodeRecords& out) {
+          if (node.node() == nullptr || node.pods().empty()) return;
+          int64_t matches_all = 0;
+          for (const framework::PodInfoPtr& existing : node.pods()) {
+            if (MatchesAll(affinity, **existing)) ++matches_all;
+          }
+          if (matches_all == 0) return;
+          for (const framework::AffinityTerm& t : affinity) {
+            RecordMatch(node.node()->metadata.labels, t.topology_key, matches_all, out);
+          }
+        });
+  }
 }
 
 framework::Status InterPodAffinity::PreFilter(framework::CycleState& cycle_state,
@@ -157,25 +168,23 @@ namespace {
 
 // The node has every affinity topology key, and pods matching the terms in each of its domains;
 // or no pod anywhere matches and the pod matches its own terms (the first of its group).
-bool SatisfiesAffinity(const PreFilterState& state, const api::StringMap& labels) {
+bool SatisfiesAffinity(const PreFilterState& state, NodeRef& node) {
   const auto& terms = state.incoming->Terms().required_affinity;
   bool pods_exist = true;
   for (const framework::AffinityTerm& t : terms) {
-    const std::string* value = labels.Get(t.topology_key);
-    if (value == nullptr) return false;
-    if (state.affinity_counts.Get(t.topology_key, *value) <= 0) pods_exist = false;
+    const std::optional<int64_t> n = state.affinity_counts.CountAt(t.topology_key, node);
+    if (!n) return false;
+    if (*n <= 0) pods_exist = false;
   }
   return pods_exist || (state.affinity_counts.empty() && state.matches_own_affinity);
 }
 
 // No domain of the node holds a pod that matches one of the pod's anti-affinity terms.
-bool SatisfiesAntiAffinity(const PreFilterState& state, const api::StringMap& labels) {
+bool SatisfiesAntiAffinity(const PreFilterState& state, NodeRef& node) {
   if (state.anti_affinity_counts.empty()) return true;
   for (const framework::AffinityTerm& t : state.incoming->Terms().required_anti_affinity) {
-    const std::string* value = labels.Get(t.topology_key);
-    if (value != nullptr && state.anti_affinity_counts.Get(t.topology_key, *value) > 0) {
-      return false;
-    }
+    const std::optional<int64_t> n = state.anti_affinity_counts.CountAt(t.topology_key, node);
+    if (n && *n > 0) return false;
   }
   return true;
 }
@@ -190,14 +199,14 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& cycle_st
   if (state == nullptr) return MissingState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  const api::StringMap& labels = node->metadata.labels;
-  if (!SatisfiesAffinity(*state, labels)) {
+  NodeRef ref(node_info);
+  if (!SatisfiesAffinity(*state, ref)) {
     return framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
   }
-  if (!SatisfiesAntiAffinity(*state, labels)) {
+  if (!SatisfiesAntiAffinity(*state, ref)) {
     return framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
   }
-  if (state->existing_anti_affinity_counts.AnyPositive(labels)) {
+  if (state->existing_anti_affinity_counts.AnyPositive(ref)) {
     return framework::Status::Unschedulable(
         std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
   }

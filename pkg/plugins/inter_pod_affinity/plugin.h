@@ -13,12 +13,17 @@
 // preferred terms both ways and hardPodAffinityWeight for existing pods' required affinity
 // terms the pod matches (Skip when nothing matched, or when ignorePreferredTermsOfExistingPods is
 // set and the pod has no preferred terms); Score adds the pairs of the node; NormalizeScore
-// scales from [min, max] to [0, 100]. Immutable after construction; Filter and Score are safe to
-// call concurrently.
+// scales from [min, max] to [0, 100].
+//
+// The per-node passes of PreFilter and PreScore go through a NodeCountsMemo, so a cycle redoes
+// only the nodes that changed since a pod asked the same question. PreFilter and PreScore update
+// the memo and run on the one scheduling thread; Filter and Score only read the cycle's state and
+// are safe to call concurrently.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -30,6 +35,7 @@
 #include "pkg/plugin_config/args.h"
 #include "pkg/plugins/helper/pre_filter_with_extensions.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
+#include "pkg/plugins/inter_pod_affinity/node_counts_memo.h"
 #include "pkg/plugins/inter_pod_affinity/state.h"
 
 namespace stowage::plugins::inter_pod_affinity {
@@ -76,6 +82,9 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   // AssignedPod Add|UpdatePodLabel|Delete, TargetPod UpdatePodLabel, Node Add|UpdateNodeLabel.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
+  // How many times a query was computed over every node (the rest were brought up to date).
+  int64_t FullComputationsForTest() const { return memo_.full_computations(); }
+
   // Queue when a bound (or nominated) pod now matches all the pod's affinity terms, stopped
   // matching one of its anti-affinity terms, or was deleted while matching one, or the deleted
   // pod's own anti-affinity matched the pod.
@@ -92,11 +101,10 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   // The pod's terms with namespaceSelectors resolved and its namespace, for this cycle.
   std::shared_ptr<const IncomingPod> Incoming(const framework::PodInfo& pod) const;
   // The existing pods' anti-affinity counts, over the nodes that have such pods.
-  TopologyCounts ExistingAntiAffinityCounts(const IncomingPod& incoming) const;
+  CountsView ExistingAntiAffinityCounts(const IncomingPod& incoming);
   // The incoming pod's affinity and anti-affinity counts over all nodes.
   void IncomingCounts(const IncomingPod& incoming,
-                      const std::vector<const framework::NodeInfo*>& nodes,
-                      PreFilterState& state) const;
+                      const std::vector<const framework::NodeInfo*>& nodes, PreFilterState& state);
   static void UpdateWithPod(PreFilterState& state, const framework::PodInfo& pod,
                             const framework::NodeInfo& node, int64_t multiplier);
 
@@ -106,6 +114,8 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   framework::Parallelizer& parallelizer_;
   const framework::NodeInfoLister& snapshot_;
   const framework::Lister<api::Namespace>& namespaces_;
+  NodeCountsMemo memo_;  // PreFilter's and PreScore's queries
+  std::string key_;      // the query key being built, reused so a cycle does not allocate
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, InterPodAffinity>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, InterPodAffinity>);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
+#include "pkg/plugins/inter_pod_affinity/query_key.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 namespace {
@@ -71,35 +72,41 @@ framework::Status InterPodAffinity::PreScore(
   const api::StringMap no_labels;
   const int64_t hard_weight = hard_pod_affinity_weight_;
 
-  std::vector<TopologyCounts::NodeRecords> per_node(nodes.size());
-  parallelizer_.Until(nodes.size(), [&](size_t i) {
-    const api::Node* node = nodes[i]->node();
-    if (node == nullptr || node->metadata.labels.empty()) return;
-    NodeScores scores(node->metadata.labels, per_node[i]);
-    const auto& pods = has_constraints ? nodes[i]->pods() : nodes[i]->pods_with_affinity();
-    for (const framework::PodInfoPtr& existing : pods) {
-      for (const auto& t : terms.preferred_affinity) {
-        scores.Process(t.term, t.weight, **existing, no_labels);
-      }
-      for (const auto& t : terms.preferred_anti_affinity) {
-        scores.Process(t.term, -int64_t{t.weight}, **existing, no_labels);
-      }
-      const framework::PodAffinityTerms& theirs = existing->affinity();
-      if (hard_weight > 0) {
-        for (const auto& t : theirs.required_affinity) {
-          scores.Process(t, hard_weight, *pod, ns_labels);
+  // Besides the node, the sums read the pod's preferred terms and, for the existing pods'
+  // terms, the pod's namespace, labels and namespace labels.
+  key_.assign(1, 'S');
+  key_.push_back(has_constraints ? '1' : '0');
+  AppendToKey(key_, terms.preferred_affinity);
+  AppendToKey(key_, terms.preferred_anti_affinity);
+  AppendToKey(key_, *pod, ns_labels);
+  CountsView scores = memo_.Counts(
+      key_, snapshot_, parallelizer_,
+      [&](const framework::NodeInfo& node_info, TopologyCounts::NodeRecords& out) {
+        const api::Node* node = node_info.node();
+        if (node == nullptr || node->metadata.labels.empty()) return;
+        NodeScores scores(node->metadata.labels, out);
+        const auto& pods = has_constraints ? node_info.pods() : node_info.pods_with_affinity();
+        for (const framework::PodInfoPtr& existing : pods) {
+          for (const auto& t : terms.preferred_affinity) {
+            scores.Process(t.term, t.weight, **existing, no_labels);
+          }
+          for (const auto& t : terms.preferred_anti_affinity) {
+            scores.Process(t.term, -int64_t{t.weight}, **existing, no_labels);
+          }
+          const framework::PodAffinityTerms& theirs = existing->affinity();
+          if (hard_weight > 0) {
+            for (const auto& t : theirs.required_affinity) {
+              scores.Process(t, hard_weight, *pod, ns_labels);
+            }
+          }
+          for (const auto& t : theirs.preferred_affinity) {
+            scores.Process(t.term, t.weight, *pod, ns_labels);
+          }
+          for (const auto& t : theirs.preferred_anti_affinity) {
+            scores.Process(t.term, -int64_t{t.weight}, *pod, ns_labels);
+          }
         }
-      }
-      for (const auto& t : theirs.preferred_affinity) {
-        scores.Process(t.term, t.weight, *pod, ns_labels);
-      }
-      for (const auto& t : theirs.preferred_anti_affinity) {
-        scores.Process(t.term, -int64_t{t.weight}, *pod, ns_labels);
-      }
-    }
-  });
-
-  TopologyCounts scores = TopologyCounts::Build(per_node);
+      });
   // No term matched anywhere: every node would score the same.
   if (scores.empty()) return framework::Status::Skip();
   auto state = std::make_unique<PreScoreState>();
@@ -116,7 +123,7 @@ framework::Status InterPodAffinity::Score(const framework::CycleState& cycle_sta
   if (state == nullptr) return MissingState();
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
-  score = state->topology_score.Sum(node->metadata.labels);
+  score = state->topology_score.Sum(node_info);
   return {};
 }
 

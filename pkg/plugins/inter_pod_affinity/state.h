@@ -9,7 +9,7 @@
 #include "pkg/api/types.h"
 #include "pkg/framework/cycle_state.h"
 #include "pkg/framework/types.h"
-#include "pkg/plugins/inter_pod_affinity/topology_counts.h"
+#include "pkg/plugins/inter_pod_affinity/counts_view.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 
@@ -31,11 +31,11 @@ struct IncomingPod {
 
 struct PreFilterState final : framework::StateData {
   // Pairs where existing pods' required anti-affinity terms match the incoming pod.
-  TopologyCounts existing_anti_affinity_counts;
+  CountsView existing_anti_affinity_counts;
   // Pairs where existing pods match all of the incoming pod's required affinity terms (each
   // such pod counts once per term), and where they match each required anti-affinity term.
-  TopologyCounts affinity_counts;
-  TopologyCounts anti_affinity_counts;
+  CountsView affinity_counts;
+  CountsView anti_affinity_counts;
   std::shared_ptr<const IncomingPod> incoming;
   // Whether the incoming pod matches all of its own required affinity terms (the first pod of
   // a group may then go where no pod matches yet).
@@ -47,7 +47,7 @@ struct PreFilterState final : framework::StateData {
 };
 
 struct PreScoreState final : framework::StateData {
-  TopologyCounts topology_score;
+  CountsView topology_score;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }

@@ -15,6 +15,8 @@ size_t PairHash(uint32_t key, std::string_view value) { return PairHash(key, Val
 
 }  // namespace
 
+size_t TopologyCounts::HashValue(std::string_view value) { return ValueHash(value); }
+
 TopologyCounts TopologyCounts::Build(const std::vector<NodeRecords>& nodes) {
   TopologyCounts out;
   size_t total = 0;
@@ -103,6 +105,29 @@ int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const 
   if (k == kNoKey) return 0;
   const Pair* p = Find(k, value, PairHash(k, value));
   return p ? p->count : 0;
+}
+
+int64_t TopologyCounts::Get(std::string_view key, std::string_view value, size_t value_hash) const {
+  const uint32_t k = KeyIndex(key);
+  if (k == kNoKey) return 0;
+  const Pair* p = Find(k, value, PairHash(k, value_hash));
+  return p ? p->count : 0;
+}
+
+uint32_t TopologyCounts::Intern(std::string_view key, std::string_view value, size_t value_hash) {
+  const uint32_t k = AddKey(key);
+  const Pair* p = FindOrInsert(k, value, PairHash(k, value_hash));
+  return static_cast<uint32_t>(p - pairs_.data());
+}
+
+void TopologyCounts::AddToPair(uint32_t pair, int64_t delta) {
+  Pair& p = pairs_[pair];
+  const bool was = p.count != 0;
+  p.count += delta;
+  const bool is = p.count != 0;
+  p.live = is;
+  if (is && !was) ++live_;
+  if (was && !is) --live_;
 }
 
 void TopologyCounts::Add(std::string_view key, std::string_view value, int64_t delta) {

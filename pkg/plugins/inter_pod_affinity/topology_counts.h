@@ -54,6 +54,10 @@ class TopologyCounts {
   void Update(const api::StringMap& node_labels, std::string_view key, int64_t delta);
   // Adds delta to (key, value), keeping a pair that reaches zero (upstream's map +=).
   void Add(std::string_view key, std::string_view value, int64_t delta);
+  // The hash Record::value_hash holds.
+  static size_t HashValue(std::string_view value);
+  // The count of (key, value) where value hashes to value_hash (Record::value_hash).
+  int64_t Get(std::string_view key, std::string_view value, size_t value_hash) const;
   // Whether some label of the node names a pair with a count above zero.
   bool AnyPositive(const api::StringMap& node_labels) const;
   // The sum over keys of the node's value for each key it has (Score).
@@ -62,6 +66,27 @@ class TopologyCounts {
   // The number of pairs.
   size_t size() const { return live_; }
   bool empty() const { return live_ == 0; }
+
+  // Pair handles, for NodeCountsMemo's per-node contributions: a pair's index stays valid for
+  // the table's life, since pairs are never removed. Intern makes the pair (not live) if absent;
+  // AddToPair keeps a pair live exactly while its count is not zero (a table
+  // is either built with Intern/AddToPair or with the other writers, never both).
+  uint32_t Intern(std::string_view key, std::string_view value, size_t value_hash);
+  void AddToPair(uint32_t pair, int64_t delta);
+  std::string_view PairKey(uint32_t pair) const { return keys_[pairs_[pair].key]; }
+  std::string_view PairValue(uint32_t pair) const { return Value(pairs_[pair]); }
+  uint32_t PairKeyIndex(uint32_t pair) const { return pairs_[pair].key; }  // in keys()
+  int64_t PairCount(uint32_t pair) const { return pairs_[pair].count; }
+  // Every pair ever made, live or not (a dropped pair has count 0), as fn(key, value, count).
+  template <typename Fn>
+  void ForEachPair(Fn&& fn) const {
+    for (const Pair& p : pairs_) fn(std::string_view(keys_[p.key]), Value(p), p.count);
+  }
+  size_t pair_count() const { return pairs_.size(); }
+  // The distinct topology keys of the pairs.
+  const std::vector<std::string>& keys() const { return keys_; }
+  // Makes room for pairs without rehashing.
+  void Reserve(size_t pairs);
 
   // The same pairs with the same counts, whatever the order they were added in.
   friend bool operator==(const TopologyCounts& a, const TopologyCounts& b);
@@ -84,7 +109,6 @@ class TopologyCounts {
   const Pair* Find(uint32_t key, std::string_view value, size_t hash) const;
   Pair* FindOrInsert(uint32_t key, std::string_view value, size_t hash);
   void Add(std::string_view key, std::string_view value, size_t value_hash, int64_t delta);
-  void Reserve(size_t pairs);
 
   std::vector<std::string> keys_;  // the distinct topology keys, a handful
   std::string arena_;

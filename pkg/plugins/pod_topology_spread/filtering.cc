@@ -1,4 +1,5 @@
 // PreFilter, its AddPod/RemovePod extensions and Filter: the DoNotSchedule constraints.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -16,6 +17,45 @@ int AddToDomain(DomainCounts& counts, const std::string& value, int delta) {
 }
 
 }  // namespace
+
+bool IsSnapshotList(const framework::NodeInfoLister& lister,
+                    const std::vector<const framework::NodeInfo*>& nodes) {
+  const std::vector<const framework::NodeInfo*>& list = lister.List();
+  return nodes.data() == list.data() && nodes.size() == list.size();
+}
+
+void PodTopologySpread::CountFromScratch(const api::Pod& pod,
+                                         const std::vector<Constraint>& constraints,
+                                         const helper::RequiredNodeAffinity& required,
+                                         const std::vector<const framework::NodeInfo*>& nodes,
+                                         std::vector<DomainCounts>& counts) const {
+  const size_t k = constraints.size();
+  // Per node and constraint, the node's topology value (looked up once, here) and its matching
+  // pods, or -1 where the node is not a domain member; filled in parallel, summed per domain
+  // afterwards.
+  std::vector<const std::string*> values(nodes.size() * k, nullptr);
+  std::vector<int> per_node(nodes.size() * k, -1);
+  handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
+    const api::Node* node = nodes[n]->node();
+    if (node == nullptr) return;
+    const std::string** node_values = &values[n * k];
+    if (!LookUpTopologyValues(node->metadata.labels, constraints, node_values)) return;
+    for (size_t i = 0; i < k; ++i) {
+      if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
+                                    enable_comparison_operators_)) {
+        continue;
+      }
+      per_node[n * k + i] =
+          CountMatchingPods(nodes[n]->pods(), constraints[i].selector, pod.metadata.namespace_);
+    }
+  });
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (size_t i = 0; i < k; ++i) {
+      const int count = per_node[n * k + i];
+      if (count >= 0) AddToDomain(counts[i], *values[n * k + i], count);
+    }
+  }
+}
 
 void CriticalPaths::Update(const std::string& value, int num) {
   int i = -1;
@@ -59,38 +99,17 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   const std::vector<Constraint>& constraints = *s->constraints;
   const size_t k = constraints.size();
 
-  // Per node and constraint, the node's topology value (looked up once, here) and its matching
-  // pods, or -1 where the node is not a domain member; filled in parallel, summed per domain
-  // afterwards.
-  std::vector<const std::string*> values(nodes.size() * k, nullptr);
-  std::vector<int> per_node(nodes.size() * k, -1);
-  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
-  handle_.parallelizer().Until(nodes.size(), [&](size_t n) {
-    const api::Node* node = nodes[n]->node();
-    if (node == nullptr) return;
-    const std::string** node_values = &values[n * k];
-    if (!LookUpTopologyValues(node->metadata.labels, constraints, node_values)) return;
-    for (size_t i = 0; i < k; ++i) {
-      if (!MatchesInclusionPolicies(constraints[i], pod, *node, required,
-                                    enable_comparison_operators_)) {
-        continue;
-      }
-      per_node[n * k + i] =
-          CountMatchingPods(nodes[n]->pods(), constraints[i].selector, pod.metadata.namespace_);
-    }
-  });
-
   s->counts.resize(k);
   s->critical_paths.resize(k);
   s->self_match.resize(k);
   for (size_t i = 0; i < k; ++i) {
     s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels) ? 1 : 0;
   }
-  for (size_t n = 0; n < nodes.size(); ++n) {
-    for (size_t i = 0; i < k; ++i) {
-      const int count = per_node[n * k + i];
-      if (count >= 0) AddToDomain(s->counts[i], *values[n * k + i], count);
-    }
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
+  if (use_memo_ && IsSnapshotList(handle_.SnapshotSharedLister(), nodes)) {
+    CountForFilter(pod, constraints, required, *s);
+  } else {
+    CountFromScratch(pod, constraints, required, nodes, s->counts);
   }
   for (size_t i = 0; i < k; ++i) {
     for (const auto& [value, num] : s->counts[i]) s->critical_paths[i].Update(value, num);
@@ -113,7 +132,21 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
       continue;
     }
     const std::string& value = *node->metadata.labels.Get(c.topology_key);
-    s.critical_paths[i].Update(value, AddToDomain(s.counts[i], value, delta));
+    const int count = AddToDomain(s.counts[i], value, delta);
+    s.critical_paths[i].Update(value, count);
+    // Keep the copy by value id equal, or stop using it (its columns are gone after a Sync).
+    if (s.view.memo == nullptr) continue;
+    if (s.view.memo->epoch() != s.view.epoch) {
+      s.view.memo = nullptr;
+      continue;
+    }
+    const SpreadMemo::KeyColumn& column = *s.view.keys[i];
+    auto id = column.ids.find(value);
+    if (id == column.ids.end() || static_cast<size_t>(id->second) >= s.by_id[i].size()) {
+      s.view.memo = nullptr;
+    } else {
+      s.by_id[i][static_cast<size_t>(id->second)] = count;
+    }
   }
 }
 
@@ -158,15 +191,23 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
         "not found");
   }
   const std::vector<Constraint>& constraints = *s->constraints;
+  const int32_t pos = s->view.Position(node_info);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
-    const std::string* value = node->metadata.labels.Get(c.topology_key);
-    if (value == nullptr) {
-      return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+    int match_num = 0;
+    if (pos >= 0) {  // the memo's value id, instead of a label lookup and a hash
+      const int32_t id = s->view.keys[i]->at[static_cast<size_t>(pos)];
+      if (id < 0) return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+      match_num = std::max(s->by_id[i][static_cast<size_t>(id)], 0);
+    } else {
+      const std::string* value = node->metadata.labels.Get(c.topology_key);
+      if (value == nullptr) {
+        return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
+      }
+      const auto it = s->counts[i].find(*value);
+      match_num = it == s->counts[i].end() ? 0 : it->second;
     }
     // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
-    const auto it = s->counts[i].find(*value);
-    const int match_num = it == s->counts[i].end() ? 0 : it->second;
     if (match_num + s->self_match[i] - s->MinMatchNum(i) > c.max_skew) {
       return framework::Status::Unschedulable(std::string(kErrReasonConstraintsNotMatch));
     }

@@ -18,7 +18,12 @@
 // hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway) with the selector DefaultSelector
 // derives from the Services and controllers selecting it; none when nothing selects it.
 //
-// The plugin is immutable after construction; Filter and Score are safe to call concurrently.
+// PreFilter and PreScore take their per-node counts from a SpreadMemo kept across cycles when
+// they are given the snapshot's node list, and compute them from scratch otherwise.
+//
+// Thread-safety: PreFilter and PreScore run on the scheduling cycle's thread only (they update
+// the memo); Filter, Score and the queueing hints read only immutable members and are safe to
+// call concurrently.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,7 @@
 #include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/pod_topology_spread/common.h"
 #include "pkg/plugins/pod_topology_spread/default_selector.h"
+#include "pkg/plugins/pod_topology_spread/spread_memo.h"
 #include "pkg/plugins/pod_topology_spread/state.h"
 
 namespace stowage::plugins::pod_topology_spread {
@@ -101,6 +107,13 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
                                                        const framework::EventObject& old_obj,
                                                        const framework::EventObject& new_obj) const;
 
+  // Makes PreFilter and PreScore compute from scratch every cycle, for tests that compare the
+  // memo's results with a recomputation.
+  void DisableMemoForTest() { use_memo_ = false; }
+  // How often the memo recomputed every node: tests check that pod changes do not make it.
+  int64_t MemoFullRescansForTest() const { return memo_.full_rescans_for_test(); }
+  size_t MemoColumnsForTest() const { return memo_.columns_for_test(); }
+
   // The pod's constraints of the given action, or the default ones when it has none.
   StatusOr<std::vector<Constraint>> GetConstraints(const api::Pod& pod,
                                                    std::string_view action) const;
@@ -116,12 +129,49 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   void UpdateWithPod(PreFilterState& s, const api::Pod& updated, const api::Pod& preemptor,
                      const api::Node* node, int delta) const;
 
+  // PreFilter's counts per constraint and domain over nodes, computed on every node.
+  void CountFromScratch(const api::Pod& pod, const std::vector<Constraint>& constraints,
+                        const helper::RequiredNodeAffinity& required,
+                        const std::vector<const framework::NodeInfo*>& nodes,
+                        std::vector<DomainCounts>& counts) const;
+  // PreScore's ignored nodes and counts per domain, computed on every node.
+  void ScoreCountsFromScratch(const api::Pod& pod,
+                              const std::vector<const framework::NodeInfo*>& feasible,
+                              bool require_all, const helper::RequiredNodeAffinity& required,
+                              PreScoreState& s) const;
+  // PreFilter's counts per constraint and domain, from memo_ (the cycle's nodes are the
+  // snapshot's list).
+  void CountForFilter(const api::Pod& pod, const std::vector<Constraint>& constraints,
+                      const helper::RequiredNodeAffinity& required, PreFilterState& s);
+  // PreScore's ignored nodes and counts per domain, from memo_; false when a feasible node is
+  // not in the snapshot's list (the caller then computes from scratch).
+  bool CountForScore(const api::Pod& pod, const std::vector<const framework::NodeInfo*>& feasible,
+                     bool require_all, const helper::RequiredNodeAffinity& required,
+                     PreScoreState& s);
+  // Syncs memo_ and points scratch_ at the columns of the constraints, with the inclusion
+  // verdicts per node when the pod's node affinity or tolerations matter.
+  void AcquireColumns(const api::Pod& pod, const std::vector<Constraint>& constraints,
+                      const helper::RequiredNodeAffinity& required);
+
   framework::Handle& handle_;
   const bool enable_comparison_operators_;
   const bool enable_resize_deferral_;
   const std::vector<api::TopologySpreadConstraint> default_constraints_;
   const bool system_defaulted_;
   const std::optional<WorkloadListers> listers_;
+
+  bool use_memo_ = true;
+  SpreadMemo memo_;
+  // The memo paths' buffers, kept so that a cycle does not allocate.
+  struct MemoScratch {
+    std::vector<const SpreadMemo::KeyColumn*> keys;      // by constraint
+    std::vector<const SpreadMemo::CountColumn*> counts;  // by constraint
+    bool every_node = true;                              // inclusion policies exclude no node
+    std::vector<uint8_t> included;                       // by node and constraint, if not
+    std::vector<size_t> offsets;                         // by constraint, into sums
+    std::vector<int64_t> sums;                           // by constraint and domain slot
+    std::vector<int32_t> empty_ids;                      // by constraint, the id of value ""
+  } scratch_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, PodTopologySpread>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, PodTopologySpread>);
@@ -130,6 +180,10 @@ static_assert(std::is_base_of_v<framework::PreFilterExtensions, PodTopologySprea
 static_assert(std::is_base_of_v<framework::ScorePlugin, PodTopologySpread>);
 static_assert(std::is_base_of_v<framework::ScoreExtensions, PodTopologySpread>);
 static_assert(std::is_base_of_v<framework::EnqueueExtensions, PodTopologySpread>);
+
+// True if nodes is the lister's List() itself (not a copy or a subset): the memo describes it.
+bool IsSnapshotList(const framework::NodeInfoLister& lister,
+                    const std::vector<const framework::NodeInfo*>& nodes);
 
 // The plugin factory (registered through framework::WithArgs). With defaultingType System the
 // system defaults replace args.defaultConstraints; when any default applies, the workload

@@ -49,9 +49,34 @@ framework::Status PodTopologySpread::PreScore(
   // without a zone label still gets hostname spreading from the system defaults.
   const bool require_all = !pod.spec.topology_spread_constraints.empty() || !system_defaulted_;
 
-  // The domains of the feasible nodes; only their pods are counted below.
   s->counts.resize(k);
-  std::vector<int> domains(k, 0);
+  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
+  if (!use_memo_ || !CountForScore(pod, nodes, require_all, required, *s)) {
+    s->ignored_nodes.clear();
+    s->counts.assign(k, {});
+    ScoreCountsFromScratch(pod, nodes, require_all, required, *s);
+  }
+  s->weights.resize(k);
+  for (size_t i = 0; i < k; ++i) {
+    const size_t size = constraints[i].topology_key == kLabelHostname
+                            ? nodes.size() - s->ignored_nodes.size()
+                            : s->counts[i].size();
+    s->weights[i] = std::log(static_cast<double>(size + 2));
+  }
+  state.Write(kPreScoreStateKey, std::move(s));
+  return {};
+}
+
+void PodTopologySpread::ScoreCountsFromScratch(const api::Pod& pod,
+                                               const std::vector<const framework::NodeInfo*>& nodes,
+                                               bool require_all,
+                                               const helper::RequiredNodeAffinity& required,
+                                               PreScoreState& state) const {
+  const std::vector<const framework::NodeInfo*>& all = handle_.SnapshotSharedLister().List();
+  PreScoreState* s = &state;
+  const std::vector<Constraint>& constraints = s->constraints;
+  const size_t k = constraints.size();
+  // The domains of the feasible nodes; only their pods are counted below.
   for (const framework::NodeInfo* info : nodes) {
     const api::Node& node = *info->node();
     if (require_all && !NodeHasAllTopologyKeys(node.metadata.labels, constraints)) {
@@ -61,17 +86,8 @@ framework::Status PodTopologySpread::PreScore(
     for (size_t i = 0; i < k; ++i) {
       // Hostname counts are taken per node in Score.
       if (constraints[i].topology_key == kLabelHostname) continue;
-      if (s->counts[i].try_emplace(ValueOf(node, constraints[i].topology_key), 0).second) {
-        ++domains[i];
-      }
+      s->counts[i].try_emplace(ValueOf(node, constraints[i].topology_key), 0);
     }
-  }
-  s->weights.resize(k);
-  for (size_t i = 0; i < k; ++i) {
-    const size_t size = constraints[i].topology_key == kLabelHostname
-                            ? nodes.size() - s->ignored_nodes.size()
-                            : static_cast<size_t>(domains[i]);
-    s->weights[i] = std::log(static_cast<double>(size + 2));
   }
 
   // The constraints counted over all nodes: hostname counts are taken per node in Score, so a
@@ -80,17 +96,13 @@ framework::Status PodTopologySpread::PreScore(
   for (size_t i = 0; i < k; ++i) {
     if (constraints[i].topology_key != kLabelHostname) counted.push_back(i);
   }
-  if (counted.empty()) {
-    state.Write(kPreScoreStateKey, std::move(s));
-    return {};
-  }
+  if (counted.empty()) return;
   // Per node and counted constraint, its domain's counter (nullptr: not counted) and its
   // matching pods, filled in parallel and summed afterwards. The counters' map is only read in
   // the parallel pass: domains without a feasible node do not matter.
   const size_t m = counted.size();
   std::vector<int64_t*> slots(all.size() * m, nullptr);
   std::vector<int> per_node(all.size() * m, 0);
-  const auto required = helper::RequiredNodeAffinity::FromPod(pod);
   handle_.parallelizer().Until(all.size(), [&](size_t n) {
     const api::Node* node = all[n]->node();
     if (node == nullptr) return;
@@ -110,8 +122,6 @@ framework::Status PodTopologySpread::PreScore(
   for (size_t x = 0; x < slots.size(); ++x) {
     if (slots[x] != nullptr) *slots[x] += per_node[x];
   }
-  state.Write(kPreScoreStateKey, std::move(s));
-  return {};
 }
 
 framework::Status PodTopologySpread::Score(const framework::CycleState& state,
@@ -125,16 +135,29 @@ framework::Status PodTopologySpread::Score(const framework::CycleState& state,
   if (s->Ignored(node->metadata.name)) return {};
 
   // Each constraint credits the node with the matching pods of its domain, weighted.
+  const int32_t pos = s->view.Position(node_info);
   double sum = 0;
   for (size_t i = 0; i < s->constraints.size(); ++i) {
     const Constraint& c = s->constraints[i];
-    const std::string* value = node->metadata.labels.Get(c.topology_key);
-    if (value == nullptr) continue;
     int64_t count = 0;
-    if (c.topology_key == kLabelHostname) {
-      count = CountMatchingPods(node_info.pods(), c.selector, pod->metadata.namespace_);
-    } else if (auto it = s->counts[i].find(*value); it != s->counts[i].end()) {
-      count = it->second;
+    if (pos >= 0) {  // by the memo's value id and per-node count, without label lookups
+      const size_t n = static_cast<size_t>(pos);
+      const int32_t id = s->view.keys[i]->at[n];
+      if (id < 0) continue;
+      if (c.topology_key == kLabelHostname) {
+        count = s->node_counts[i]->at[n];
+      } else {
+        const size_t slot = id == s->empty_ids[i] ? 0 : static_cast<size_t>(id) + 1;
+        count = std::max<int64_t>(s->by_slot[i][slot], 0);
+      }
+    } else {
+      const std::string* value = node->metadata.labels.Get(c.topology_key);
+      if (value == nullptr) continue;
+      if (c.topology_key == kLabelHostname) {
+        count = CountMatchingPods(node_info.pods(), c.selector, pod->metadata.namespace_);
+      } else if (auto it = s->counts[i].find(*value); it != s->counts[i].end()) {
+        count = it->second;
+      }
     }
     // maxSkew - 1 waters down the differences between domains, tolerating that much skew.
     sum += static_cast<double>(count) * s->weights[i] + static_cast<double>(c.max_skew - 1);

@@ -14,6 +14,7 @@
 #include "pkg/common/string_map.h"
 #include "pkg/framework/cycle_state.h"
 #include "pkg/plugins/pod_topology_spread/common.h"
+#include "pkg/plugins/pod_topology_spread/spread_memo.h"
 
 namespace stowage::plugins::pod_topology_spread {
 
@@ -36,6 +37,21 @@ struct CriticalPaths {
 // Matching pods per topology value, for one constraint.
 using DomainCounts = stowage::StringMap<int>;
 
+// The plugin's SpreadMemo as a cycle's PreFilter or PreScore saw it, so that Filter and Score
+// find a node's domain by its position instead of by label. Usable only while the memo's epoch
+// is the one recorded (within the cycle) and for nodes of the snapshot (not the copies
+// preemption and nominated pods make): otherwise callers go by label.
+struct MemoView {
+  const SpreadMemo* memo = nullptr;
+  uint64_t epoch = 0;
+  std::vector<const SpreadMemo::KeyColumn*> keys;  // by constraint
+  // The node's position in the memo, or -1 when the view cannot serve it.
+  int32_t Position(const framework::NodeInfo& node) const {
+    if (memo == nullptr || memo->epoch() != epoch) return -1;
+    return memo->Position(&node);
+  }
+};
+
 struct PreFilterState final : framework::StateData {
   // Shared by clones: constraints never change during a cycle.
   std::shared_ptr<const std::vector<Constraint>> constraints;
@@ -44,6 +60,10 @@ struct PreFilterState final : framework::StateData {
   // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
   // node's count, so it is worked out once, here, rather than per node.
   std::vector<uint8_t> self_match;
+  // When PreFilter used the memo: by constraint, counts[i] indexed by the memo's value id (-1:
+  // not a domain), kept equal to counts by AddPod/RemovePod.
+  MemoView view;
+  std::vector<std::vector<int>> by_id;
   // The global minimum of constraint i, 0 while it has fewer domains than minDomains.
   int MinMatchNum(size_t i) const;
   std::unique_ptr<framework::StateData> Clone() const override {
@@ -63,6 +83,12 @@ struct PreScoreState final : framework::StateData {
   // Matching pods per topology value of the feasible nodes, by constraint (empty for hostname,
   // whose counts Score takes from the node itself).
   std::vector<stowage::StringMap<int64_t>> counts;
+  // When PreScore used the memo: by constraint, the counted domains' sums by value id + 1 (slot
+  // 0: the value ""), and the per-node counts of hostname constraints.
+  MemoView view;
+  std::vector<std::vector<int64_t>> by_slot;
+  std::vector<int32_t> empty_ids;  // by constraint, the id of the value "", or -1
+  std::vector<const SpreadMemo::CountColumn*> node_counts;
   // ln(number of domains + 2), by constraint, so small topologies are not watered down.
   std::vector<double> weights;
   std::unique_ptr<framework::StateData> Clone() const override {

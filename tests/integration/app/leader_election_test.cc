@@ -1,8 +1,10 @@
 // Two stowage processes electing a leader through a real Lease: exactly one schedules; SIGKILL
 // of the leader hands over after the lease expires; SIGTERM releases the lease so the standby
-// takes over at once; the process exits 0 on SIGTERM.
+// takes over at once; the process exits 0 on SIGTERM; a leader stopped (SIGSTOP) past its lease
+// binds nothing once resumed.
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <memory>
 #include <thread>
 
@@ -133,6 +135,47 @@ TEST(LeaderElection, SigtermReleasesTheLeaseAndExitsZero) {
   api::Lease after = GetLease("stowage-le-term");
   EXPECT_NE(after.holder_identity, held.holder_identity);
   EXPECT_EQ(after.lease_transitions, held.lease_transitions + 1);
+}
+
+// The lease handed to another holder, as a standby that took over would write it.
+void TakeOverLease(const std::string& name, const std::string& holder) {
+  char now[64];
+  std::time_t t = std::time(nullptr);
+  std::strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%S.000000Z", std::gmtime(&t));
+  auto r = Admin().Patch("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/" + name,
+                         R"({"spec":{"holderIdentity":")" + holder +
+                             R"(","leaseDurationSeconds":60,"renewTime":")" + now +
+                             R"(","acquireTime":")" + now + R"("}})",
+                         client::kMergePatch);
+  ASSERT_TRUE(r.ok()) << r.status();
+}
+
+// SIGSTOP the leader past its lease, let another holder take the Lease and create pods, then
+// resume it: by its own clock its lease may have expired, so it binds none of them, although
+// its elector only finds out on its next renewal attempts (for up to the renew deadline).
+TEST(LeaderElection, ALeaderResumedPastItsLeaseBindsNothing) {
+  EnsureNodes();
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), "le-stop").ok());
+  // Renew deadline 5 s: before the fix the resumed leader bound for that long.
+  Instance leader(ElectionFlags("stowage-le-stop", 6, 5, 1));
+  ASSERT_TRUE(leader.WaitForLog(kAcquired, 60s)) << leader.Log();
+  ASSERT_TRUE(testing::CreatePods(Admin(), "le-stop", "before", 2).ok());
+  ASSERT_EQ(WaitBound("le-stop", "before", 2, 60s), 2) << leader.Log();
+
+  leader.process().Signal(SIGSTOP);
+  std::this_thread::sleep_for(8s);  // past the 6 s lease by the leader's own clock too
+  TakeOverLease("stowage-le-stop", "another-instance");
+  ASSERT_TRUE(testing::CreatePods(Admin(), "le-stop", "during", 10).ok());
+  leader.process().Signal(SIGCONT);
+
+  // The leader loses the lease on its renewals (it exits 1: leadership lost), and binds nothing
+  // meanwhile.
+  auto code = leader.process().Wait(60s);
+  ASSERT_TRUE(code.has_value()) << leader.Log();
+  EXPECT_EQ(*code, 1) << leader.Log();
+  EXPECT_EQ(WaitBound("le-stop", "during", 10, 1s), 0) << leader.Log();
+  EXPECT_NE(leader.Log().find("lease may have expired"), std::string::npos) << leader.Log();
+  EXPECT_EQ(GetLease("stowage-le-stop").holder_identity, "another-instance");
 }
 
 }  // namespace

@@ -165,6 +165,9 @@ TEST(SchedulerIntegration, PodThatFitsNowhereGetsTheExactConditionThenANewNodeGe
   std::string expected = "0/" + std::to_string(n) + " nodes are available: ";
   for (size_t i = 0; i < reasons.size(); ++i) expected += (i ? ", " : "") + reasons[i];
   expected += ".";
+  // The request exceeds every node's allocatable, so no eviction could help anywhere.
+  expected += " preemption: 0/" + std::to_string(n) + " nodes are available: " + std::to_string(n) +
+              " Preemption is not helpful for scheduling.";
   EXPECT_EQ(cond.message, expected);
 
   // The FailedScheduling event carries the same message.

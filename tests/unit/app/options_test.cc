@@ -115,7 +115,23 @@ TEST(Flags, EveryUpstreamFlagExistsWithItsTypeDefaultAndGroup) {
     EXPECT_TRUE(f->deprecated.empty());  // upstream marks none of them with MarkDeprecated
     seen.insert(want.name);
   }
-  EXPECT_EQ(fs.Flags().size(), seen.size()) << "stowage registers a flag upstream does not have";
+  size_t own = 0;  // stowage's own flags, hidden so that --help stays upstream's
+  for (const Flag* f : fs.Flags()) {
+    if (!seen.contains(f->name)) {
+      EXPECT_TRUE(f->hidden) << f->name << ": stowage's own flags are hidden";
+      ++own;
+    }
+  }
+  EXPECT_EQ(own, 1u) << "only --sandbox is stowage's own";
+}
+
+TEST(Flags, SandboxIsOnByDefaultAndTurnsOff) {
+  auto on = ParseCommandLine({});
+  ASSERT_TRUE(on.ok());
+  EXPECT_TRUE(on->sandbox);
+  auto off = ParseCommandLine({"--sandbox=false"});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->sandbox);
 }
 
 TEST(Flags, DefaultsInOptions) {

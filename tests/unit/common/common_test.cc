@@ -1,7 +1,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pkg/common/backoff.h"
+#include "pkg/common/clock.h"
 #include "pkg/common/file.h"
 #include "pkg/common/macros.h"
 #include "pkg/common/status.h"
@@ -74,6 +77,37 @@ TEST(ReadFile, RefusesOversizedFilesAndNamesMissingOnes) {
   EXPECT_THAT(ReadFile("/nonexistent/x").status().message(),
               ::testing::HasSubstr("/nonexistent/x"));
   EXPECT_EQ(ReadFile("/proc/self/exe", 10).status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(ScaleDuration, SaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(ScaleDuration(std::chrono::seconds(10), 1.2), std::chrono::seconds(12));
+  EXPECT_EQ(ScaleDuration(std::chrono::hours(2562046), 1.2), Duration::max());
+  EXPECT_EQ(ScaleDuration(Duration::max(), 1.0), Duration::max());
+  EXPECT_EQ(ScaleDuration(std::chrono::hours(-2562046), 1.2), Duration::min());
+}
+
+// The cap holds whatever size the file reports: procfs says 0 bytes, /dev/zero never ends.
+TEST(ReadFile, CapsWhatIsReadNotWhatTheFileReports) {
+  auto status = ReadFile("/proc/self/status", 16);
+  EXPECT_EQ(status.status().code(), StatusCode::kResourceExhausted) << status.status();
+  auto whole = ReadFile("/proc/self/status", 1u << 20);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_THAT(*whole, ::testing::HasSubstr("Name:"));
+  auto zero = ReadFile("/dev/zero", 1u << 20);
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero.status().message(), ::testing::HasSubstr("\"/dev/zero\" is a character device"));
+}
+
+// Opening a FIFO with no writer would block start-up forever; it is refused at once.
+TEST(ReadFile, RefusesAFifoWithoutBlocking) {
+  std::string path = ::testing::TempDir() + "/readfile-fifo-" + std::to_string(getpid());
+  ::unlink(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  auto r = ReadFile(path);
+  ::unlink(path.c_str());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("\"" + path + "\" is a FIFO"));
+  EXPECT_THAT(ReadFile("/").status().message(), ::testing::HasSubstr("is a directory"));
 }
 
 }  // namespace

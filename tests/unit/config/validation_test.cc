@@ -72,6 +72,14 @@ TEST(ValidationTest, Rules) {
        [](auto& c) { c.leader_election.retry_period = 9s; },
        {"leaderElection.renewDeadline: Invalid value: \"10s\": must be greater than "
         "retryPeriod*JitterFactor (1.2)"}},
+      {"retry period so long that 1.2 times it overflows",
+       [](auto& c) {
+         c.leader_election.lease_duration = 2562047h;
+         c.leader_election.renew_deadline = 2562046h;
+         c.leader_election.retry_period = 2562046h;
+       },
+       {"leaderElection.renewDeadline: Invalid value: \"2562046h0m0s\": must be greater than "
+        "retryPeriod*JitterFactor (1.2)"}},
       {"lock fields required and only leases",
        [](auto& c) {
          c.leader_election.resource_lock = "";

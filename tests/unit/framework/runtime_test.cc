@@ -49,7 +49,8 @@ class Scripted : public PreFilterPlugin,
     Log("Filter");
     return {};
   }
-  Status PostFilter(CycleState&, const PodInfo&, const NodeToStatus&, NominatingInfo&) override {
+  Status PostFilter(CycleState&, const PodInfo&, const NodeToStatus&, PluginsRunner&,
+                    NominatingInfo&) override {
     Log("PostFilter");
     return Status::Unschedulable("no victims");
   }
@@ -307,17 +308,35 @@ TEST_F(RuntimeTest, PermitRejectionStopsAtTheRejectingPlugin) {
   EXPECT_EQ(log_, (std::vector<std::string>{"Permit:A"}));
 }
 
-TEST_F(RuntimeTest, PostFilterRejectionsNameTheLastPlugin) {
+// As upstream's RunPostFilterPlugins: every plugin's reasons, the first rejecting plugin named,
+// and no nomination change when none asked for one.
+TEST_F(RuntimeTest, PostFilterRejectionsJoinTheReasonsAndNameTheFirstPlugin) {
   Add("A");
   Add("B");
   spec_.at(EP::kPostFilter) = {{"A"}, {"B"}};
   auto fw = Build();
   ASSERT_TRUE(fw->HasPostFilterPlugins());
   CycleState state;
-  NominatingInfo nominating;
-  Status s = fw->RunPostFilterPlugins(state, *pod_, {}, nominating);
+  NominatingInfo nominating{NominatingInfo::Mode::kOverride, "stale"};
+  struct NoRunner final : PluginsRunner {
+    Status RunPreFilterExtensionAddPod(CycleState&, const api::Pod&, const PodInfo&,
+                                       const NodeInfo&) override {
+      return {};
+    }
+    Status RunPreFilterExtensionRemovePod(CycleState&, const api::Pod&, const PodInfo&,
+                                          const NodeInfo&) override {
+      return {};
+    }
+    Status RunFilterPluginsWithNominatedPods(const CycleState&, const PodInfo&,
+                                             const NodeInfo&) override {
+      return {};
+    }
+  } runner;
+  Status s = fw->RunPostFilterPlugins(state, *pod_, {}, runner, nominating);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
-  EXPECT_EQ(s.Message(), "no victims");
+  EXPECT_EQ(s.Message(), "no victims, no victims");
+  EXPECT_EQ(s.plugin(), "A");
+  EXPECT_EQ(nominating.mode, NominatingInfo::Mode::kNoop);
   EXPECT_EQ(log_, (std::vector<std::string>{"PostFilter:A", "PostFilter:B"}));
 }
 

@@ -356,6 +356,40 @@ TEST(LeaderElector, WatchdogFailsOnlyWhenTheLeaderHasNotRenewedForLeasePlusTimeo
   runner.join();
 }
 
+// A leader whose renewals stall (as after SIGSTOP) no longer holds the lease by its own clock the
+// moment lease_duration has passed since its last successful write began, though it still
+// believes it leads and has not yet failed a renewal: this is what gates its bindings.
+TEST(LeaderElector, HoldsLeaseEndsByTheLocalClockBeforeAnyRenewalFails) {
+  Harness h;
+  std::atomic<bool> leading{false};
+  h.while_leading = [&] { leading = true; };
+  LeaderElector& e = h.Make();
+  EXPECT_FALSE(e.HoldsLease()) << "a candidate that never acquired holds nothing";
+  std::thread runner([&] { h.Run(); });
+  while (!leading) std::this_thread::yield();
+  EXPECT_TRUE(e.HoldsLease());
+  h.state->SetBlocked(true);
+  MonoTime last;
+  for (;;) {
+    {
+      MutexLock l(h.state->mu);
+      last = h.state->last_write;
+    }
+    MonoTime before = h.clock.Now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (h.clock.Now() == before) break;  // stuck in a renewal
+  }
+  h.clock.Advance(seconds(15) - (h.clock.Now() - last) - std::chrono::nanoseconds(1));
+  EXPECT_TRUE(e.HoldsLease());
+  h.clock.Advance(std::chrono::nanoseconds(1));
+  EXPECT_FALSE(e.HoldsLease()) << "another candidate may take over from now on";
+  EXPECT_TRUE(e.IsLeader()) << "the elector itself has not noticed yet";
+  h.stop.request_stop();
+  h.state->SetBlocked(false);
+  runner.join();
+  EXPECT_FALSE(e.HoldsLease()) << "released";
+}
+
 TEST(LeaderElector, ValidateRejectsWhatUpstreamRejects) {
   Callbacks cb;
   cb.on_started_leading = [](std::stop_token) {};
@@ -372,6 +406,12 @@ TEST(LeaderElector, ValidateRejectsWhatUpstreamRejects) {
   c.retry_period = seconds(9);  // 9 * 1.2 > 10
   EXPECT_THAT(std::string(LeaderElector::Validate(c, cb).message()),
               HasSubstr("renew deadline (10s) must be greater than retry period"));
+  c = ok;
+  c.lease_duration = std::chrono::hours(2562047);  // 1.2 * retry overflows int64 nanoseconds
+  c.renew_deadline = std::chrono::hours(2562046);
+  c.retry_period = std::chrono::hours(2562046);
+  EXPECT_THAT(std::string(LeaderElector::Validate(c, cb).message()),
+              HasSubstr("must be greater than retry period"));
   c = ok;
   c.identity = "";
   EXPECT_FALSE(LeaderElector::Validate(c, cb).ok());

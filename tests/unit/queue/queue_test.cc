@@ -365,6 +365,49 @@ TEST_F(QueueTest, NominatorTracksNominatedNodeNames) {
   EXPECT_TRUE(q_->NominatedPods().empty());
 }
 
+// Preemption nominates in memory before the status patch is seen (upstream AddNominatedPod);
+// an update carrying no nomination on either side keeps it (UpdateNominatedPod), one that
+// names or clears a node wins.
+TEST_F(QueueTest, AnInMemoryNominationSurvivesUpdatesThatDoNotCarryIt) {
+  auto p = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").Priority(5).Obj();
+  q_->Add(p);
+  q_->AddNominatedPod(framework::NewPodInfo(p), {framework::NominatingInfo::Mode::kOverride, "n1"});
+  ASSERT_EQ(q_->NominatedPodsForNode("n1").size(), 1u);
+  auto relabelled =
+      BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").Priority(5).Label("a", "b");
+  q_->Update(p, relabelled.Obj());
+  ASSERT_EQ(q_->NominatedPodsForNode("n1").size(), 1u) << "an unrelated update keeps it";
+  EXPECT_EQ(q_->NominatedPodsForNode("n1")[0]->pod->metadata.labels.size(), 1u)
+      << "with the updated pod";
+  // Noop keeps what the pod's status says (nothing here); an Override of "" clears.
+  q_->AddNominatedPod(framework::NewPodInfo(relabelled.Obj()), {});
+  EXPECT_TRUE(q_->NominatedPodsForNode("n1").empty());
+  auto patched = relabelled.NominatedNodeName("n2").Obj();
+  q_->AddNominatedPod(framework::NewPodInfo(patched), {});
+  EXPECT_EQ(q_->NominatedPodsForNode("n2").size(), 1u) << "Noop keeps the status' nomination";
+  q_->AddNominatedPod(framework::NewPodInfo(patched),
+                      {framework::NominatingInfo::Mode::kOverride, ""});
+  EXPECT_TRUE(q_->NominatedPods().empty());
+}
+
+// Upstream's Activate: a pod held by a PreEnqueue plugin runs it again at once.
+TEST_F(QueueTest, ActivateRunsPreEnqueueAgainForAGatedPod) {
+  auto gated =
+      BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
+  q_->Add(gated);
+  ASSERT_TRUE(q_->IsInUnschedulable(*gated));
+  const int calls = Gate::calls;
+  q_->Activate(*gated);
+  EXPECT_EQ(Gate::calls, calls + 1);
+  EXPECT_TRUE(q_->IsInUnschedulable(*gated)) << "still gated";
+  auto other = BuildPod().Name("o").UID("o").SchedulerName("default-scheduler").Obj();
+  q_->Add(other);
+  Reject("o");
+  ASSERT_TRUE(q_->IsInUnschedulable(*other));
+  q_->Activate(*other);
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+}
+
 // Cases from upstream's scheduling_queue_test.go.
 
 TEST_F(QueueTest, UpdatingAnActivePodReplacesItInPlace) {

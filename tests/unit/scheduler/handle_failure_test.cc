@@ -46,12 +46,18 @@ struct RejectAll : framework::FilterPlugin {
 struct NoVictims : framework::PostFilterPlugin {
   static inline std::atomic<int> calls{0};
   static inline std::atomic<size_t> filtered{0};
+  // When set, it nominates the node instead, as a successful preemption does.
+  static inline std::atomic<bool> nominate{false};
   std::string_view Name() const override { return "NoVictims"; }
   framework::Status PostFilter(framework::CycleState&, const framework::PodInfo&,
-                               const framework::NodeToStatus& statuses,
-                               framework::NominatingInfo&) override {
+                               const framework::NodeToStatus& statuses, framework::PluginsRunner&,
+                               framework::NominatingInfo& result) override {
     ++calls;
     filtered = statuses.size();
+    if (nominate) {
+      result = {framework::NominatingInfo::Mode::kOverride, "node-a"};
+      return framework::Status(framework::Code::kSuccess, "preemption: found a placement");
+    }
     return framework::Status::Unschedulable(
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   }
@@ -59,7 +65,10 @@ struct NoVictims : framework::PostFilterPlugin {
 
 class HandleFailureTest : public ::testing::Test {
  protected:
-  void SetUp() override { RejectAll::hold = false; }
+  void SetUp() override {
+    RejectAll::hold = false;
+    NoVictims::nominate = false;
+  }
 
   // Starts the scheduler with the pods listed at first.
   void Start(std::vector<json> pods) {
@@ -143,6 +152,25 @@ TEST_F(HandleFailureTest, PostFilterRunsAfterAFitErrorAndItsMessageIsReported) {
   EXPECT_EQ(FailedSchedulingEvents().front()["note"],
             "0/1 nodes are available: 1 rejected. preemption: 0/1 nodes are available: 1 No "
             "preemption victims found for incoming pod.");
+}
+
+// As upstream's handleSchedulingFailure, PostFilter's nomination is written to
+// status.nominatedNodeName and recorded by the nominator at once, before the patch comes back
+// through the informer, so the next cycles already keep the room.
+TEST_F(HandleFailureTest, APostFilterNominationIsPatchedAndKeptByTheNominator) {
+  NoVictims::nominate = true;
+  with_post_filter_ = true;
+  Start({Pod("p", "u1", 1)});
+  ASSERT_TRUE(Eventually([&] { return !api_->Requests("PATCH", StatusPath("p")).empty(); }));
+  NoVictims::nominate = false;
+  json patch = json::parse(api_->Requests("PATCH", StatusPath("p")).front().body);
+  EXPECT_EQ(patch["status"]["nominatedNodeName"], "node-a");
+  auto nominated = sched_->queue().NominatedPodsForNode("node-a");
+  ASSERT_EQ(nominated.size(), 1u);
+  EXPECT_EQ(nominated[0]->pod->metadata.name, "p");
+  ASSERT_TRUE(Eventually([&] { return !FailedSchedulingEvents().empty(); }));
+  EXPECT_EQ(FailedSchedulingEvents().front()["note"],
+            "0/1 nodes are available: 1 rejected. preemption: found a placement");
 }
 
 // The pod changed while it was being scheduled (a new generation): the patch is computed from

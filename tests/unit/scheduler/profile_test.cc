@@ -49,6 +49,13 @@ TEST(BuildProfiles, DefaultGatesBuildTheDefaultProfile) {
   EXPECT_EQ(built->profiles[0].scheduler_name, "default-scheduler");
   ASSERT_EQ(built->warnings.size(), 1u);
   EXPECT_THAT(built->warnings[0], ::testing::Not(HasSubstr("DeferredPodScheduling")));
+  // Preemption is part of the default profile, with no warning.
+  EXPECT_THAT(built->warnings[0], ::testing::Not(HasSubstr("DefaultPreemption")));
+  std::vector<std::string> post_filter;
+  for (const auto& p : built->profiles[0].at(framework::ExtensionPoint::kPostFilter)) {
+    post_filter.push_back(p.name);
+  }
+  EXPECT_THAT(post_filter, ::testing::Contains("DefaultPreemption"));
 }
 
 // Each plugin is built once: BuildProfiles builds it to learn its points, and the framework

@@ -160,6 +160,39 @@ TEST_F(RobustnessTest, ConnectionFloodBeyondTheLimitStillLetsHealthIn) {
   for (int fd : flood) ::close(fd);
 }
 
+// Every one of the default 512 connections holds a request whose body never arrives (the server
+// has said "100 Continue", so each is past its headers): the oldest is evicted to let the health
+// probes in, instead of all waiting out the body deadline.
+TEST_F(RobustnessTest, StalledRequestBodiesAtTheConnectionLimitAreEvictedForHealth) {
+  for (const char* path : {"/livez", "/readyz"}) {
+    ASSERT_TRUE(InstallHealthChecks(*router_, path, {}, nullptr).ok());
+  }
+  ServingOptions o;
+  ASSERT_EQ(o.max_connections, 512u);
+  auto server = Start(o);
+  ASSERT_NE(server, nullptr);
+  std::vector<std::unique_ptr<TlsClient>> stalled;
+  for (size_t i = 0; i < o.max_connections; ++i) {
+    auto c = TlsClient::Connect(server->port());
+    ASSERT_TRUE(c.ok()) << i << ": " << c.status();
+    ASSERT_TRUE((*c)->Write("POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 65536\r\n"
+                            "Expect: 100-continue\r\n\r\npartial")
+                    .ok());
+    auto cont = (*c)->ReadResponse(true);
+    ASSERT_TRUE(cont.ok()) << i << ": " << cont.status();
+    ASSERT_EQ(cont->status, 100);
+    stalled.push_back(std::move(*c));
+  }
+  ASSERT_EQ(server->OpenConnectionsForTest(), o.max_connections);
+  for (const char* path : {"/healthz", "/livez", "/readyz"}) {
+    auto r = HttpsGet(server->port(), path);
+    ASSERT_TRUE(r.ok()) << path << ": " << r.status();
+    EXPECT_EQ(r->status, 200) << path;
+  }
+  EXPECT_TRUE(stalled.front()->ServerClosed()) << "the longest-stalled request was evicted";
+  EXPECT_LE(server->OpenConnectionsForTest(), o.max_connections);
+}
+
 TEST_F(RobustnessTest, BlockedHandlersDoNotDelayHealthChecks) {
   ServingOptions o;
   o.handler_threads = 2;

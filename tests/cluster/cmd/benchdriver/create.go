@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -102,4 +103,36 @@ func CreateNamespace(ctx context.Context, cs kubernetes.Interface, ns string, la
 		return fmt.Errorf("creating namespace %s: %w", ns, err)
 	}
 	return nil
+}
+
+// CreatePriorityClasses creates the workload's PriorityClasses.
+func CreatePriorityClasses(ctx context.Context, cs kubernetes.Interface, classes map[string]int32) error {
+	for name, value := range classes {
+		_, err := cs.SchedulingV1().PriorityClasses().Create(ctx,
+			&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating priorityclass %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Churn creates a pod from template in ns every interval until stop is closed, and returns how
+// many it created. A failed creation ends it with the error: the phase it runs in then fails.
+func Churn(ctx context.Context, cs kubernetes.Interface, ns string, template *v1.Pod, interval time.Duration,
+	stop <-chan struct{}) (int, error) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		select {
+		case <-stop:
+			return n, nil
+		case <-ctx.Done():
+			return n, ctx.Err()
+		case <-tick.C:
+		}
+		if _, err := cs.CoreV1().Pods(ns).Create(ctx, PodAt(template, ns, n), metav1.CreateOptions{}); err != nil {
+			return n, fmt.Errorf("churn: creating pod %d: %w", n, err)
+		}
+	}
 }

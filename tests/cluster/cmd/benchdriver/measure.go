@@ -47,10 +47,9 @@ func (x *runner) saveMetrics(when, text string) {
 	_ = os.WriteFile(filepath.Join(x.env.LogDir, name), []byte(text), 0o644)
 }
 
-func (x *runner) measureStream() error {
+func (x *runner) measureStream() (err error) {
 	var p phase
 	x.beginMetrics(&p)
-	var err error
 	if p.cpu0, err = CPUSeconds(x.child.Pid()); err != nil {
 		return err
 	}
@@ -66,6 +65,24 @@ func (x *runner) measureStream() error {
 	go func() {
 		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod)
 		created <- outcome{res, err}
+	}()
+	// The churn runs beside the creation until every measured pod is bound.
+	stopChurn, churned := make(chan struct{}), make(chan error, 1)
+	if x.t.Churn != nil {
+		go func() {
+			n, err := Churn(x.ctx, x.cl.Client, churnNS, x.t.Churn,
+				time.Duration(x.w.ChurnIntervalMilliseconds)*time.Millisecond, stopChurn)
+			x.r.ChurnPods = n
+			churned <- err
+		}()
+	} else {
+		churned <- nil
+	}
+	defer func() {
+		close(stopChurn)
+		if churnErr := <-churned; churnErr != nil && err == nil {
+			err = churnErr
+		}
 	}()
 	var creation *outcome
 	err = x.waitBound([]string{measureNS}, x.w.MeasurePods, "measured phase: scheduling the measured pods",

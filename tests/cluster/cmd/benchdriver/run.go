@@ -26,6 +26,7 @@ import (
 const (
 	initNS    = "sched-init"
 	measureNS = "sched-measure"
+	churnNS   = "sched-churn"
 )
 
 // SchedulerSpec says how to run one scheduler.
@@ -63,6 +64,8 @@ type RunResult struct {
 	CreatorSeconds      float64 `json:"creatorSeconds"`
 	StartToFirstBinding float64 `json:"startToFirstBindingSeconds"`
 	StartToInitDone     float64 `json:"startToInitScheduledSeconds"`
+	// Pods the churn created while the measured phase ran (workloads with churnTemplate).
+	ChurnPods int `json:"churnPods,omitempty"`
 	// Backlog mode: from the second start (every measured pod pending) to its first binding.
 	BacklogStartToFirstBinding float64 `json:"backlogStartToFirstBindingSeconds,omitempty"`
 
@@ -159,7 +162,10 @@ func (x *runner) setup() error {
 	if x.cl, err = StartCluster(x.env.TestCluster, x.env.WorkDir, 2*time.Minute); err != nil {
 		return err
 	}
-	for _, ns := range append(x.w.InitNamespaceNames(), measureNS) {
+	if err := CreatePriorityClasses(x.ctx, x.cl.Client, x.w.PriorityClasses); err != nil {
+		return err
+	}
+	for _, ns := range append(x.w.InitNamespaceNames(), measureNS, churnNS) {
 		if err := CreateNamespace(x.ctx, x.cl.Client, ns, x.w.NamespaceLabels); err != nil {
 			return err
 		}

@@ -48,6 +48,16 @@ type Workload struct {
 	NamespaceLabels map[string]string `json:"namespaceLabels,omitempty"`
 	// NodeLabelsByIndex gives node i the label value values[i % len(values)] for each key.
 	NodeLabelsByIndex map[string][]string `json:"nodeLabelsByIndex,omitempty"`
+	// PriorityClasses (name: value) are created first. Templates name them in
+	// spec.priorityClassName: the apiserver's Priority admission sets spec.priority from the
+	// class and rejects a pod that sets a different one itself (scheduler_perf's apiserver
+	// runs without it and its templates set spec.priority).
+	PriorityClasses map[string]int32 `json:"priorityClasses,omitempty"`
+	// ChurnTemplate, in stream mode, is a pod patch of which one pod is created in namespace
+	// sched-churn every ChurnIntervalMilliseconds while the measured phase runs
+	// (scheduler_perf's churn op in create mode); churn pods are not measured.
+	ChurnTemplate             map[string]any `json:"churnTemplate,omitempty"`
+	ChurnIntervalMilliseconds int            `json:"churnIntervalMilliseconds,omitempty"`
 }
 
 type workloadFile struct {
@@ -85,6 +95,10 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: initPodTemplate and initPodTemplates exclude each other", where)
 		case w.InitNamespaces < 0:
 			return nil, fmt.Errorf("%s: initNamespaces must not be negative", where)
+		case (w.ChurnTemplate != nil) != (w.ChurnIntervalMilliseconds > 0):
+			return nil, fmt.Errorf("%s: churnTemplate and churnIntervalMilliseconds go together", where)
+		case w.ChurnTemplate != nil && w.Mode == ModeBacklog:
+			return nil, fmt.Errorf("%s: churn needs the stream mode (the backlog mode has no creation phase)", where)
 		}
 		if w.Mode == "" {
 			f.Workloads[i].Mode = ModeStream
@@ -192,6 +206,7 @@ type Templates struct {
 	Node     *v1.Node
 	InitPods []*v1.Pod
 	Pod      *v1.Pod
+	Churn    *v1.Pod // nil without churn
 }
 
 func decodeTemplate(base string, patch map[string]any, into any) error {
@@ -224,6 +239,12 @@ func (w *Workload) Templates() (Templates, error) {
 	}
 	if err := decodeTemplate(defaultPod, w.PodTemplate, t.Pod); err != nil {
 		return t, fmt.Errorf("workload %q: podTemplate: %w", w.Name, err)
+	}
+	if w.ChurnTemplate != nil {
+		t.Churn = &v1.Pod{}
+		if err := decodeTemplate(defaultPod, w.ChurnTemplate, t.Churn); err != nil {
+			return t, fmt.Errorf("workload %q: churnTemplate: %w", w.Name, err)
+		}
 	}
 	for i, patch := range initPatches {
 		p := &v1.Pod{}

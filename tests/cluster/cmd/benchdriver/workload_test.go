@@ -110,3 +110,36 @@ func TestRepositoryWorkloadsDecode(t *testing.T) {
 		}
 	}
 }
+
+// A churn template is decoded like the others, and a churn needs its interval and the stream mode.
+func TestChurnTemplate(t *testing.T) {
+	ws, err := loadOne(t, mixedHeader+`  priorityClasses: {high: 9999999}
+  churnIntervalMilliseconds: 200
+  churnTemplate:
+    spec:
+      priorityClassName: high
+      containers: [{name: pause, image: pause, resources: {requests: {cpu: "9"}}}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := ws[0].Templates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm.Churn == nil || tm.Churn.Spec.PriorityClassName != "high" || tm.Churn.Spec.Containers[0].Resources.Requests.Cpu().String() != "9" {
+		t.Fatalf("churn template: %+v", tm.Churn)
+	}
+	if ws[0].PriorityClasses["high"] != 9999999 {
+		t.Fatalf("priority classes: %v", ws[0].PriorityClasses)
+	}
+	for _, bad := range []string{
+		"  churnTemplate: {metadata: {labels: {a: b}}}\n",
+		"  churnIntervalMilliseconds: 200\n",
+		"  mode: backlog\n  churnIntervalMilliseconds: 200\n  churnTemplate: {metadata: {labels: {a: b}}}\n",
+	} {
+		if _, err := loadOne(t, mixedHeader+bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Verdict of one pod.
@@ -39,9 +41,10 @@ const (
 	Reordered Verdict = "reordered"
 )
 
-// owedMarkers start the parts of upstream's messages owed to plugins stowage lacks: the
-// PostFilter text of DefaultPreemption. A plugin that lands removes its marker.
-var owedMarkers = []string{" preemption: "}
+// owedMarkers start the parts of upstream's messages owed to plugins stowage lacks. None now:
+// DefaultPreemption's PostFilter text, the last one, is compared like the rest of the message.
+// A plugin upstream adds to the default profile before stowage has it adds its marker here.
+var owedMarkers []string
 
 // Result is the comparison of one pod.
 type Result struct {
@@ -71,6 +74,22 @@ func SplitOwed(msg string) (core, owed string) {
 // Compare judges stowage's outcomes against upstream's (same pods, same order). scores are
 // upstream's per pod, keyed "namespace/name".
 func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Scores) []Result {
+	return CompareWith(seed, mode, up, st, scores, nil)
+}
+
+// PreemptionContext is what judging preemption needs beyond the outcomes: upstream's candidates
+// per pod (from its log) and the state's PDBs.
+type PreemptionContext struct {
+	Candidates map[string][]Candidates // upstream's dry runs per pod
+	DryRuns    map[string]int          // stowage's dry runs per pod, where its log has upstream's lines
+	PDBs       []policyv1.PodDisruptionBudget
+}
+
+// CompareWith is Compare, judging the pods either scheduler preempted for by JudgePreemption
+// when pre is given (the preemption profile). A preemption judged other than equal changes what
+// every later pod sees (other victims are gone): serial mode re-pins the victims (repin.go) unless
+// upstream left the pod nominated; otherwise comparison stops there.
+func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]Scores, pre *PreemptionContext) []Result {
 	var out []Result
 	diverged := false
 	for i := range up {
@@ -90,9 +109,14 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 		// victim of another's retry, however its cycles fell.
 		reordered := mode == ModeBatch && up[i].Attempts == st[i].Attempts &&
 			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
+		preempted := pre != nil && (up[i].preempted() || st[i].preempted())
 		switch {
 		case diverged:
 			r.Verdict = NotCompared
+		case preempted:
+			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()],
+				pre.DryRuns[up[i].Key()], pre.PDBs)
+			diverged = r.Verdict != Agree && (mode != ModeSerial || !repinnable(up[i]))
 		case up[i].Node != st[i].Node:
 			r.Verdict = Disagree
 			if up[i].Node != "" && st[i].Node != "" && slices.Contains(r.Tied, up[i].Node) &&
@@ -115,7 +139,7 @@ func Compare(seed uint64, mode string, up, st []Outcome, scores map[string]Score
 		default:
 			r.Verdict = Disagree
 		}
-		if r.Verdict == Disagree {
+		if r.Verdict == Disagree && !preempted {
 			r.Kind = Kind(up[i], st[i], core)
 		}
 		out = append(out, r)

@@ -17,7 +17,16 @@ func unsched(pod, msg string) Outcome {
 	return Outcome{Pod: pod, Reason: "Unschedulable", Message: msg}
 }
 
+// withOwedMarker makes the owed-part mechanism cut at marker for one test, as it did for the
+// preemption text before DefaultPreemption landed.
+func withOwedMarker(t *testing.T, marker string) {
+	saved := owedMarkers
+	owedMarkers = []string{marker}
+	t.Cleanup(func() { owedMarkers = saved })
+}
+
 func TestCompare(t *testing.T) {
+	withOwedMarker(t, " preemption: ")
 	tie := map[string]Scores{"difftest/p": {"a": 90, "b": 90, "c": 10}}
 	noTie := map[string]Scores{"difftest/p": {"a": 90, "b": 80, "c": 10}}
 	for _, tc := range []struct {
@@ -225,6 +234,7 @@ func TestOwedShape(t *testing.T) {
 }
 
 func TestKind(t *testing.T) {
+	withOwedMarker(t, " preemption: ")
 	other := "0/3 nodes are available: 2 node(s) had untolerated taint(s), 1 Insufficient cpu."
 	for _, tc := range []struct {
 		up, st Outcome
@@ -272,5 +282,12 @@ I1126 04:24:15.317790   1 schedule_one.go:984] "Plugin scored node for pod" pod=
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ParsePluginScores = %v, want %v", got, want)
+	}
+}
+
+func TestNothingIsOwedByDefault(t *testing.T) {
+	msg := fitMsg + " " + owed
+	if core, cut := SplitOwed(msg); core != msg || cut != "" {
+		t.Errorf("SplitOwed(%q) = %q, %q; the preemption part must be compared", msg, core, cut)
 	}
 }

@@ -17,6 +17,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -60,7 +62,11 @@ type State struct {
 	ReplicaSets            []appsv1.ReplicaSet        `json:"replicaSets,omitempty"`
 	StatefulSets           []appsv1.StatefulSet       `json:"statefulSets,omitempty"`
 	ReplicationControllers []v1.ReplicationController `json:"replicationControllers,omitempty"`
-	Nodes                  []v1.Node                  `json:"nodes"`
+	// PriorityClasses are created if missing and never deleted (every state has the same ones).
+	PriorityClasses []schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
+	// PDBs are created with the status given here, which stays: no disruption controller runs.
+	PDBs  []policyv1.PodDisruptionBudget `json:"pdbs,omitempty"`
+	Nodes []v1.Node                      `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
@@ -68,6 +74,9 @@ type State struct {
 
 // Generate builds the state of seed with n nodes and p pods in profile.
 func Generate(seed uint64, n, p int, profile string) State {
+	if profile == ProfilePreemption {
+		return generatePreemption(seed, n, p)
+	}
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	s := State{Seed: seed}
 	for i := 0; i < n; i++ {

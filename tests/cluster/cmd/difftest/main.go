@@ -6,7 +6,7 @@
 //
 // Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
 //
-//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity] [-modes serial,batch]
+//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption] [-modes serial,batch]
 //	[-state FILE] [-ci]
 package main
 
@@ -43,7 +43,8 @@ func main() {
 	pods := flag.Int("pods", 16, "pods per state")
 	modes := flag.String("modes", "serial,batch", "modes, of serial and batch")
 	profile := flag.String("profile", ProfileAffinity, "generator profile: basic (nodes and bare pods) or affinity "+
-		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread)")
+		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread) or preemption "+
+		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it)")
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
@@ -56,8 +57,19 @@ func main() {
 	if *kubeconfig == "" || *out == "" {
 		fail(fmt.Errorf("-kubeconfig and -out are required"))
 	}
-	if *profile != ProfileBasic && *profile != ProfileAffinity {
+	if *profile != ProfileBasic && *profile != ProfileAffinity && *profile != ProfilePreemption {
 		fail(fmt.Errorf("unknown profile %q", *profile))
+	}
+	if *profile == ProfilePreemption {
+		modesSet := false
+		flag.Visit(func(f *flag.Flag) { modesSet = modesSet || f.Name == "modes" })
+		if !modesSet {
+			*modes = ModeSerial
+		}
+		if *modes != ModeSerial {
+			// In batch mode the evictions could not be told apart by preemptor.
+			fail(fmt.Errorf("the preemption profile runs in serial mode only"))
+		}
 	}
 	if *nodes < 1 || *nodes > 100 || *pods < 1 || *states < 1 {
 		fail(fmt.Errorf("need 1 <= -nodes <= 100, -pods >= 1, -states >= 1"))
@@ -133,11 +145,11 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
 	}
-	var pin map[string]string
+	var pin map[string]Outcome
 	if mode == ModeSerial {
-		pin = map[string]string{}
+		pin = map[string]Outcome{}
 		for _, o := range up {
-			pin[o.Pod] = o.Node
+			pin[o.Pod] = o
 		}
 	}
 	st, stLog, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
@@ -158,7 +170,22 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	if err != nil {
 		return nil, err
 	}
-	rs := Compare(s.Seed, mode, up, st, scores)
+	var pre *PreemptionContext
+	if s.Profile == ProfilePreemption {
+		cands, err := ParseCandidates(upLog)
+		if err != nil {
+			return nil, err
+		}
+		stCands, err := ParseCandidates(stLog)
+		if err != nil {
+			return nil, err
+		}
+		pre = &PreemptionContext{Candidates: cands, DryRuns: map[string]int{}, PDBs: s.PDBs}
+		for pod, runs := range stCands {
+			pre.DryRuns[pod] = len(runs)
+		}
+	}
+	rs := CompareWith(s.Seed, mode, up, st, scores, pre)
 	for i := range rs {
 		if p := plugins[rs[i].Upstream.Key()]; rs[i].Verdict == Disagree && rs[i].Kind == "placement" && p != nil {
 			rs[i].Plugins = PluginScores{}

@@ -1,9 +1,10 @@
 package main
 
 // The objects of a state other than nodes and pods: namespaces with labels, Services,
-// ReplicaSets, StatefulSets and ReplicationControllers. They are applied while no scheduler
-// runs, so each scheduler lists them at its start; no controller runs on the test cluster, so
-// they stay as created and are replaced only when the next state comes.
+// ReplicaSets, StatefulSets, ReplicationControllers, PriorityClasses and PodDisruptionBudgets.
+// They are applied while no scheduler runs, so each scheduler lists them at its start; no
+// controller runs on the test cluster, so they stay as created and are replaced only when the
+// next state comes.
 
 import (
 	"context"
@@ -51,6 +52,24 @@ func (x *Runner) applyObjects(ctx context.Context, st *State) error {
 	for i := range st.Services {
 		if _, err := x.cs.CoreV1().Services(st.Services[i].Namespace).Create(ctx, &st.Services[i], metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating service %s: %w", st.Services[i].Name, err)
+		}
+	}
+	for i := range st.PriorityClasses {
+		_, err := x.cs.SchedulingV1().PriorityClasses().Create(ctx, &st.PriorityClasses[i], metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating priorityclass %s: %w", st.PriorityClasses[i].Name, err)
+		}
+	}
+	for i := range st.PDBs {
+		o := &st.PDBs[i]
+		got, err := x.cs.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating poddisruptionbudget %s: %w", o.Name, err)
+		}
+		got.Status = o.Status
+		got.Status.ObservedGeneration = got.Generation
+		if _, err := x.cs.PolicyV1().PodDisruptionBudgets(o.Namespace).UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("setting the status of poddisruptionbudget %s: %w", o.Name, err)
 		}
 	}
 	record := func(ns, kind, name string, uid types.UID) { x.uids[ownerKey(ns, kind, name)] = uid }
@@ -102,6 +121,9 @@ func (x *Runner) deleteObjects(ctx context.Context) error {
 		for _, del := range []func() error{
 			func() error { return x.cs.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, opts, metav1.ListOptions{}) },
 			func() error { return x.cs.AppsV1().StatefulSets(ns).DeleteCollection(ctx, opts, metav1.ListOptions{}) },
+			func() error {
+				return x.cs.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, opts, metav1.ListOptions{})
+			},
 			func() error {
 				return x.cs.CoreV1().ReplicationControllers(ns).DeleteCollection(ctx, opts, metav1.ListOptions{})
 			},

@@ -21,7 +21,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -64,6 +66,14 @@ type Outcome struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Attempts is how many times the scheduler's log says it tried the pod.
 	Attempts int `json:"attempts,omitempty"`
+	// Nominated is the first status.nominatedNodeName the pod had; Victims the pods deleted or
+	// left terminating with the DisruptionTarget condition while it was decided (serial mode).
+	Nominated string   `json:"nominated,omitempty"`
+	Victims   []string `json:"victims,omitempty"`
+	// pod is the pod as the apiserver admitted it (its priority) and onNodes the pods bound to
+	// each node when it came: what the preemption model reads (preemption profile).
+	pod     *v1.Pod
+	onNodes map[string][]*v1.Pod
 	// boundBefore: the pods that ended bound whose last attempt came before this pod's last one,
 	// sorted: the pods its deciding cycle saw placed (batch mode).
 	boundBefore []string
@@ -78,10 +88,14 @@ func (o Outcome) Key() string {
 }
 
 func (o Outcome) String() string {
-	if o.Node != "" {
-		return "bound to " + o.Node
+	var pre string
+	if o.preempted() {
+		pre = fmt.Sprintf("nominated to %q evicting %v, ", o.Nominated, o.Victims)
 	}
-	return fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration)
+	if o.Node != "" {
+		return pre + "bound to " + o.Node
+	}
+	return pre + fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration)
 }
 
 // Runner drives one apiserver.
@@ -96,6 +110,11 @@ type Runner struct {
 	// The objects of the state last applied (objects.go): its key and the UIDs of its owners.
 	applied string
 	uids    map[string]types.UID
+	// What the pod informer saw of preemption since the state's pods began to come (evictions).
+	mu        sync.Mutex
+	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
+	evicted   map[types.UID]bool // the same, as a set
+	nominated map[string]string  // pod -> the first status.nominatedNodeName it had
 }
 
 // NewRunner starts a pod informer (every namespace: the cluster holds only the test's).
@@ -105,14 +124,23 @@ func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir str
 	f := informers.NewSharedInformerFactory(cs, 0)
 	inf := f.Core().V1().Pods()
 	x.pods = inf.Lister()
-	notify := func(any) {
+	x.resetEvictions()
+	notify := func(obj any, deleted bool) {
+		x.observe(obj, deleted)
 		select {
 		case x.changed <- struct{}{}:
 		default:
 		}
 	}
-	_, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: notify,
-		UpdateFunc: func(_, n any) { notify(n) }, DeleteFunc: notify})
+	_, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { notify(obj, false) },
+		UpdateFunc: func(_, obj any) { notify(obj, false) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			notify(obj, true)
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +154,69 @@ func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir str
 		return nil, err
 	}
 	return x, writeSchedulerConfig(filepath.Join(dir, "scheduler-config.yaml"), kubeconfig)
+}
+
+// observe records a pod's first nominated node, and the pod as a victim once it is deleted or
+// terminating with the DisruptionTarget condition a preempting scheduler sets before deleting it.
+func (x *Runner) observe(obj any, deleted bool) {
+	p, ok := obj.(*v1.Pod)
+	if !ok {
+		return
+	}
+	k := podKey(p)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if n := p.Status.NominatedNodeName; n != "" && x.nominated[k] == "" {
+		x.nominated[k] = n
+	}
+	// By UID: a victim that re-pinning (repin.go) brought back can be evicted again.
+	if (deleted || p.DeletionTimestamp != nil) && disruptionTarget(p) && !x.evicted[p.UID] {
+		x.evicted[p.UID] = true
+		x.victims = append(x.victims, k)
+	}
+}
+
+func (x *Runner) resetEvictions() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.victims, x.evicted, x.nominated = nil, map[types.UID]bool{}, map[string]string{}
+}
+
+// victimsSince returns the victims recorded after the first mark of them, sorted, and the new mark.
+func (x *Runner) victimsSince(mark int) ([]string, int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return victimKeys(x.victims[mark:]), len(x.victims)
+}
+
+// boundPods returns the pods bound to each node, as the informer has them.
+func (x *Runner) boundPods() map[string][]*v1.Pod {
+	l, _ := x.pods.List(labels.Everything())
+	out := map[string][]*v1.Pod{}
+	for _, p := range l {
+		if p.Spec.NodeName != "" {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		}
+	}
+	return out
+}
+
+// setStartTime gives a bound pod the start time a kubelet would report; upstream orders victims
+// by it and would otherwise take the time of its cycle, different in every run. It returns once
+// the informer has it, so the next pod's record of the nodes (serial) holds it.
+func (x *Runner) setStartTime(ctx context.Context, ns, name string, t time.Time) error {
+	patch := fmt.Sprintf(`{"status":{"startTime":%q}}`, t.UTC().Format(time.RFC3339))
+	_, err := x.cs.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+	if err != nil {
+		return err
+	}
+	if !x.waitUntil(ctx, x.podTimeout, func() bool {
+		p, err := x.pods.Pods(ns).Get(name)
+		return err == nil && p.Status.StartTime != nil
+	}) {
+		return fmt.Errorf("pod %s/%s: start time not seen within %s", ns, name, x.podTimeout)
+	}
+	return nil
 }
 
 // waitUntil re-evaluates cond on every pod event (and every 250 ms) until it holds.
@@ -151,6 +242,9 @@ func (x *Runner) outcome(pod *v1.Pod) (Outcome, bool) {
 	if err != nil {
 		return o, false
 	}
+	x.mu.Lock()
+	o.Nominated = x.nominated[o.Key()]
+	x.mu.Unlock()
 	if p.Spec.NodeName != "" {
 		o.Node = p.Spec.NodeName
 		return o, true
@@ -281,15 +375,15 @@ func (x *Runner) touchNodes(ctx context.Context, nodes []v1.Node) error {
 }
 
 // Run schedules the state's pods with s in mode and returns each pod's outcome in pod order and
-// the path of the scheduler's log. pin (serial mode only) maps a pod to the node upstream chose
-// ("" for unschedulable).
+// the path of the scheduler's log. pin (serial mode only) maps a pod's name to upstream's outcome:
+// its node ("" for unschedulable) and, with preemption, its victims (repin.go).
 //
 // The nodes are created one by one once the scheduler runs, so it adds them in creation order
 // (an initial list would come in Go map order, see above): where nodes report one image at
 // different sizes, upstream keeps the size of the first node that reported it. A placeholder
 // node stands in until then, because a pod tried against no node at all is retried at once by
 // stowage, in a loop.
-func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]string) ([]Outcome, string, error) {
+func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st State, pin map[string]Outcome) ([]Outcome, string, error) {
 	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-%s-%s.log", tag, mode, s.Name))
 	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
 	if err := x.clearPods(ctx); err != nil {
@@ -330,13 +424,20 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	// Existing pods come bound and before the pods, on the same informer, so the scheduler's
 	// cache holds them when the first pod is tried.
 	for i := range st.Existing {
-		if err := x.createPod(ctx, &st.Existing[i], st.Existing[i].Spec.NodeName); err != nil {
+		e := &st.Existing[i]
+		if err := x.createPod(ctx, e, e.Spec.NodeName); err != nil {
 			return nil, logPath, err
 		}
+		if e.Status.StartTime != nil {
+			if err := x.setStartTime(ctx, e.Namespace, e.Name, e.Status.StartTime.Time); err != nil {
+				return nil, logPath, err
+			}
+		}
 	}
+	x.resetEvictions()
 	var out []Outcome
 	if mode == ModeSerial {
-		out, err = x.serial(ctx, st.Pods, pin, alive)
+		out, err = x.serial(ctx, st.Pods, pin, alive, st.Profile == ProfilePreemption)
 	} else {
 		for i := range st.Pods {
 			if err := x.createPod(ctx, &st.Pods[i], ""); err != nil {
@@ -355,10 +456,21 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	return out, logPath, x.clearPods(ctx)
 }
 
-func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]string, alive func() bool) ([]Outcome, error) {
+// serial runs the pods one at a time. With preemption, a pod's first decision is often "not
+// schedulable" while it preempts: its outcome is read once it is bound or nothing changed for
+// the quiet period, with the victims evicted meanwhile, and a pod left nominated (its victims
+// terminating) stays, holding the room, as upstream's does. Every pod that ends bound gets a
+// start time after the existing pods', as a kubelet would give it.
+func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outcome, alive func() bool,
+	preemption bool) ([]Outcome, error) {
 	var out []Outcome
+	mark := 0
 	for i := range pods {
 		name := pods[i].Name
+		var onNodes map[string][]*v1.Pod
+		if preemption {
+			onNodes = x.boundPods()
+		}
 		if err := x.createPod(ctx, &pods[i], ""); err != nil {
 			return nil, err
 		}
@@ -368,12 +480,36 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 		if !ok {
 			o.Reason, o.Message = "Timeout", fmt.Sprintf("no decision within %s", x.podTimeout)
 		}
-		out = append(out, o)
-		want, pinned := pin[name]
-		if !pinned {
-			want = o.Node
+		if preemption && ok {
+			o = x.settle(ctx, &pods[i], alive)
+			o.onNodes = onNodes
+			if p, err := x.pods.Pods(pods[i].Namespace).Get(name); err == nil {
+				o.pod = p
+			}
+			o.Victims, mark = x.victimsSince(mark)
 		}
+		out = append(out, o)
+		up, pinned := pin[name]
+		want := o.Node
+		if pinned {
+			want = up.Node
+		}
+		if preemption && pinned && repinnable(up) && !slices.Equal(o.Victims, up.Victims) {
+			if err := x.repinVictims(ctx, o.Victims, up.Victims, onNodes); err != nil {
+				return nil, err
+			}
+			_, mark = x.victimsSince(mark) // upstream's victims evicted here belong to no later pod
+		}
+		started := startBase.Add(time.Duration(10000+i) * time.Minute)
 		if o.Node != "" && o.Node == want {
+			if preemption {
+				if err := x.setStartTime(ctx, pods[i].Namespace, name, started); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if preemption && o.Node == "" && o.Nominated != "" && want == "" {
 			continue
 		}
 		// Unschedulable pods leave (upstream never sees them again); misplaced ones move.
@@ -384,9 +520,35 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]strin
 			if err := x.createPod(ctx, &pods[i], want); err != nil {
 				return nil, err
 			}
+			if preemption {
+				if err := x.setStartTime(ctx, pods[i].Namespace, name, started); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return out, nil
+}
+
+// settle waits until the pod is bound or no pod changed for the quiet period, and returns its
+// outcome then.
+func (x *Runner) settle(ctx context.Context, pod *v1.Pod, alive func() bool) Outcome {
+	deadline := time.After(x.podTimeout)
+	for alive() {
+		if o, ok := x.outcome(pod); ok && o.Node != "" {
+			return o
+		}
+		select {
+		case <-x.changed:
+			continue
+		case <-time.After(x.quiet):
+		case <-deadline:
+		case <-ctx.Done():
+		}
+		break
+	}
+	o, _ := x.outcome(pod)
+	return o
 }
 
 // together waits until every pod has a decision and nothing changed for the quiet period (a

@@ -47,9 +47,10 @@ leaderElection:
 
 // schedulerArgs are the flags of both schedulers. schedule_one.go logs every node's final score
 // at V(10); raising only that file keeps the client's request dumps of -v=10 out of the log.
+// default_preemption.go logs each candidate node's victims at V(5) (preemption.go reads them).
 func schedulerArgs(config string, port int) []string {
 	return []string{"--config=" + config, fmt.Sprintf("--secure-port=%d", port),
-		"--bind-address=127.0.0.1", "-v=3", "--vmodule=schedule_one=10"}
+		"--bind-address=127.0.0.1", "-v=3", "--vmodule=schedule_one=10,default_preemption=5"}
 }
 
 // startScheduler starts s with its output in logPath.

@@ -1,0 +1,173 @@
+#include "pkg/plugins/default_preemption/executor.h"
+
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/encode.h"
+#include "pkg/common/clock.h"
+#include "pkg/common/logging.h"
+#include "pkg/framework/interface.h"
+
+namespace stowage::plugins::default_preemption {
+
+namespace {
+constexpr std::string_view kPluginName = "DefaultPreemption";
+
+std::string Now() { return api::FormatTime(RealClock().WallNow()); }
+}  // namespace
+
+api::Condition DisruptionTargetCondition(const api::Pod& victim, const std::string& scheduler_name,
+                                         const std::string& now) {
+  api::Condition c;
+  c.type = "DisruptionTarget";
+  c.status = "True";
+  c.reason = "PreemptionByScheduler";
+  c.message = scheduler_name + ": preempting to accommodate a higher priority pod";
+  c.last_transition_time = now;
+  c.observed_generation = victim.metadata.generation;
+  return c;
+}
+
+bool UpdatePodCondition(api::PodStatus& status, api::Condition condition) {
+  for (auto& old : status.conditions) {
+    if (old.type != condition.type) continue;
+    if (old.status == condition.status) condition.last_transition_time = old.last_transition_time;
+    const bool same = old.status == condition.status && old.reason == condition.reason &&
+                      old.message == condition.message &&
+                      old.last_probe_time == condition.last_probe_time &&
+                      old.last_transition_time == condition.last_transition_time &&
+                      old.observed_generation == condition.observed_generation;
+    old = std::move(condition);
+    return !same;
+  }
+  status.conditions.push_back(std::move(condition));
+  return true;
+}
+
+stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& preemptor,
+                                     const api::Pod& victim) {
+  const std::string who = api::NamespacedName(victim.metadata);
+  std::string message = "Preempted by pod " + preemptor.metadata.uid + " on node " + node;
+  if (auto waiting = handle_.GetWaitingPod(victim.metadata.uid)) {
+    // Not bound yet: rejecting it at Permit frees the room without an API call.
+    waiting->Reject(kPluginName, "preempted");
+    message += " (in kube-scheduler memory).";
+  } else {
+    api::PodStatus status = victim.status;
+    if (UpdatePodCondition(
+            status, DisruptionTargetCondition(victim, preemptor.spec.scheduler_name, Now()))) {
+      stowage::Status s = handle_.pod_writer().PatchPodStatus(victim, status);
+      if (s.code() == StatusCode::kNotFound) return OkStatus();  // already gone
+      if (!s.ok()) {
+        LOG_ERROR(
+            "Could not add DisruptionTarget condition due to preemption preemptor=\"{}\" "
+            "victim=\"{}\" err=\"{}\"",
+            api::NamespacedName(preemptor.metadata), who, s.message());
+        return s;
+      }
+    }
+    stowage::Status s = handle_.pod_writer().DeletePod(victim);
+    if (s.code() == StatusCode::kNotFound) return OkStatus();
+    if (!s.ok()) {
+      LOG_ERROR("Tried to preempted pod pod=\"{}\" preemptor=\"{}\" err=\"{}\"", who,
+                api::NamespacedName(preemptor.metadata), s.message());
+      return s;
+    }
+    VLOG(2, "Preemptor Pod preempted victim Pod preemptor=\"{}\" victim=\"{}\" node=\"{}\"",
+         api::NamespacedName(preemptor.metadata), who, node);
+  }
+  handle_.RecordEvent(victim, preemptor.spec.scheduler_name, "Normal", "Preempted", "Preempting",
+                      std::move(message));
+  return OkStatus();
+}
+
+stowage::Status Executor::ClearLowerPriorityNominations(const std::string& node, int32_t priority) {
+  stowage::Status first;
+  for (const auto& p : handle_.NominatedPodsForNode(node)) {
+    const api::Pod& pod = *p->pod;
+    if (PodPriority(pod) >= priority || pod.status.nominated_node_name.empty()) continue;
+    api::PodStatus status = pod.status;
+    status.nominated_node_name.clear();
+    stowage::Status s = handle_.pod_writer().PatchPodStatus(pod, status);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+framework::Status Executor::Actuate(const Candidate& candidate, const api::PodPtr& preemptor) {
+  handle_.preemption_metrics().Victims(static_cast<int>(candidate.victims.pods.size()));
+  const int32_t priority = PodPriority(*preemptor);
+  if (!async_) {
+    for (const auto& v : candidate.victims.pods) {
+      if (v->pod->metadata.deletion_timestamp) continue;  // already going
+      if (auto s = PreemptPod(candidate.node, *preemptor, *v->pod); !s.ok()) {
+        return framework::Status::Error(std::string(s.message()));
+      }
+    }
+    if (auto s = ClearLowerPriorityNominations(candidate.node, priority); !s.ok()) {
+      LOG_ERROR("Cannot clear 'NominatedNodeName' field err=\"{}\"", s.message());
+    }
+    return {};
+  }
+  std::vector<api::PodPtr> victims;
+  for (const auto& v : candidate.victims.pods) {
+    if (!v->pod->metadata.deletion_timestamp) victims.push_back(v->pod);
+  }
+  if (victims.empty()) return {};
+  const std::string uid = preemptor->metadata.uid;
+  {
+    MutexLock l(mu_);
+    preempting_.insert(uid);
+  }
+  handle_.RunAsync(
+      [this, victims = std::move(victims), preemptor, node = candidate.node, uid, priority] {
+        const auto start = std::chrono::steady_clock::now();
+        bool ok = true;
+        if (auto s = ClearLowerPriorityNominations(node, priority); !s.ok()) {
+          LOG_ERROR(
+              "Cannot clear 'NominatedNodeName' field from lower priority pods on the same "
+              "target node node=\"{}\" err=\"{}\"",
+              node, s.message());
+          ok = false;
+        }
+        // The last victim goes last and alone: once it is seen terminating, the preemptor may try
+        // again even if this thread has not finished.
+        for (size_t i = 0; ok && i + 1 < victims.size(); ++i) {
+          ok = PreemptPod(node, *preemptor, *victims[i]).ok();
+        }
+        bool last_in_memory = false;
+        if (ok) {
+          const api::Pod& last = *victims.back();
+          {
+            MutexLock l(mu_);
+            last_victim_[uid] = {last.metadata.namespace_, last.metadata.name};
+          }
+          last_in_memory = handle_.GetWaitingPod(last.metadata.uid) != nullptr;
+          ok = PreemptPod(node, *preemptor, last).ok();
+        }
+        {
+          MutexLock l(mu_);
+          preempting_.erase(uid);
+          last_victim_.erase(uid);
+        }
+        handle_.preemption_metrics().Goroutine(
+            ok, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        VLOG(2, "Async Preemption finished completely preemptor=\"{}\" node=\"{}\" result=\"{}\"",
+             api::NamespacedName(preemptor->metadata), node, ok ? "success" : "error");
+        // No deletion event will come for a victim freed in memory, nor after a failure.
+        if (!ok || last_in_memory) handle_.Activate(*preemptor);
+      });
+  return {};
+}
+
+bool Executor::IsPodRunningPreemption(const std::string& uid) const {
+  MutexLock l(mu_);
+  if (!preempting_.count(uid)) return false;
+  auto it = last_victim_.find(uid);
+  if (it == last_victim_.end()) return true;
+  auto victim = handle_.pods().Get(it->second.namespace_, it->second.name);
+  return victim != nullptr && !victim->metadata.deletion_timestamp;
+}
+
+}  // namespace stowage::plugins::default_preemption

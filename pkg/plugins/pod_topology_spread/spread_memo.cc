@@ -1,0 +1,147 @@
+#include "pkg/plugins/pod_topology_spread/spread_memo.h"
+
+#include <algorithm>
+
+#include "pkg/plugins/pod_topology_spread/common.h"
+
+namespace stowage::plugins::pod_topology_spread {
+
+void SpreadMemo::Sync(const framework::NodeInfoLister& lister) {
+  ++tick_;
+  const std::vector<const framework::NodeInfo*>& list = lister.List();
+  changed_.clear();
+  if (&lister != lister_ || lister.list_version() != list_version_ ||
+      list.size() != nodes_.size() || !lister.ChangedSince(generation_, changed_) ||
+      // Past this many changes recomputing columns in parallel over every node is cheaper.
+      changed_.size() > std::max<size_t>(64, nodes_.size() / 8)) {
+    Reset(lister);
+    return;
+  }
+  for (const framework::NodeInfo* info : changed_) {
+    const int32_t pos = Position(info);
+    if (pos < 0) {  // the log and the list disagree: trust neither
+      Reset(lister);
+      return;
+    }
+    if (node_generation_[pos] == info->generation()) continue;  // logged twice
+    node_generation_[pos] = info->generation();
+    ++epoch_;
+    Refresh(static_cast<size_t>(pos));
+  }
+  generation_ = lister.generation();
+}
+
+void SpreadMemo::Reset(const framework::NodeInfoLister& lister) {
+  ++full_rescans_;
+  ++epoch_;
+  lister_ = &lister;
+  list_version_ = lister.list_version();
+  generation_ = lister.generation();
+  nodes_ = lister.List();
+  node_generation_.resize(nodes_.size());
+  size_t buckets = 16;
+  while (buckets < 2 * nodes_.size()) buckets *= 2;
+  position_.assign(buckets, {nullptr, -1});
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    node_generation_[i] = nodes_[i]->generation();
+    size_t b = Bucket(nodes_[i]);
+    while (position_[b].first != nullptr) b = (b + 1) & (buckets - 1);
+    position_[b] = {nodes_[i], static_cast<int32_t>(i)};
+  }
+  keys_.clear();
+  queries_.clear();
+}
+
+size_t SpreadMemo::Bucket(const framework::NodeInfo* info) const {
+  // Fibonacci hashing of the address; its low bits are alignment.
+  const uint64_t h =
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(info)) * 0x9E3779B97F4A7C15ull;
+  return static_cast<size_t>(h >> 32) & (position_.size() - 1);
+}
+
+int32_t SpreadMemo::Position(const framework::NodeInfo* info) const {
+  if (position_.empty()) return -1;
+  for (size_t b = Bucket(info);; b = (b + 1) & (position_.size() - 1)) {
+    if (position_[b].first == info) return position_[b].second;
+    if (position_[b].first == nullptr) return -1;
+  }
+}
+
+void SpreadMemo::Refresh(size_t pos) {
+  const framework::NodeInfo* info = nodes_[pos];
+  const api::Node* node = info->node();
+  for (const auto& column : keys_) {
+    column->at[pos] =
+        Intern(*column, node != nullptr ? node->metadata.labels.Get(column->key) : nullptr);
+  }
+  for (const auto& column : queries_) {
+    column->at[pos] = CountMatchingPods(info->pods(), column->selector, column->ns);
+  }
+}
+
+int32_t SpreadMemo::Intern(KeyColumn& column, const std::string* value) {
+  if (value == nullptr) return -1;
+  auto [it, added] = column.ids.try_emplace(*value, static_cast<int32_t>(column.values.size()));
+  if (added) column.values.push_back(*value);
+  return it->second;
+}
+
+template <typename Column>
+Column& SpreadMemo::Slot(std::vector<std::unique_ptr<Column>>& columns, size_t cap) {
+  if (columns.size() < cap) return *columns.emplace_back(std::make_unique<Column>());
+  auto oldest = std::min_element(columns.begin(), columns.end(),
+                                 [](const auto& a, const auto& b) { return a->used < b->used; });
+  // Columns used this cycle may be referenced by the caller: never reuse them.
+  if ((*oldest)->used == tick_) return *columns.emplace_back(std::make_unique<Column>());
+  ++epoch_;
+  **oldest = Column();
+  return **oldest;
+}
+
+const SpreadMemo::KeyColumn& SpreadMemo::Key(std::string_view key, framework::Parallelizer& pool) {
+  for (const auto& column : keys_) {
+    if (column->key == key) {
+      column->used = tick_;
+      return *column;
+    }
+  }
+  KeyColumn& column = Slot(keys_, kMaxKeys);
+  column.key = std::string(key);
+  column.used = tick_;
+  column.at.resize(nodes_.size());
+  // Label lookups in parallel; interning, which appends, afterwards on this thread.
+  lookups_.assign(nodes_.size(), nullptr);
+  pool.Until(nodes_.size(), [&](size_t n) {
+    if (const api::Node* node = nodes_[n]->node()) lookups_[n] = node->metadata.labels.Get(key);
+  });
+  for (size_t n = 0; n < nodes_.size(); ++n) column.at[n] = Intern(column, lookups_[n]);
+  return column;
+}
+
+const SpreadMemo::CountColumn& SpreadMemo::Counts(std::string_view ns,
+                                                  const api::Selector& selector,
+                                                  framework::Parallelizer& pool) {
+  std::string id;
+  id.reserve(ns.size() + 64);
+  id.append(ns).push_back('\0');
+  // Nothing and Everything both print empty; both count nothing, so they may share a column.
+  id.append(selector.String());
+  for (const auto& column : queries_) {
+    if (column->id == id) {
+      column->used = tick_;
+      return *column;
+    }
+  }
+  CountColumn& column = Slot(queries_, kMaxQueries);
+  column.id = std::move(id);
+  column.ns = std::string(ns);
+  column.selector = selector;
+  column.used = tick_;
+  column.at.resize(nodes_.size());
+  pool.Until(nodes_.size(), [&](size_t n) {
+    column.at[n] = CountMatchingPods(nodes_[n]->pods(), column.selector, column.ns);
+  });
+  return column;
+}
+
+}  // namespace stowage::plugins::pod_topology_spread

@@ -1,0 +1,101 @@
+// SpreadMemo: the per-node results PodTopologySpread keeps from one scheduling cycle to the next,
+// so a cycle redoes only the nodes the snapshot copied since the last one.
+//
+// Nodes are addressed by their position in the snapshot's List(). For a few topology keys the
+// memo holds each node's value as a small integer (a KeyColumn), and for a few (namespace,
+// selector) queries each node's count of matching pods (a CountColumn); pods of one template ask
+// the same keys and queries every cycle. Sync() reads the snapshot's change log and recomputes
+// only the changed nodes' entries; when the log cannot say (too old, or the node list changed)
+// it drops every column, and the next Key()/Counts() recomputes them over every node. Columns are
+// bounded by a least-recently-used cap.
+//
+// Thread-safety: none. Sync, Key and Counts run on the scheduling cycle's thread (their parallel
+// loops write disjoint per-node slots); what they return is read-only until the next Sync.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/labels.h"
+#include "pkg/common/string_map.h"
+#include "pkg/framework/handle.h"
+#include "pkg/framework/types.h"
+
+namespace stowage::plugins::pod_topology_spread {
+
+class SpreadMemo {
+ public:
+  // One topology key: at[position] indexes values, or is -1 where the node lacks the key.
+  struct KeyColumn {
+    std::string key;
+    std::vector<std::string> values;  // append-only until the next full rescan
+    StringMap<int32_t> ids;
+    std::vector<int32_t> at;
+    uint64_t used = 0;
+  };
+  // One query: at[position] is the node's count of pods in ns, not terminating, that the selector
+  // matches (CountMatchingPods).
+  struct CountColumn {
+    std::string id;  // namespace and selector, canonical
+    std::string ns;
+    api::Selector selector = api::Selector::Nothing();
+    std::vector<int32_t> at;
+    uint64_t used = 0;
+  };
+
+  static constexpr size_t kMaxKeys = 8;
+  static constexpr size_t kMaxQueries = 16;
+
+  // Brings every column to the lister's current snapshot.
+  void Sync(const framework::NodeInfoLister& lister);
+  // The nodes the columns describe, by position: the lister's List() as of the last Sync.
+  const std::vector<const framework::NodeInfo*>& nodes() const { return nodes_; }
+  // The node's position, or -1 if it is not in the synced list.
+  int32_t Position(const framework::NodeInfo* info) const;
+  // The column of key or of (ns, selector), computed over every node when not held yet. The
+  // reference stays valid until the next Sync.
+  const KeyColumn& Key(std::string_view key, framework::Parallelizer& pool);
+  const CountColumn& Counts(std::string_view ns, const api::Selector& selector,
+                            framework::Parallelizer& pool);
+
+  // Changes whenever an existing column's entries change (a Sync that found changes, or a column
+  // reused for another key or query): a state that kept column pointers may read them only
+  // while the epoch it saw is current.
+  uint64_t epoch() const { return epoch_; }
+
+  // Full rescans since construction, for tests that check the change log is used.
+  int64_t full_rescans_for_test() const { return full_rescans_; }
+  size_t columns_for_test() const { return keys_.size() + queries_.size(); }
+
+ private:
+  void Reset(const framework::NodeInfoLister& lister);
+  void Refresh(size_t position);
+  size_t Bucket(const framework::NodeInfo* info) const;
+  static int32_t Intern(KeyColumn& column, const std::string* value);
+  // Where a new column goes: a free slot, the least recently used one, or a new one when every
+  // column is in use this cycle.
+  template <typename Column>
+  Column& Slot(std::vector<std::unique_ptr<Column>>& columns, size_t cap);
+
+  const framework::NodeInfoLister* lister_ = nullptr;
+  int64_t list_version_ = -1;
+  int64_t generation_ = -1;
+  uint64_t tick_ = 0;
+  uint64_t epoch_ = 0;
+  int64_t full_rescans_ = 0;
+  std::vector<const framework::NodeInfo*> nodes_;
+  std::vector<int64_t> node_generation_;  // by position, the generation the columns reflect
+  // Open addressing over the nodes' addresses (power-of-two size, at most half full), since
+  // Filter and Score look a node up once per call.
+  std::vector<std::pair<const framework::NodeInfo*, int32_t>> position_;
+  std::vector<std::unique_ptr<KeyColumn>> keys_;
+  std::vector<std::unique_ptr<CountColumn>> queries_;
+  std::vector<const framework::NodeInfo*> changed_;  // scratch for ChangedSince
+  std::vector<const std::string*> lookups_;          // scratch for building a key column
+};
+
+}  // namespace stowage::plugins::pod_topology_spread
