@@ -17,11 +17,6 @@ using stowage::api::Quantity;
 
 __int128 Magnitude(__int128 v) { return v < 0 ? -v : v; }
 
-// Known bug, fixed on the branch that owns Quantity::String: from 10^21 units up String() drops
-// the suffix ("1000E" prints as "1"), so the round trip is only checked below that.
-constexpr __int128 kStringBugFromNanos = static_cast<__int128>(1'000'000'000'000'000'000) * 1000 *
-                                         1'000'000'000;  // 10^21 units in nano-units
-
 void CheckAccessors(const Quantity& q) {
   constexpr __int128 kNanosPerUnit = 1'000'000'000;
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -46,7 +41,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto q = Quantity::Parse(text);
   if (!q.ok()) return 0;
   CheckAccessors(*q);
-  if (Magnitude(q->Nanos()) >= kStringBugFromNanos) return 0;
   std::string printed = q->String();
   auto back = Quantity::Parse(printed);
   RELEASE_ASSERT(back.ok(), "String() of a parsed quantity does not parse");
