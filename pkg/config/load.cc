@@ -8,6 +8,7 @@
 
 #include "pkg/common/error_list.h"
 #include "pkg/common/file.h"
+#include "pkg/common/go_quote.h"
 #include "pkg/config/yaml_decoder.h"
 
 namespace stowage::config {
@@ -239,6 +240,22 @@ StatusOr<KubeSchedulerConfiguration> Decode(const YAML::Node& root, const std::s
   return InvalidArgumentError(source + ": " + Join(shown, "; "));
 }
 
+// Upstream reads YAML with go-yaml, which refuses a document that is not UTF-8; yaml-cpp passes
+// such bytes through, and the JSON encoder (/configz) would then write them out altered.
+Status CheckUtf8(std::string_view text, const std::string& source) {
+  size_t line = 1;
+  for (size_t i = 0; i < text.size();) {
+    size_t len = 1;
+    if (static_cast<unsigned char>(text[i]) >= 0x80 && DecodeRune(text, i, len) < 0) {
+      return InvalidArgumentError(source + ": invalid YAML: line " + std::to_string(line) +
+                                  ": invalid UTF-8");
+    }
+    if (text[i] == '\n') ++line;
+    i += len;
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<KubeSchedulerConfiguration> ParseConfig(std::string_view text,
@@ -257,6 +274,7 @@ StatusOr<KubeSchedulerConfiguration> ParseConfig(std::string_view text,
       if (!error.empty()) return InvalidArgumentError(source + ": invalid JSON: " + error);
       return Decode(root, source);
     }
+    if (Status utf8 = CheckUtf8(text, source); !utf8.ok()) return utf8;
     const YAML::Node root = YAML::Load(std::string(text));
     return Decode(root, source);
   } catch (const YAML::DeepRecursion& e) {

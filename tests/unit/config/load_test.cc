@@ -475,6 +475,16 @@ TEST(LoadTest, OversizedInputIsRejected) {
   EXPECT_THAT(std::string(cfg.status().message()), HasSubstr("big.yaml: larger than 4194304"));
 }
 
+// Found by the config fuzzer: yaml-cpp kept the bytes, and /configz's JSON then changed them.
+TEST(LoadTest, InvalidUtf8IsRefusedAsUpstreamDoes) {
+  StatusOr<KubeSchedulerConfiguration> cfg =
+      Parse("clientConnection:\n  kubeconfig: /etc/k\xcd\\conf\n");
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_THAT(std::string(cfg.status().message()),
+              HasSubstr("test.yaml: invalid YAML: line 4: invalid UTF-8"));
+  EXPECT_TRUE(Parse("profiles:\n- schedulerName: \"ordonnanceur-\u00e9t\u00e9\"\n").ok());
+}
+
 TEST(LoadTest, AliasBombIsBounded) {
   // Each level multiplies the tree by ten: 10^9 values if expanded.
   std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
