@@ -22,6 +22,10 @@ stowage::Status ClientPodWriter::PatchPodStatus(const api::Pod& pod,
 }
 
 stowage::Status ClientPodWriter::DeletePod(const api::Pod& pod) {
+  // Preemption's victims: a leader that may have lost its lease evicts nothing either.
+  if (may_bind_ && !may_bind_()) {
+    return FailedPreconditionError("not deleting: this scheduler's lease may have expired");
+  }
   return client::DeletePod(client_, pod.metadata.namespace_, pod.metadata.name);
 }
 

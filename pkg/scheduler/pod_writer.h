@@ -12,7 +12,8 @@ namespace stowage::scheduler {
 
 class ClientPodWriter final : public framework::PodWriter {
  public:
-  // may_bind, when set, is asked before each binding (see scheduler::Options::may_bind).
+  // may_bind, when set, is asked before each binding and each deletion of a preemption victim
+  // (see scheduler::Options::may_bind).
   explicit ClientPodWriter(client::RestClient& client, std::function<bool()> may_bind = {})
       : client_(client), may_bind_(std::move(may_bind)) {}
   stowage::Status Bind(const api::Pod& pod, std::string_view node_name) override;

@@ -63,9 +63,10 @@ struct Options {
   // Called once a failed pod has been handed back to the queue, before its event and status
   // are written: tests change the pod (delete it, update it) at that point.
   std::function<void()> after_failure_requeue_for_test;
-  // Asked before each binding is sent; false refuses it (the pod is requeued). A leader passes
-  // whether its own clock says it still holds the lease, so a leader resumed after a stall
-  // binds nothing once another may lead. Null: always bind. Must be cheap and thread-safe.
+  // Asked before each binding and each preemption victim's deletion is sent; false refuses it
+  // (the pod is requeued). A leader passes whether its own clock says it still holds the lease,
+  // so a leader resumed after a stall binds and evicts nothing once another may lead. Null:
+  // always allowed. Must be cheap and thread-safe.
   std::function<bool()> may_bind;
 };
 

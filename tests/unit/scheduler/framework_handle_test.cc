@@ -72,6 +72,21 @@ TEST_F(PodWriterTest, BindFailureIsReturned) {
   EXPECT_EQ(api_->Requests("POST", BindingPath("p")).size(), 1u);
 }
 
+TEST_F(PodWriterTest, NoBindingOrDeletionOnceTheLeaseMayHaveExpired) {
+  bool holds_lease = false;
+  ClientPodWriter writer(*client_, [&] { return holds_lease; });
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  EXPECT_EQ(writer.Bind(pod, "node-a").code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(writer.DeletePod(pod).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(api_->Requests("POST", BindingPath("p")).empty());
+  EXPECT_TRUE(api_->Requests("DELETE", "/api/v1/namespaces/ns/pods/p").empty());
+  holds_lease = true;
+  EXPECT_TRUE(writer.DeletePod(pod).ok());
+  EXPECT_EQ(api_->Requests("DELETE", "/api/v1/namespaces/ns/pods/p").size(), 1u);
+}
+
 // Holds every pod at Permit for a minute.
 struct HoldAtPermit : framework::PermitPlugin {
   std::string_view Name() const override { return "HoldAtPermit"; }
