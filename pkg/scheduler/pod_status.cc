@@ -1,6 +1,7 @@
 #include "pkg/scheduler/pod_status.h"
 
 #include "pkg/api/encode.h"
+#include "pkg/api/pod_condition.h"
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/backoff.h"
@@ -9,23 +10,6 @@ namespace stowage::scheduler {
 
 namespace {
 constexpr std::string_view kPodScheduled = "PodScheduled";
-
-// podutil.UpdatePodCondition: sets condition in status; whether anything the comparison looks
-// at changed. A condition keeps its transition time while its status stays.
-bool UpdatePodCondition(api::PodStatus& status, api::Condition condition) {
-  for (auto& old : status.conditions) {
-    if (old.type != condition.type) continue;
-    if (old.status == condition.status) condition.last_transition_time = old.last_transition_time;
-    const bool equal = old.status == condition.status && old.reason == condition.reason &&
-                       old.message == condition.message &&
-                       old.last_probe_time == condition.last_probe_time &&
-                       old.last_transition_time == condition.last_transition_time;
-    old = std::move(condition);
-    return !equal;
-  }
-  status.conditions.push_back(std::move(condition));
-  return true;
-}
 }  // namespace
 
 std::optional<std::string> PodScheduledFailurePatch(
@@ -40,7 +24,7 @@ std::optional<std::string> PodScheduledFailurePatch(
   api::PodStatus updated = pod.status;
   const bool nominated_changes =
       nominated_node_name && *nominated_node_name != pod.status.nominated_node_name;
-  const bool condition_changes = UpdatePodCondition(updated, std::move(condition));
+  const bool condition_changes = api::UpdatePodCondition(updated, std::move(condition));
   if (!condition_changes && !nominated_changes) return std::nullopt;
   if (nominated_changes) updated.nominated_node_name = *nominated_node_name;
   std::string patch = api::EncodePodStatusPatch(pod.status, updated);

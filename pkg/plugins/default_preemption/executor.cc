@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pkg/api/encode.h"
+#include "pkg/api/pod_condition.h"
 #include "pkg/common/clock.h"
 #include "pkg/common/logging.h"
 #include "pkg/framework/interface.h"
@@ -29,22 +30,6 @@ api::Condition DisruptionTargetCondition(const api::Pod& victim, const std::stri
   return c;
 }
 
-bool UpdatePodCondition(api::PodStatus& status, api::Condition condition) {
-  for (auto& old : status.conditions) {
-    if (old.type != condition.type) continue;
-    if (old.status == condition.status) condition.last_transition_time = old.last_transition_time;
-    const bool same = old.status == condition.status && old.reason == condition.reason &&
-                      old.message == condition.message &&
-                      old.last_probe_time == condition.last_probe_time &&
-                      old.last_transition_time == condition.last_transition_time &&
-                      old.observed_generation == condition.observed_generation;
-    old = std::move(condition);
-    return !same;
-  }
-  status.conditions.push_back(std::move(condition));
-  return true;
-}
-
 stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& preemptor,
                                      const api::Pod& victim) {
   const std::string who = api::NamespacedName(victim.metadata);
@@ -55,7 +40,7 @@ stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& pr
     message += " (in kube-scheduler memory).";
   } else {
     api::PodStatus status = victim.status;
-    if (UpdatePodCondition(
+    if (api::UpdatePodCondition(
             status, DisruptionTargetCondition(victim, preemptor.spec.scheduler_name, Now()))) {
       stowage::Status s = handle_.pod_writer().PatchPodStatus(victim, status);
       if (s.code() == StatusCode::kNotFound) return OkStatus();  // already gone

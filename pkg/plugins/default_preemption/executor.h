@@ -58,8 +58,4 @@ class Executor {
 api::Condition DisruptionTargetCondition(const api::Pod& victim, const std::string& scheduler_name,
                                          const std::string& now);
 
-// status with condition set as upstream's podutil.UpdatePodCondition does it (the transition
-// time kept when the status does not change); false when nothing changed.
-bool UpdatePodCondition(api::PodStatus& status, api::Condition condition);
-
 }  // namespace stowage::plugins::default_preemption
