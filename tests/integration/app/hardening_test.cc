@@ -61,36 +61,6 @@ TEST(Hardening, StartupFilesThatAreNotRegularFilesAreRefusedByFlagAndPath) {
   unlink(fifo.c_str());
 }
 
-// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
-class NotifySocket {
- public:
-  NotifySocket() {
-    path_ = SharedCluster().dir() + "/notify-unsynced.sock";
-    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path_.c_str());
-    unlink(path_.c_str());
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    timeval tv{30, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  }
-  ~NotifySocket() {
-    close(fd_);
-    unlink(path_.c_str());
-  }
-  const std::string& path() const { return path_; }
-  std::string Receive() {
-    char buf[512] = {};
-    ssize_t n = recv(fd_, buf, sizeof(buf) - 1, 0);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
 // The cluster's kubeconfig with its server moved to a port nothing listens on, so the informer
 // caches never sync.
 std::string UnreachableKubeconfig() {
@@ -105,7 +75,7 @@ std::string UnreachableKubeconfig() {
 }
 
 TEST(Hardening, SigtermBeforeCachesSyncedNeverSendsReady) {
-  NotifySocket notify;
+  NotifySocket notify("notify-unsynced.sock");
   Instance in({"--leader-elect=false", "--kubeconfig=" + UnreachableKubeconfig()},
               {"NOTIFY_SOCKET=" + notify.path()});
   ASSERT_TRUE(in.WaitForLog("starting stowage against")) << in.Log();

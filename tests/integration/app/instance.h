@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -87,5 +91,36 @@ inline bool WaitReady(const Instance& in, std::chrono::milliseconds timeout = 60
   }
   return false;
 }
+
+// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
+class NotifySocket {
+ public:
+  explicit NotifySocket(const std::string& name) {
+    path_ = testing::SharedCluster().dir() + "/" + name;
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path_.c_str());
+    unlink(path_.c_str());
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    timeval tv{60, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
+  ~NotifySocket() {
+    close(fd_);
+    unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+  // The next datagram, or "" after a minute without one.
+  std::string Receive() {
+    char buf[512] = {};
+    ssize_t n = recv(fd_, buf, sizeof(buf) - 1, 0);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 }  // namespace stowage::apptest

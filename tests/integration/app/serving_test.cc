@@ -172,31 +172,18 @@ TEST(Serving, ProfilingFalseLeavesNoDebugEndpoint) {
 }
 
 TEST(Serving, NotifiesSystemdWhenReadyAndWhenStopping) {
-  std::string path = SharedCluster().dir() + "/notify.sock";
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path.c_str());
-  unlink(path.c_str());
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  timeval tv{60, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  Instance in({"--leader-elect=false"}, {"NOTIFY_SOCKET=" + path});
-  char buf[512] = {};
-  ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
-  ASSERT_GT(n, 0) << "no notification; log:\n" << in.Log();
-  EXPECT_THAT(std::string(buf, n), HasSubstr("READY=1"));
+  NotifySocket notify("notify.sock");
+  Instance in({"--leader-elect=false"}, {"NOTIFY_SOCKET=" + notify.path()});
+  std::string first = notify.Receive();
+  ASSERT_FALSE(first.empty()) << "no notification; log:\n" << in.Log();
+  EXPECT_THAT(first, HasSubstr("READY=1"));
   EXPECT_TRUE(in.Log().find("caches synced") != std::string::npos)
       << "READY=1 before the caches synced";
   in.process().Signal(SIGTERM);
-  n = recv(fd, buf, sizeof(buf) - 1, 0);
-  ASSERT_GT(n, 0);
-  EXPECT_THAT(std::string(buf, n), HasSubstr("STOPPING=1"));
+  EXPECT_THAT(notify.Receive(), HasSubstr("STOPPING=1"));
   auto code = in.process().Wait(30s);
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 0);
-  close(fd);
 }
 
 }  // namespace
