@@ -66,7 +66,8 @@ StatusOr<std::string> HttpExtender::Send(const std::string& verb, std::string bo
   url += req.target;
   auto resp = transport_->RoundTrip(req);
   if (!resp.ok()) {
-    return Status(resp.status().code(), "Post \"" + url + "\": " + std::string(resp.status().message()));
+    return Status(resp.status().code(),
+                  "Post \"" + url + "\": " + std::string(resp.status().message()));
   }
   if (resp->status != 200) {
     return UnavailableError("failed " + verb + " with extender at URL " + url + ", code " +
@@ -90,8 +91,8 @@ stowage::Status HttpExtender::Filter(const api::Pod& pod,
   if (!result->error.empty()) return Status(StatusCode::kUnknown, result->error);
   // Upstream rebuilds bare NodeInfos from a returned NodeList; stowage maps every returned name
   // back to the node it sent, so the nodes scored next keep their pods.
-  const auto& names = node_cache_capable_ && result->node_names ? result->node_names
-                                                                : result->node_items;
+  const auto& names =
+      node_cache_capable_ && result->node_names ? result->node_names : result->node_items;
   if (names) {
     std::unordered_map<std::string_view, const framework::NodeInfo*> sent;
     for (const auto* n : nodes) sent.emplace(n->name(), n);
@@ -184,12 +185,14 @@ StatusOr<std::unique_ptr<framework::Extender>> New(const config::Extender& c) {
   rc.allow_plain_http = !https;
   if (c.tls_config) {
     const config::ExtenderTLSConfig& t = *c.tls_config;
-    if (t.insecure) return InvalidArgumentError(rc.source + ": tlsConfig.insecure is not supported");
+    if (t.insecure)
+      return InvalidArgumentError(rc.source + ": tlsConfig.insecure is not supported");
     auto ca = Pem(t.ca_data, t.ca_file);
     auto cert = Pem(t.cert_data, t.cert_file);
     auto key = Pem(t.key_data, t.key_file);
     for (const auto* s : {&ca, &cert, &key}) {
-      if (!s->ok()) return Status(s->status().code(), rc.source + ": " + std::string(s->status().message()));
+      if (!s->ok())
+        return Status(s->status().code(), rc.source + ": " + std::string(s->status().message()));
     }
     rc.ca_pem = std::move(*ca);
     rc.client_cert_pem = std::move(*cert);

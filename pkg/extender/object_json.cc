@@ -47,7 +47,8 @@ json Meta(const api::ObjectMeta& m) {
 
 json Requirements(const std::vector<api::NodeSelectorRequirement>& reqs) {
   json j = json::array();
-  for (const auto& r : reqs) j.push_back({{"key", r.key}, {"operator", r.op}, {"values", r.values}});
+  for (const auto& r : reqs)
+    j.push_back({{"key", r.key}, {"operator", r.op}, {"values", r.values}});
   return j;
 }
 

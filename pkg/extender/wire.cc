@@ -152,9 +152,8 @@ StatusOr<std::string> DecodeBindingResult(std::string_view body) {
 
 std::string EncodePreemptionArgs(const api::Pod& pod, const framework::NodeToVictims& victims,
                                  bool node_cache_capable) {
-  json args = {{"Pod", PodToJson(pod)},
-               {"NodeNameToVictims", nullptr},
-               {"NodeNameToMetaVictims", nullptr}};
+  json args = {
+      {"Pod", PodToJson(pod)}, {"NodeNameToVictims", nullptr}, {"NodeNameToMetaVictims", nullptr}};
   args[node_cache_capable ? "NodeNameToMetaVictims" : "NodeNameToVictims"] =
       Victims(victims, node_cache_capable);
   return args.dump();

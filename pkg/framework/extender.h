@@ -73,8 +73,7 @@ class Extender {
 
   virtual stowage::Status Filter(const api::Pod& pod, const std::vector<const NodeInfo*>& nodes,
                                  ExtenderFilterResult& out) = 0;
-  virtual stowage::Status Prioritize(const api::Pod& pod,
-                                     const std::vector<const NodeInfo*>& nodes,
+  virtual stowage::Status Prioritize(const api::Pod& pod, const std::vector<const NodeInfo*>& nodes,
                                      std::vector<HostPriority>& out) = 0;
   virtual stowage::Status Bind(const api::Pod& pod, std::string_view node) = 0;
   // The victims the extender keeps of those proposed, resolved against nodes (a pod it names

@@ -15,12 +15,12 @@ namespace stowage::extender {
 namespace {
 
 using json = nlohmann::json;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Pair;
 using testing::BuildNode;
 using testing::BuildPod;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::JsonResponse;
+using ::testing::Pair;
 using testing::Response;
 
 struct Fixture {
@@ -138,8 +138,8 @@ TEST(HttpExtender, PreemptionResolvesTheVictimsKeptOnTheSnapshot) {
   proposed["n2"].pods = f.infos[1]->pods();
   framework::NodeToVictims kept;
   auto pod = BuildPod().Name("p").Obj();
-  f.api->ScriptNext(JsonResponse(
-      200, json::parse(R"({"NodeNameToMetaVictims":{"n2":{"Pods":[{"UID":"uv"}],
+  f.api->ScriptNext(
+      JsonResponse(200, json::parse(R"({"NodeNameToMetaVictims":{"n2":{"Pods":[{"UID":"uv"}],
                            "NumPDBViolations":0}}})")));
   ASSERT_TRUE(f.ext->ProcessPreemption(*pod, proposed, lister, kept).ok());
   ASSERT_EQ(kept.size(), 1u);

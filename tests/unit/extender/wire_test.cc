@@ -14,10 +14,10 @@ namespace stowage::extender {
 namespace {
 
 using json = nlohmann::json;
-using ::testing::ElementsAre;
-using ::testing::Pair;
 using testing::BuildNode;
 using testing::BuildPod;
+using ::testing::ElementsAre;
+using ::testing::Pair;
 
 std::vector<testing::NodeInfoPtr> TwoNodes() {
   return {testing::MakeNodeInfo(BuildNode().Name("n1").Label("gpu", "yes").Obj()),
