@@ -34,10 +34,11 @@ framework::Status CallExtenders(const std::vector<framework::Extender*>& extende
         continue;
       }
       if (!e->IsIgnorable()) {
-        return framework::Status::Error("expected at least one victim pod on node \"" +
-                                        it->first + "\"");
+        return framework::Status::Error("expected at least one victim pod on node \"" + it->first +
+                                        "\"");
       }
-      VLOG(2, "Ignored node for which the extender didn't report victims node=\"{}\" extender=\"{}\"",
+      VLOG(2,
+           "Ignored node for which the extender didn't report victims node=\"{}\" extender=\"{}\"",
            it->first, e->Name());
       it = kept.erase(it);
     }
