@@ -21,8 +21,7 @@ struct FakePreemptExtender : framework::Extender {
   std::string name = "http://preempt";
   bool ignorable = false;
   bool preempt = true;
-  std::function<stowage::Status(const framework::NodeToVictims&, framework::NodeToVictims&)>
-      answer;
+  std::function<stowage::Status(const framework::NodeToVictims&, framework::NodeToVictims&)> answer;
 
   const std::string& Name() const override { return name; }
   bool IsIgnorable() const override { return ignorable; }
