@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
@@ -97,13 +98,14 @@ void MakeNodes(const std::string& test, int n,
   }
 }
 
-testing::PodWrapper TestPod(const std::string& test, const std::string& name) {
+testing::PodWrapper TestPod(const std::string& test, const std::string& name,
+                            const std::string& cpu = "100m") {
   return BuildPod()
       .Namespace(test)
       .Name(name)
       .SchedulerName(test)
       .NodeSelector({{"test", test}})
-      .Req({{"cpu", "100m"}});
+      .Req({{"cpu", cpu}});
 }
 
 std::string NodeOf(const std::string& ns, const std::string& name, int seconds = 30) {
@@ -135,7 +137,7 @@ std::string UnschedulableMessage(const std::string& ns, const std::string& name)
 }
 
 void SetUpTest(const std::string& test, int nodes,
-           const std::function<void(int, testing::NodeWrapper&)>& more = {}) {
+               const std::function<void(int, testing::NodeWrapper&)>& more = {}) {
   ASSERT_TRUE(testing::EnsureNamespace(Admin(), test).ok());
   MakeNodes(test, nodes, more);
 }
@@ -157,9 +159,8 @@ TEST(ExtenderIntegration, FilterExcludesTheNodesTheExtenderRefuses) {
 
 TEST(ExtenderIntegration, FilterRejectionsAppearInThePodsMessage) {
   const std::string t = "ext-filter-all";
-  SetUpTest(t, 2, [](int i, testing::NodeWrapper& n) {
-    n.Label(i == 0 ? "refuse" : "gone", "yes");
-  });
+  SetUpTest(t, 2,
+            [](int i, testing::NodeWrapper& n) { n.Label(i == 0 ? "refuse" : "gone", "yes"); });
   Extender ext(t, {"--refuse-label=refuse=yes", "--unresolvable-label=gone=yes"});
   RunningScheduler sched(Config(t, "- urlPrefix: " + ext.url() + "\n  filterVerb: filter\n"));
   ASSERT_TRUE(testing::CreatePod(Admin(), TestPod(t, "p")).ok());
@@ -225,8 +226,7 @@ TEST(ExtenderIntegration, OnlyPodsUsingAManagedResourceAreSent) {
                                        "\n  filterVerb: filter\n  managedResources:\n"
                                        "  - name: example.com/gpu\n"));
   ASSERT_TRUE(testing::CreatePod(Admin(), TestPod(t, "plain")).ok());
-  ASSERT_TRUE(
-      testing::CreatePod(Admin(), TestPod(t, "gpu").Res({{"example.com/gpu", "1"}})).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), TestPod(t, "gpu").Res({{"example.com/gpu", "1"}})).ok());
   EXPECT_FALSE(NodeOf(t, "plain").empty());
   EXPECT_FALSE(NodeOf(t, "gpu").empty());
   std::string calls = ext.record();
@@ -238,8 +238,8 @@ TEST(ExtenderIntegration, TheTimeoutIsHonoured) {
   const std::string t = "ext-timeout";
   SetUpTest(t, 1);
   Extender slow(t, {"--slow=3s"});
-  RunningScheduler sched(Config(
-      t, "- urlPrefix: " + slow.url() + "\n  filterVerb: filter\n  httpTimeout: 500ms\n"));
+  RunningScheduler sched(
+      Config(t, "- urlPrefix: " + slow.url() + "\n  filterVerb: filter\n  httpTimeout: 500ms\n"));
   ASSERT_TRUE(testing::CreatePod(Admin(), TestPod(t, "p")).ok());
   std::string msg = UnschedulableMessage(t, "p");
   EXPECT_THAT(msg, HasSubstr(slow.url() + "/filter"));
@@ -253,8 +253,8 @@ TEST(ExtenderIntegration, HttpsWithAClientCertificate) {
   });
   const std::string dir = SharedCluster().dir();
   testing::TestCert ca = testing::MakeCA("extender-ca");
-  testing::CertSpec server_spec{.common_name = "extender.test", .usage = testing::Usage::kServerAuth,
-                                .serial = 2};
+  testing::CertSpec server_spec{
+      .common_name = "extender.test", .usage = testing::Usage::kServerAuth, .serial = 2};
   testing::TestCert server = testing::MakeCert(server_spec, &ca);
   testing::CertSpec client_spec{.common_name = "stowage", .serial = 3};
   testing::TestCert client = testing::MakeCert(client_spec, &ca);
@@ -280,19 +280,59 @@ TEST(ExtenderIntegration, AServerCertificateFromAnotherCaIsRefused) {
   const std::string dir = SharedCluster().dir();
   testing::TestCert ca = testing::MakeCA("extender-ca");
   testing::TestCert other = testing::MakeCA("other-ca", 7);
-  testing::CertSpec server_spec{.common_name = "extender.test", .usage = testing::Usage::kServerAuth,
-                                .serial = 8};
+  testing::CertSpec server_spec{
+      .common_name = "extender.test", .usage = testing::Usage::kServerAuth, .serial = 8};
   testing::TestCert server = testing::MakeCert(server_spec, &other);
   Extender ext(t, {"--tls-cert=" + WriteFile(dir + "/ext-other.crt", server.Pem()),
                    "--tls-key=" + WriteFile(dir + "/ext-other.key", server.KeyPem())});
-  RunningScheduler sched(Config(
-      t, "- urlPrefix: " + ext.url("https") +
-             "\n  filterVerb: filter\n  enableHTTPS: true\n  tlsConfig:\n    serverName: "
-             "extender.test\n    caFile: " +
-             WriteFile(dir + "/ext-ca2.crt", ca.Pem()) + "\n"));
+  RunningScheduler sched(
+      Config(t, "- urlPrefix: " + ext.url("https") +
+                    "\n  filterVerb: filter\n  enableHTTPS: true\n  tlsConfig:\n    serverName: "
+                    "extender.test\n    caFile: " +
+                    WriteFile(dir + "/ext-ca2.crt", ca.Pem()) + "\n"));
   ASSERT_TRUE(testing::CreatePod(Admin(), TestPod(t, "p")).ok());
   EXPECT_THAT(UnschedulableMessage(t, "p"), HasSubstr("server certificate not trusted"));
   EXPECT_EQ(ext.record().find("\"verb\""), std::string::npos) << "no call got through";
+}
+
+TEST(ExtenderIntegration, PreemptLimitsTheNodesWhereVictimsAreChosen) {
+  const std::string t = "ext-preempt";
+  for (const auto& [name, value] : std::vector<std::pair<std::string, int>>{
+           {"ext-low", 10}, {"ext-mid", 100}, {"ext-high", 1000}}) {
+    auto pc = Admin().Post(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + "}");
+    ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
+  }
+  SetUpTest(t, 2, [](int, testing::NodeWrapper& n) { n.Capacity("cpu", "1"); });
+  // Left alone, preemption would evict the lower-priority pod on node 0.
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), TestPod(t, "victim-0", "1").Node(t + "-0").PriorityClassName("ext-low"))
+                  .ok());
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), TestPod(t, "victim-1", "1").Node(t + "-1").PriorityClassName("ext-mid"))
+                  .ok());
+  Extender ext(t, {"--preempt-node=" + t + "-1"});
+  RunningScheduler sched(Config(
+      t, "- urlPrefix: " + ext.url() + "\n  preemptVerb: preempt\n  nodeCacheCapable: true\n"));
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), TestPod(t, "preemptor", "1").PriorityClassName("ext-high")).ok());
+  std::string nominated;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto p = client::GetObject<api::Pod>(Admin(), t, "preemptor");
+        if (p.ok()) nominated = p->status.nominated_node_name;
+        return !nominated.empty();
+      },
+      30))
+      << UnschedulableMessage(t, "preemptor");
+  EXPECT_EQ(nominated, t + "-1");
+  auto v0 = client::GetObject<api::Pod>(Admin(), t, "victim-0");
+  ASSERT_TRUE(v0.ok());
+  EXPECT_FALSE(v0->metadata.deletion_timestamp.has_value());
+  auto v1 = client::GetObject<api::Pod>(Admin(), t, "victim-1");
+  EXPECT_TRUE(!v1.ok() || v1->metadata.deletion_timestamp.has_value());
+  EXPECT_THAT(ext.record(), HasSubstr("\"verb\":\"preempt\""));
 }
 
 }  // namespace
