@@ -75,7 +75,9 @@ stowage::Status Scheduler::Init(std::vector<std::unique_ptr<framework::Framework
     by_name[name] = fw.get();
     profiles_[name] = std::move(fw);
   }
-  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, options_.queue);
+  queue::QueueOptions queue_options = options_.queue;
+  queue_options.extenders = !options_.extenders.empty();
+  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, queue_options);
   RegisterHandlers();
   return OkStatus();
 }
