@@ -68,6 +68,14 @@ sandbox::Policy SandboxPolicy(const Options& o, const config::KubeSchedulerConfi
                   o.authentication.requestheader_client_ca_file,
                   o.authentication.remote_kubeconfig_file,
                   o.authorization.remote_kubeconfig_file};
+  // Extenders read their TLS files when the scheduler is built, which is after this.
+  for (const config::Extender& e : cfg.extenders) {
+    if (!e.tls_config) continue;
+    for (const std::string* f :
+         {&e.tls_config->cert_file, &e.tls_config->key_file, &e.tls_config->ca_file}) {
+      if (!f->empty()) p.read_files.push_back(*f);
+    }
+  }
   if (const std::string& dir = o.secure_serving.cert_directory; !dir.empty()) {
     ::mkdir(dir.c_str(), 0755);  // created here, while the parent may still be written
     p.write_dirs.push_back(dir);
