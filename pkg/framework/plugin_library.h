@@ -39,13 +39,13 @@
 
 // The compiler family and its full version.
 #if defined(__clang__)
-#define STOWAGE_PLUGIN_ABI_COMPILER                                                          \
-  "clang " STOWAGE_PLUGIN_STR(__clang_major__) "." STOWAGE_PLUGIN_STR(__clang_minor__) "." \
-      STOWAGE_PLUGIN_STR(__clang_patchlevel__)
+#define STOWAGE_PLUGIN_ABI_COMPILER                                    \
+  "clang " STOWAGE_PLUGIN_STR(__clang_major__) "." STOWAGE_PLUGIN_STR( \
+      __clang_minor__) "." STOWAGE_PLUGIN_STR(__clang_patchlevel__)
 #elif defined(__GNUC__)
-#define STOWAGE_PLUGIN_ABI_COMPILER                                                   \
-  "gcc " STOWAGE_PLUGIN_STR(__GNUC__) "." STOWAGE_PLUGIN_STR(__GNUC_MINOR__) "." \
-      STOWAGE_PLUGIN_STR(__GNUC_PATCHLEVEL__)
+#define STOWAGE_PLUGIN_ABI_COMPILER                           \
+  "gcc " STOWAGE_PLUGIN_STR(__GNUC__) "." STOWAGE_PLUGIN_STR( \
+      __GNUC_MINOR__) "." STOWAGE_PLUGIN_STR(__GNUC_PATCHLEVEL__)
 #else
 #define STOWAGE_PLUGIN_ABI_COMPILER "unknown-compiler"
 #endif
@@ -53,9 +53,8 @@
 // The C++ standard library, its release and its ABI switch (libstdc++'s dual ABI changes the
 // layout of std::string and std::list; libc++'s ABI version changes its inline namespace).
 #if defined(_LIBCPP_VERSION)
-#define STOWAGE_PLUGIN_ABI_STDLIB                                   \
-  "libc++ " STOWAGE_PLUGIN_STR(_LIBCPP_VERSION) " abi=" STOWAGE_PLUGIN_STR( \
-      _LIBCPP_ABI_VERSION)
+#define STOWAGE_PLUGIN_ABI_STDLIB \
+  "libc++ " STOWAGE_PLUGIN_STR(_LIBCPP_VERSION) " abi=" STOWAGE_PLUGIN_STR(_LIBCPP_ABI_VERSION)
 #elif defined(__GLIBCXX__)
 #define STOWAGE_PLUGIN_ABI_STDLIB                                                    \
   "libstdc++ " STOWAGE_PLUGIN_STR(_GLIBCXX_RELEASE) " cxx11abi=" STOWAGE_PLUGIN_STR( \
@@ -65,10 +64,10 @@
 #endif
 
 // The whole tag, e.g. "gcc 12.2.0; libstdc++ 12 cxx11abi=1; c++ 202002L; stowage-sdk 0.1.0".
-#define STOWAGE_PLUGIN_ABI_TAG                                                    \
-  STOWAGE_PLUGIN_ABI_COMPILER "; " STOWAGE_PLUGIN_ABI_STDLIB                      \
-                              "; c++ " STOWAGE_PLUGIN_STR(__cplusplus) "; stowage-sdk " \
-                              STOWAGE_SDK_VERSION
+#define STOWAGE_PLUGIN_ABI_TAG   \
+  STOWAGE_PLUGIN_ABI_COMPILER    \
+  "; " STOWAGE_PLUGIN_ABI_STDLIB \
+  "; c++ " STOWAGE_PLUGIN_STR(__cplusplus) "; stowage-sdk " STOWAGE_SDK_VERSION
 
 namespace stowage::framework {
 
@@ -83,14 +82,14 @@ inline constexpr std::string_view kPluginAbiTag = STOWAGE_PLUGIN_ABI_TAG;
 
 // Exports the tag and an entry point that runs fn(registry) into *status. An exception escaping
 // fn becomes an error status rather than unwinding through the loader.
-#define STOWAGE_PLUGIN_LIBRARY(fn)                                                          \
-  extern "C" __attribute__((visibility("default"))) const char stowage_plugin_abi_tag[] =   \
-      STOWAGE_PLUGIN_ABI_TAG;                                                               \
-  extern "C" __attribute__((visibility("default"))) void stowage_plugin_register(           \
-      ::stowage::framework::Registry* registry, ::stowage::Status* status) {                \
-    try {                                                                                   \
-      *status = fn(*registry);                                                              \
-    } catch (const std::exception& e) {                                                     \
+#define STOWAGE_PLUGIN_LIBRARY(fn)                                                        \
+  extern "C" __attribute__((visibility("default"))) const char stowage_plugin_abi_tag[] = \
+      STOWAGE_PLUGIN_ABI_TAG;                                                             \
+  extern "C" __attribute__((visibility("default"))) void stowage_plugin_register(         \
+      ::stowage::framework::Registry* registry, ::stowage::Status* status) {              \
+    try {                                                                                 \
+      *status = fn(*registry);                                                            \
+    } catch (const std::exception& e) {                                                   \
       *status = ::stowage::InternalError(std::string("registration threw: ") + e.what()); \
-    }                                                                                       \
+    }                                                                                     \
   }

@@ -100,8 +100,7 @@ StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
         return PermissionDeniedError(where + ": " + std::strerror(errno));
       }
       if (!S_ISREG(st.st_mode)) {
-        return InvalidArgumentError(where + " is " + FileKind(st.st_mode) +
-                                    ", not a regular file");
+        return InvalidArgumentError(where + " is " + FileKind(st.st_mode) + ", not a regular file");
       }
       RETURN_IF_ERROR(CheckOwnerAndMode(st, where));
       return file;

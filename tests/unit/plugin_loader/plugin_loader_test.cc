@@ -109,8 +109,7 @@ TEST_F(PluginLoaderTest, RefusesFilesAndDirectoriesNotOwnedByRoot) {
 TEST_F(PluginLoaderTest, RefusesFilesAndDirectoriesWritableByOthers) {
   const std::string file = Copy(TEST_PLUGINS, "a.so");
   ASSERT_EQ(chmod(file.c_str(), 0757), 0);
-  EXPECT_THAT(LoadError({file}),
-              HasSubstr("a.so\" is writable by group or others (mode 0757)"));
+  EXPECT_THAT(LoadError({file}), HasSubstr("a.so\" is writable by group or others (mode 0757)"));
   const std::string nested = Copy(TEST_PLUGINS, "sub/b.so");
   ASSERT_EQ(chmod((dir_ + "/sub").c_str(), 0775), 0);
   EXPECT_THAT(LoadError({nested}), HasSubstr("its directory \"" + dir_ +
@@ -139,9 +138,9 @@ TEST_F(PluginLoaderTest, RefusesALibraryWithAnotherAbiTagNamingBothTags) {
 TEST_F(PluginLoaderTest, RefusesLibrariesWithoutTheTagOrTheEntryPoint) {
   EXPECT_THAT(LoadError({TEST_NOT_A_PLUGIN}),
               AllOf(HasSubstr(TEST_NOT_A_PLUGIN), HasSubstr("no symbol stowage_plugin_abi_tag")));
-  EXPECT_THAT(LoadError({TEST_PLUGINS_NO_ENTRY}),
-              AllOf(HasSubstr(TEST_PLUGINS_NO_ENTRY),
-                    HasSubstr("no entry point stowage_plugin_register")));
+  EXPECT_THAT(
+      LoadError({TEST_PLUGINS_NO_ENTRY}),
+      AllOf(HasSubstr(TEST_PLUGINS_NO_ENTRY), HasSubstr("no entry point stowage_plugin_register")));
 }
 
 TEST_F(PluginLoaderTest, ReportsDlopensErrorUnderTheRealPath) {
