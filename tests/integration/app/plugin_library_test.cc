@@ -1,6 +1,8 @@
 // The stowage binary with --plugin-library against the real test cluster: a library's Score and
 // Filter plugins (tests/plugin_library) decide where a pod of the profile that enables them goes,
 // and a library built against another SDK version keeps stowage from starting, saying why.
+#include "pkg/framework/plugin_library.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +11,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "pkg/framework/plugin_library.h"
+#include "pkg/plugin_loader/root_owned_file.h"
 #include "tests/integration/app/instance.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
@@ -55,6 +57,10 @@ class PluginLibrary : public ::testing::Test {
   void SetUp() override {
     // The loader takes root-owned files only; a build by another user could not pass.
     if (geteuid() != 0) GTEST_SKIP() << "needs root: plugin libraries must be root-owned";
+    // A checkout in a directory others may write to cannot hold a library stowage accepts.
+    if (auto ok = plugin_loader::OpenRootOwnedFile(TEST_PLUGINS); !ok.ok()) {
+      GTEST_SKIP() << ok.status();
+    }
   }
 };
 

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "pkg/framework/plugin_library.h"
+#include "pkg/plugin_loader/root_owned_file.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
@@ -30,6 +31,8 @@ class PluginLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root: the loader accepts root-owned files only";
+    // A checkout in a directory others may write to cannot hold a library the loader accepts.
+    if (auto ok = OpenRootOwnedFile(TEST_PLUGINS); !ok.ok()) GTEST_SKIP() << ok.status();
     std::string tmpl = fs::path(TEST_PLUGINS).parent_path() / "scratch-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
