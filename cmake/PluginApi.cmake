@@ -7,7 +7,10 @@
 #   * contains the whole plugin API, not just the members its own code happens to use: the
 #     libraries of the API are linked whole (--whole-archive), ahead of the ordinary link line.
 set(_stowage_plugin_api_list ${CMAKE_CURRENT_LIST_DIR}/plugin_api.dynamic-list)
-set(_stowage_plugin_api_libs stowage_framework stowage_plugin_config stowage_api stowage_common)
+# The libraries whose headers plugins see: the plugin API and the in-tree plugins' helpers
+# (normalize_score.h, taint.h, ...).
+set(_stowage_plugin_api_libs stowage_framework stowage_plugin_config stowage_api stowage_common
+    stowage_plugin_helper)
 function(stowage_export_plugin_api target)
   set(archives)
   foreach(lib IN LISTS _stowage_plugin_api_libs)
