@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "pkg/common/go_quote.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/macros.h"
 #include "pkg/framework/plugin_library.h"
@@ -71,7 +72,7 @@ StatusOr<std::vector<LoadedLibrary>> LoadPluginLibraries(const std::vector<std::
   for (const auto& [name, factory] : registry.factories()) owner[name] = "the scheduler binary";
   std::vector<LoadedLibrary> loaded;
   for (const std::string& path : paths) {
-    const std::string where = "plugin library \"" + path + "\"";
+    const std::string where = "plugin library " + GoQuote(path);
     ASSIGN_OR_RETURN(void* handle, Open(path, where));
     auto entry = reinterpret_cast<EntryFn>(::dlsym(handle, framework::kPluginEntrySymbol));
     framework::Registry own;

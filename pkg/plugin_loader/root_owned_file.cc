@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "pkg/common/file.h"
+#include "pkg/common/go_quote.h"
 #include "pkg/common/macros.h"
 
 namespace stowage::plugin_loader {
 namespace {
-
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The ownership and mode rules shared by directories and the file; what names the object in the
 // message (the file, or "its directory /x").
@@ -60,7 +59,7 @@ OwnedFd::~OwnedFd() {
 }
 
 StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
-  const std::string where = "plugin library " + Quote(path);
+  const std::string where = "plugin library " + GoQuote(path);
   if (path.empty() || path[0] != '/') {
     return InvalidArgumentError(where + ": the path must be absolute");
   }
@@ -88,7 +87,7 @@ StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
       return PermissionDeniedError(where + ": " + std::strerror(errno));
     }
     const std::string dir_name = walked.empty() ? "/" : walked;
-    RETURN_IF_ERROR(CheckOwnerAndMode(st, where + ": its directory " + Quote(dir_name)));
+    RETURN_IF_ERROR(CheckOwnerAndMode(st, where + ": its directory " + GoQuote(dir_name)));
     const std::string& name = parts[i];
     const std::string next = walked + "/" + name;
     if (i + 1 == parts.size()) {
@@ -107,7 +106,7 @@ StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
     }
     OwnedFd sub(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub.get() < 0) {
-      return OpenError(errno, dir.get(), name, where + ": its directory " + Quote(next));
+      return OpenError(errno, dir.get(), name, where + ": its directory " + GoQuote(next));
     }
     dir = std::move(sub);
     walked = next;
