@@ -18,6 +18,7 @@
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
+#include "pkg/plugin_loader/plugin_loader.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
@@ -124,6 +125,13 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
     return 1;
   }
+  // Plugin libraries are opened and mapped while files may still be opened, before the sandbox.
+  framework::Registry registry = plugins::NewInTreeRegistry();
+  if (auto loaded = plugin_loader::LoadPluginLibraries(options.plugin_libraries, registry);
+      !loaded.ok()) {
+    LOG_ERROR("{}", loaded.status().ToString());
+    return 1;
+  }
   // Entered before the first thread starts, as capabilities and Landlock bind only the calling
   // thread and those it creates; everything read later is read under it, as reloads are.
   if (options.sandbox) {
@@ -195,7 +203,6 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   std::unique_ptr<leaderelection::LeaderElector> elector;  // set below when electing
   // A leader binds only while its own clock says the lease is still its own.
   if (elect) so.may_bind = [&elector] { return elector != nullptr && elector->HoldsLease(); };
-  framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::New({.client = api,
                                .informers = informers,
                                .cfg = cfg,
