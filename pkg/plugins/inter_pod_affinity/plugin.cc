@@ -46,7 +46,16 @@ InterPodAffinity::InterPodAffinity(const config::InterPodAffinityArgs& args,
       parallelizer_(handle.parallelizer()),
       snapshot_(handle.SnapshotSharedLister()),
       namespaces_(handle.namespaces()),
-      namespace_resolver_(namespaces_) {}
+      namespace_resolver_(namespaces_),
+      rejected_by_affinity_(
+          framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch))
+              .WithPlugin(kName)),
+      rejected_by_anti_affinity_(
+          framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch))
+              .WithPlugin(kName)),
+      rejected_by_existing_(
+          framework::Status::Unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch))
+              .WithPlugin(kName)) {}
 
 std::shared_ptr<const IncomingPod> InterPodAffinity::Incoming(const framework::PodInfo& pod) {
   auto incoming = std::make_shared<IncomingPod>();

@@ -118,6 +118,10 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   NamespaceResolver namespace_resolver_;  // the pod's terms with namespaceSelectors resolved
   NodeCountsMemo memo_;                   // PreFilter's and PreScore's queries
   std::string key_;  // the query key being built, reused so a cycle does not allocate
+  // Filter's rejections, named after the plugin as the framework names them, shared by copies.
+  const framework::Status rejected_by_affinity_;
+  const framework::Status rejected_by_anti_affinity_;
+  const framework::Status rejected_by_existing_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, InterPodAffinity>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, InterPodAffinity>);

@@ -280,6 +280,24 @@ TEST(InterPodAffinityFilter, NamespaceSelectorResolvedOncePerNamespaceChange) {
   EXPECT_EQ(handle.NamespaceListsForTest(), lists + 2);
 }
 
+// Every node rejected for the same reason gets a copy of one Status, named after the plugin as
+// the framework names it, so rejecting thousands of nodes allocates nothing per node.
+TEST(InterPodAffinityFilter, RejectedNodesShareOneStatus) {
+  Handle handle;
+  auto plugin = MakePlugin(handle);
+  const api::NodePtr node2 = Node("node2", {{"region", "r1"}, {"zone", "z12"}});
+  const api::PodPtr anti = WithAffinity(Labelled("S2"), std::nullopt, Terms({S({"S1"})}));
+  FilterRun run =
+      RunFilter(handle, *plugin, anti, {kNode1, node2}, {Labelled("S1", "node1").Obj()});
+  ASSERT_EQ(run.filter.size(), 2u);
+  for (const framework::Status& s : run.filter) {
+    EXPECT_EQ(s.code(), Code::kUnschedulable);
+    EXPECT_EQ(s.Message(), kErrReasonAntiAffinityRulesNotMatch);
+    EXPECT_EQ(s.plugin(), kName);
+  }
+  EXPECT_EQ(&run.filter[0].reasons(), &run.filter[1].reasons());
+}
+
 TEST(InterPodAffinityFilter, DeferredResizeIsSkippedOnlyWithTheGate) {
   Handle handle;
   framework::Features gate_on;
