@@ -7,7 +7,8 @@
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
-// pod; BM_PodAffinity, BM_RequiredPodAffinity and BM_TopologySpread time pods with inter-pod
+// pod; BM_PodAffinity, BM_RequiredPodAffinity, BM_PodAntiAffinityNSSelector and
+// BM_TopologySpread time pods with inter-pod
 // affinity terms and with spread constraints over nodes already holding pods those terms match,
 // so InterPodAffinity's
 // and PodTopologySpread's PreFilter, Filter, PreScore and Score are in the time (when the
@@ -38,6 +39,7 @@
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/setup.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/fake_lister.h"
 
 namespace stowage::bench {
 namespace {
@@ -49,6 +51,7 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
       : snapshot_(snapshot), pool_(pool) {}
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
+  const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
   framework::PodWriter& pod_writer() override { return *this; }
   Status Bind(const api::Pod&, std::string_view) override {
     return InternalError("bench_cycle: the scheduling cycle never binds");
@@ -63,6 +66,20 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
  private:
   const cache::Snapshot& snapshot_;
   framework::Parallelizer& pool_;
+  testing::FakeLister<api::Namespace> namespaces_ = BenchNamespaces();
+
+  // scheduler_perf's namespaces of the NSSelector shape: sched-init-0..99 labelled team=devops,
+  // and the measured pods' "bench".
+  static testing::FakeLister<api::Namespace> BenchNamespaces() {
+    testing::FakeLister<api::Namespace> out;
+    for (int i = 0; i <= 100; ++i) {
+      api::Namespace ns;
+      ns.metadata.name = i < 100 ? "sched-init-" + std::to_string(i) : "bench";
+      ns.metadata.labels = testing::MakeStringMap({{"team", "devops"}});
+      out.Add(std::move(ns));
+    }
+    return out;
+  }
 };
 
 [[noreturn]] void Die(const std::string& what, const Status& s) {
@@ -224,6 +241,27 @@ void BM_RequiredPodAffinity(benchmark::State& state) {
   RunCycles(state, measured, {{existing, 1000, 0}});
 }
 
+// scheduler_perf's SchedulingRequiredPodAntiAffinityWithNSSelector pod: green, with required
+// anti-affinity by hostname to green pods in the namespaces labelled team=devops, over 40 such
+// pods in each of 100 namespaces; 1000 iterations leave every measured pod a free node.
+void BM_PodAntiAffinityNSSelector(benchmark::State& state) {
+  using testing::PodAffinityKind;
+  const auto green = testing::BuildLabelSelector().Label("color", "green").Obj();
+  api::Pod tmpl = *PerfPod()
+                       .Label("color", "green")
+                       .PodAntiAffinity("kubernetes.io/hostname", green, PodAffinityKind::kRequired)
+                       .Obj();
+  tmpl.spec.affinity->pod_anti_affinity->required.at(0).namespace_selector =
+      testing::BuildLabelSelector().Label("team", "devops").Obj();
+  std::vector<ExistingPods> existing;
+  for (int i = 0; i < 100; ++i) {
+    auto in_ns = std::make_shared<api::Pod>(tmpl);
+    in_ns->metadata.namespace_ = "sched-init-" + std::to_string(i);
+    existing.push_back({in_ns, 40, 40 * i});
+  }
+  RunCycles(state, std::make_shared<api::Pod>(tmpl), existing);
+}
+
 // scheduler_perf's TopologySpreading pod (zone, maxSkew 5, DoNotSchedule) plus a hostname
 // constraint that only scores (ScheduleAnyway), over one matching pod already on every node.
 void BM_TopologySpread(benchmark::State& state) {
@@ -262,6 +300,13 @@ BENCHMARK(BM_RequiredPodAffinity)
     ->Args({5000, 16})
     ->UseRealTime()
     ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_PodAntiAffinityNSSelector)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->Iterations(1000)
+    ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_TopologySpread)

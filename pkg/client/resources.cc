@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "pkg/client/errors.h"
+#include "pkg/client/protobuf.h"
 
 namespace stowage::client {
 
@@ -69,9 +70,12 @@ Status WatchErrorStatus(std::string_view path, const api::ApiStatus& status) {
 }
 
 Status BindPod(RestClient& c, const api::ObjectMeta& pod, std::string_view node_name) {
-  auto r = c.Post(ObjectPath<api::Pod>(pod.namespace_, pod.name) + "/binding",
-                  api::EncodeBinding(pod, node_name));
-  return r.status();
+  std::string path = ObjectPath<api::Pod>(pod.namespace_, pod.name) + "/binding";
+  // Protobuf when configured, as kube-scheduler sends it: cheaper for the apiserver to decode.
+  if (c.config().content_type == kProtobuf) {
+    return c.Post(path, EncodeBindingProto(pod, node_name), kProtobuf).status();
+  }
+  return c.Post(path, api::EncodeBinding(pod, node_name)).status();
 }
 
 Status DeletePod(RestClient& c, std::string_view ns, std::string_view name) {
@@ -80,6 +84,11 @@ Status DeletePod(RestClient& c, std::string_view ns, std::string_view name) {
 
 Status CreateEvent(RestClient& c, const api::EventRecord& event) {
   std::string path = "/apis/events.k8s.io/v1/namespaces/" + event.namespace_ + "/events";
+  if (c.config().content_type == kProtobuf) {
+    StatusOr<std::string> body = EncodeEventProto(event);
+    if (!body.ok()) return body.status();
+    return c.Post(path, std::move(body).value(), kProtobuf).status();
+  }
   return c.Post(path, api::EncodeEvent(event)).status();
 }
 

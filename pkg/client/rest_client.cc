@@ -78,6 +78,10 @@ StatusOr<std::string> RestClient::Get(std::string_view path) { return Do("GET", 
 StatusOr<std::string> RestClient::Post(std::string_view path, std::string body) {
   return Do("POST", path, std::move(body), "");
 }
+StatusOr<std::string> RestClient::Post(std::string_view path, std::string body,
+                                       std::string_view content_type) {
+  return Do("POST", path, std::move(body), content_type);
+}
 StatusOr<std::string> RestClient::Put(std::string_view path, std::string body) {
   return Do("PUT", path, std::move(body), "");
 }

@@ -65,6 +65,9 @@ class RestClient {
 
   StatusOr<std::string> Get(std::string_view path);
   StatusOr<std::string> Post(std::string_view path, std::string body);
+  // A POST whose body is of content_type (kProtobuf, say); the answer is still JSON.
+  StatusOr<std::string> Post(std::string_view path, std::string body,
+                             std::string_view content_type);
   StatusOr<std::string> Put(std::string_view path, std::string body);
   StatusOr<std::string> Patch(std::string_view path, std::string body,
                               std::string_view content_type);

@@ -31,6 +31,10 @@ struct RestConfig {
   int burst = 100;
   Duration timeout{};
   std::string user_agent = "stowage";
+  // clientConnection.contentType: with "application/vnd.kubernetes.protobuf" (upstream's default)
+  // the objects written for every pod, Binding and Event, are sent as protobuf; anything else,
+  // and every other object, as JSON. Answers are always asked for as JSON.
+  std::string content_type;
   // How many times a failed request is retried (transient errors, 429, 5xx).
   int max_retries = 5;
 };

@@ -5,8 +5,10 @@
 // the informers, the client nor the scheduler.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +90,10 @@ class Lister {
   virtual std::vector<Ptr> List(std::string_view ns) const = 0;
   // The object named name in ns (ns empty for cluster-scoped kinds); nullptr if absent.
   virtual Ptr Get(std::string_view ns, std::string_view name) const = 0;
+  // A number that changes whenever the objects do, read before List(), so a plugin may keep what
+  // it derived from a list until it changes; nullopt when the lister cannot tell, and then
+  // nothing derived may be kept.
+  virtual std::optional<uint64_t> Version() const { return std::nullopt; }
 };
 
 // A lister that holds nothing, for handles without informers (unit tests, bench_cycle).
@@ -98,6 +104,7 @@ class EmptyLister final : public Lister<T> {
   std::vector<Ptr> List() const override { return {}; }
   std::vector<Ptr> List(std::string_view) const override { return {}; }
   Ptr Get(std::string_view, std::string_view) const override { return nullptr; }
+  std::optional<uint64_t> Version() const override { return 0; }
   static const EmptyLister& Instance() {
     static const EmptyLister lister;
     return lister;

@@ -1,5 +1,7 @@
 #include "pkg/framework/status.h"
 
+#include <atomic>
+
 #include "pkg/common/error_list.h"
 
 namespace stowage::framework {
@@ -19,23 +21,27 @@ std::string_view CodeName(Code code) {
 
 Status::Status(Code code, std::string reason) {
   if (code == Code::kSuccess && reason.empty()) return;
-  rep_ = std::make_unique<Rep>();
+  rep_ = std::make_shared<Rep>();
   rep_->code = code;
   if (!reason.empty()) rep_->reasons.push_back(std::move(reason));
 }
 
 Status::Status(Code code, std::vector<std::string> reasons) {
   if (code == Code::kSuccess && reasons.empty()) return;
-  rep_ = std::make_unique<Rep>(Rep{code, std::move(reasons), {}});
+  rep_ = std::make_shared<Rep>(Rep{code, std::move(reasons), {}});
 }
 
-Status::Status(const Status& other) {
-  if (other.rep_) rep_ = std::make_unique<Rep>(*other.rep_);
-}
-
-Status& Status::operator=(const Status& other) {
-  if (this != &other) rep_ = other.rep_ ? std::make_unique<Rep>(*other.rep_) : nullptr;
-  return *this;
+Status::Rep& Status::Mutable() {
+  if (!rep_) {
+    rep_ = std::make_shared<Rep>(Rep{Code::kSuccess, {}, {}});
+  } else if (rep_.use_count() > 1) {
+    // Another Status shares it; only copying this one can add owners, so 1 stays 1.
+    rep_ = std::make_shared<Rep>(*rep_);
+  } else {
+    // Sole owner: order this write after the reads of owners that have let go.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  return *rep_;
 }
 
 bool Status::IsRejected() const {
@@ -57,14 +63,13 @@ const std::string& Status::plugin() const {
 }
 
 Status& Status::WithPlugin(std::string_view plugin) {
-  if (!rep_) rep_ = std::make_unique<Rep>(Rep{Code::kSuccess, {}, {}});
-  rep_->plugin.assign(plugin);
+  if (rep_ && rep_->plugin == plugin) return *this;
+  Mutable().plugin.assign(plugin);
   return *this;
 }
 
 Status& Status::AppendReason(std::string reason) {
-  if (!rep_) rep_ = std::make_unique<Rep>(Rep{Code::kSuccess, {}, {}});
-  rep_->reasons.push_back(std::move(reason));
+  Mutable().reasons.push_back(std::move(reason));
   return *this;
 }
 

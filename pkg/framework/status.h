@@ -3,7 +3,10 @@
 // A default-constructed Status is Success and costs one null pointer, so the hot path (every
 // Filter on every node) allocates nothing when a node fits. Failures carry a code, the reasons
 // (each becomes an entry of the "0/N nodes are available: ..." histogram) and the plugin that
-// produced them. Not to be confused with stowage::Status, which reports infrastructure errors.
+// produced them. Copies share the failure's data (copy-on-write), so a plugin that rejects many
+// nodes with the same reason can build that Status once, plugin name included, and return a copy
+// per node at the cost of a reference count. Not to be confused with stowage::Status, which
+// reports infrastructure errors.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +34,8 @@ class Status {
   Status() = default;
   explicit Status(Code code, std::string reason = "");
   Status(Code code, std::vector<std::string> reasons);
-  Status(const Status& other);
-  Status& operator=(const Status& other);
+  Status(const Status& other) = default;
+  Status& operator=(const Status& other) = default;
   Status(Status&&) noexcept = default;
   Status& operator=(Status&&) noexcept = default;
 
@@ -58,6 +61,7 @@ class Status {
   std::string Message() const;
   // The plugin that returned this status ("" until the framework sets it).
   const std::string& plugin() const;
+  // Sets the plugin; copies nothing when it is already the one set.
   Status& WithPlugin(std::string_view plugin);
   Status& AppendReason(std::string reason);
 
@@ -67,7 +71,10 @@ class Status {
     std::vector<std::string> reasons;
     std::string plugin;
   };
-  std::unique_ptr<Rep> rep_;
+  // The data, unshared first, before a change.
+  Rep& Mutable();
+
+  std::shared_ptr<Rep> rep_;  // shared by copies; changed only while this is its one owner
 };
 
 }  // namespace stowage::framework

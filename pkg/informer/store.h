@@ -1,8 +1,12 @@
 // Store: a thread-safe map from "namespace/name" to the latest immutable object, the informer's
 // local copy of the cluster. Readers share a lock; objects are std::shared_ptr<const T>, so a
 // reader keeps a consistent object even after the store moves on. Only the reflector writes.
+// Version() counts the writes, so a reader can keep what it derived from the objects until the
+// next write instead of deriving it again.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -53,12 +57,17 @@ class Store {
     ReaderMutexLock l(mu_);
     return items_.size();
   }
+  // Grows with every Upsert and Remove. Read it before List(): a list taken after reading v
+  // holds at least the writes up to v, so a result derived from it and kept under v is never
+  // newer than what v promises, only possibly older, and the next write changes the version.
+  uint64_t Version() const { return version_.load(std::memory_order_acquire); }
   // Inserts or replaces; returns the previous object or nullptr.
   Ptr Upsert(const std::string& key, Ptr obj) {
     WriterMutexLock l(mu_);
     Ptr& slot = items_[key];
     Ptr prev = std::move(slot);
     slot = std::move(obj);
+    version_.fetch_add(1, std::memory_order_release);
     return prev;
   }
   // Removes; returns the removed object or nullptr.
@@ -68,12 +77,14 @@ class Store {
     if (it == items_.end()) return nullptr;
     Ptr prev = std::move(it->second);
     items_.erase(it);
+    version_.fetch_add(1, std::memory_order_release);
     return prev;
   }
 
  private:
   mutable SharedMutex mu_;
   std::unordered_map<std::string, Ptr> items_ GUARDED_BY(mu_);
+  std::atomic<uint64_t> version_{0};  // written under mu_, read without it
 };
 
 }  // namespace stowage::informer

@@ -1,6 +1,8 @@
 // InformerLister: a framework::Lister over the store of one of the scheduler's informers.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +29,7 @@ class InformerLister final : public framework::Lister<T> {
     key.append(name);
     return informer_.store().Get(key);
   }
+  std::optional<uint64_t> Version() const override { return informer_.store().Version(); }
 
  private:
   const informer::SharedInformer<T>& informer_;

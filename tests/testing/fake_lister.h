@@ -1,9 +1,11 @@
 // A framework::Lister over a fixed list of objects, for plugin unit tests that read Services,
 // ReplicaSets and the other kinds a Handle lists. Not thread-safe while being filled; read-only
-// afterwards, as plugins use it.
+// afterwards, as plugins use it. Its version counts the changes, as the informer store's does.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -20,9 +22,27 @@ class FakeLister final : public framework::Lister<T> {
   explicit FakeLister(std::vector<T> objects) {
     for (T& o : objects) Add(std::move(o));
   }
-  void Add(T object) { objects_.push_back(std::make_shared<const T>(std::move(object))); }
+  void Add(T object) {
+    objects_.push_back(std::make_shared<const T>(std::move(object)));
+    ++version_;
+  }
+  // Replaces the object of the same namespace and name (adds it if absent), as an update does.
+  void Update(T object) {
+    for (Ptr& o : objects_) {
+      if (o->metadata.namespace_ == object.metadata.namespace_ &&
+          o->metadata.name == object.metadata.name) {
+        o = std::make_shared<const T>(std::move(object));
+        ++version_;
+        return;
+      }
+    }
+    Add(std::move(object));
+  }
 
-  std::vector<Ptr> List() const override { return objects_; }
+  std::vector<Ptr> List() const override {
+    ++lists_;
+    return objects_;
+  }
   std::vector<Ptr> List(std::string_view ns) const override {
     std::vector<Ptr> out;
     for (const Ptr& o : objects_) {
@@ -36,9 +56,14 @@ class FakeLister final : public framework::Lister<T> {
     }
     return nullptr;
   }
+  std::optional<uint64_t> Version() const override { return version_; }
+  // How many times List() (of every object) was called, for tests of what plugins keep.
+  int64_t ListCallsForTest() const { return lists_; }
 
  private:
   std::vector<Ptr> objects_;
+  uint64_t version_ = 0;
+  mutable int64_t lists_ = 0;
 };
 
 }  // namespace stowage::testing

@@ -177,6 +177,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
 
   rc->qps = cfg.client_connection.qps;
   rc->burst = cfg.client_connection.burst;
+  rc->content_type = cfg.client_connection.content_type;
   rc->user_agent = "stowage";
   auto c = client::RestClient::New(*rc);
   if (!c.ok()) {

@@ -200,16 +200,10 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& cycle_st
   const api::Node* node = node_info.node();
   if (node == nullptr) return framework::Status::Error("node not found");
   NodeRef ref(node_info);
-  if (!SatisfiesAffinity(*state, ref)) {
-    return framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch));
-  }
-  if (!SatisfiesAntiAffinity(*state, ref)) {
-    return framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch));
-  }
-  if (state->existing_anti_affinity_counts.AnyPositive(ref)) {
-    return framework::Status::Unschedulable(
-        std::string(kErrReasonExistingAntiAffinityRulesNotMatch));
-  }
+  // Copies of statuses built once: a rejected node costs no allocation.
+  if (!SatisfiesAffinity(*state, ref)) return rejected_by_affinity_;
+  if (!SatisfiesAntiAffinity(*state, ref)) return rejected_by_anti_affinity_;
+  if (state->existing_anti_affinity_counts.AnyPositive(ref)) return rejected_by_existing_;
   return {};
 }
 

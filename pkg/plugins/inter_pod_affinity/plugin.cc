@@ -14,34 +14,6 @@ const api::StringMap& NoLabels() {
   return *empty;
 }
 
-bool NeedsNamespaceMerge(const std::vector<framework::AffinityTerm>& terms) {
-  return std::any_of(terms.begin(), terms.end(), [](const framework::AffinityTerm& t) {
-    return !t.namespace_selector.Empty() && !t.namespace_selector.MatchesNothing();
-  });
-}
-bool NeedsNamespaceMerge(const std::vector<framework::WeightedAffinityTerm>& terms) {
-  return std::any_of(terms.begin(), terms.end(), [](const framework::WeightedAffinityTerm& t) {
-    return !t.term.namespace_selector.Empty() && !t.term.namespace_selector.MatchesNothing();
-  });
-}
-
-// Adds the namespaces the term's selector picks to its list and turns the selector off
-// (upstream mergeAffinityTermNamespacesIfNotEmpty); an empty selector, matching every
-// namespace, is kept as it is.
-void MergeNamespaces(const std::vector<std::shared_ptr<const api::Namespace>>& all,
-                     framework::AffinityTerm& term) {
-  if (term.namespace_selector.Empty()) return;
-  for (const auto& ns : all) {
-    if (term.namespace_selector.Matches(ns->metadata.labels)) {
-      term.namespaces.push_back(ns->metadata.name);
-    }
-  }
-  std::sort(term.namespaces.begin(), term.namespaces.end());
-  term.namespaces.erase(std::unique(term.namespaces.begin(), term.namespaces.end()),
-                        term.namespaces.end());
-  term.namespace_selector = api::Selector::Nothing();
-}
-
 }  // namespace
 
 const framework::PodAffinityTerms& IncomingPod::Terms() const {
@@ -73,27 +45,23 @@ InterPodAffinity::InterPodAffinity(const config::InterPodAffinityArgs& args,
       skip_resize_deferred_(features.in_place_pod_vertical_scaling_scheduler_preemption),
       parallelizer_(handle.parallelizer()),
       snapshot_(handle.SnapshotSharedLister()),
-      namespaces_(handle.namespaces()) {}
+      namespaces_(handle.namespaces()),
+      namespace_resolver_(namespaces_),
+      rejected_by_affinity_(
+          framework::Status::Unresolvable(std::string(kErrReasonAffinityRulesNotMatch))
+              .WithPlugin(kName)),
+      rejected_by_anti_affinity_(
+          framework::Status::Unschedulable(std::string(kErrReasonAntiAffinityRulesNotMatch))
+              .WithPlugin(kName)),
+      rejected_by_existing_(
+          framework::Status::Unschedulable(std::string(kErrReasonExistingAntiAffinityRulesNotMatch))
+              .WithPlugin(kName)) {}
 
-std::shared_ptr<const IncomingPod> InterPodAffinity::Incoming(const framework::PodInfo& pod) const {
+std::shared_ptr<const IncomingPod> InterPodAffinity::Incoming(const framework::PodInfo& pod) {
   auto incoming = std::make_shared<IncomingPod>();
   incoming->pod = pod.pod;
-  incoming->terms = pod.affinity_terms;
   incoming->ns = namespaces_.Get("", pod->metadata.namespace_);
-  const framework::PodAffinityTerms& terms = pod.affinity();
-  // Copy the terms only when a namespaceSelector must be resolved; most pods have none.
-  if (NeedsNamespaceMerge(terms.required_affinity) ||
-      NeedsNamespaceMerge(terms.required_anti_affinity) ||
-      NeedsNamespaceMerge(terms.preferred_affinity) ||
-      NeedsNamespaceMerge(terms.preferred_anti_affinity)) {
-    auto merged = std::make_shared<framework::PodAffinityTerms>(terms);
-    const auto all = namespaces_.List();
-    for (auto& t : merged->required_affinity) MergeNamespaces(all, t);
-    for (auto& t : merged->required_anti_affinity) MergeNamespaces(all, t);
-    for (auto& t : merged->preferred_affinity) MergeNamespaces(all, t.term);
-    for (auto& t : merged->preferred_anti_affinity) MergeNamespaces(all, t.term);
-    incoming->terms = std::move(merged);
-  }
+  incoming->terms = namespace_resolver_.Resolve(pod.affinity_terms);
   return incoming;
 }
 

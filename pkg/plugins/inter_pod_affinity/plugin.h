@@ -2,13 +2,13 @@
 // symmetric required anti-affinity of pods already running (upstream
 // plugins/interpodaffinity, without the alpha InterPodAffinityHostnameFastPath).
 //
-// PreFilter resolves the incoming pod's namespaceSelectors into namespaces (Namespace lister)
-// and counts, per topology pair, the existing pods whose required anti-affinity matches the
-// incoming pod (visiting only nodes with such pods), the pods matching all of its required
-// affinity terms and those matching each of its anti-affinity terms; Skip when all three are
-// empty and the pod has no required terms. AddPod/RemovePod update the counts. Filter checks, in
-// upstream's order, affinity (UnschedulableAndUnresolvable; the first pod of a group may go
-// where none matches yet if it matches its own terms), anti-affinity, then the existing pods'
+// PreFilter resolves the incoming pod's namespaceSelectors into namespaces (Namespace lister;
+// kept until a namespace changes) and counts, per topology pair, the existing pods whose required
+// anti-affinity matches the incoming pod (visiting only nodes with such pods), the pods matching
+// all of its required affinity terms and those matching each of its anti-affinity terms; Skip when
+// all three are empty and the pod has no required terms. AddPod/RemovePod update the counts. Filter
+// checks, in upstream's order, affinity (UnschedulableAndUnresolvable; the first pod of a group may
+// go where none matches yet if it matches its own terms), anti-affinity, then the existing pods'
 // anti-affinity (both Unschedulable). PreScore sums, per topology pair, the weights of the
 // preferred terms both ways and hardPodAffinityWeight for existing pods' required affinity
 // terms the pod matches (Skip when nothing matched, or when ignorePreferredTermsOfExistingPods is
@@ -35,6 +35,7 @@
 #include "pkg/plugin_config/args.h"
 #include "pkg/plugins/helper/pre_filter_with_extensions.h"
 #include "pkg/plugins/helper/score_with_normalize.h"
+#include "pkg/plugins/inter_pod_affinity/namespace_resolver.h"
 #include "pkg/plugins/inter_pod_affinity/node_counts_memo.h"
 #include "pkg/plugins/inter_pod_affinity/state.h"
 
@@ -99,7 +100,7 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
 
  private:
   // The pod's terms with namespaceSelectors resolved and its namespace, for this cycle.
-  std::shared_ptr<const IncomingPod> Incoming(const framework::PodInfo& pod) const;
+  std::shared_ptr<const IncomingPod> Incoming(const framework::PodInfo& pod);
   // The existing pods' anti-affinity counts, over the nodes that have such pods.
   CountsView ExistingAntiAffinityCounts(const IncomingPod& incoming);
   // The incoming pod's affinity and anti-affinity counts over all nodes.
@@ -114,8 +115,13 @@ class InterPodAffinity final : public helper::PreFilterWithExtensions,
   framework::Parallelizer& parallelizer_;
   const framework::NodeInfoLister& snapshot_;
   const framework::Lister<api::Namespace>& namespaces_;
-  NodeCountsMemo memo_;  // PreFilter's and PreScore's queries
-  std::string key_;      // the query key being built, reused so a cycle does not allocate
+  NamespaceResolver namespace_resolver_;  // the pod's terms with namespaceSelectors resolved
+  NodeCountsMemo memo_;                   // PreFilter's and PreScore's queries
+  std::string key_;  // the query key being built, reused so a cycle does not allocate
+  // Filter's rejections, named after the plugin as the framework names them, shared by copies.
+  const framework::Status rejected_by_affinity_;
+  const framework::Status rejected_by_anti_affinity_;
+  const framework::Status rejected_by_existing_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, InterPodAffinity>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, InterPodAffinity>);

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 #include <thread>
 
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
 #include "pkg/client/kubeconfig.h"
+#include "pkg/client/protobuf.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
@@ -234,6 +237,59 @@ TEST(ClientIntegration, EventsAndStatusPatchesAreAccepted) {
   e.regarding = pod->metadata;
   Status s = client::CreateEvent(Admin(), e);
   EXPECT_TRUE(s.ok()) << s;
+}
+
+// With upstream's default contentType the Binding and the Event go as protobuf; the apiserver
+// stores what the JSON bodies say, field for field.
+TEST(ClientIntegration, ProtobufBindingAndEventAreStoredAsSent) {
+  client::RestConfig rc = SharedCluster().AdminConfig();
+  rc.content_type = std::string(client::kProtobuf);
+  auto proto = client::RestClient::New(rc);
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), "proto").ok());
+  ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode().Name("proto-node")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod().Namespace("proto").Name("pb")).ok());
+  auto pod = client::GetObject<api::Pod>(Admin(), "proto", "pb");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+
+  Status bound = client::BindPod(**proto, pod->metadata, "proto-node");
+  ASSERT_TRUE(bound.ok()) << bound;
+  EXPECT_EQ(client::GetObject<api::Pod>(Admin(), "proto", "pb")->spec.node_name, "proto-node");
+
+  api::EventRecord e;
+  e.name = "pb.proto";
+  e.namespace_ = "proto";
+  e.event_time = "2026-11-26T10:20:30.123456Z";
+  e.reporting_controller = "default-scheduler";
+  e.reporting_instance = "default-scheduler-host";
+  e.action = "Binding";
+  e.reason = "Scheduled";
+  e.note = "Successfully assigned proto/pb to proto-node";
+  e.type = "Normal";
+  e.regarding_kind = "Pod";
+  e.regarding_api_version = "v1";
+  e.regarding = pod->metadata;
+  e.series_count = 2;
+  e.series_last_observed_time = "2026-11-26T10:20:31.5Z";
+  Status created = client::CreateEvent(**proto, e);
+  ASSERT_TRUE(created.ok()) << created;
+  auto stored = Admin().Get("/apis/events.k8s.io/v1/namespaces/proto/events/pb.proto");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  auto j = nlohmann::json::parse(*stored);
+  EXPECT_EQ(j["eventTime"], "2026-11-26T10:20:30.123456Z");
+  EXPECT_EQ(j["series"]["count"], 2);
+  EXPECT_EQ(j["series"]["lastObservedTime"], "2026-11-26T10:20:31.500000Z");
+  EXPECT_EQ(j["reportingController"], "default-scheduler");
+  EXPECT_EQ(j["reportingInstance"], "default-scheduler-host");
+  EXPECT_EQ(j["action"], "Binding");
+  EXPECT_EQ(j["reason"], "Scheduled");
+  EXPECT_EQ(j["note"], "Successfully assigned proto/pb to proto-node");
+  EXPECT_EQ(j["type"], "Normal");
+  EXPECT_EQ(j["regarding"]["kind"], "Pod");
+  EXPECT_EQ(j["regarding"]["name"], "pb");
+  EXPECT_EQ(j["regarding"]["namespace"], "proto");
+  EXPECT_EQ(j["regarding"]["uid"], pod->metadata.uid);
+  EXPECT_EQ(j["regarding"]["resourceVersion"], pod->metadata.resource_version);
 }
 
 }  // namespace

@@ -251,6 +251,53 @@ TEST(InterPodAffinityFilter, NamespaceSelectors) {
                   .pre_filter.IsSkip());
 }
 
+// Pods of one template share their namespaceSelector: it is matched against the namespaces once
+// while they stay the same, and a namespace added or relabelled counts from the next cycle on.
+TEST(InterPodAffinityFilter, NamespaceSelectorResolvedOncePerNamespaceChange) {
+  Handle handle;
+  handle.AddNamespace("team-a", {{"team", "devops"}});
+  handle.AddNamespace("team-b", {{"team", "qa"}});
+  auto plugin = MakePlugin(handle);
+  const api::LabelSelector devops = BuildLabelSelector().Label("team", "devops").Obj();
+  const api::PodPtr incoming =
+      WithAffinity(Labelled("S2"), std::nullopt, Terms({WithNamespaceSelector(S({"S1"}), devops)}));
+  const std::vector<api::PodPtr> existing = {Labelled("S1", "node1", "team-c").Obj()};
+  auto run = [&] { return RunFilter(handle, *plugin, incoming, {kNode1}, existing).filter.at(0); };
+
+  EXPECT_TRUE(run().IsSuccess());
+  const int64_t lists = handle.NamespaceListsForTest();
+  EXPECT_TRUE(run().IsSuccess());
+  EXPECT_TRUE(run().IsSuccess());
+  EXPECT_EQ(handle.NamespaceListsForTest(), lists);
+
+  // team-c appears with the selected label: the existing pod in it now repels the pod.
+  handle.AddNamespace("team-c", {{"team", "devops"}});
+  EXPECT_EQ(run().Message(), kErrReasonAntiAffinityRulesNotMatch);
+  EXPECT_EQ(handle.NamespaceListsForTest(), lists + 1);
+  // Relabelled out of the selector: it no longer does.
+  handle.AddNamespace("team-c", {{"team", "qa"}});
+  EXPECT_TRUE(run().IsSuccess());
+  EXPECT_EQ(handle.NamespaceListsForTest(), lists + 2);
+}
+
+// Every node rejected for the same reason gets a copy of one Status, named after the plugin as
+// the framework names it, so rejecting thousands of nodes allocates nothing per node.
+TEST(InterPodAffinityFilter, RejectedNodesShareOneStatus) {
+  Handle handle;
+  auto plugin = MakePlugin(handle);
+  const api::NodePtr node2 = Node("node2", {{"region", "r1"}, {"zone", "z12"}});
+  const api::PodPtr anti = WithAffinity(Labelled("S2"), std::nullopt, Terms({S({"S1"})}));
+  FilterRun run =
+      RunFilter(handle, *plugin, anti, {kNode1, node2}, {Labelled("S1", "node1").Obj()});
+  ASSERT_EQ(run.filter.size(), 2u);
+  for (const framework::Status& s : run.filter) {
+    EXPECT_EQ(s.code(), Code::kUnschedulable);
+    EXPECT_EQ(s.Message(), kErrReasonAntiAffinityRulesNotMatch);
+    EXPECT_EQ(s.plugin(), kName);
+  }
+  EXPECT_EQ(&run.filter[0].reasons(), &run.filter[1].reasons());
+}
+
 TEST(InterPodAffinityFilter, DeferredResizeIsSkippedOnlyWithTheGate) {
   Handle handle;
   framework::Features gate_on;

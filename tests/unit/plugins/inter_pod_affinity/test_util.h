@@ -25,12 +25,14 @@ using stowage::testing::PodAffinityKind;
 class Handle : public stowage::testing::FakeHandle {
  public:
   const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
+  // Adds the namespace, or relabels it if it is there.
   void AddNamespace(std::string name, const stowage::testing::KeyValues& labels) {
     api::Namespace ns;
     ns.metadata.name = std::move(name);
     ns.metadata.labels = stowage::testing::MakeStringMap(labels);
-    namespaces_.Add(std::move(ns));
+    namespaces_.Update(std::move(ns));
   }
+  int64_t NamespaceListsForTest() const { return namespaces_.ListCallsForTest(); }
 
  private:
   stowage::testing::FakeLister<api::Namespace> namespaces_;
