@@ -107,7 +107,8 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
   return c;
 }
 
-int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg) {
+int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg,
+                 const framework::Registry& out_of_tree) {
   const WallTime start_time = RealClock().WallNow();
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
   if (!rc.ok()) {
@@ -188,6 +189,10 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   // A leader binds only while its own clock says the lease is still its own.
   if (elect) so.may_bind = [&elector] { return elector != nullptr && elector->HoldsLease(); };
   framework::Registry registry = plugins::NewInTreeRegistry();
+  if (Status s = registry.Merge(out_of_tree); !s.ok()) {
+    LOG_ERROR("{}", s.ToString());
+    return 1;
+  }
   auto built = scheduler::New({.client = api,
                                .informers = informers,
                                .cfg = cfg,
