@@ -69,16 +69,15 @@ class LineStream {
 #define STOWAGE_LOG_SEVERITY_WARNING ::stowage::logging::Severity::kWarning
 #define STOWAGE_LOG_SEVERITY_ERROR ::stowage::logging::Severity::kError
 // STOWAGE_LOG(INFO|WARNING|ERROR) << ...: one line at that severity.
-#define STOWAGE_LOG(severity)                                                                \
-  ::stowage::logging::internal::LineStream(STOWAGE_LOG_SEVERITY_##severity, 0, __FILE__, \
-                                           __LINE__)                                     \
+#define STOWAGE_LOG(severity)                                                                      \
+  ::stowage::logging::internal::LineStream(STOWAGE_LOG_SEVERITY_##severity, 0, __FILE__, __LINE__) \
       .stream()
 // STOWAGE_VLOG(n) << ...: klog's V(n).Info, an info line shown when -v >= n. The if-else shape
 // keeps a caller's own `else` bound to the caller's `if`.
-#define STOWAGE_VLOG(n)                                                                       \
-  if (static ::stowage::logging::internal::VSite stowage_vsite_(__FILE__);                   \
-      !::stowage::logging::internal::VEnabled(stowage_vsite_, (n))) {                         \
-  } else                                                                                      \
-    ::stowage::logging::internal::LineStream(::stowage::logging::Severity::kInfo, (n),        \
-                                             __FILE__, __LINE__)                              \
+#define STOWAGE_VLOG(n)                                                                          \
+  if (static ::stowage::logging::internal::VSite stowage_vsite_(__FILE__);                       \
+      !::stowage::logging::internal::VEnabled(stowage_vsite_, (n))) {                            \
+  } else                                                                                         \
+    ::stowage::logging::internal::LineStream(::stowage::logging::Severity::kInfo, (n), __FILE__, \
+                                             __LINE__)                                           \
         .stream()
