@@ -61,8 +61,10 @@ install(DIRECTORY ${STOWAGE_SDK_INCLUDE_DIR}/stowage DESTINATION ${CMAKE_INSTALL
 # stowage::sdk, for plugins; stowage::scheduler, for a scheduler binary: the whole command plus
 # the link hardening of docs/security.md (the compile flags are the consumer's own).
 add_library(stowage_sdk INTERFACE)
+# stowage_plugin_library brings plugin_library.h's STOWAGE_SDK_VERSION definition.
 target_link_libraries(stowage_sdk INTERFACE stowage_framework stowage_plugin_config stowage_api
-                                            stowage_common stowage_plugin_helper)
+                                            stowage_common stowage_plugin_helper
+                                            stowage_plugin_library)
 target_include_directories(stowage_sdk INTERFACE
                            $<BUILD_INTERFACE:${STOWAGE_SDK_INCLUDE_DIR}>
                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -78,7 +80,7 @@ set_target_properties(stowage_sdk_scheduler PROPERTIES EXPORT_NAME scheduler)
 add_library(stowage::scheduler ALIAS stowage_sdk_scheduler)
 
 get_property(_libs GLOBAL PROPERTY STOWAGE_INSTALLED_LIBRARIES)
-install(TARGETS ${_libs} stowage_sdk stowage_sdk_scheduler EXPORT stowageTargets
+install(TARGETS ${_libs} stowage_plugin_library stowage_sdk stowage_sdk_scheduler EXPORT stowageTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk)
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/stowage)
 install(EXPORT stowageTargets NAMESPACE stowage:: DESTINATION ${_cmake_dir} COMPONENT sdk)

@@ -30,6 +30,8 @@ struct SchedulerHooks {
                      std::string_view, std::string)>
       record_event;
   std::function<void(std::function<void()>)> run_async;
+  // The configured extenders, for preemption (framework/extender.h).
+  std::vector<framework::Extender*> extenders;
 };
 
 class FrameworkHandle final : public framework::Handle {
@@ -97,6 +99,7 @@ class FrameworkHandle final : public framework::Handle {
     task();
   }
   framework::PreemptionMetrics& preemption_metrics() override { return preemption_metrics_; }
+  const std::vector<framework::Extender*>& extenders() const override { return hooks_.extenders; }
 
  private:
   // The lister of T, its informer created by the factory on the first call.

@@ -157,7 +157,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   }
   queue_->Done(pod);
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
-  if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
+  if (s.IsSuccess()) s = Bind(*fw, *state, pod, host);
   if (s.IsSuccess()) {
     CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
@@ -176,6 +176,28 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
   HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()),
                 permit_fit.num_all_nodes > 0 ? &permit_fit : nullptr, start);
+}
+
+Status Scheduler::Bind(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                       const std::string& host) {
+  for (const auto& e : options_.extenders) {
+    if (!e->IsBinder() || !e->IsInterested(pod)) continue;
+    // The extender binds through the API itself, so the lease check of the pod writer is made
+    // here.
+    if (options_.may_bind && !options_.may_bind()) {
+      return Status::Error("not binding: this scheduler's lease may have expired");
+    }
+    stowage::Status s = e->Bind(pod, host);
+    if (!s.ok() && e->IsIgnorable()) {
+      LOG_INFO(
+          "Skipping extender in bind as it returned error and has ignorable flag set "
+          "extender=\"{}\" err=\"{}\"",
+          e->Name(), s.message());
+      continue;
+    }
+    return s.ok() ? Status() : Status::Error(std::string(s.message()));
+  }
+  return fw.RunBindPlugins(state, pod, host);
 }
 
 void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
