@@ -26,7 +26,8 @@ function(stowage_publish_headers target scope dir)
   foreach(h IN LISTS headers)
     file(CREATE_LINK ${dir}/${h} ${root}/${rel}/${h} SYMBOLIC)
   endforeach()
-  target_include_directories(${target} ${scope} ${root})
+  # The build tree's path only: installed targets take the SDK's include root (StowageInstall).
+  target_include_directories(${target} ${scope} $<BUILD_INTERFACE:${root}>)
   if(scope STREQUAL "PUBLIC")
     stowage_check_headers(${target} ${rel} ${headers})
   endif()
@@ -66,6 +67,12 @@ function(stowage_library name)
   stowage_publish_headers(stowage_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                           HEADERS ${ARG_HEADERS} EXCLUDE_HEADERS ${ARG_EXCLUDE_HEADERS})
   target_link_libraries(stowage_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  # The libraries of pkg/ and cmd/ are installed with the SDK (cmake/StowageInstall.cmake); test
+  # helpers are not.
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  if(rel MATCHES "^(pkg|cmd)/")
+    set_property(GLOBAL APPEND PROPERTY STOWAGE_INSTALLED_LIBRARIES stowage_${name})
+  endif()
 endfunction()
 
 # stowage_program_headers(<target> <sources...>): a test or tool sees the headers of the folders

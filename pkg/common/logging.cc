@@ -292,6 +292,14 @@ ErrScope::~ErrScope() { t_err.reset(); }
 
 }  // namespace internal
 
+void Emit(Severity severity, int v, const char* file, int line, std::string_view msg) {
+  static constexpr spdlog::level::level_enum kLevels[] = {spdlog::level::info, spdlog::level::warn,
+                                                          spdlog::level::err};
+  internal::VScope scope(v);
+  spdlog::default_logger_raw()->log(spdlog::source_loc{file, line, ""},
+                                    kLevels[static_cast<int>(severity)], "{}", msg);
+}
+
 StatusOr<Format> ParseFormat(std::string_view name) {
   if (name == "text") return Format::kText;
   if (name == "json") return Format::kJson;

@@ -1,4 +1,5 @@
-// Logging as kube-scheduler writes it, through spdlog.
+// Logging as kube-scheduler writes it, through spdlog. The in-tree macros (LOG_INFO, VLOG, with
+// fmt syntax) live here; pkg/common/log.h holds the spdlog-free entry plugins use.
 //
 // Text (the default) is klog's header format, one line per message:
 //   I1122 19:44:01.123456   12345 schedule_one.cc:213] msg
@@ -27,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "pkg/common/log.h"
 #include "pkg/common/status.h"
 
 namespace stowage::logging {
@@ -67,24 +69,6 @@ std::string VModule();
 std::unique_ptr<spdlog::formatter> NewFormatter(Format format);
 
 namespace internal {
-
-// One VLOG call site: caches the --vmodule level for its file until the setting changes.
-struct VSite {
-  constexpr explicit VSite(const char* f) : file(f) {}
-  const char* file;
-  std::atomic<uint64_t> generation{0};  // 0: never computed
-  std::atomic<int> level{0};
-};
-
-extern std::atomic<int> g_verbosity;
-extern std::atomic<bool> g_vmodule_active;
-// The vmodule level of site's file (recomputed when --vmodule changed since the last call).
-int SiteLevel(VSite& site);
-
-inline bool VEnabled(VSite& site, int n) {
-  if (g_verbosity.load(std::memory_order_relaxed) >= n) return true;
-  return g_vmodule_active.load(std::memory_order_relaxed) && SiteLevel(site) >= n;
-}
 
 // Marks the lines logged on this thread while alive with a V level (JSON "v").
 class VScope {

@@ -3,6 +3,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "pkg/common/go_quote.h"
+
 namespace stowage::config {
 namespace {
 
@@ -61,6 +63,15 @@ std::string Store(const json& v, std::vector<std::string>* out) {
   return "";
 }
 
+// What a mistyped value was, as the configuration's own errors say it: `string "x"`,
+// `number 1.5`, `bool true`, `array`, `object`.
+std::string Got(const json& v) {
+  if (v.is_string()) return "string " + GoQuote(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "bool true" : "bool false";
+  if (v.is_number()) return "number " + v.dump();
+  return v.is_array() ? "array" : "object";
+}
+
 }  // namespace
 
 stowage::Status DecodeRawArgs(std::string_view plugin, const PluginArgs& args,
@@ -87,6 +98,7 @@ stowage::Status DecodeRawArgs(std::string_view plugin, const PluginArgs& args,
     std::string error =
         std::visit([&v = value](auto* out) { return Store(v, out); }, field->target);
     if (!error.empty()) {
+      if (error.starts_with("expected")) error += ", got " + Got(value);
       return InvalidArgumentError(where + "field \"" + key + "\": " + error);
     }
   }

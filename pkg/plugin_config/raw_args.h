@@ -54,7 +54,7 @@ class ArgsFields {
 
 // Fills the described fields from args: RawArgs is decoded, std::monostate (no args) leaves the
 // defaults, typed in-tree args are an error. Errors read
-// `plugin "MyPlugin": args: field "weight": expected an integer`.
+// `plugin "MyPlugin": args: field "weight": expected an integer, got string "x"`.
 stowage::Status DecodeRawArgs(std::string_view plugin, const PluginArgs& args,
                               const ArgsFields& fields);
 

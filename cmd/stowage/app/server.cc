@@ -116,7 +116,8 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
   return c;
 }
 
-int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg) {
+int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg,
+                 const framework::Registry& out_of_tree) {
   const WallTime start_time = RealClock().WallNow();
   auto rc = client::BuildConfig(options.master, cfg.client_connection.kubeconfig);
   if (!rc.ok()) {
@@ -126,7 +127,12 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     return 1;
   }
   // Plugin libraries are opened and mapped while files may still be opened, before the sandbox.
+  // The binary's own out-of-tree plugins (app::Run) first, so a library cannot take their names.
   framework::Registry registry = plugins::NewInTreeRegistry();
+  if (Status s = registry.Merge(out_of_tree); !s.ok()) {
+    LOG_ERROR("{}", s.ToString());
+    return 1;
+  }
   if (auto loaded = plugin_loader::LoadPluginLibraries(options.plugin_libraries, registry);
       !loaded.ok()) {
     LOG_ERROR("{}", loaded.status().ToString());

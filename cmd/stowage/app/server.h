@@ -9,6 +9,7 @@
 #include "cmd/stowage/app/options.h"
 #include "pkg/common/logging.h"
 #include "pkg/config/types.h"
+#include "pkg/framework/registry.h"
 
 namespace stowage::app {
 
@@ -16,7 +17,8 @@ namespace stowage::app {
 logging::Config LoggingConfig(const LogsOptions& logs);
 
 // Runs the scheduler with the parsed flags and the defaulted, validated configuration built from
-// them; returns the process exit code.
-int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg);
+// them, the plugins of out_of_tree beside the in-tree ones; returns the process exit code.
+int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg,
+                 const framework::Registry& out_of_tree);
 
 }  // namespace stowage::app

@@ -205,6 +205,40 @@ TEST_F(LoggingTest, LinesFromManyThreadsStayWhole) {
   for (const auto& l : lines) EXPECT_NO_THROW(nlohmann::json::parse(l)) << l;
 }
 
+// The plugin-facing stream macros of log.h write the same lines as the fmt macros: the caller's
+// file and line, the severity letter, and the V level in JSON.
+TEST_F(LoggingTest, StreamMacrosWriteKlogLines) {
+  Use(Format::kText);
+  const int line = __LINE__ + 1;
+  STOWAGE_LOG(INFO) << "Decision: "
+                    << "ns/p"
+                    << " => " << 3;
+  STOWAGE_LOG(WARNING) << "w";
+  STOWAGE_LOG(ERROR) << "e";
+  auto lines = Lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[0], ::testing::EndsWith("logging_test.cc:" + std::to_string(line) +
+                                            "] Decision: ns/p => 3"));
+  EXPECT_EQ(lines[1][0], 'W');
+  EXPECT_EQ(lines[2][0], 'E');
+}
+
+TEST_F(LoggingTest, StreamVlogFiltersAndSkipsEvaluation) {
+  Use(Format::kJson, 2);
+  int evaluated = 0;
+  STOWAGE_VLOG(3) << ++evaluated;
+  if (evaluated == 0)
+    STOWAGE_VLOG(2) << "shown " << ++evaluated;
+  else
+    ADD_FAILURE() << "the macro's else captured the caller's";
+  EXPECT_EQ(evaluated, 1);
+  auto lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  auto j = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(j["msg"], "shown 1");
+  EXPECT_EQ(j["v"], 2);
+}
+
 TEST(LoggingFormat, ParseFormat) {
   EXPECT_EQ(*ParseFormat("text"), Format::kText);
   EXPECT_EQ(*ParseFormat("json"), Format::kJson);

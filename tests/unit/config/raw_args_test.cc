@@ -57,19 +57,19 @@ TEST(RawArgs, AbsentFieldsAndNoArgsKeepTheDefaults) {
 
 TEST(RawArgs, ErrorsNameThePluginAndTheField) {
   EXPECT_EQ(ErrorOf(R"({"weight":"x"})"),
-            "plugin \"MyPlugin\": args: field \"weight\": expected an integer");
+            "plugin \"MyPlugin\": args: field \"weight\": expected an integer, got string \"x\"");
   EXPECT_EQ(ErrorOf(R"({"weight":1.5})"),
-            "plugin \"MyPlugin\": args: field \"weight\": expected an integer");
+            "plugin \"MyPlugin\": args: field \"weight\": expected an integer, got number 1.5");
   EXPECT_EQ(ErrorOf(R"({"small":4294967296})"),
             "plugin \"MyPlugin\": args: field \"small\": integer out of range");
   EXPECT_EQ(ErrorOf(R"({"enabled":1})"),
-            "plugin \"MyPlugin\": args: field \"enabled\": expected a boolean");
+            "plugin \"MyPlugin\": args: field \"enabled\": expected a boolean, got number 1");
   EXPECT_EQ(ErrorOf(R"({"mode":3})"),
-            "plugin \"MyPlugin\": args: field \"mode\": expected a string");
+            "plugin \"MyPlugin\": args: field \"mode\": expected a string, got number 3");
   EXPECT_EQ(ErrorOf(R"({"zones":["a",1]})"),
-            "plugin \"MyPlugin\": args: field \"zones\": expected a list of strings");
+            "plugin \"MyPlugin\": args: field \"zones\": expected a list of strings, got array");
   EXPECT_EQ(ErrorOf(R"({"ratio":"1"})"),
-            "plugin \"MyPlugin\": args: field \"ratio\": expected a number");
+            "plugin \"MyPlugin\": args: field \"ratio\": expected a number, got string \"1\"");
   EXPECT_EQ(ErrorOf(R"({"wieght":1})"), "plugin \"MyPlugin\": args: unknown field \"wieght\"");
   EXPECT_EQ(ErrorOf("[1]"), "plugin \"MyPlugin\": args: expected an object");
   EXPECT_EQ(ErrorOf("{"), "plugin \"MyPlugin\": args: not valid JSON");

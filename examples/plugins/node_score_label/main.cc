@@ -1,0 +1,8 @@
+// A scheduler with every flag, the configuration, serving, leader election, metrics and the
+// sandbox of stowage, plus NodeScoreLabel.
+#include "node_score_label.h"
+#include "stowage/app/run.h"
+
+int main(int argc, char** argv) {
+  return stowage::app::Run(argc, argv, {example::RegisterNodeScoreLabel});
+}
