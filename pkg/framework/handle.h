@@ -168,11 +168,13 @@ class Handle {
     return *none;
   }
   // Records an event about regarding, reported by the profile named controller (type Normal or
-  // Warning), as the scheduler's own events are.
+  // Warning), as the scheduler's own events are; related (may be null) is the event's secondary
+  // object, as the preemptor of a Preempted event.
   virtual void RecordEvent(const api::Pod& regarding, std::string_view controller,
                            std::string_view type, std::string_view reason, std::string_view action,
-                           std::string note) {
-    (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note;
+                           std::string note, const api::Pod* related) {
+    (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note,
+        (void)related;
   }
 };
 

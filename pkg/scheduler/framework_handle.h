@@ -27,7 +27,7 @@ struct SchedulerHooks {
   std::function<std::vector<framework::PodInfoPtr>(std::string_view)> nominated_pods;
   std::function<void(const api::Pod&)> activate;
   std::function<void(const api::Pod&, std::string_view, std::string_view, std::string_view,
-                     std::string_view, std::string)>
+                     std::string_view, std::string, const api::Pod*)>
       record_event;
   std::function<void(std::function<void()>)> run_async;
 };
@@ -87,9 +87,10 @@ class FrameworkHandle final : public framework::Handle {
     if (hooks_.activate) hooks_.activate(pod);
   }
   void RecordEvent(const api::Pod& regarding, std::string_view controller, std::string_view type,
-                   std::string_view reason, std::string_view action, std::string note) override {
+                   std::string_view reason, std::string_view action, std::string note,
+                   const api::Pod* related) override {
     if (hooks_.record_event) {
-      hooks_.record_event(regarding, controller, type, reason, action, std::move(note));
+      hooks_.record_event(regarding, controller, type, reason, action, std::move(note), related);
     }
   }
   void RunAsync(std::function<void()> task) override {

@@ -62,8 +62,9 @@ stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& pr
     VLOG(2, "Preemptor Pod preempted victim Pod preemptor=\"{}\" victim=\"{}\" node=\"{}\"",
          api::NamespacedName(preemptor.metadata), who, node);
   }
+  // The preemptor is the event's related object, as upstream's Eventf(victim, preemptor, ...).
   handle_.RecordEvent(victim, preemptor.spec.scheduler_name, "Normal", "Preempted", "Preempting",
-                      std::move(message));
+                      std::move(message), &preemptor);
   return OkStatus();
 }
 

@@ -238,6 +238,7 @@ TEST(PostFilter, VictimsGetTheConditionThenAreDeletedWithAnEvent) {
   EXPECT_EQ(events[0].reason, "Preempted");
   EXPECT_EQ(events[0].action, "Preempting");
   EXPECT_EQ(events[0].note, "Preempted by pod uid-p on node n1");
+  EXPECT_EQ(events[0].related, "default/p") << "the preemptor, as upstream's Eventf";
 }
 
 // A handle whose asynchronous tasks wait until the test runs them.
