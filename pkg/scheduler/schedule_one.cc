@@ -22,6 +22,9 @@ using framework::PodInfo;
 using framework::Status;
 
 namespace {
+// How long a binding waits for its pod's pending status patch (StatusWriter::WaitForPod).
+constexpr std::chrono::milliseconds kStatusBeforeBindWait{2000};
+
 double SecondsSince(MonoTime start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -157,7 +160,12 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   }
   queue_->Done(pod);
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
-  if (s.IsSuccess()) s = fw->RunBindPlugins(*state, pod, host);
+  if (s.IsSuccess()) {
+    // The pod's last failure's status patch (its nomination) goes first, as upstream writes it
+    // before the next cycle; bounded, so a hanging patch delays this binding only.
+    status_writer_.WaitForPod(pod, kStatusBeforeBindWait);
+    s = fw->RunBindPlugins(*state, pod, host);
+  }
   if (s.IsSuccess()) {
     CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));
