@@ -17,6 +17,7 @@
 
 namespace stowage::framework {
 class WaitingPod;
+class PodInPreBind;
 }  // namespace stowage::framework
 
 namespace stowage::framework {
@@ -124,6 +125,11 @@ class Handle {
   virtual PodWriter& pod_writer() = 0;
   // The pod with this UID if it is waiting at Permit (shared so it stays valid while used).
   virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) {
+    (void)uid;
+    return nullptr;
+  }
+  // The pod with this UID if its binding cycle is running PreBind (upstream's GetPodInPreBind).
+  virtual std::shared_ptr<PodInPreBind> GetPodInPreBind(std::string_view uid) {
     (void)uid;
     return nullptr;
   }

@@ -30,6 +30,7 @@ struct SchedulerHooks {
                      std::string_view, std::string, const api::Pod*)>
       record_event;
   std::function<void(std::function<void()>)> run_async;
+  std::function<std::shared_ptr<framework::PodInPreBind>(std::string_view)> pod_in_pre_bind;
 };
 
 class FrameworkHandle final : public framework::Handle {
@@ -55,6 +56,9 @@ class FrameworkHandle final : public framework::Handle {
   framework::PodWriter& pod_writer() override { return writer_; }
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) override {
     return waiting_pods_(uid);
+  }
+  std::shared_ptr<framework::PodInPreBind> GetPodInPreBind(std::string_view uid) override {
+    return hooks_.pod_in_pre_bind ? hooks_.pod_in_pre_bind(uid) : nullptr;
   }
 
   const framework::Lister<api::Namespace>& namespaces() override {

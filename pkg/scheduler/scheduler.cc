@@ -34,7 +34,11 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
               // Preemption's API calls run on threads of their own, joined when the scheduler
               // stops, before the queue and the event recorder they use are destroyed.
               .run_async =
-                  [this](std::function<void()> task) { binding_.SubmitWaiting(std::move(task)); }}),
+                  [this](std::function<void()> task) { binding_.SubmitWaiting(std::move(task)); },
+              .pod_in_pre_bind =
+                  [this](std::string_view uid) -> std::shared_ptr<framework::PodInPreBind> {
+                return pods_in_pre_bind_.Get(uid);
+              }}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {
