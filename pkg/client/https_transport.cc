@@ -45,20 +45,24 @@ struct ServerUrl {
   std::string port;
   std::string prefix;  // path prefix, without a trailing slash
   bool host_is_ip = false;
+  bool tls = true;  // false only for an http:// server the configuration allows
 };
 
 StatusOr<ServerUrl> ParseServer(const RestConfig& c) {
   std::string_view s = c.server;
-  if (s.starts_with("http://")) {
+  ServerUrl u;
+  if (s.starts_with("http://") && c.allow_plain_http) {
+    u.tls = false;
+    s.remove_prefix(7);
+  } else if (s.starts_with("http://")) {
     return InvalidArgumentError("server " + c.server + " (" + c.source +
                                 "): stowage talks to the API server over https only");
-  }
-  if (!s.starts_with("https://")) {
+  } else if (!s.starts_with("https://")) {
     return InvalidArgumentError("server \"" + c.server + "\" (" + c.source +
                                 "): expected a URL of the form https://host:port");
+  } else {
+    s.remove_prefix(8);
   }
-  s.remove_prefix(8);
-  ServerUrl u;
   size_t slash = s.find('/');
   std::string_view hostport = s.substr(0, slash);
   if (slash != std::string_view::npos) {
@@ -78,7 +82,7 @@ StatusOr<ServerUrl> ParseServer(const RestConfig& c) {
     u.host = std::string(hostport.substr(0, colon));
     if (colon != std::string_view::npos) u.port = std::string(hostport.substr(colon + 1));
   }
-  if (u.port.empty()) u.port = "443";
+  if (u.port.empty()) u.port = u.tls ? "443" : "80";
   if (u.host.empty()) return InvalidArgumentError("server \"" + c.server + "\": missing host");
   boost::system::error_code ec;
   asio::ip::make_address(u.host, ec);
@@ -132,6 +136,13 @@ beast::error_code RunOp(Connection& c, Start&& start) {
   c.ioc.restart();
   c.ioc.run();
   return out;
+}
+
+// Runs op on the connection's TLS stream, or on its TCP stream for a plain-HTTP server.
+template <typename Op>
+beast::error_code OnStream(Connection& c, bool tls, Op&& op) {
+  if (tls) return op(c.stream);
+  return op(beast::get_lowest_layer(c.stream));
 }
 
 class HttpsTransport final : public Transport {
@@ -206,7 +217,9 @@ class HttpsTransport final : public Transport {
     p.header_limit(kHeaderLimit);
     p.body_limit(boost::none);  // a watch has no end; each event is bounded by the splitter
     beast::get_lowest_layer(c.stream).expires_after(idle);
-    auto ec = RunOp(c, [&](auto h) { http::async_read_header(c.stream, c.buffer, p, h); });
+    auto ec = OnStream(c, url_.tls, [&](auto& st) {
+      return RunOp(c, [&](auto h) { http::async_read_header(st, c.buffer, p, h); });
+    });
     if (ec) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(ReadError(req, ec));
 
     HttpResponse resp;
@@ -218,7 +231,9 @@ class HttpsTransport final : public Transport {
       p.get().body().data = buf.data();
       p.get().body().size = buf.size();
       beast::get_lowest_layer(c.stream).expires_after(idle);
-      ec = RunOp(c, [&](auto h) { http::async_read_some(c.stream, c.buffer, p, h); });
+      ec = OnStream(c, url_.tls, [&](auto& st) {
+        return RunOp(c, [&](auto h) { http::async_read_some(st, c.buffer, p, h); });
+      });
       if (ec == http::error::need_buffer) ec = {};
       size_t n = buf.size() - p.get().body().size;
       if (n > 0) {
@@ -284,7 +299,9 @@ class HttpsTransport final : public Transport {
     p.header_limit(kHeaderLimit);
     p.body_limit(api::kMaxListBytes);
     beast::get_lowest_layer(c.stream).expires_after(timeout);
-    auto ec = RunOp(c, [&](auto h) { http::async_read(c.stream, c.buffer, p, h); });
+    auto ec = OnStream(c, url_.tls, [&](auto& st) {
+      return RunOp(c, [&](auto h) { http::async_read(st, c.buffer, p, h); });
+    });
     if (ec) return ReadError(req, ec);
     HttpResponse resp;
     resp.status = static_cast<int>(p.get().result_int());
@@ -306,6 +323,7 @@ class HttpsTransport final : public Transport {
     beast::get_lowest_layer(c.stream).expires_after(timeout);
     ec = RunOp(c, [&](auto h) { beast::get_lowest_layer(c.stream).async_connect(endpoints, h); });
     if (ec) return UnavailableError("connecting to " + config_.server + ": " + ec.message());
+    if (!url_.tls) return OkStatus();
 
     SSL* ssl = c.stream.native_handle();
     const std::string& name = config_.tls_server_name.empty() ? url_.host : config_.tls_server_name;
@@ -351,7 +369,9 @@ class HttpsTransport final : public Transport {
     r.keep_alive(true);
     r.prepare_payload();
     beast::get_lowest_layer(c.stream).expires_after(timeout);
-    auto ec = RunOp(c, [&](auto h) { http::async_write(c.stream, r, h); });
+    auto ec = OnStream(c, url_.tls, [&](auto& st) {
+      return RunOp(c, [&](auto h) { http::async_write(st, r, h); });
+    });
     if (ec) {
       return DataLossError(req.method + " " + req.target + " to " + config_.server +
                            ": connection lost while sending: " + ec.message());

@@ -13,8 +13,10 @@ struct RestConfig {
   // Where the settings came from, e.g. `kubeconfig "/etc/kubernetes/scheduler.conf", context
   // "default"`, for error messages.
   std::string source;
-  // "https://host:port" with an optional path prefix. Only https is accepted.
+  // "https://host:port" with an optional path prefix. Only https is accepted, unless
+  // allow_plain_http (an extender without enableHTTPS; never the API server).
   std::string server;
+  bool allow_plain_http = false;
   // PEM. The server's certificate is always verified against ca_pem (or, when it is empty, the
   // system trust store); there is no way to turn verification off.
   std::string ca_pem;

@@ -10,19 +10,15 @@
 
 namespace stowage {
 
-namespace {
-
-// What a path that is not a regular file is, for the error.
-const char* KindOf(mode_t mode) {
+const char* FileKind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
   return "not a regular file";
 }
-
-}  // namespace
 
 StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
   // O_NONBLOCK so that opening a FIFO cannot block start-up waiting for a writer; the type is
@@ -41,7 +37,7 @@ StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return InvalidArgumentError("\"" + path + "\" is " + KindOf(st.st_mode) +
+    return InvalidArgumentError("\"" + path + "\" is " + FileKind(st.st_mode) +
                                 ", not a regular file");
   }
   // The size a file reports is not trusted (procfs says 0, a growing file lies): the read itself

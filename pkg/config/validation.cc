@@ -234,6 +234,16 @@ void ValidateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
           Invalid(p.Child("weight"), Num(e.weight), "must have a positive weight applied to it"));
     }
     if (!e.bind_verb.empty()) ++binders;
+    // Beyond upstream: stowage never talks to an extender over unverified TLS.
+    if (e.tls_config && e.tls_config->insecure) {
+      errs.push_back(Forbidden(p.Child("tlsConfig").Child("insecure"),
+                               "stowage verifies extender certificates: set caFile or caData "
+                               "(or rely on the system trust store) instead of insecure"));
+    }
+    if (e.enable_https && e.url_prefix.rfind("https://", 0) != 0) {
+      errs.push_back(Invalid(p.Child("urlPrefix"), GoQuote(e.url_prefix),
+                             "must start with https:// when enableHTTPS is true"));
+    }
     for (size_t j = 0; j < e.managed_resources.size(); ++j) {
       const std::string& name = e.managed_resources[j].name;
       const FieldPath name_path = p.Child("managedResources").Index(j).Child("name");

@@ -18,6 +18,7 @@
 namespace stowage::framework {
 class WaitingPod;
 class PodInPreBind;
+class Extender;
 }  // namespace stowage::framework
 
 namespace stowage::framework {
@@ -169,6 +170,12 @@ class Handle {
   // Runs task off the scheduling thread (upstream's goroutine); the scheduler waits for it
   // when it stops. The default runs it at once, on the calling thread.
   virtual void RunAsync(std::function<void()> task) { task(); }
+  // The configured extenders (extender.h), in the configuration's order; preemption asks
+  // those with a preempt verb. The default has none.
+  virtual const std::vector<Extender*>& extenders() const {
+    static const std::vector<Extender*> none;
+    return none;
+  }
   virtual PreemptionMetrics& preemption_metrics() {
     static PreemptionMetrics* const none = new PreemptionMetrics;
     return *none;

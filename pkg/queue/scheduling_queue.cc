@@ -5,6 +5,7 @@
 
 #include "pkg/common/logging.h"
 #include "pkg/common/mutex.h"
+#include "pkg/framework/extender.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::queue {
@@ -57,6 +58,15 @@ SchedulingQueue::SchedulingQueue(std::map<std::string, framework::Framework*> pr
       backoff_(BackoffLess{this}) {
   for (const auto& [name, fw] : profiles_) {
     for (auto& pe : fw->EventsToRegister()) events_.emplace(pe.plugin, std::move(pe.event));
+  }
+  if (options_.extenders) {
+    // Every kind with every action rather than the wildcard, as upstream unrolls it.
+    using R = framework::EventResource;
+    for (R r : {R::kPod, R::kNode, R::kPersistentVolume, R::kPersistentVolumeClaim,
+                R::kStorageClass, R::kCSINode, R::kCSIDriver}) {
+      events_.emplace(std::string(framework::kExtenderName),
+                      framework::ClusterEventWithHint{{r, framework::kAll}, nullptr});
+    }
   }
 }
 

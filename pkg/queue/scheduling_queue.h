@@ -53,6 +53,9 @@ struct QueueOptions {
   Duration initial_backoff = std::chrono::seconds(1);
   Duration max_backoff = std::chrono::seconds(10);
   Duration max_in_unschedulable = std::chrono::minutes(5);
+  // Extenders are configured: a pod they rejected (framework::kExtenderName among its
+  // unschedulable plugins) is moved by any event, as upstream's default enqueue extension.
+  bool extenders = false;
 };
 
 class SchedulingQueue {

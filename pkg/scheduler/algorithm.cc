@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
+#include <unordered_map>
 
+#include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::scheduler {
@@ -15,13 +18,25 @@ using framework::Status;
 namespace {
 constexpr size_t kMinFeasibleNodesToFind = 100;
 constexpr int kMinFeasibleNodesPercentageToFind = 5;
+// goroutines{operation} while extenders prioritize (upstream's metrics.PrioritizingExtender).
+constexpr std::string_view kPrioritizingExtender = "prioritizing_extender";
+
+bool AnyFiltersOrScores(const std::vector<framework::Extender*>& extenders) {
+  for (const auto* e : extenders) {
+    if (e->IsFilter() || e->IsPrioritizer()) return true;
+  }
+  return false;
+}
 }  // namespace
 
 Algorithm::Algorithm(const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
-                     std::optional<int32_t> percentage_of_nodes_to_score)
+                     std::optional<int32_t> percentage_of_nodes_to_score,
+                     std::vector<framework::Extender*> extenders)
     : snapshot_(snapshot),
       pool_(pool),
-      percentage_of_nodes_to_score_(percentage_of_nodes_to_score) {}
+      percentage_of_nodes_to_score_(percentage_of_nodes_to_score),
+      extenders_(std::move(extenders)),
+      extenders_filter_or_score_(AnyFiltersOrScores(extenders_)) {}
 
 size_t Algorithm::NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const {
   if (all < kMinFeasibleNodesToFind) return all;
@@ -93,11 +108,21 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
     if (n && (!pre.node_names || pre.node_names->count(nominated_node)) &&
         FilterWithNominatedPods(fw, state, pod, *n, nominated).IsSuccess()) {
       feasible_.push_back(n);
-      return {};
+      // As upstream, the extenders must accept the node too; if they fail, the full search
+      // runs (and asks them again).
+      if (extenders_.empty()) return {};
+      if (Status es = FilterWithExtenders(*pod.pod, nullptr); !es.IsSuccess()) {
+        LOG_ERROR("Evaluation failed on nominated node pod=\"{}\" node=\"{}\": {}",
+                  api::NamespacedName(pod->metadata), nominated_node, es.Message());
+        feasible_.clear();
+      }
+      if (!feasible_.empty()) return {};
     }
   }
   size_t n = nodes.size();
-  size_t to_find = fw.HasScorePlugins() ? NumFeasibleNodesToFind(fw, n) : std::min<size_t>(1, n);
+  size_t to_find = fw.HasScorePlugins() || extenders_filter_or_score_
+                       ? NumFeasibleNodesToFind(fw, n)
+                       : std::min<size_t>(1, n);
   feasible_.assign(to_find, nullptr);
   if (statuses_.size() < n) statuses_.resize(n);
   failed_.assign(n, 0);
@@ -152,7 +177,84 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
       fit.node_statuses.emplace_back(node->name(), Status::Unresolvable(excluded));
     }
   }
+  if (!extenders_.empty()) return FilterWithExtenders(*pod.pod, &fit);
   return {};
+}
+
+Status Algorithm::FilterWithExtenders(const api::Pod& pod, FitError* fit) {
+  const size_t before = feasible_.size();
+  framework::ExtenderFilterResult r;
+  for (framework::Extender* e : extenders_) {
+    if (feasible_.empty()) break;
+    if (!e->IsInterested(pod)) continue;
+    if (stowage::Status s = e->Filter(pod, feasible_, r); !s.ok()) {
+      if (e->IsIgnorable()) {
+        LOG_INFO(
+            "Skipping extender as it returned error and has ignorable flag set extender=\"{}\" "
+            "err=\"{}\"",
+            e->Name(), s.message());
+        continue;
+      }
+      return Status::Error(std::string(s.message()));
+    }
+    if (fit != nullptr) {
+      // Unresolvable rejections let preemption skip the node; they win over plain ones.
+      for (auto& [node, msg] : r.failed_and_unresolvable) {
+        fit->node_statuses.emplace_back(node, Status::Unresolvable(std::move(msg)));
+      }
+      for (auto& [node, msg] : r.failed) {
+        bool unresolvable = false;
+        for (const auto& u : r.failed_and_unresolvable) unresolvable |= u.first == node;
+        if (!unresolvable) fit->node_statuses.emplace_back(node, Status::Unschedulable(msg));
+      }
+    }
+    feasible_ = std::move(r.feasible);
+  }
+  // No queueing hint covers an extender: any cluster event may requeue the pod (upstream's
+  // ExtenderName among the unschedulable plugins).
+  if (fit != nullptr && feasible_.size() != before) {
+    fit->unschedulable_plugins.insert(std::string(framework::kExtenderName));
+  }
+  return {};
+}
+
+void Algorithm::PrioritizeWithExtenders(const api::Pod& pod) {
+  std::vector<framework::Extender*> interested;
+  for (framework::Extender* e : extenders_) {
+    if (e->IsInterested(pod)) interested.push_back(e);
+  }
+  if (interested.empty()) return;
+  std::vector<std::vector<framework::HostPriority>> results(interested.size());
+  std::vector<uint8_t> ok(interested.size(), 0);
+  auto run = [&](size_t i) {
+    prometheus::Gauge& g = metrics::Goroutines(kPrioritizingExtender);
+    g.Increment();
+    stowage::Status s = interested[i]->Prioritize(pod, feasible_, results[i]);
+    g.Decrement();
+    if (s.ok()) {
+      ok[i] = 1;
+    } else {
+      VLOG(5,
+           "Failed to run extender's priority function. No score given by this extender. "
+           "error=\"{}\" pod=\"{}\" extender=\"{}\"",
+           s.message(), api::NamespacedName(pod.metadata), interested[i]->Name());
+    }
+  };
+  // Each extender on a thread of its own, the last on this one, as upstream's goroutines.
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i + 1 < interested.size(); ++i) threads.emplace_back(run, i);
+  run(interested.size() - 1);
+  for (auto& t : threads) t.join();
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < feasible_.size(); ++i) index.emplace(feasible_[i]->name(), i);
+  for (size_t i = 0; i < interested.size(); ++i) {
+    if (!ok[i]) continue;
+    for (const auto& hp : results[i]) {
+      auto it = index.find(hp.host);
+      if (it == index.end()) continue;
+      scores_[it->second] += framework::ExtenderNodeScore(hp.score, interested[i]->weight());
+    }
+  }
 }
 
 const std::string& Algorithm::SelectHost() {
@@ -186,7 +288,11 @@ Status Algorithm::SchedulePod(framework::Framework& fw, CycleState& state, const
   }
   if (Status ps = fw.RunPreScorePlugins(state, pod, feasible_); !ps.IsSuccess()) return ps;
   if (Status ss = fw.RunScorePlugins(state, pod, feasible_, scores_); !ss.IsSuccess()) return ss;
-  if (!fw.HasScorePlugins()) scores_.assign(feasible_.size(), 1);
+  if (!extenders_.empty()) {
+    PrioritizeWithExtenders(*pod.pod);
+  } else if (!fw.HasScorePlugins()) {
+    scores_.assign(feasible_.size(), 1);
+  }
   result.host = SelectHost();
   return {};
 }

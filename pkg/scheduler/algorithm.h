@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pkg/framework/cycle_state.h"
+#include "pkg/framework/extender.h"
 #include "pkg/framework/handle.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/framework/types.h"
@@ -84,9 +85,11 @@ class CyclePluginsRunner final : public framework::PluginsRunner {
 
 class Algorithm {
  public:
-  // percentage_of_nodes_to_score is the global setting; a profile's own value wins.
+  // percentage_of_nodes_to_score is the global setting; a profile's own value wins. extenders
+  // (which must outlive the Algorithm) filter after the Filter plugins and score beside Score.
   Algorithm(const framework::NodeInfoLister& snapshot, framework::Parallelizer& pool,
-            std::optional<int32_t> percentage_of_nodes_to_score);
+            std::optional<int32_t> percentage_of_nodes_to_score,
+            std::vector<framework::Extender*> extenders = {});
 
   // Finds a host for pod on the snapshot as it is now. On a rejection fills fit and returns
   // the rejecting status (with no nodes at all, "no nodes available to schedule pods" and fit
@@ -102,11 +105,19 @@ class Algorithm {
   framework::Status FindNodesThatFit(framework::Framework& fw, framework::CycleState& state,
                                      const framework::PodInfo& pod, const NominatedPods& nominated,
                                      FitError& fit);
+  // Upstream's findNodesThatPassExtenders over feasible_: each interested filter extender in
+  // turn narrows it; rejected nodes join fit with the extender's reasons.
+  framework::Status FilterWithExtenders(const api::Pod& pod, FitError* fit);
+  // Adds the interested extenders' scaled scores to scores_ (upstream's prioritizeNodes part
+  // for extenders: one thread per extender; a failed call adds nothing).
+  void PrioritizeWithExtenders(const api::Pod& pod);
   const std::string& SelectHost();
 
   const framework::NodeInfoLister& snapshot_;
   framework::Parallelizer& pool_;
   const std::optional<int32_t> percentage_of_nodes_to_score_;
+  const std::vector<framework::Extender*> extenders_;
+  const bool extenders_filter_or_score_;  // upstream's hasExtenderFilters || extender scoring
   size_t next_start_node_index_ = 0;
   std::mt19937_64 rng_{std::random_device{}()};
   // Scratch reused across cycles.

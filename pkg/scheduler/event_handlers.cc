@@ -37,8 +37,6 @@ void Scheduler::RegisterHandlers() {
   static prometheus::Histogram& node_add = Handling(framework::kEventNodeAdd.Label());
   static prometheus::Histogram& node_delete = Handling(framework::kEventNodeDelete.Label());
   static prometheus::Histogram& assigned_add = Handling(kEventAssignedPodAdd.Label());
-  static prometheus::Histogram& assigned_update =
-      Handling(framework::kEventAssignedPodUpdate.Label());
   static prometheus::Histogram& assigned_delete = Handling(kEventAssignedPodDelete.Label());
   static prometheus::Histogram& unscheduled_add =
       Handling(framework::kEventUnscheduledPodAdd.Label());

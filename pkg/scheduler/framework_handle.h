@@ -31,6 +31,8 @@ struct SchedulerHooks {
       record_event;
   std::function<void(std::function<void()>)> run_async;
   std::function<std::shared_ptr<framework::PodInPreBind>(std::string_view)> pod_in_pre_bind;
+  // The configured extenders, for preemption (framework/extender.h).
+  std::vector<framework::Extender*> extenders;
 };
 
 class FrameworkHandle final : public framework::Handle {
@@ -102,6 +104,7 @@ class FrameworkHandle final : public framework::Handle {
     task();
   }
   framework::PreemptionMetrics& preemption_metrics() override { return preemption_metrics_; }
+  const std::vector<framework::Extender*>& extenders() const override { return hooks_.extenders; }
 
  private:
   // The lister of T, its informer created by the factory on the first call.

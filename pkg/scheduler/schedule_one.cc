@@ -174,7 +174,7 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     // The pod's last failure's status patch (its nomination) goes first, as upstream writes it
     // before the next cycle; bounded, so a hanging patch delays this binding only.
     status_writer_.WaitForPod(pod, kStatusBeforeBindWait);
-    s = fw->RunBindPlugins(*state, pod, host);
+    s = Bind(*fw, *state, pod, host);
   }
   if (s.IsSuccess()) {
     CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
@@ -194,6 +194,28 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   // From the binding cycle on, failures are errors (backoff), never "unschedulable".
   HandleFailure(fw, std::move(qpod), s.IsRejected() ? s : Status::Error(s.Message()),
                 permit_fit.num_all_nodes > 0 ? &permit_fit : nullptr, start);
+}
+
+Status Scheduler::Bind(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                       const std::string& host) {
+  for (const auto& e : options_.extenders) {
+    if (!e->IsBinder() || !e->IsInterested(pod)) continue;
+    // The extender binds through the API itself, so the lease check of the pod writer is made
+    // here.
+    if (options_.may_bind && !options_.may_bind()) {
+      return Status::Error("not binding: this scheduler's lease may have expired");
+    }
+    stowage::Status s = e->Bind(pod, host);
+    if (!s.ok() && e->IsIgnorable()) {
+      LOG_INFO(
+          "Skipping extender in bind as it returned error and has ignorable flag set "
+          "extender=\"{}\" err=\"{}\"",
+          e->Name(), s.message());
+      continue;
+    }
+    return s.ok() ? Status() : Status::Error(std::string(s.message()));
+  }
+  return fw.RunBindPlugins(state, pod, host);
 }
 
 void Scheduler::HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,

@@ -6,6 +6,14 @@
 #include "pkg/scheduler/setup.h"
 
 namespace stowage::scheduler {
+namespace {
+std::vector<framework::Extender*> ExtenderPointers(
+    const std::vector<std::shared_ptr<framework::Extender>>& extenders) {
+  std::vector<framework::Extender*> out;
+  for (const auto& e : extenders) out.push_back(e.get());
+  return out;
+}
+}  // namespace
 
 Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& informers,
                      Options options)
@@ -38,8 +46,10 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
               .pod_in_pre_bind =
                   [this](std::string_view uid) -> std::shared_ptr<framework::PodInPreBind> {
                 return pods_in_pre_bind_.Get(uid);
-              }}),
-      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score),
+              },
+              .extenders = ExtenderPointers(options_.extenders)}),
+      algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
+                 ExtenderPointers(options_.extenders)),
       status_writer_(client_, options_.status_workers),
       binding_(options_.binding_workers, options_.max_queued_bindings) {
   events_ = std::make_unique<EventRecorder>(
@@ -70,7 +80,9 @@ stowage::Status Scheduler::Init(std::vector<std::unique_ptr<framework::Framework
     by_name[name] = fw.get();
     profiles_[name] = std::move(fw);
   }
-  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, options_.queue);
+  queue::QueueOptions queue_options = options_.queue;
+  queue_options.extenders = !options_.extenders.empty();
+  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, queue_options);
   RegisterHandlers();
   return OkStatus();
 }

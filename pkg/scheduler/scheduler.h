@@ -28,6 +28,7 @@
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
 #include "pkg/common/thread_annotations.h"
+#include "pkg/framework/extender.h"
 #include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/runtime/runtime.h"
@@ -69,6 +70,10 @@ struct Options {
   // so a leader resumed after a stall binds and evicts nothing once another may lead. Null:
   // always allowed. Must be cheap and thread-safe.
   std::function<bool()> may_bind;
+  // The configured extenders (pkg/extender builds them), in the configuration's order. They
+  // filter and score in every profile, bind instead of the Bind plugins and take part in
+  // preemption, as upstream's.
+  std::vector<std::shared_ptr<framework::Extender>> extenders;
 };
 
 class Scheduler {
@@ -106,6 +111,10 @@ class Scheduler {
   void BindingCycle(framework::Framework* fw, std::unique_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed, std::string host,
                     std::chrono::milliseconds permit_wait, MonoTime start);
+  // Binds through the first interested binder extender (an ignorable one that fails is
+  // skipped), or else through the Bind plugins (upstream's bind and extendersBinding).
+  framework::Status Bind(framework::Framework& fw, framework::CycleState& state,
+                         const api::Pod& pod, const std::string& host);
   void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();

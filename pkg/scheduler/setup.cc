@@ -1,6 +1,7 @@
 #include "pkg/scheduler/setup.h"
 
 #include "pkg/common/logging.h"
+#include "pkg/extender/http_extender.h"
 #include "pkg/scheduler/profile.h"
 
 namespace stowage::scheduler {
@@ -39,6 +40,11 @@ StatusOr<NewScheduler> New(Setup setup) {
   }
   if (cfg.pod_max_backoff_seconds) {
     options.queue.max_backoff = std::chrono::seconds(*cfg.pod_max_backoff_seconds);
+  }
+  for (const config::Extender& e : cfg.extenders) {
+    auto ext = extender::New(e);
+    if (!ext.ok()) return ext.status();
+    options.extenders.push_back(std::move(*ext));
   }
   auto sched = std::make_unique<Scheduler>(setup.client, setup.informers, std::move(options));
   auto frameworks = NewFrameworks(cfg, setup.registry, setup.not_yet_implemented, sched->handle(),

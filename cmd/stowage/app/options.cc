@@ -544,6 +544,24 @@ const std::vector<std::string>& FlagGroups() {
   return *groups;
 }
 
+namespace {
+
+// The flags kube-scheduler does not have. Hidden from Usage, which stays upstream's; Help lists
+// them in a section of their own.
+void AddOwnFlags(Options* o, FlagSet* fs, bool hidden) {
+  fs->Bool(&o->sandbox, "sandbox",
+           "Confine the running process: seccomp allow-list, no capabilities, no_new_privs and "
+           "Landlock. Set false only to debug.")
+      .hidden = hidden;
+  fs->StringSlice(&o->plugin_libraries, "plugin-library",
+                  "Plugin shared libraries to load at start-up (repeatable, comma-separated). "
+                  "Each must be root-owned, in root-owned directories writable by no one else, "
+                  "and built against this stowage's SDK with the same compiler.")
+      .hidden = hidden;
+}
+
+}  // namespace
+
 void AddFlags(Options* o, FlagSet* fs) {
   const auto& groups = FlagGroups();
   fs->SetGroup(groups[0]);
@@ -552,10 +570,7 @@ void AddFlags(Options* o, FlagSet* fs) {
              "If set, write the configuration values to this file and exit.");
   fs->String(&o->master, "master",
              "The address of the Kubernetes API server (overrides any value in kubeconfig)");
-  fs->Bool(&o->sandbox, "sandbox",
-           "Confine the running process: seccomp allow-list, no capabilities, no_new_privs and "
-           "Landlock. Set false only to debug.")
-      .hidden = true;
+  AddOwnFlags(o, fs, /*hidden=*/true);
   fs->SetGroup(groups[1]);
   AddSecureServingFlags(&o->secure_serving, fs);
   fs->SetGroup(groups[2]);
@@ -623,6 +638,20 @@ std::string Usage(int cols) {
   return "Usage:\n  " + std::string(kCommandName) + " [flags]\n" + fs.Usage(cols);
 }
 
+namespace {
+
+// stowage's own flags, after the usage.
+std::string OwnFlagsUsage(int cols) {
+  Options o;
+  FlagSet fs{std::string(kCommandName)};
+  fs.SetGroup("stowage");
+  AddOwnFlags(&o, &fs, /*hidden=*/false);
+  return "\nstowage's own flags (kube-scheduler has none of them):\n\n" +
+         fs.GroupUsage("stowage", cols);
+}
+
+}  // namespace
+
 std::string Help(int cols) {
   return "stowage is a drop-in replacement for kube-scheduler " +
          std::string(kKubeSchedulerVersion) +
@@ -634,7 +663,7 @@ std::string Help(int cols) {
          "files as kube-scheduler.\n"
          "See [scheduling](https://kubernetes.io/docs/concepts/scheduling-eviction/)\n"
          "for more information about scheduling and the kube-scheduler component.\n\n" +
-         Usage(cols);
+         Usage(cols) + OwnFlagsUsage(cols);
 }
 
 std::string ParseErrorText(const Status& error, int cols) {

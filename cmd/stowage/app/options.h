@@ -218,6 +218,9 @@ struct Options {
   // --sandbox: stowage's own (hidden from --help, which stays upstream's): seccomp, no
   // capabilities, no_new_privs and Landlock once running (pkg/sandbox, docs/security.md).
   bool sandbox = true;
+  // --plugin-library: stowage's own; plugin shared libraries loaded at start-up, before the
+  // sandbox closes (pkg/plugin_loader, docs/plugin-libraries.md).
+  std::vector<std::string> plugin_libraries;
 
   SecureServingOptions secure_serving;
   AuthenticationOptions authentication;

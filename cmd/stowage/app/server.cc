@@ -18,6 +18,7 @@
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
+#include "pkg/plugin_loader/plugin_loader.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
@@ -68,6 +69,14 @@ sandbox::Policy SandboxPolicy(const Options& o, const config::KubeSchedulerConfi
                   o.authentication.requestheader_client_ca_file,
                   o.authentication.remote_kubeconfig_file,
                   o.authorization.remote_kubeconfig_file};
+  // Extenders read their TLS files when the scheduler is built, which is after this.
+  for (const config::Extender& e : cfg.extenders) {
+    if (!e.tls_config) continue;
+    for (const std::string* f :
+         {&e.tls_config->cert_file, &e.tls_config->key_file, &e.tls_config->ca_file}) {
+      if (!f->empty()) p.read_files.push_back(*f);
+    }
+  }
   if (const std::string& dir = o.secure_serving.cert_directory; !dir.empty()) {
     ::mkdir(dir.c_str(), 0755);  // created here, while the parent may still be written
     p.write_dirs.push_back(dir);
@@ -114,6 +123,13 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
     // Without --config the path is the flag's; with it, the file's (the flag is then ignored).
     const char* from = options.config_file.empty() ? "--kubeconfig" : "clientConnection.kubeconfig";
     LOG_ERROR("{}", rc.status().WithPrefix(from).ToString());
+    return 1;
+  }
+  // Plugin libraries are opened and mapped while files may still be opened, before the sandbox.
+  framework::Registry registry = plugins::NewInTreeRegistry();
+  if (auto loaded = plugin_loader::LoadPluginLibraries(options.plugin_libraries, registry);
+      !loaded.ok()) {
+    LOG_ERROR("{}", loaded.status().ToString());
     return 1;
   }
   // Entered before the first thread starts, as capabilities and Landlock bind only the calling
@@ -187,7 +203,6 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   std::unique_ptr<leaderelection::LeaderElector> elector;  // set below when electing
   // A leader binds only while its own clock says the lease is still its own.
   if (elect) so.may_bind = [&elector] { return elector != nullptr && elector->HoldsLease(); };
-  framework::Registry registry = plugins::NewInTreeRegistry();
   auto built = scheduler::New({.client = api,
                                .informers = informers,
                                .cfg = cfg,

@@ -4,6 +4,7 @@
 
 #include "pkg/common/logging.h"
 #include "pkg/plugins/default_preemption/candidates.h"
+#include "pkg/plugins/default_preemption/extenders.h"
 #include "pkg/plugins/default_preemption/pdb.h"
 
 namespace stowage::plugins::default_preemption {
@@ -138,6 +139,12 @@ Status DefaultPreemption::Preempt(framework::CycleState& state, const framework:
     result = ClearNomination();
     return Status::Unschedulable(
         framework::FitErrorMessage(static_cast<int>(all.size()), statuses, "", ""));
+  }
+  // The extenders with a preempt verb may drop candidates or victims (upstream's callExtenders).
+  if (Status es =
+          CallExtenders(handle_.extenders(), pod, handle_.SnapshotSharedLister(), dry.candidates);
+      !es.IsSuccess()) {
+    return es;
   }
   const Candidate* best = SelectCandidate(dry.candidates);
   if (best == nullptr || best->node.empty()) {

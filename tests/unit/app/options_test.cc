@@ -122,7 +122,25 @@ TEST(Flags, EveryUpstreamFlagExistsWithItsTypeDefaultAndGroup) {
       ++own;
     }
   }
-  EXPECT_EQ(own, 1u) << "only --sandbox is stowage's own";
+  EXPECT_EQ(own, 2u) << "only --sandbox and --plugin-library are stowage's own";
+}
+
+// Help lists stowage's own flags after the usage, which stays upstream's.
+TEST(Help, ListsStowagesOwnFlagsApart) {
+  const std::string help = Help();
+  const size_t own = help.find("\nstowage's own flags (kube-scheduler has none of them):\n");
+  ASSERT_NE(own, std::string::npos);
+  EXPECT_GT(own, help.find(Usage()));
+  EXPECT_THAT(help.substr(own), HasSubstr("--plugin-library strings"));
+  EXPECT_THAT(help.substr(own), HasSubstr("--sandbox "));
+}
+
+TEST(Flags, PluginLibrariesRepeatAndSplitOnCommas) {
+  auto o = ParseCommandLine(
+      {"--plugin-library=/usr/lib/a.so,/usr/lib/b.so", "--plugin-library", "/usr/lib/c.so"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_THAT(o->plugin_libraries, ElementsAre("/usr/lib/a.so", "/usr/lib/b.so", "/usr/lib/c.so"));
+  EXPECT_TRUE(ParseCommandLine({})->plugin_libraries.empty());
 }
 
 TEST(Flags, SandboxIsOnByDefaultAndTurnsOff) {

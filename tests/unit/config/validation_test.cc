@@ -202,6 +202,20 @@ TEST(ValidationTest, Rules) {
       {"extender weight",
        [](auto& c) { c.extenders.push_back(Extender{.url_prefix = "x", .prioritize_verb = "p"}); },
        {"extenders[0].weight: Invalid value: 0: must have a positive weight applied to it"}},
+      {"insecure extender TLS is refused (beyond upstream)",
+       [](auto& c) {
+         Extender e{.url_prefix = "https://x", .enable_https = true};
+         e.tls_config.emplace().insecure = true;
+         c.extenders.push_back(e);
+       },
+       {"extenders[0].tlsConfig.insecure: Forbidden: stowage verifies extender certificates: set "
+        "caFile or caData (or rely on the system trust store) instead of insecure"}},
+      {"enableHTTPS needs an https urlPrefix",
+       [](auto& c) {
+         c.extenders.push_back(Extender{.url_prefix = "http://x", .enable_https = true});
+       },
+       {"extenders[0].urlPrefix: Invalid value: \"http://x\": must start with https:// when "
+        "enableHTTPS is true"}},
       {"two binders",
        [](auto& c) {
          c.extenders.push_back(Extender{.url_prefix = "a", .bind_verb = "bind"});

@@ -142,6 +142,20 @@ TEST_F(QueueTest, RejectedPodWaitsForAnEventItsPluginCaresAbout) {
   EXPECT_EQ(q_->ActiveSize(), 1u);
 }
 
+TEST_F(QueueTest, APodAnExtenderRejectedMovesOnAnyEventOnlyWithExtenders) {
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p", "Extender");
+  AddNode(false);
+  EXPECT_EQ(q_->UnschedulableSize(), 1u) << "no extenders configured: nothing registered";
+  q_ = std::make_unique<SchedulingQueue>(
+      std::map<std::string, framework::Framework*>{{"default-scheduler", fw_.get()}},
+      QueueOptions{.extenders = true}, clock_);
+  q_->Add(BuildPod().Name("p").UID("p").Obj());
+  Reject("p", "Extender");
+  AddNode(false);  // a node no plugin's hint likes still may suit the extender
+  EXPECT_EQ(q_->UnschedulableSize(), 0u);
+}
+
 TEST_F(QueueTest, BackoffDoublesFromOneToTenSeconds) {
   q_->Add(BuildPod().Name("p").UID("p").Obj());
   for (int expected : {1, 2, 4, 8, 10, 10}) {

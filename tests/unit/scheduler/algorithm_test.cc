@@ -305,5 +305,160 @@ TEST_F(AlgorithmTest, AFilterErrorEndsTheSearchWithThatError) {
   EXPECT_THAT(s.Message(), ::testing::HasSubstr("plugin broke"));
 }
 
+// An extender answering from tables: nodes it rejects (with the reason), unresolvably or not,
+// scores per node, and a failure for every call when set.
+struct FakeExtender : framework::Extender {
+  std::string name = "http://fake";
+  bool ignorable = false;
+  bool filter = true;
+  int64_t weight_value = 1;
+  std::map<std::string, std::string> reject, reject_unresolvable;
+  std::map<std::string, int64_t> scores;
+  std::string fail;
+  std::string interested_in;  // a resource name; empty: every pod
+  int calls = 0;
+
+  const std::string& Name() const override { return name; }
+  bool IsIgnorable() const override { return ignorable; }
+  bool IsFilter() const override { return filter; }
+  bool IsPrioritizer() const override { return !scores.empty(); }
+  bool IsBinder() const override { return false; }
+  bool SupportsPreemption() const override { return false; }
+  int64_t weight() const override { return weight_value; }
+  bool IsInterested(const api::Pod& pod) const override {
+    if (interested_in.empty()) return true;
+    for (const auto& c : pod.spec.containers) {
+      if (c.resources.requests.Get(interested_in)) return true;
+    }
+    return false;
+  }
+  stowage::Status Filter(const api::Pod&, const std::vector<const NodeInfo*>& nodes,
+                         framework::ExtenderFilterResult& out) override {
+    out = {};
+    if (!filter) {  // as HttpExtender without a filter verb: no call
+      out.feasible = nodes;
+      return OkStatus();
+    }
+    ++calls;
+    if (!fail.empty()) return UnavailableError(fail);
+    for (const auto* n : nodes) {
+      if (auto it = reject.find(n->name()); it != reject.end()) {
+        out.failed.emplace_back(it->first, it->second);
+      } else if (auto u = reject_unresolvable.find(n->name()); u != reject_unresolvable.end()) {
+        out.failed_and_unresolvable.emplace_back(u->first, u->second);
+      } else {
+        out.feasible.push_back(n);
+      }
+    }
+    return OkStatus();
+  }
+  stowage::Status Prioritize(const api::Pod&, const std::vector<const NodeInfo*>& nodes,
+                             std::vector<framework::HostPriority>& out) override {
+    ++calls;
+    out.clear();
+    if (!fail.empty()) return UnavailableError(fail);
+    for (const auto* n : nodes) {
+      auto it = scores.find(n->name());
+      out.push_back({n->name(), it == scores.end() ? 0 : it->second});
+    }
+    return OkStatus();
+  }
+  stowage::Status Bind(const api::Pod&, std::string_view) override { return OkStatus(); }
+  stowage::Status ProcessPreemption(const api::Pod&, const framework::NodeToVictims&,
+                                    const framework::NodeInfoLister&,
+                                    framework::NodeToVictims&) override {
+    return OkStatus();
+  }
+};
+
+TEST_F(AlgorithmTest, AFilterExtenderRejectsNodesWithItsReasonsAndIsNamedAmongThePlugins) {
+  Build({"a", "b", "c"}, /*score=*/true);
+  FakeExtender ext;
+  ext.reject = {{"a", "no gpu"}};
+  ext.reject_unresolvable = {{"b", "wrong rack"}};
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
+  ScheduleResult result;
+  FitError fit;
+  ASSERT_TRUE(Schedule(algorithm, result, fit).IsSuccess());
+  EXPECT_EQ(result.host, "c");
+  EXPECT_EQ(fit.unschedulable_plugins.count("Extender"), 1u);
+  ext.reject["c"] = "no gpu";
+  FitError none;
+  EXPECT_TRUE(Schedule(algorithm, result, none).IsRejected());
+  EXPECT_EQ(FitErrorMessage(none.num_all_nodes, none.node_statuses, "", ""),
+            "0/3 nodes are available: 1 wrong rack, 2 no gpu.");
+  std::map<std::string, framework::Code> codes;
+  for (const auto& [node, st] : none.node_statuses) codes[node] = st.code();
+  EXPECT_EQ(codes["b"], framework::Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(codes["a"], framework::Code::kUnschedulable);
+}
+
+TEST_F(AlgorithmTest, AFilterExtenderMakesTheSearchLookForMoreThanOneNode) {
+  Build(NodeNames(5));  // no Score plugins: without extenders one feasible node is enough
+  FakeExtender ext;
+  ext.reject = {{"n0", "no"}};
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
+  EXPECT_NE(ScheduleHost(algorithm), "n0");
+  EXPECT_EQ(filter_->seen.size(), 5u) << "every node is filtered before the extender is asked";
+}
+
+TEST_F(AlgorithmTest, AFailingExtenderFailsTheCycleUnlessIgnorable) {
+  Build({"a", "b"}, /*score=*/true);
+  FakeExtender ext;
+  ext.fail = "Post \"http://fake/filter\": connection refused";
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
+  ScheduleResult result;
+  FitError fit;
+  Status s = Schedule(algorithm, result, fit);
+  EXPECT_TRUE(s.IsError());
+  EXPECT_EQ(s.Message(), "Post \"http://fake/filter\": connection refused");
+  ext.ignorable = true;
+  FitError fit2;
+  EXPECT_TRUE(Schedule(algorithm, result, fit2).IsSuccess());
+}
+
+TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
+  Build({"a", "b"}, /*score=*/true);
+  FakeExtender ext;
+  ext.interested_in = "example.com/gpu";
+  ext.reject = {{"a", "no"}, {"b", "no"}};
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
+  ScheduleResult result;
+  FitError fit;
+  EXPECT_TRUE(Schedule(algorithm, result, fit).IsSuccess());
+  EXPECT_EQ(ext.calls, 0);
+  auto gpu = testing::BuildPod().Name("g").UID("g").Req({{"example.com/gpu", "1"}}).Obj();
+  EXPECT_TRUE(Schedule(algorithm, result, fit, gpu).IsRejected());
+  EXPECT_EQ(ext.calls, 1);
+}
+
+TEST_F(AlgorithmTest, ExtenderScoresAreScaledByWeightAndAddedToThePlugins) {
+  Build({"a", "b"}, /*score=*/true);
+  score_->scores = {{"a", 100}, {"b", 0}};
+  FakeExtender ext;
+  ext.filter = false;
+  ext.weight_value = 2;
+  ext.scores = {{"b", 6}};  // 6 * 2 * 10 = 120 beats a's 100
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ScheduleHost(algorithm), "b");
+  ext.scores = {{"b", 4}};  // 80 does not
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ScheduleHost(algorithm), "a");
+}
+
+TEST_F(AlgorithmTest, APrioritizeErrorIsIgnored) {
+  Build({"a", "b"}, /*score=*/true);
+  score_->scores = {{"a", 100}};
+  FakeExtender ext, broken;
+  ext.filter = broken.filter = false;
+  ext.scores = {{"b", 10}};
+  ext.weight_value = 2;
+  broken.scores = {{"a", 10}};
+  broken.weight_value = 5;
+  broken.fail = "down";
+  Algorithm algorithm(lister_, pool_, std::nullopt, {&ext, &broken});
+  EXPECT_EQ(ScheduleHost(algorithm), "b");
+  EXPECT_EQ(broken.calls, 1);
+}
+
 }  // namespace
 }  // namespace stowage::scheduler

@@ -1,0 +1,189 @@
+#include "pkg/extender/wire.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "object_json.h"
+
+namespace stowage::extender {
+namespace {
+
+using json = nlohmann::json;
+
+bool EqualFold(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// The member named key, matched as Go's decoder does (exact name first, then ignoring case);
+// nullptr when absent or null.
+const json* Field(const json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  const json* found = nullptr;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (it.key() == key) {
+      found = &it.value();
+      break;
+    }
+    if (found == nullptr && EqualFold(it.key(), key)) found = &it.value();
+  }
+  return found != nullptr && !found->is_null() ? found : nullptr;
+}
+
+StatusOr<json> Parse(std::string_view body, std::string_view what) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError("decoding " + std::string(what) + ": not JSON");
+  return j;
+}
+
+Status TypeError(std::string_view what, const json::exception& e) {
+  return InvalidArgumentError("decoding " + std::string(what) + ": " + e.what());
+}
+
+std::vector<std::pair<std::string, std::string>> FailedMap(const json* m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (m == nullptr) return out;
+  for (auto it = m->begin(); it != m->end(); ++it) {
+    out.emplace_back(it.key(), it.value().get<std::string>());
+  }
+  return out;
+}
+
+json Victims(const framework::NodeToVictims& victims, bool meta) {
+  json out = json::object();
+  for (const auto& [node, v] : victims) {
+    json pods = json::array();
+    for (const auto& p : v.pods) {
+      pods.push_back(meta ? json{{"UID", p->pod->metadata.uid}} : PodToJson(*p->pod));
+    }
+    out[node] = {{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EncodeExtenderArgs(const api::Pod& pod,
+                               const std::vector<const framework::NodeInfo*>& nodes,
+                               bool node_cache_capable) {
+  json args = {{"Pod", PodToJson(pod)}, {"Nodes", nullptr}, {"NodeNames", nullptr}};
+  if (node_cache_capable) {
+    json names = json::array();
+    for (const auto* n : nodes) names.push_back(n->name());
+    args["NodeNames"] = std::move(names);
+  } else {
+    json items = json::array();
+    for (const auto* n : nodes) items.push_back(NodeToJson(*n->node()));
+    args["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+  }
+  return args.dump();
+}
+
+StatusOr<FilterResultWire> DecodeFilterResult(std::string_view body) {
+  constexpr std::string_view kWhat = "ExtenderFilterResult";
+  auto j = Parse(body, kWhat);
+  if (!j.ok()) return j.status();
+  FilterResultWire out;
+  try {
+    if (const json* names = Field(*j, "NodeNames")) {
+      out.node_names = names->get<std::vector<std::string>>();
+    }
+    if (const json* list = Field(*j, "Nodes")) {
+      out.node_items.emplace();
+      if (const json* items = Field(*list, "items")) {
+        for (const json& n : *items) {
+          const json* meta = Field(n, "metadata");
+          const json* name = meta != nullptr ? Field(*meta, "name") : nullptr;
+          out.node_items->push_back(name != nullptr ? name->get<std::string>() : "");
+        }
+      }
+    }
+    out.failed = FailedMap(Field(*j, "FailedNodes"));
+    out.failed_and_unresolvable = FailedMap(Field(*j, "FailedAndUnresolvableNodes"));
+    if (const json* e = Field(*j, "Error")) out.error = e->get<std::string>();
+  } catch (const json::exception& e) {
+    return TypeError(kWhat, e);
+  }
+  return out;
+}
+
+StatusOr<std::vector<framework::HostPriority>> DecodeHostPriorityList(std::string_view body) {
+  constexpr std::string_view kWhat = "HostPriorityList";
+  auto j = Parse(body, kWhat);
+  if (!j.ok()) return j.status();
+  std::vector<framework::HostPriority> out;
+  if (j->is_null()) return out;
+  try {
+    if (!j->is_array()) return InvalidArgumentError("decoding HostPriorityList: not a list");
+    for (const json& h : *j) {
+      framework::HostPriority p;
+      if (const json* host = Field(h, "Host")) p.host = host->get<std::string>();
+      if (const json* score = Field(h, "Score")) p.score = score->get<int64_t>();
+      out.push_back(std::move(p));
+    }
+  } catch (const json::exception& e) {
+    return TypeError(kWhat, e);
+  }
+  return out;
+}
+
+std::string EncodeBindingArgs(const api::Pod& pod, std::string_view node) {
+  return json{{"PodName", pod.metadata.name},
+              {"PodNamespace", pod.metadata.namespace_},
+              {"PodUID", pod.metadata.uid},
+              {"Node", node}}
+      .dump();
+}
+
+StatusOr<std::string> DecodeBindingResult(std::string_view body) {
+  constexpr std::string_view kWhat = "ExtenderBindingResult";
+  auto j = Parse(body, kWhat);
+  if (!j.ok()) return j.status();
+  try {
+    const json* e = j->is_object() ? Field(*j, "Error") : nullptr;
+    return e != nullptr ? e->get<std::string>() : std::string();
+  } catch (const json::exception& e) {
+    return TypeError(kWhat, e);
+  }
+}
+
+std::string EncodePreemptionArgs(const api::Pod& pod, const framework::NodeToVictims& victims,
+                                 bool node_cache_capable) {
+  json args = {
+      {"Pod", PodToJson(pod)}, {"NodeNameToVictims", nullptr}, {"NodeNameToMetaVictims", nullptr}};
+  args[node_cache_capable ? "NodeNameToMetaVictims" : "NodeNameToVictims"] =
+      Victims(victims, node_cache_capable);
+  return args.dump();
+}
+
+StatusOr<std::map<std::string, MetaVictims>> DecodePreemptionResult(std::string_view body) {
+  constexpr std::string_view kWhat = "ExtenderPreemptionResult";
+  auto j = Parse(body, kWhat);
+  if (!j.ok()) return j.status();
+  std::map<std::string, MetaVictims> out;
+  try {
+    const json* m = j->is_object() ? Field(*j, "NodeNameToMetaVictims") : nullptr;
+    if (m == nullptr) return out;
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      MetaVictims& v = out[it.key()];
+      if (it.value().is_null()) continue;
+      if (const json* pods = Field(it.value(), "Pods")) {
+        for (const json& p : *pods) {
+          const json* uid = p.is_null() ? nullptr : Field(p, "UID");
+          v.uids.push_back(uid != nullptr ? uid->get<std::string>() : "");
+        }
+      }
+      if (const json* n = Field(it.value(), "NumPDBViolations")) {
+        v.num_pdb_violations = n->get<int64_t>();
+      }
+    }
+  } catch (const json::exception& e) {
+    return TypeError(kWhat, e);
+  }
+  return out;
+}
+
+}  // namespace stowage::extender
