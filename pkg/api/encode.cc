@@ -119,15 +119,19 @@ std::string EncodeLease(const Lease& lease) {
   return Dump(j);
 }
 
+namespace {
+// A v1.ObjectReference to an object, with the fields client-go's reference.GetReference fills.
+json ReferenceTo(const std::string& kind, const std::string& api_version, const ObjectMeta& meta) {
+  json ref = {{"kind", kind}, {"apiVersion", api_version}, {"name", meta.name}};
+  if (!meta.namespace_.empty()) ref["namespace"] = meta.namespace_;
+  if (!meta.uid.empty()) ref["uid"] = meta.uid;
+  if (!meta.resource_version.empty()) ref["resourceVersion"] = meta.resource_version;
+  return ref;
+}
+}  // namespace
+
 std::string EncodeEvent(const EventRecord& e) {
-  json regarding = {{"kind", e.regarding_kind},
-                    {"apiVersion", e.regarding_api_version},
-                    {"name", e.regarding.name}};
-  if (!e.regarding.namespace_.empty()) regarding["namespace"] = e.regarding.namespace_;
-  if (!e.regarding.uid.empty()) regarding["uid"] = e.regarding.uid;
-  if (!e.regarding.resource_version.empty()) {
-    regarding["resourceVersion"] = e.regarding.resource_version;
-  }
+  json regarding = ReferenceTo(e.regarding_kind, e.regarding_api_version, e.regarding);
   json j = {{"apiVersion", "events.k8s.io/v1"},
             {"kind", "Event"},
             {"metadata", {{"name", e.name}, {"namespace", e.namespace_}}},
@@ -139,6 +143,9 @@ std::string EncodeEvent(const EventRecord& e) {
             {"note", e.note},
             {"type", e.type},
             {"regarding", regarding}};
+  if (!e.related_kind.empty()) {
+    j["related"] = ReferenceTo(e.related_kind, e.related_api_version, e.related);
+  }
   if (e.series_count > 0) {
     j["series"] = {{"count", e.series_count}, {"lastObservedTime", e.series_last_observed_time}};
   }

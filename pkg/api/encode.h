@@ -38,6 +38,11 @@ struct EventRecord {
   std::string regarding_kind;
   std::string regarding_api_version;
   ObjectMeta regarding;  // namespace, name, uid, resourceVersion are used
+  // The secondary object the event names (a preemption's preemptor); none when related_kind is
+  // empty. Fields used as for regarding.
+  std::string related_kind;
+  std::string related_api_version;
+  ObjectMeta related;
   // The series, once the event has been seen more than once (series_count >= 2).
   int32_t series_count = 0;
   std::string series_last_observed_time;  // MicroTime

@@ -19,6 +19,7 @@
 
 namespace stowage::framework {
 class WaitingPod;
+class PodInPreBind;
 class Extender;
 }  // namespace stowage::framework
 
@@ -135,6 +136,11 @@ class Handle {
     (void)uid;
     return nullptr;
   }
+  // The pod with this UID if its binding cycle is running PreBind (upstream's GetPodInPreBind).
+  virtual std::shared_ptr<PodInPreBind> GetPodInPreBind(std::string_view uid) {
+    (void)uid;
+    return nullptr;
+  }
 
   // Listers of the kinds plugins read besides pods and nodes. The scheduler creates a kind's
   // informer on the first call, so a plugin calls these in its factory (before the informers
@@ -182,11 +188,13 @@ class Handle {
     return *none;
   }
   // Records an event about regarding, reported by the profile named controller (type Normal or
-  // Warning), as the scheduler's own events are.
+  // Warning), as the scheduler's own events are; related (may be null) is the event's secondary
+  // object, as the preemptor of a Preempted event.
   virtual void RecordEvent(const api::Pod& regarding, std::string_view controller,
                            std::string_view type, std::string_view reason, std::string_view action,
-                           std::string note) {
-    (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note;
+                           std::string note, const api::Pod* related) {
+    (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note,
+        (void)related;
   }
 };
 

@@ -173,6 +173,16 @@ class WaitingPod {
   virtual void Reject(std::string_view plugin, std::string message) = 0;
 };
 
+// A pod in its binding cycle up to the end of PreBind (upstream's PodInPreBind), so that
+// preemption can stop it in memory rather than delete it through the API. Thread-safe.
+class PodInPreBind {
+ public:
+  virtual ~PodInPreBind() = default;
+  // Fails the binding cycle after PreBind with message; false once the pod is past PreBind (the
+  // caller then deletes it instead).
+  virtual bool CancelPod(std::string message) = 0;
+};
+
 // Approves, rejects or delays (Wait, with a timeout) the binding of a pod.
 class PermitPlugin : public virtual Plugin {
  public:

@@ -156,24 +156,29 @@ void SchedulingQueue::RecordInFlight(const ClusterEvent& event, const EventObjec
       LogEntry{false, only ? *only : std::string(), event, old_obj, new_obj, &gauge});
 }
 
-void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
-  std::string key = Key(p->pod());
+bool SchedulingQueue::PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key,
+                                     std::string_view event) {
   framework::Framework* fw = ProfileFor(p->pod());
   framework::Status s = fw ? fw->RunPreEnqueuePlugins(p->pod()) : framework::Status();
-  RemoveEverywhere(key);
-  if (!s.IsSuccess()) {
-    p->gating_plugin = s.plugin();
-    if (p->unschedulable_plugins.insert(s.plugin()).second &&
-        !p->pending_plugins.count(s.plugin())) {
-      metrics::UnschedulablePods(s.plugin(), p->pod().spec.scheduler_name).Increment();
-    }
-    VLOG(4, "pod {} is gated by {}: {}", key, s.plugin(), s.Message());
-    // A gated pod makes no attempt, so a flush that woke it must not count for a later bind.
-    flushed_.erase(p->pod().metadata.uid);
-    PutUnschedulable(key, std::move(p), event);
-    return;
+  if (s.IsSuccess()) {
+    p->gating_plugin.clear();
+    return true;
   }
-  p->gating_plugin.clear();
+  p->gating_plugin = s.plugin();
+  if (p->unschedulable_plugins.insert(s.plugin()).second && !p->pending_plugins.count(s.plugin())) {
+    metrics::UnschedulablePods(s.plugin(), p->pod().spec.scheduler_name).Increment();
+  }
+  VLOG(4, "pod {} is gated by {}: {}", key, s.plugin(), s.Message());
+  // A gated pod makes no attempt, so a flush that woke it must not count for a later bind.
+  flushed_.erase(p->pod().metadata.uid);
+  PutUnschedulable(key, std::move(p), event);
+  return false;
+}
+
+void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
+  std::string key = Key(p->pod());
+  RemoveEverywhere(key);
+  if (!PassPreEnqueue(p, key, event)) return;
   // The SLI clock starts when the pod first enters activeQ, as upstream's InitialAttemptTimestamp.
   if (p->initial_attempt_timestamp == MonoTime{}) p->initial_attempt_timestamp = clock_.Now();
   active_.insert(p);
@@ -419,6 +424,11 @@ void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
   if (!p->gating_plugin.empty()) return MoveToActive(std::move(p), event);
   if (IsBackingOff(*p)) {
+    // As upstream with PopFromBackoffQ, PreEnqueue runs on the way into backoffQ, since neither
+    // a pop from backoffQ nor the end of the backoff runs it: a preemptor whose victims are still
+    // being evicted stays held instead of being retried as soon as the scheduler is idle.
+    RemoveEverywhere(key);
+    if (!PassPreEnqueue(p, key, event)) return;
     backoff_.insert(p);
     index_[key] = std::move(p);
     metrics::QueueIncomingPods(Queue::kBackoff, event).Increment();

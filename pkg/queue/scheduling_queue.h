@@ -142,6 +142,10 @@ class SchedulingQueue {
   // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated; event labels the
   // move in queue_incoming_pods_total.
   void MoveToActive(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
+  // Runs PreEnqueue on a pod taken out of every set: false when a plugin holds it, which then
+  // waits in unschedulable as gated.
+  bool PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key, std::string_view event)
+      REQUIRES(mu_);
   void RemoveEverywhere(const std::string& key) REQUIRES(mu_);
   void PutUnschedulable(const std::string& key, QueuedPodInfoPtr p, std::string_view event)
       REQUIRES(mu_);

@@ -31,11 +31,13 @@ std::string JoinKey(std::initializer_list<std::string_view> parts) {
   return key;
 }
 
-// client-go's eventKey: the note is deliberately not part of it.
+// client-go's eventKey: the note is deliberately not part of it; the related object is.
 std::string SeriesKey(const api::EventRecord& e) {
   return JoinKey({e.type, e.action, e.reason, e.reporting_controller, e.reporting_instance,
                   e.regarding_kind, e.regarding_api_version, e.regarding.namespace_,
-                  e.regarding.name, e.regarding.uid, e.regarding.resource_version});
+                  e.regarding.name, e.regarding.uid, e.regarding.resource_version, e.related_kind,
+                  e.related_api_version, e.related.namespace_, e.related.name, e.related.uid,
+                  e.related.resource_version});
 }
 
 // client-go's getSpamKey: source, object and event type.
@@ -181,7 +183,7 @@ std::string EventRecorder::NextEventName(const std::string& object_name) {
 
 void EventRecorder::Record(const api::Pod& regarding, std::string_view controller,
                            std::string_view type, std::string_view reason, std::string_view action,
-                           std::string note) {
+                           std::string note, const api::Pod* related) {
   if (type != "Normal" && type != "Warning") {
     LOG_ERROR("Unsupported event type eventType=\"{}\"", type);
     return;
@@ -200,6 +202,11 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
   e.regarding_kind = "Pod";
   e.regarding_api_version = "v1";
   e.regarding = regarding.metadata;
+  if (related) {
+    e.related_kind = "Pod";
+    e.related_api_version = "v1";
+    e.related = related->metadata;
+  }
   p.at = clock_.Now();
   {
     MutexLock l(mu_);

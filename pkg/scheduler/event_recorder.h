@@ -75,9 +75,11 @@ class EventRecorder {
   EventRecorder& operator=(const EventRecorder&) = delete;
 
   // type "Normal" or "Warning" (others are dropped, as upstream); controller is the profile's
-  // scheduler name, as upstream. Never blocks on the network.
+  // scheduler name, as upstream; related, when given, is the event's secondary object (part of
+  // the series key, as in client-go). Never blocks on the network.
   void Record(const api::Pod& regarding, std::string_view controller, std::string_view type,
-              std::string_view reason, std::string_view action, std::string note);
+              std::string_view reason, std::string_view action, std::string note,
+              const api::Pod* related = nullptr);
 
   // Events dropped because a queue was full.
   uint64_t dropped() const { return dropped_.load(); }

@@ -27,9 +27,10 @@ struct SchedulerHooks {
   std::function<std::vector<framework::PodInfoPtr>(std::string_view)> nominated_pods;
   std::function<void(const api::Pod&)> activate;
   std::function<void(const api::Pod&, std::string_view, std::string_view, std::string_view,
-                     std::string_view, std::string)>
+                     std::string_view, std::string, const api::Pod*)>
       record_event;
   std::function<void(std::function<void()>)> run_async;
+  std::function<std::shared_ptr<framework::PodInPreBind>(std::string_view)> pod_in_pre_bind;
   // The configured extenders, for preemption (framework/extender.h).
   std::vector<framework::Extender*> extenders;
 };
@@ -57,6 +58,9 @@ class FrameworkHandle final : public framework::Handle {
   framework::PodWriter& pod_writer() override { return writer_; }
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) override {
     return waiting_pods_(uid);
+  }
+  std::shared_ptr<framework::PodInPreBind> GetPodInPreBind(std::string_view uid) override {
+    return hooks_.pod_in_pre_bind ? hooks_.pod_in_pre_bind(uid) : nullptr;
   }
 
   const framework::Lister<api::Namespace>& namespaces() override {
@@ -89,9 +93,10 @@ class FrameworkHandle final : public framework::Handle {
     if (hooks_.activate) hooks_.activate(pod);
   }
   void RecordEvent(const api::Pod& regarding, std::string_view controller, std::string_view type,
-                   std::string_view reason, std::string_view action, std::string note) override {
+                   std::string_view reason, std::string_view action, std::string note,
+                   const api::Pod* related) override {
     if (hooks_.record_event) {
-      hooks_.record_event(regarding, controller, type, reason, action, std::move(note));
+      hooks_.record_event(regarding, controller, type, reason, action, std::move(note), related);
     }
   }
   void RunAsync(std::function<void()> task) override {

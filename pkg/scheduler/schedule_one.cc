@@ -22,6 +22,9 @@ using framework::PodInfo;
 using framework::Status;
 
 namespace {
+// How long a binding waits for its pod's pending status patch (StatusWriter::WaitForPod).
+constexpr std::chrono::milliseconds kStatusBeforeBindWait{2000};
+
 double SecondsSince(MonoTime start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -156,8 +159,23 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     }
   }
   queue_->Done(pod);
+  // A victim of a preemption may be cancelled in memory while PreBind runs (pods_in_pre_bind.h).
+  std::shared_ptr<PodInPreBindImpl> in_pre_bind;
+  if (s.IsSuccess() && fw->HasPreBindPlugins()) {
+    in_pre_bind = pods_in_pre_bind_.Add(pod.metadata.uid);
+  }
   if (s.IsSuccess()) s = fw->RunPreBindPlugins(*state, pod, host);
-  if (s.IsSuccess()) s = Bind(*fw, *state, pod, host);
+  if (in_pre_bind) {
+    std::string cause;
+    if (s.IsSuccess() && !in_pre_bind->MarkPrebound(cause)) s = Status::Error(cause);
+    pods_in_pre_bind_.Remove(pod.metadata.uid);
+  }
+  if (s.IsSuccess()) {
+    // The pod's last failure's status patch (its nomination) goes first, as upstream writes it
+    // before the next cycle; bounded, so a hanging patch delays this binding only.
+    status_writer_.WaitForPod(pod, kStatusBeforeBindWait);
+    s = Bind(*fw, *state, pod, host);
+  }
   if (s.IsSuccess()) {
     CacheError("FinishBinding", pod, cache_.FinishBinding(pod));
     fw->metrics().ObserveAttempt(metrics::Result::kScheduled, SecondsSince(start));

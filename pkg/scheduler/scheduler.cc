@@ -35,13 +35,18 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
               .record_event =
                   [this](const api::Pod& regarding, std::string_view controller,
                          std::string_view type, std::string_view reason, std::string_view action,
-                         std::string note) {
-                    events_->Record(regarding, controller, type, reason, action, std::move(note));
+                         std::string note, const api::Pod* related) {
+                    events_->Record(regarding, controller, type, reason, action, std::move(note),
+                                    related);
                   },
               // Preemption's API calls run on threads of their own, joined when the scheduler
               // stops, before the queue and the event recorder they use are destroyed.
               .run_async =
                   [this](std::function<void()> task) { binding_.SubmitWaiting(std::move(task)); },
+              .pod_in_pre_bind =
+                  [this](std::string_view uid) -> std::shared_ptr<framework::PodInPreBind> {
+                return pods_in_pre_bind_.Get(uid);
+              },
               .extenders = ExtenderPointers(options_.extenders)}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
                  ExtenderPointers(options_.extenders)),

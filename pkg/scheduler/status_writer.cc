@@ -54,6 +54,14 @@ void StatusWriter::Work() {
   }
 }
 
+void StatusWriter::WaitForPod(const api::Pod& pod, std::chrono::milliseconds timeout) {
+  const std::string key = Key(pod);
+  MutexLock l(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!closed_ && (pending_.count(key) || sending_.count(key)) && cv_.WaitUntil(mu_, deadline)) {
+  }
+}
+
 size_t StatusWriter::Drain(std::chrono::milliseconds timeout) {
   MutexLock l(mu_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -38,6 +38,11 @@ class StatusWriter {
 
   // Queues patch for pod's status (replacing a queued, unsent one for the same pod).
   void Submit(api::PodPtr pod, std::string patch);
+  // Waits until no patch of pod is queued or being sent, at most timeout. Upstream writes a
+  // failed attempt's status before its next cycle, so the binding of a pod retried at once
+  // (a preemptor whose victims left quickly) waits for it: a nomination or PodScheduled=False
+  // patch sent after the binding would be refused, or would mark a bound pod unscheduled.
+  void WaitForPod(const api::Pod& pod, std::chrono::milliseconds timeout);
   // Waits until nothing is queued or being sent, at most timeout; the number of pods whose
   // patch is still queued or being sent (0: drained).
   size_t Drain(std::chrono::milliseconds timeout);

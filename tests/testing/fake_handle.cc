@@ -166,10 +166,11 @@ std::vector<std::string> FakeHandle::activated() const {
 
 void FakeHandle::RecordEvent(const api::Pod& regarding, std::string_view controller,
                              std::string_view type, std::string_view reason,
-                             std::string_view action, std::string note) {
+                             std::string_view action, std::string note, const api::Pod* related) {
   MutexLock l(mu_);
   events_.push_back({api::NamespacedName(regarding.metadata), std::string(controller),
-                     std::string(type), std::string(reason), std::string(action), std::move(note)});
+                     std::string(type), std::string(reason), std::string(action), std::move(note),
+                     related ? api::NamespacedName(related->metadata) : std::string()});
 }
 
 std::vector<FakeHandle::EventCall> FakeHandle::events() const {

@@ -99,6 +99,7 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
   struct EventCall {
     std::string regarding;  // namespace/name
     std::string controller, type, reason, action, note;
+    std::string related;  // namespace/name, empty when none
   };
 
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return lister_; }
@@ -122,7 +123,8 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
   void Activate(const api::Pod& pod) override;
   std::vector<std::string> activated() const;  // namespace/name of each Activate
   void RecordEvent(const api::Pod& regarding, std::string_view controller, std::string_view type,
-                   std::string_view reason, std::string_view action, std::string note) override;
+                   std::string_view reason, std::string_view action, std::string note,
+                   const api::Pod* related) override;
   std::vector<EventCall> events() const;
 
  private:

@@ -96,6 +96,7 @@ class Framework {
   Handle& handle() { return handle_; }
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
   const std::vector<PreEnqueuePlugin*>& pre_enqueue_plugins() const { return pre_enqueue_; }
   // This profile's metric handles: the scheduler records attempts and the Filter phase here.
   metrics::ProfileMetrics& metrics() const { return *metrics_; }

@@ -31,12 +31,25 @@ api::Condition DisruptionTargetCondition(const api::Pod& victim, const std::stri
 }
 
 stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& preemptor,
-                                     const api::Pod& victim) {
+                                     const api::Pod& victim, bool* in_memory) {
   const std::string who = api::NamespacedName(victim.metadata);
   std::string message = "Preempted by pod " + preemptor.metadata.uid + " on node " + node;
+  bool freed = false;
   if (auto waiting = handle_.GetWaitingPod(victim.metadata.uid)) {
     // Not bound yet: rejecting it at Permit frees the room without an API call.
     waiting->Reject(kPluginName, "preempted");
+    freed = true;
+  } else if (auto pre_bind = handle_.GetPodInPreBind(victim.metadata.uid)) {
+    // Still in PreBind: its binding cycle fails before Bind. Past PreBind, it is deleted.
+    freed = pre_bind->CancelPod("preempted by " + std::string(kPluginName));
+    if (freed) {
+      VLOG(2,
+           "Preemptor rejected a pod in preBind preemptor=\"{}\" podInPreBind=\"{}\" node=\"{}\"",
+           api::NamespacedName(preemptor.metadata), who, node);
+    }
+  }
+  if (in_memory) *in_memory = freed;
+  if (freed) {
     message += " (in kube-scheduler memory).";
   } else {
     api::PodStatus status = victim.status;
@@ -62,8 +75,9 @@ stowage::Status Executor::PreemptPod(const std::string& node, const api::Pod& pr
     VLOG(2, "Preemptor Pod preempted victim Pod preemptor=\"{}\" victim=\"{}\" node=\"{}\"",
          api::NamespacedName(preemptor.metadata), who, node);
   }
+  // The preemptor is the event's related object, as upstream's Eventf(victim, preemptor, ...).
   handle_.RecordEvent(victim, preemptor.spec.scheduler_name, "Normal", "Preempted", "Preempting",
-                      std::move(message));
+                      std::move(message), &preemptor);
   return OkStatus();
 }
 
@@ -128,8 +142,7 @@ framework::Status Executor::Actuate(const Candidate& candidate, const api::PodPt
             MutexLock l(mu_);
             last_victim_[uid] = {last.metadata.namespace_, last.metadata.name};
           }
-          last_in_memory = handle_.GetWaitingPod(last.metadata.uid) != nullptr;
-          ok = PreemptPod(node, *preemptor, last).ok();
+          ok = PreemptPod(node, *preemptor, last, &last_in_memory).ok();
         }
         {
           MutexLock l(mu_);

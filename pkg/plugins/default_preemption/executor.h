@@ -1,8 +1,8 @@
 // Executor: carries out a chosen preemption (upstream preemption.Executor for single pods). Each
-// victim waiting at Permit is rejected in memory; every other victim gets the DisruptionTarget
-// condition (reason PreemptionByScheduler) and is deleted; each gets a Preempted event. Pods of
-// lower priority nominated to the node lose their nomination, since the preemptor takes the
-// room they were promised.
+// victim waiting at Permit is rejected in memory, and each still in PreBind cancelled in memory;
+// every other victim gets the DisruptionTarget condition (reason PreemptionByScheduler) and is
+// deleted; each gets a Preempted event naming the preemptor. Pods of lower priority nominated to
+// the node lose their nomination, since the preemptor takes the room they were promised.
 //
 // Asynchronous (SchedulerAsyncPreemption, on by default): the API calls run off the scheduling
 // thread (Handle::RunAsync) while the preemptor is recorded as preempting, so PreEnqueue holds it
@@ -41,9 +41,10 @@ class Executor {
     std::string namespace_;
     std::string name;
   };
-  // One victim: rejected at Permit, or condition then delete; then the Preempted event.
+  // One victim: rejected at Permit or cancelled in PreBind (*in_memory set), or condition then
+  // delete; then the Preempted event.
   stowage::Status PreemptPod(const std::string& node, const api::Pod& preemptor,
-                             const api::Pod& victim);
+                             const api::Pod& victim, bool* in_memory = nullptr);
   // Clears the nomination of the pods nominated to node with a lower priority than priority.
   stowage::Status ClearLowerPriorityNominations(const std::string& node, int32_t priority);
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -164,6 +165,30 @@ TEST_F(PreemptionTest, ACriticalPodPreemptsOneLowPriorityPodOnAFullCluster) {
   auto bound = Get("kube-system", "critical");
   EXPECT_EQ(bound->status.nominated_node_name, "") << "a bound pod keeps no nomination";
   EXPECT_EQ(Pods(ns).size(), 3u) << "exactly one victim";
+  // The victim's Preempted event, as upstream writes it: the preemptor is its related object.
+  nlohmann::json preempted;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto list = Admin().Get("/apis/events.k8s.io/v1/namespaces/" + ns + "/events");
+        if (!list.ok()) return false;
+        const nlohmann::json events = nlohmann::json::parse(*list);
+        for (const auto& e : events["items"]) {
+          if (e.value("reason", "") == "Preempted") preempted = e;
+        }
+        return !preempted.is_null();
+      },
+      30))
+      << "no Preempted event";
+  if (!preempted.is_null()) {
+    EXPECT_EQ(preempted["type"], "Normal");
+    EXPECT_EQ(preempted["action"], "Preempting");
+    EXPECT_EQ(preempted["note"],
+              "Preempted by pod " + bound->metadata.uid + " on node " + bound->spec.node_name);
+    EXPECT_EQ(preempted["related"]["kind"], "Pod");
+    EXPECT_EQ(preempted["related"]["namespace"], "kube-system");
+    EXPECT_EQ(preempted["related"]["name"], "critical");
+    EXPECT_EQ(preempted["related"]["uid"], bound->metadata.uid);
+  }
   (void)testing::DeletePod(Admin(), "kube-system", "critical");
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <prometheus/gauge.h>
 
+#include <set>
 #include <thread>
 
 #include "pkg/metrics/metrics.h"
@@ -27,14 +28,17 @@ struct Sort : framework::QueueSortPlugin {
     return pa != pb ? pa > pb : a.timestamp < b.timestamp;
   }
 };
-// Gates pods labelled gated=yes; counts its calls.
+// Gates pods labelled gated=yes, and pods named in held (a state outside the pod, as an
+// in-flight preemption); counts its calls.
 struct Gate : framework::PreEnqueuePlugin, framework::EnqueueExtensions {
   static inline int calls = 0;
+  static inline std::set<std::string> held;
   std::string_view Name() const override { return "Gate"; }
   framework::Status PreEnqueue(const api::Pod& pod) override {
     ++calls;
     const std::string* g = pod.metadata.labels.Get("gated");
-    return g && *g == "yes" ? framework::Status::Unresolvable("gated") : framework::Status();
+    const bool gated = (g && *g == "yes") || held.count(pod.metadata.name);
+    return gated ? framework::Status::Unresolvable("gated") : framework::Status();
   }
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
     return {{{EventResource::kTargetPod, framework::kUpdate}, nullptr}};
@@ -257,6 +261,21 @@ TEST_F(QueueTest, GatedPodWaitsUntilUngated) {
       gated,
       BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "no").Obj());
   EXPECT_EQ(q_->ActiveSize(), 1u);
+}
+
+// Upstream runs PreEnqueue on the way into backoffQ: a pod held meanwhile (a preemptor whose
+// victims are being evicted) must not reach backoffQ, from which an idle scheduler pops it.
+TEST_F(QueueTest, ABackingOffPodPassesPreEnqueueOnItsWayIntoBackoff) {
+  auto pod = BuildPod().Name("p").UID("p").SchedulerName("default-scheduler").Obj();
+  q_->Add(pod);
+  Reject("p");
+  Gate::held = {"p"};
+  AddNode(true);
+  Gate::held.clear();
+  EXPECT_EQ(q_->BackoffSize(), 0u);
+  EXPECT_TRUE(q_->IsInUnschedulable(*pod)) << "held as gated";
+  q_->Activate(*pod);
+  EXPECT_EQ(q_->ActiveSize(), 1u) << "released once its gate opens";
 }
 
 TEST_F(QueueTest, LeftoversAreFlushedAfterFiveMinutes) {

@@ -70,8 +70,33 @@ TEST(EventRecorder, PostsAnEventsV1EventAboutThePod) {
   EXPECT_EQ(e["regarding"]["resourceVersion"], "7");
   EXPECT_EQ(e["note"], "Successfully assigned ns/p to n1");
   EXPECT_FALSE(e.contains("series"));
+  EXPECT_FALSE(e.contains("related"));
   // client-go's name: <object>.<unix nanos in hex>.
   EXPECT_THAT(e["metadata"]["name"].get<std::string>(), StartsWith("p."));
+}
+
+// Upstream's Preempted event names the preemptor as its related object, and client-go keys
+// series on it: the same victim preempted for two preemptors makes two events.
+TEST(EventRecorder, RelatedObjectIsWrittenAndKeysTheSeries) {
+  Fixture f;
+  const api::Pod first = MakePod("high"), second = MakePod("higher");
+  for (const api::Pod* preemptor : {&first, &second}) {
+    f.recorder->Record(MakePod("victim"), "default-scheduler", "Normal", "Preempted", "Preempting",
+                       "Preempted by pod " + preemptor->metadata.uid + " on node n1", preemptor);
+  }
+  f.recorder->SyncForTest();
+  auto posts = f.transport->RequestsOf("POST");
+  ASSERT_EQ(posts.size(), 2u);
+  EXPECT_TRUE(f.transport->RequestsOf("PATCH").empty());
+  json e = json::parse(posts[0].body);
+  EXPECT_EQ(e["regarding"]["name"], "victim");
+  EXPECT_EQ(e["related"], json({{"kind", "Pod"},
+                                {"apiVersion", "v1"},
+                                {"namespace", "ns"},
+                                {"name", "high"},
+                                {"uid", "uid-high"},
+                                {"resourceVersion", "7"}}));
+  EXPECT_EQ(json::parse(posts[1].body)["related"]["name"], "higher");
 }
 
 TEST(EventRecorder, IdenticalEventsBecomeOneSeries) {

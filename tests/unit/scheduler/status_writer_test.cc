@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <thread>
 
 #include "tests/unit/scheduler/scheduler_harness.h"
 
@@ -64,6 +65,31 @@ TEST_F(StatusWriterTest, NewestPatchReplacesQueuedOneAndOtherPodsDoNotWait) {
   auto sent = api_->Requests("PATCH", StatusPath("a"));
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(sent[1].body, R"({"n":3})");
+}
+
+// A binding waits for its own pod's patch (a nomination must not arrive after the binding), never
+// for another pod's.
+TEST_F(StatusWriterTest, WaitForPodWaitsForThatPodsPatchOnly) {
+  Gate hold_a;
+  api_->SetAnswer([&](const client::HttpRequest& r) -> std::optional<int> {
+    if (r.target == StatusPath("a")) hold_a.Wait();
+    return std::nullopt;
+  });
+  StatusWriter writer(*client_, /*workers=*/2);
+  writer.Submit(Pod("a"), "{}");
+  ASSERT_TRUE(Eventually([&] { return hold_a.waiting() == 1; }));
+  writer.WaitForPod(*Pod("b"), std::chrono::seconds(60));  // nothing of b's: returns at once
+  std::atomic<bool> a_done{false};
+  std::thread waiter([&] {
+    writer.WaitForPod(*Pod("a"), std::chrono::seconds(60));
+    a_done = true;
+  });
+  writer.Submit(Pod("b"), "{}");
+  ASSERT_TRUE(Eventually([&] { return Patches("b") == 1; }));
+  EXPECT_FALSE(a_done) << "a's patch is still being sent";
+  hold_a.Open();
+  EXPECT_TRUE(Eventually([&] { return a_done.load(); }));
+  waiter.join();
 }
 
 TEST_F(StatusWriterTest, ShutdownDropsQueuedPatches) {

@@ -33,6 +33,15 @@ const (
 	ciPods   = 20
 )
 
+// The CI run of the preemption profile (-ci -profile preemption): serial mode only, each state
+// costs about 20 s (two scheduler starts and the quiet periods of preemptors left nominated).
+const (
+	ciPreemptionSeed   = 300
+	ciPreemptionStates = 6
+	ciPreemptionNodes  = 6
+	ciPreemptionPods   = 10
+)
+
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the test cluster (required)")
 	stowage := flag.String("stowage", "build/cmd/stowage/stowage", "stowage binary")
@@ -48,10 +57,14 @@ func main() {
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
-	ci := flag.Bool("ci", false, fmt.Sprintf("the CI run: -seed %d -states %d -nodes %d -pods %d",
-		ciSeed, ciStates, ciNodes, ciPods))
+	ci := flag.Bool("ci", false, fmt.Sprintf("the CI run: -seed %d -states %d -nodes %d -pods %d "+
+		"(with -profile preemption: -seed %d -states %d -nodes %d -pods %d)",
+		ciSeed, ciStates, ciNodes, ciPods,
+		ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods))
 	flag.Parse()
-	if *ci {
+	if *ci && *profile == ProfilePreemption {
+		*seed, *states, *nodes, *pods = ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods
+	} else if *ci {
 		*seed, *states, *nodes, *pods = ciSeed, ciStates, ciNodes, ciPods
 	}
 	if *kubeconfig == "" || *out == "" {

@@ -77,7 +77,9 @@ func (x *Runner) evict(ctx context.Context, p *v1.Pod) error {
 		v1.PodReasonPreemptionByScheduler, metav1.Now().UTC().Format("2006-01-02T15:04:05Z"))
 	pods := x.cs.CoreV1().Pods(p.Namespace)
 	if _, err := pods.Patch(ctx, p.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{},
-		"status"); err != nil {
+		"status"); apierrors.IsNotFound(err) {
+		return nil // already gone in this run too (evicted for a later attempt of the pod)
+	} else if err != nil {
 		return fmt.Errorf("marking %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	if err := pods.Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {

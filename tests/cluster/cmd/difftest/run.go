@@ -465,6 +465,10 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 	preemption bool) ([]Outcome, error) {
 	var out []Outcome
 	mark := 0
+	// Set once a preemption differed from one upstream left nominated: no re-pinning can make the
+	// clusters equal again, the later pods are not compared (compare.go), and upstream's later
+	// victims may be pods this run already evicted.
+	unpinnable := false
 	for i := range pods {
 		name := pods[i].Name
 		var onNodes map[string][]*v1.Pod
@@ -494,7 +498,11 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 		if pinned {
 			want = up.Node
 		}
-		if preemption && pinned && repinnable(up) && !slices.Equal(o.Victims, up.Victims) {
+		if preemption && pinned && !repinnable(up) &&
+			(o.Node != up.Node || o.Nominated != up.Nominated || !slices.Equal(o.Victims, up.Victims)) {
+			unpinnable = true
+		}
+		if preemption && pinned && !unpinnable && repinnable(up) && !slices.Equal(o.Victims, up.Victims) {
 			if err := x.repinVictims(ctx, o.Victims, up.Victims, onNodes); err != nil {
 				return nil, err
 			}

@@ -238,10 +238,11 @@ TEST(PostFilter, VictimsGetTheConditionThenAreDeletedWithAnEvent) {
   EXPECT_EQ(events[0].reason, "Preempted");
   EXPECT_EQ(events[0].action, "Preempting");
   EXPECT_EQ(events[0].note, "Preempted by pod uid-p on node n1");
+  EXPECT_EQ(events[0].related, "default/p") << "the preemptor, as upstream's Eventf";
 }
 
 // A handle whose asynchronous tasks wait until the test runs them.
-class DeferringHandle final : public stowage::testing::FakeHandle {
+class DeferringHandle : public stowage::testing::FakeHandle {
  public:
   void RunAsync(std::function<void()> task) override { tasks.push_back(std::move(task)); }
   std::vector<std::function<void()>> tasks;
@@ -284,6 +285,40 @@ TEST(PreEnqueue, AFailedPreemptionReactivatesThePreemptor) {
   handle.tasks[0]();
   EXPECT_EQ(handle.activated(), std::vector<std::string>{"default/p"});
   EXPECT_TRUE(pl.PreEnqueue(*pod->pod).IsSuccess());
+}
+
+// A victim still in PreBind (upstream's PodInPreBind) is cancelled in memory: no condition, no
+// deletion, the event says so, and the preemptor is activated since no deletion event will come.
+TEST(PreEnqueue, AVictimInPreBindIsCancelledInMemory) {
+  struct InPreBind : framework::PodInPreBind {
+    bool CancelPod(std::string message) override {
+      cause = std::move(message);
+      return true;
+    }
+    std::string cause;
+  };
+  struct Handle final : DeferringHandle {
+    std::shared_ptr<framework::PodInPreBind> GetPodInPreBind(std::string_view uid) override {
+      return uid == "uid-low" ? victim : nullptr;
+    }
+    std::shared_ptr<InPreBind> victim = std::make_shared<InPreBind>();
+  } handle;
+  handle.SetNodes({Node("n1", "4")}, {Pod("low", 1, "3", "n1").Obj()});
+  testutil::TestRunner runner(handle);
+  DefaultPreemption pl({10, 100}, handle, /*async=*/true);
+  auto pod = framework::NewPodInfo(Pod("p", 10, "2").Obj());
+  auto state = runner.PreFilter(*pod, handle.SnapshotSharedLister().List());
+  framework::NodeToStatus filtered = {{"n1", framework::Status::Unschedulable("Insufficient cpu")}};
+  NominatingInfo result;
+  ASSERT_TRUE(pl.PostFilter(*state, *pod, filtered, runner, result).IsSuccess());
+  ASSERT_EQ(handle.tasks.size(), 1u);
+  handle.tasks[0]();
+  EXPECT_EQ(handle.victim->cause, "preempted by DefaultPreemption");
+  EXPECT_TRUE(handle.write_calls().empty()) << "neither the condition nor a deletion";
+  auto events = handle.events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].note, "Preempted by pod uid-p on node n1 (in kube-scheduler memory).");
+  EXPECT_EQ(handle.activated(), std::vector<std::string>{"default/p"});
 }
 
 TEST(PreEnqueue, SynchronousPreemptionNeverHolds) {
