@@ -2,11 +2,13 @@
 #   P/include/stowage/<folder>/*.h   the plugin API's headers, their "pkg/..." include lines
 #                                    rewritten to "stowage/..." (in-tree code keeps "pkg/...")
 #   P/lib/libstowage_*.a             every library of pkg/ and cmd/ (static, position-independent)
-#   P/lib/cmake/stowage/             stowageConfig.cmake, its version file, the exported targets
+#   P/lib/cmake/stowage/             stowageConfig.cmake, its version file, the exported targets,
+#                                    plugin_api.dynamic-list
 # so that an out-of-tree project does
 #   find_package(stowage 0.1 REQUIRED)
-#   target_link_libraries(my_plugin PRIVATE stowage::sdk)           # a plugin
+#   target_link_libraries(my_plugin PRIVATE stowage::sdk)           # plugin code in a program
 #   target_link_libraries(my_scheduler PRIVATE stowage::scheduler)  # a binary around app::Run
+#   target_link_libraries(my_library PRIVATE stowage::plugin)       # a MODULE stowage loads
 # Every header of the folders below is installed (a new header needs no edit here); the headers
 # reach nothing beyond the standard library, which tests/sdk/run checks on the installed tree.
 include(GNUInstallDirs)
@@ -58,17 +60,27 @@ file(REMOVE_RECURSE ${STOWAGE_SDK_INCLUDE_DIR})
 install(DIRECTORY ${STOWAGE_SDK_INCLUDE_DIR}/stowage DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         COMPONENT sdk)
 
-# stowage::sdk, for plugins; stowage::scheduler, for a scheduler binary: the whole command plus
-# the link hardening of docs/security.md (the compile flags are the consumer's own).
-add_library(stowage_sdk INTERFACE)
-# stowage_plugin_library brings plugin_library.h's STOWAGE_SDK_VERSION definition.
-target_link_libraries(stowage_sdk INTERFACE stowage_framework stowage_plugin_config stowage_api
-                                            stowage_common stowage_plugin_helper
-                                            stowage_plugin_library)
-target_include_directories(stowage_sdk INTERFACE
+# stowage::plugin, for a plugin library (a MODULE that stowage loads, docs/plugin-libraries.md):
+# the headers, the SDK version and the language standard its ABI tag records, position-independent
+# code, and no archive, since the program that loads the library provides the plugin API.
+add_library(stowage_sdk_plugin INTERFACE)
+target_link_libraries(stowage_sdk_plugin INTERFACE stowage_plugin_library)
+target_include_directories(stowage_sdk_plugin INTERFACE
                            $<BUILD_INTERFACE:${STOWAGE_SDK_INCLUDE_DIR}>
                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-add_dependencies(stowage_sdk sdk_headers)
+target_compile_features(stowage_sdk_plugin INTERFACE cxx_std_20)
+set_target_properties(stowage_sdk_plugin PROPERTIES EXPORT_NAME plugin
+                                                    INTERFACE_POSITION_INDEPENDENT_CODE ON)
+add_dependencies(stowage_sdk_plugin sdk_headers)
+add_library(stowage::plugin ALIAS stowage_sdk_plugin)
+
+# stowage::sdk, for plugin code linked into a program (a scheduler binary, a test): the same
+# compile requirements plus the plugin API's static libraries. stowage::scheduler, for a scheduler
+# binary: the whole command plus the link hardening of docs/security.md (the compile flags are the
+# consumer's own); the installed package adds what lets it load plugin libraries too
+# (stowageConfig.cmake.in).
+add_library(stowage_sdk INTERFACE)
+target_link_libraries(stowage_sdk INTERFACE stowage_sdk_plugin ${_stowage_plugin_api_libs})
 set_target_properties(stowage_sdk PROPERTIES EXPORT_NAME sdk)
 add_library(stowage::sdk ALIAS stowage_sdk)
 
@@ -80,7 +92,8 @@ set_target_properties(stowage_sdk_scheduler PROPERTIES EXPORT_NAME scheduler)
 add_library(stowage::scheduler ALIAS stowage_sdk_scheduler)
 
 get_property(_libs GLOBAL PROPERTY STOWAGE_INSTALLED_LIBRARIES)
-install(TARGETS ${_libs} stowage_plugin_library stowage_sdk stowage_sdk_scheduler EXPORT stowageTargets
+install(TARGETS ${_libs} stowage_plugin_library stowage_sdk_plugin stowage_sdk stowage_sdk_scheduler
+        EXPORT stowageTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT sdk)
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/stowage)
 install(EXPORT stowageTargets NAMESPACE stowage:: DESTINATION ${_cmake_dir} COMPONENT sdk)
@@ -91,5 +104,5 @@ configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/stowageConfig.cmake.in
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/sdk/stowageConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/sdk/stowageConfig.cmake
-              ${CMAKE_BINARY_DIR}/sdk/stowageConfigVersion.cmake
+              ${CMAKE_BINARY_DIR}/sdk/stowageConfigVersion.cmake ${_stowage_plugin_api_list}
         DESTINATION ${_cmake_dir} COMPONENT sdk)
