@@ -1,5 +1,5 @@
-// Protobuf bodies for the two objects the scheduler writes for every pod it places: the pods/binding
-// Binding and the events.k8s.io/v1 Event. kube-scheduler sends both as
+// Protobuf bodies for the two objects the scheduler writes for every pod it places: the
+// pods/binding Binding and the events.k8s.io/v1 Event. kube-scheduler sends both as
 // application/vnd.kubernetes.protobuf, which the apiserver decodes for a fraction of what the same
 // object costs it as JSON; these encoders write the same bytes Go's generated marshallers write
 // (every non-pointer field, empty ones included, in field order), inside the "k8s\0" + Unknown

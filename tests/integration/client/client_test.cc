@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-
 #include <set>
 #include <thread>
 
