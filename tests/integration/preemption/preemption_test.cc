@@ -19,6 +19,7 @@
 #include "pkg/client/resources.h"
 #include "pkg/framework/types.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
@@ -33,12 +34,9 @@ using testing::SharedCluster;
 
 client::RestClient& Admin() { return SharedCluster().Admin(); }
 
+// Polls the apiserver every 200 ms.
 bool Eventually(const std::function<bool()>& cond, int seconds) {
-  for (int i = 0; i < seconds * 5; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return cond();
+  return testing::Eventually(cond, std::chrono::seconds(seconds), std::chrono::milliseconds(200));
 }
 
 std::vector<api::PodPtr> Pods(const std::string& ns) {
