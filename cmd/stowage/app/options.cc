@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <regex>
 
+#include "cmd/stowage/app/option_values.h"
 #include "pkg/common/macros.h"
 #include "pkg/config/field_error.h"
 
@@ -25,244 +25,6 @@ Status ResolveFeatureGates(FeatureGateOptions& fg, std::vector<std::string>& war
 }  // namespace internal
 
 namespace {
-
-// --- custom flag values ------------------------------------------------------------------------
-
-// cliflag.NamedCertKeyArray: "cert,key[:name1,name2]"; replaces, then appends.
-class NamedCertKeyArrayValue : public FlagValue {
- public:
-  explicit NamedCertKeyArrayValue(std::vector<NamedCertKey>* p) : p_(p) {}
-  Status Set(std::string_view text) override {
-    auto trim = [](std::string_view s) {
-      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-      return std::string(s);
-    };
-    NamedCertKey nkc;
-    std::string keycert;
-    if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
-      keycert = trim(text.substr(0, colon));
-      const std::string names = trim(text.substr(colon + 1));
-      if (names.empty()) return InvalidArgumentError("empty names list is not allowed");
-      size_t start = 0;
-      while (true) {
-        const size_t comma = names.find(',', start);
-        nkc.names.push_back(trim(std::string_view(names).substr(
-            start, comma == std::string::npos ? std::string::npos : comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    } else {
-      keycert = trim(text);
-    }
-    const size_t comma = keycert.find(',');
-    if (comma == std::string::npos || keycert.find(',', comma + 1) != std::string::npos) {
-      return InvalidArgumentError("expected comma separated certificate and key file paths");
-    }
-    nkc.cert_file = trim(std::string_view(keycert).substr(0, comma));
-    nkc.key_file = trim(std::string_view(keycert).substr(comma + 1));
-    if (!changed_) p_->clear();
-    p_->push_back(std::move(nkc));
-    changed_ = true;
-    return OkStatus();
-  }
-  std::string String() const override {
-    std::string out = "[";
-    for (size_t i = 0; i < p_->size(); ++i) {
-      const NamedCertKey& n = (*p_)[i];
-      if (i > 0) out += ';';
-      out += n.cert_file + "," + n.key_file;
-      for (size_t k = 0; k < n.names.size(); ++k) out += (k == 0 ? ":" : ",") + n.names[k];
-    }
-    return out + "]";
-  }
-  std::string Type() const override { return "namedCertKey"; }
-
- private:
-  std::vector<NamedCertKey>* p_;
-  bool changed_ = false;
-};
-
-// cliflag.ColonSeparatedMultimapStringString with a default empty key (--feature-gates).
-class ColonMultimapValue : public FlagValue {
- public:
-  explicit ColonMultimapValue(std::map<std::string, std::vector<std::string>>* p) : p_(p) {}
-  Status Set(std::string_view text) override {
-    if (!initialized_) {
-      p_->clear();
-      initialized_ = true;
-    }
-    auto trim = [](std::string_view s) {
-      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-      while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-      return std::string(s);
-    };
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t comma = std::min(text.find(',', start), text.size());
-      const std::string_view pair = text.substr(start, comma - start);
-      start = comma + 1;
-      if (pair.empty()) continue;
-      const size_t colon = pair.find(':');
-      if (colon == std::string_view::npos) {
-        (*p_)[""].push_back(trim(pair));
-      } else {
-        (*p_)[trim(pair.substr(0, colon))].push_back(trim(pair.substr(colon + 1)));
-      }
-    }
-    return OkStatus();
-  }
-  std::string String() const override {
-    std::string out;
-    for (const auto& [k, vs] : *p_) {
-      for (const std::string& v : vs) {
-        if (!out.empty()) out += ',';
-        out += k + ":" + v;
-      }
-    }
-    return out;
-  }
-  std::string Type() const override { return "colonSeparatedMultimapStringString"; }
-
- private:
-  std::map<std::string, std::vector<std::string>>* p_;
-  bool initialized_ = false;
-};
-
-// logs' VerbosityLevelPflag: strconv.ParseUint(s, 10, 31).
-class LevelValue : public FlagValue {
- public:
-  explicit LevelValue(uint32_t* p) : p_(p) {}
-  Status Set(std::string_view text) override {
-    auto v = ParseGoUint(text, 31);
-    if (!v.ok()) return v.status();
-    *p_ = static_cast<uint32_t>(*v);
-    return OkStatus();
-  }
-  std::string String() const override { return std::to_string(*p_); }
-  std::string Type() const override { return "Level"; }
-
- private:
-  uint32_t* p_;
-};
-
-// logs' VModuleConfigurationPflag: "pattern=N,..."; every use appends.
-class VModuleValue : public FlagValue {
- public:
-  explicit VModuleValue(std::vector<VModuleItem>* p) : p_(p) {}
-  Status Set(std::string_view text) override {
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t comma = std::min(text.find(',', start), text.size());
-      const std::string_view pat = text.substr(start, comma - start);
-      start = comma + 1;
-      if (pat.empty()) continue;
-      const size_t eq = pat.find('=');
-      if (eq == std::string_view::npos || eq == 0 || eq + 1 == pat.size() ||
-          pat.find('=', eq + 1) != std::string_view::npos) {
-        return InvalidArgumentError(GoQuote(pat) + " does not have the pattern=N format");
-      }
-      auto v = ParseGoUint(pat.substr(eq + 1), 31);
-      if (!v.ok()) {
-        return InvalidArgumentError("parsing verbosity in " + GoQuote(pat) + ": " +
-                                    std::string(v.status().message()));
-      }
-      p_->push_back({std::string(pat.substr(0, eq)), static_cast<uint32_t>(*v)});
-    }
-    return OkStatus();
-  }
-  std::string String() const override {
-    std::string out;
-    for (const VModuleItem& item : *p_) {
-      if (!out.empty()) out += ',';
-      out += item.file_pattern + "=" + std::to_string(item.verbosity);
-    }
-    return out;
-  }
-  std::string Type() const override { return "pattern=N,..."; }
-
- private:
-  std::vector<VModuleItem>* p_;
-};
-
-// resource.QuantityValue.
-class QuantityValue : public FlagValue {
- public:
-  explicit QuantityValue(api::Quantity* p) : p_(p) {}
-  Status Set(std::string_view text) override {
-    static const auto* kFormat = new std::regex("^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$");
-    const std::string s(text);
-    if (!std::regex_match(s, *kFormat)) {
-      return InvalidArgumentError(
-          "quantities must match the regular expression "
-          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-    }
-    auto q = api::Quantity::Parse(s);
-    if (!q.ok()) return InvalidArgumentError("unable to parse quantity's suffix");
-    *p_ = *q;
-    return OkStatus();
-  }
-  std::string String() const override { return p_->String(); }
-  std::string Type() const override { return "quantity"; }
-
- private:
-  api::Quantity* p_;
-};
-
-// verflag's versionValue: true, false, raw or a vX.Y.Z version to report.
-class VersionValue : public FlagValue {
- public:
-  VersionValue(VersionFlag* flag, std::string* reported) : flag_(flag), reported_(reported) {}
-  Status Set(std::string_view text) override {
-    if (text == "raw") {
-      *flag_ = VersionFlag::kRaw;
-      text_ = "raw";
-      return OkStatus();
-    }
-    if (!text.empty() && text[0] == 'v') {
-      RETURN_IF_ERROR(ValidateDynamicVersion(text));
-      *reported_ = std::string(text);
-      *flag_ = VersionFlag::kFalse;
-      text_ = std::string(text);
-      return OkStatus();
-    }
-    auto b = ParseGoBool(text);
-    if (!b.ok()) return b.status();
-    *flag_ = *b ? VersionFlag::kTrue : VersionFlag::kFalse;
-    text_ = *b ? "true" : "false";
-    return OkStatus();
-  }
-  std::string String() const override { return text_; }
-  std::string Type() const override { return "version"; }
-
- private:
-  // version.SetDynamicVersion: a semantic version with the default's major/minor/patch.
-  static Status ValidateDynamicVersion(std::string_view v) {
-    const std::string text(v);
-    if (text == kKubeSchedulerVersion) return OkStatus();
-    static const auto* kSemver = new std::regex(
-        R"(^\s*v?([0-9]+)\.([0-9]+)\.([0-9]+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, *kSemver)) {
-      return InvalidArgumentError("illegal version string " + GoQuote(text));
-    }
-    static const auto* kDefault = new std::regex(R"(^v([0-9]+)\.([0-9]+)\.([0-9]+)$)");
-    std::smatch d;
-    const std::string def(kKubeSchedulerVersion);
-    std::regex_match(def, d, *kDefault);
-    if (std::stoull(m[1]) != std::stoull(d[1]) || std::stoull(m[2]) != std::stoull(d[2]) ||
-        std::stoull(m[3]) != std::stoull(d[3])) {
-      return InvalidArgumentError("version " + GoQuote(text) +
-                                  " must match major/minor/patch of default version " +
-                                  GoQuote(def));
-    }
-    return OkStatus();
-  }
-
-  VersionFlag* flag_;
-  std::string* reported_;
-  std::string text_ = "false";
-};
 
 // The cipher suite names cliflag knows (crypto/tls names), as its help lists them.
 constexpr char kPreferredCiphers[] =
@@ -319,7 +81,7 @@ void AddSecureServingFlags(SecureServingOptions* s, FlagSet* fs) {
   fs->String(&s->min_tls_version, "tls-min-version",
              "Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, "
              "VersionTLS12, VersionTLS13");
-  fs->Var(std::make_unique<NamedCertKeyArrayValue>(&s->sni_cert_keys), "tls-sni-cert-key",
+  fs->Var(NamedCertKeyArrayFlag(&s->sni_cert_keys), "tls-sni-cert-key",
           "A pair of x509 certificate and private key file paths, optionally suffixed with a "
           "list of domain patterns which are fully qualified domain names, possibly with prefixed "
           "wildcard segments. The domain patterns also allow IP addresses, but IPs should only be "
@@ -459,8 +221,7 @@ void AddFeatureGateFlags(FeatureGateOptions* f, FlagSet* fs) {
                   "'--min-compatibility-version=wardle=1.2,kube=1.31'.\nOptions are: " +
                       internal::VersionFlagOptions(false) +
                       "\nIf the component is not specified, defaults to \"kube\"");
-  fs->Var(std::make_unique<ColonMultimapValue>(&f->raw), "feature-gates",
-          internal::FeatureGatesUsage());
+  fs->Var(ColonMultimapFlag(&f->raw), "feature-gates", internal::FeatureGatesUsage());
 }
 
 void AddMetricsFlags(MetricsOptions* m, FlagSet* fs) {
@@ -492,9 +253,8 @@ void AddLogsFlags(LogsOptions* l, FlagSet* fs) {
              "\"text\".");
   fs->Duration(&l->flush_frequency, "log-flush-frequency",
                "Maximum number of seconds between log flushes");
-  fs->Var(std::make_unique<LevelValue>(&l->verbosity), "v", "number for the log level verbosity")
-      .shorthand = 'v';
-  fs->Var(std::make_unique<VModuleValue>(&l->vmodule), "vmodule",
+  fs->Var(LevelFlag(&l->verbosity), "v", "number for the log level verbosity").shorthand = 'v';
+  fs->Var(VModuleFlag(&l->vmodule), "vmodule",
           "comma-separated list of pattern=N settings for file-filtered logging (only works for "
           "text log format)");
   constexpr char kBuffer[] =
@@ -508,11 +268,11 @@ void AddLogsFlags(LogsOptions* l, FlagSet* fs) {
       "single stream to stdout. Enable the LoggingAlphaOptions feature gate to use this.";
   fs->Bool(&l->text_split_stream, "log-text-split-stream",
            std::string("[Alpha] In text format") + kSplit);
-  fs->Var(std::make_unique<QuantityValue>(&l->text_info_buffer_size), "log-text-info-buffer-size",
+  fs->Var(QuantityFlag(&l->text_info_buffer_size), "log-text-info-buffer-size",
           std::string("[Alpha] In text format") + kBuffer);
   fs->Bool(&l->json_split_stream, "log-json-split-stream",
            std::string("[Alpha] In JSON format") + kSplit);
-  fs->Var(std::make_unique<QuantityValue>(&l->json_info_buffer_size), "log-json-info-buffer-size",
+  fs->Var(QuantityFlag(&l->json_info_buffer_size), "log-json-info-buffer-size",
           std::string("[Alpha] In JSON format") + kBuffer);
 }
 
@@ -588,7 +348,7 @@ void AddFlags(Options* o, FlagSet* fs) {
   fs->SetGroup(groups[8]);
   AddLogsFlags(&o->logs, fs);
   fs->SetGroup(groups[9]);
-  fs->Var(std::make_unique<VersionValue>(&o->version, &o->reported_version), "version",
+  fs->Var(VersionFlagValue(&o->version, &o->reported_version), "version",
           "--version, --version=raw prints version information and quits; --version=vX.Y.Z... "
           "sets the reported version")
       .no_opt_def_value = "true";
