@@ -10,6 +10,7 @@
 #include "pkg/common/mutex.h"
 #include "pkg/informer/informer_factory.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
 namespace stowage {
@@ -45,13 +46,9 @@ struct Recorder : informer::EventHandler<api::Pod> {
   }
 };
 
-// Polls cond for up to `seconds`.
+// Polls cond every 50 ms for up to `seconds`.
 bool Eventually(const std::function<bool()>& cond, int seconds = 30) {
-  for (int i = 0; i < seconds * 20; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return cond();
+  return testing::Eventually(cond, std::chrono::seconds(seconds), std::chrono::milliseconds(50));
 }
 
 // name -> resourceVersion of the pods the server has in ns.

@@ -20,6 +20,7 @@
 #include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
 namespace stowage::leaderelection {
@@ -108,12 +109,7 @@ class Candidate {
 
 // Polls pred until it holds or a generous timeout passes.
 bool Eventually(const std::function<bool()>& pred, seconds timeout = seconds(60)) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return pred();
+  return testing::Eventually(pred, timeout, milliseconds(20));
 }
 
 api::Lease GetLease(const std::string& name) {

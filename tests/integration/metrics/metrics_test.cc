@@ -22,6 +22,7 @@
 #include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
@@ -62,12 +63,9 @@ class Scrape {
   std::map<std::string, double> values_;
 };
 
+// Polls every 100 ms.
 bool Eventually(const std::function<bool()>& cond, int seconds = 60) {
-  for (int i = 0; i < seconds * 10; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return cond();
+  return testing::Eventually(cond, std::chrono::seconds(seconds), std::chrono::milliseconds(100));
 }
 
 std::vector<api::PodPtr> Pods(const std::string& ns) {

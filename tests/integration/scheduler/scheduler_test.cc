@@ -26,6 +26,7 @@
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
@@ -51,11 +52,7 @@ std::vector<api::PodPtr> Pods(const std::string& ns) {
 
 // Polls cond every 200 ms (listing thousands of pods faster would load the apiserver).
 bool Eventually(const std::function<bool()>& cond, int seconds) {
-  for (int i = 0; i < seconds * 5; ++i) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return cond();
+  return testing::Eventually(cond, std::chrono::seconds(seconds), std::chrono::milliseconds(200));
 }
 
 size_t CountBound(const std::string& ns) {
