@@ -10,7 +10,7 @@ namespace {
 using wire::Field;
 using wire::WireReader;
 
-constexpr std::string_view kMagic("k8s\0", 4);
+constexpr size_t kMagicSize = 4;
 
 // The raw bytes of the envelope in data, checked to hold kind.
 StatusOr<std::string_view> Unwrap(std::string_view data, std::string_view kind, size_t limit) {
@@ -19,13 +19,13 @@ StatusOr<std::string_view> Unwrap(std::string_view data, std::string_view kind, 
                                   std::to_string(data.size()) + " bytes exceeds the limit of " +
                                   std::to_string(limit) + " bytes");
   }
-  if (data.substr(0, kMagic.size()) != kMagic) {
+  if (!IsProtobufEnvelope(data)) {
     return InvalidArgumentError(std::string(kind) + ": not a protobuf envelope (bad magic)");
   }
   WireReader r;
   std::string got_kind, encoding;
   std::string_view raw;
-  r.Each(data.substr(kMagic.size()), [&](const Field& f) {
+  r.Each(data.substr(kMagicSize), [&](const Field& f) {
     if (f.number == 1) {
       r.Sub(f, [&](const Field& t) {
         if (t.number == 2) r.Str(t, got_kind);
@@ -40,8 +40,8 @@ StatusOr<std::string_view> Unwrap(std::string_view data, std::string_view kind, 
                                 "\", not a " + std::string(kind));
   }
   if (!encoding.empty()) {
-    return InvalidArgumentError(std::string(kind) + ": unsupported content encoding \"" +
-                                encoding + "\"");
+    return InvalidArgumentError(std::string(kind) + ": unsupported content encoding \"" + encoding +
+                                "\"");
   }
   return raw;
 }
@@ -112,8 +112,8 @@ StatusOr<api::List<T>> DecodeProtoList(std::string_view data) {
     if (f.number != 2 || !r.ExpectBytes(f)) return;
     auto item = ReadRaw<T>(f.bytes);
     if (!item.ok()) {
-      item_error = item.status().WithPrefix(kind + ": items[" + std::to_string(list.items.size()) +
-                                            "]");
+      item_error =
+          item.status().WithPrefix(kind + ": items[" + std::to_string(list.items.size()) + "]");
       return r.Fail("item");  // stops the walk; item_error is the message
     }
     list.items.push_back(std::move(*item));
@@ -180,9 +180,9 @@ api::ApiStatus DecodeProtoApiStatus(std::string_view body, int32_t http_code) {
   return s;
 }
 
-#define STOWAGE_PROTO_DECODABLE(T)                                                \
-  template StatusOr<T> DecodeProto<T>(std::string_view);                          \
-  template StatusOr<api::List<T>> DecodeProtoList<T>(std::string_view);           \
+#define STOWAGE_PROTO_DECODABLE(T)                                      \
+  template StatusOr<T> DecodeProto<T>(std::string_view);                \
+  template StatusOr<api::List<T>> DecodeProtoList<T>(std::string_view); \
   template StatusOr<api::WatchEvent<T>> DecodeProtoWatchEvent<T>(std::string_view);
 STOWAGE_PROTO_DECODABLE(api::Pod)
 STOWAGE_PROTO_DECODABLE(api::Node)

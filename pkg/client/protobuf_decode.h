@@ -27,6 +27,11 @@ namespace stowage::client {
 inline constexpr std::string_view kProtobufWatch =
     "application/vnd.kubernetes.protobuf;stream=watch";
 
+// Whether data starts as the apiserver's protobuf envelope ("k8s\0").
+inline bool IsProtobufEnvelope(std::string_view data) {
+  return data.substr(0, 4) == std::string_view("k8s\0", 4);
+}
+
 // T is api::Pod or api::Node.
 template <typename T>
 StatusOr<T> DecodeProto(std::string_view data);

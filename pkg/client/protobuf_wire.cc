@@ -42,8 +42,7 @@ bool WireReader::Next(std::string_view bytes, size_t& pos, Field& out) {
   // The field's number is on the path for the errors below.
   if (depth_ > 0) path_[depth_ - 1] = out.number, index_[depth_ - 1] = -1;
   switch (out.wire_type) {
-    case kVarint:
-      return Varint(bytes, pos, out.varint);
+    case kVarint: return Varint(bytes, pos, out.varint);
     case kBytes: {
       uint64_t len = 0;
       if (!Varint(bytes, pos, len)) return false;
@@ -66,9 +65,7 @@ bool WireReader::Next(std::string_view bytes, size_t& pos, Field& out) {
       pos += n;
       return true;
     }
-    default:
-      Fail("unsupported wire type " + std::to_string(out.wire_type));
-      return false;
+    default: Fail("unsupported wire type " + std::to_string(out.wire_type)); return false;
   }
 }
 

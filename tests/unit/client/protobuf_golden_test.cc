@@ -29,7 +29,8 @@ void ExpectSameObject(const std::string& name) {
 }
 
 TEST(ProtobufGoldenTest, PodsDecodeAsFromJson) {
-  for (const char* name : {"pod-captured", "pod-rich", "pod-minimal"}) ExpectSameObject<api::Pod>(name);
+  for (const char* name : {"pod-captured", "pod-rich", "pod-minimal"})
+    ExpectSameObject<api::Pod>(name);
 }
 
 TEST(ProtobufGoldenTest, NodesDecodeAsFromJson) {
@@ -199,7 +200,8 @@ TEST(ProtobufDecodeTest, OversizedInputIsRefused) {
   EXPECT_NE(got.status().message().find("exceeds the limit"), std::string::npos);
   ProtoFrameSplitter splitter(1024);
   bool called = false;
-  Status st = splitter.Feed(std::string("\x00\x00\x04\x01", 4), [&](auto) { return called = true; });
+  Status st =
+      splitter.Feed(std::string("\x00\x00\x04\x01", 4), [&](auto) { return called = true; });
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find("1025 bytes exceeds the limit of 1024"), std::string::npos);
   EXPECT_FALSE(called);
@@ -211,14 +213,19 @@ TEST(ProtobufWireTest, NestingBeyondTheCapIsAnError) {
     std::string outer;
     outer.push_back(0x0a);
     std::string len;
-    for (uint64_t v = msg.size(); ; v >>= 7) {
-      if (v < 0x80) { len.push_back(static_cast<char>(v)); break; }
+    for (uint64_t v = msg.size();; v >>= 7) {
+      if (v < 0x80) {
+        len.push_back(static_cast<char>(v));
+        break;
+      }
       len.push_back(static_cast<char>((v & 0x7f) | 0x80));
     }
     msg = outer + len + msg;
   }
   wire::WireReader r;
-  std::function<void(const wire::Field&)> descend = [&](const wire::Field& f) { r.Sub(f, descend); };
+  std::function<void(const wire::Field&)> descend = [&](const wire::Field& f) {
+    r.Sub(f, descend);
+  };
   r.Each(msg, descend);
   EXPECT_NE(r.error().find("nested deeper than the limit"), std::string::npos) << r.error();
 }
@@ -246,7 +253,8 @@ TEST(ProtobufDecodeTest, ErrorBodiesAreReadFromEitherEncoding) {
   EXPECT_EQ(s.code, 410);
   EXPECT_EQ(s.reason, "Expired");
   EXPECT_EQ(s.message, "too old");
-  s = DecodeProtoApiStatus(R"({"kind":"Status","code":409,"reason":"Conflict","message":"m"})", 409);
+  s = DecodeProtoApiStatus(R"({"kind":"Status","code":409,"reason":"Conflict","message":"m"})",
+                           409);
   EXPECT_EQ(s.reason, "Conflict");
 }
 
