@@ -1,9 +1,9 @@
 // Readers of the metadata, maps, times, selectors and conditions shared by Pods and Nodes, and the
 // Node reader. Field numbers are those of k8s.io/api core/v1 and apimachinery meta/v1
 // generated.proto at the pinned release.
-#include <chrono>
+#include <cstdio>
+#include <ctime>
 
-#include "pkg/api/encode.h"
 #include "pkg/client/protobuf_objects.h"
 
 namespace stowage::client::proto {
@@ -42,7 +42,16 @@ void ReadTime(WireReader& r, const Field& field, std::string& out) {
   r.Sub(field, [&](const Field& f) {
     if (f.number == 1) r.Int64(f, seconds);  // nanoseconds are dropped, as JSON drops them
   });
-  out = api::FormatTime(WallTime{} + std::chrono::seconds(seconds));
+  // RFC 3339 has four-digit years, so Go cannot write a time outside them as JSON either.
+  constexpr int64_t kYear1 = -62135596800, kAfterYear9999 = 253402300800;
+  if (seconds < kYear1 || seconds >= kAfterYear9999) return r.Fail("time out of range");
+  const auto t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                              tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  out.assign(buf, n);
 }
 
 void ReadMapEntry(WireReader& r, const Field& field, std::vector<api::StringMap::Entry>& entries) {

@@ -193,6 +193,27 @@ TEST(ProtobufDecodeTest, WrongWireTypeAndBadQuantityNameTheField) {
       << n.status().ToString();
 }
 
+// creationTimestamp {seconds} of a Pod named p, as varint bytes.
+std::string PodCreatedAt(std::string_view seconds_varint) {
+  std::string time("\x08", 1), meta, pod;
+  time.append(seconds_varint);
+  Put(meta, 1, "p");
+  Put(meta, 8, time);
+  Put(pod, 1, meta);
+  return Envelope("Pod", pod);
+}
+
+TEST(ProtobufDecodeTest, TimesAreWrittenAsJsonWritesThemWithinFourDigitYears) {
+  // 16725225600 s: 2500-01-01T00:00:00Z, past what nanosecond clocks hold.
+  auto got = DecodeProto<api::Pod>(PodCreatedAt("\x80\xe1\x9a\xa7\x3e"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->metadata.creation_timestamp, "2500-01-01T00:00:00Z");
+  // 2^40 s is past the year 9999, which RFC 3339 cannot write.
+  got = DecodeProto<api::Pod>(PodCreatedAt("\x80\x80\x80\x80\x80\x20"));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(), "Pod p: field 1.8: time out of range");
+}
+
 TEST(ProtobufDecodeTest, OversizedInputIsRefused) {
   std::string huge(api::kMaxObjectBytes + 1, 'x');
   auto got = DecodeProto<api::Pod>(huge);
