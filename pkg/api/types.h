@@ -5,7 +5,8 @@
 // std::shared_ptr<const T>. Field names follow the API's JSON names in snake_case, so
 // `spec.schedulerName` is `spec.scheduler_name`. Absent optional fields are std::nullopt or
 // empty; maps are sorted flat vectors (StringMap) because they are small and read far more often
-// than they are built. Quantities are parsed at decode time.
+// than they are built. Quantities are parsed at decode time. operator== compares every field, so
+// the JSON and protobuf decoders can be held to giving equal objects.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +63,7 @@ struct OwnerReference {
   std::string name;
   std::string uid;
   bool controller = false;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
 };
 
 struct ObjectMeta {
@@ -77,6 +79,7 @@ struct ObjectMeta {
   // which nothing in a scheduler reads.
   StringMap annotations;
   std::vector<OwnerReference> owner_references;
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 
 // --- label and node selectors -----------------------------------------------------------
@@ -85,36 +88,44 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist
   std::vector<std::string> values;
+  friend bool operator==(const LabelSelectorRequirement&,
+                         const LabelSelectorRequirement&) = default;
 };
 
 struct LabelSelector {
   StringMap match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 
 struct NodeSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
   std::vector<std::string> values;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
 };
 
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is supported
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
 };
 
 struct NodeSelector {
   std::vector<NodeSelectorTerm> terms;  // ORed
+  friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
 };
 
 struct NodeAffinity {
   std::optional<NodeSelector> required;  // requiredDuringSchedulingIgnoredDuringExecution
   std::vector<PreferredSchedulingTerm> preferred;
+  friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
 };
 
 struct PodAffinityTerm {
@@ -124,22 +135,26 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> namespace_selector;
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
 };
 
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
+  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
 };
 
 struct PodAffinity {  // also used for pod anti-affinity, which has the same shape
   std::vector<PodAffinityTerm> required;
   std::vector<WeightedPodAffinityTerm> preferred;
+  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
 };
 
 struct Affinity {
   std::optional<NodeAffinity> node_affinity;
   std::optional<PodAffinity> pod_affinity;
   std::optional<PodAffinity> pod_anti_affinity;
+  friend bool operator==(const Affinity&, const Affinity&) = default;
 };
 
 // --- taints and tolerations ---------------------------------------------------------------
@@ -157,6 +172,7 @@ struct Toleration {
   std::string value;
   std::string effect;  // empty matches every effect
   std::optional<int64_t> toleration_seconds;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 struct TopologySpreadConstraint {
@@ -168,6 +184,8 @@ struct TopologySpreadConstraint {
   std::optional<std::string> node_affinity_policy;  // Honor, Ignore
   std::optional<std::string> node_taints_policy;    // Honor, Ignore
   std::vector<std::string> match_label_keys;
+  friend bool operator==(const TopologySpreadConstraint&,
+                         const TopologySpreadConstraint&) = default;
 };
 
 // --- pods ---------------------------------------------------------------------------------
@@ -175,6 +193,7 @@ struct TopologySpreadConstraint {
 struct ResourceRequirements {
   ResourceList requests;
   ResourceList limits;
+  friend bool operator==(const ResourceRequirements&, const ResourceRequirements&) = default;
 };
 
 struct ContainerPort {
@@ -182,12 +201,14 @@ struct ContainerPort {
   int32_t host_port = 0;  // 0: not exposed on the host
   std::string protocol;   // TCP (default), UDP, SCTP
   std::string host_ip;
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
 };
 
 // One of a container's restartPolicyRules; only the action is kept (NodeDeclaredFeatures infers
 // RestartAllContainersOnContainerExits from it).
 struct ContainerRestartRule {
   std::string action;  // Restart, RestartAllContainers, ...
+  friend bool operator==(const ContainerRestartRule&, const ContainerRestartRule&) = default;
 };
 
 struct Container {
@@ -198,6 +219,7 @@ struct Container {
   // "Always" on an init container makes it a sidecar (restartable init container).
   std::optional<std::string> restart_policy;
   std::vector<ContainerRestartRule> restart_policy_rules;
+  friend bool operator==(const Container&, const Container&) = default;
 };
 
 // The volume sources the default plugins distinguish; others keep only their kind.
@@ -215,12 +237,14 @@ struct Volume {
   std::string rbd_pool;
   std::string rbd_image;
   std::vector<std::string> rbd_monitors;
+  friend bool operator==(const Volume&, const Volume&) = default;
 };
 
 struct PodResourceClaim {
   std::string name;
   std::optional<std::string> resource_claim_name;
   std::optional<std::string> resource_claim_template_name;
+  friend bool operator==(const PodResourceClaim&, const PodResourceClaim&) = default;
 };
 
 struct PodSpec {
@@ -244,6 +268,7 @@ struct PodSpec {
   std::optional<bool> host_users;  // false: user namespaces (NodeDeclaredFeatures)
   std::string restart_policy;
   std::string os_name;  // spec.os.name
+  friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 
 struct Condition {  // pod and node conditions share these fields
@@ -254,6 +279,7 @@ struct Condition {  // pod and node conditions share these fields
   std::string last_transition_time;
   std::string last_probe_time;
   int64_t observed_generation = 0;  // pod conditions: the metadata.generation they reflect
+  friend bool operator==(const Condition&, const Condition&) = default;
 };
 
 // status.resources of a pod or a container: what the runtime actually applied. A list the kubelet
@@ -261,6 +287,7 @@ struct Condition {  // pod and node conditions share these fields
 struct AppliedResources {
   std::optional<ResourceList> requests;
   std::optional<ResourceList> limits;
+  friend bool operator==(const AppliedResources&, const AppliedResources&) = default;
 };
 
 // The part of a container's status the scheduler reads: the resources of an in-place resize.
@@ -268,6 +295,7 @@ struct ContainerStatus {
   std::string name;
   std::optional<ResourceList> allocated_resources;  // what the kubelet admitted
   std::optional<AppliedResources> resources;
+  friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
 struct PodStatus {
@@ -281,12 +309,14 @@ struct PodStatus {
   // Pod-level aggregates of the above (InPlacePodLevelResourcesVerticalScaling).
   std::optional<ResourceList> allocated_resources;
   std::optional<AppliedResources> resources;
+  friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 
 struct Pod {
   ObjectMeta metadata;
   PodSpec spec;
   PodStatus status;
+  friend bool operator==(const Pod&, const Pod&) = default;
 };
 
 // --- nodes --------------------------------------------------------------------------------
@@ -294,12 +324,14 @@ struct Pod {
 struct ContainerImage {
   std::vector<std::string> names;
   int64_t size_bytes = 0;
+  friend bool operator==(const ContainerImage&, const ContainerImage&) = default;
 };
 
 struct NodeSpec {
   bool unschedulable = false;
   std::vector<Taint> taints;
   std::string provider_id;
+  friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
 };
 
 struct NodeStatus {
@@ -308,12 +340,14 @@ struct NodeStatus {
   std::vector<Condition> conditions;
   std::vector<ContainerImage> images;
   std::vector<std::string> declared_features;  // status.declaredFeatures (NodeDeclaredFeatures)
+  friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
 };
 
 struct Node {
   ObjectMeta metadata;
   NodeSpec spec;
   NodeStatus status;
+  friend bool operator==(const Node&, const Node&) = default;
 };
 
 // --- storage ------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "pkg/client/protobuf_decode.h"
+
 namespace stowage::client {
 namespace {
 
@@ -65,7 +67,8 @@ Status HttpError(std::string_view method, std::string_view path, int http_code,
   std::string what(method);
   what += ' ';
   what += path;
-  return Build(what, api::DecodeApiStatus(body, http_code));
+  // With protobuf asked for, the apiserver sends its Status as protobuf too.
+  return Build(what, DecodeProtoApiStatus(body, http_code));
 }
 
 Status WatchError(std::string_view path, const api::ApiStatus& status) {

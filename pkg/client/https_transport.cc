@@ -357,7 +357,7 @@ class HttpsTransport final : public Transport {
     r.version(11);
     r.set(http::field::host, host_header_);
     r.set(http::field::user_agent, config_.user_agent);
-    r.set(http::field::accept, "application/json");
+    r.set(http::field::accept, req.accept.empty() ? std::string("application/json") : req.accept);
     if (std::string token = Token(); !token.empty()) {
       r.set(http::field::authorization, "Bearer " + token);
     }

@@ -8,10 +8,13 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/api/types.h"
+#include "pkg/client/protobuf.h"
+#include "pkg/client/protobuf_decode.h"
 #include "pkg/client/rest_client.h"
 
 namespace stowage::client {
@@ -86,9 +89,27 @@ std::string WatchQuery(const WatchOptions& o);
 // The Status for an ERROR event of a watch (errors.h).
 Status WatchErrorStatus(std::string_view path, const api::ApiStatus& status);
 
+// Whether lists and watches of T go as protobuf: Pods and Nodes, the kinds whose events are the
+// apiserver's bulk, when clientConnection.contentType asks for protobuf.
+template <typename T>
+bool UseProtobuf(const RestClient& c) {
+  return (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>)&&c.config().content_type ==
+         kProtobuf;
+}
+
 template <typename T>
 StatusOr<api::List<T>> ListPage(RestClient& c, const ListOptions& o) {
-  auto body = c.Get(CollectionPath<T>(o.namespace_) + ListQuery(o));
+  std::string path = CollectionPath<T>(o.namespace_) + ListQuery(o);
+  if constexpr (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>) {
+    if (UseProtobuf<T>(c)) {
+      auto body = c.Get(path, kProtobuf);
+      if (!body.ok()) return body.status();
+      // An apiserver (or proxy) that could not give protobuf answers JSON instead.
+      if (IsProtobufEnvelope(*body)) return DecodeProtoList<T>(*body);
+      return api::DecodeList<T>(*body);
+    }
+  }
+  auto body = c.Get(path);
   if (!body.ok()) return body.status();
   return api::DecodeList<T>(*body);
 }
@@ -122,6 +143,29 @@ Status WatchObjects(RestClient& c, const WatchOptions& o,
     return on_event(std::move(*ev));
   };
   Duration idle = std::chrono::seconds(o.timeout_seconds > 0 ? o.timeout_seconds + 60 : 660);
+  if constexpr (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>) {
+    if (UseProtobuf<T>(c)) {
+      ProtoFrameSplitter frames(api::kMaxObjectBytes);
+      auto on_frame = [&](std::string_view frame) {
+        auto ev = DecodeProtoWatchEvent<T>(frame);
+        if (!ev.ok()) {
+          failure = ev.status();
+          return false;
+        }
+        if (ev->type == api::WatchEventType::kError) {
+          failure = WatchErrorStatus(path, ev->error);
+          return false;
+        }
+        return on_event(std::move(*ev));
+      };
+      auto on_data = [&](std::string_view data, Status& error) {
+        error = frames.Feed(data, on_frame);
+        return error.ok() && !frames.stopped();
+      };
+      Status s = c.WatchBytes(path, kProtobufWatch, on_data, stop, idle);
+      return failure.ok() ? s : failure;
+    }
+  }
   Status s = c.Watch(path, on_line, stop, idle);
   return failure.ok() ? s : failure;
 }

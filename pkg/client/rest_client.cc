@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <optional>
 
 #include "pkg/api/decode.h"
 #include "pkg/client/errors.h"
@@ -75,6 +76,9 @@ StatusOr<std::unique_ptr<RestClient>> RestClient::New(const RestConfig& config) 
 }
 
 StatusOr<std::string> RestClient::Get(std::string_view path) { return Do("GET", path, "", ""); }
+StatusOr<std::string> RestClient::Get(std::string_view path, std::string_view accept) {
+  return Do("GET", path, "", "", accept);
+}
 StatusOr<std::string> RestClient::Post(std::string_view path, std::string body) {
   return Do("POST", path, std::move(body), "");
 }
@@ -114,9 +118,10 @@ bool RestClient::ShouldRetry(std::string_view method, const StatusOr<HttpRespons
 }
 
 StatusOr<std::string> RestClient::Do(std::string_view method, std::string_view path,
-                                     std::string body, std::string_view content_type) {
-  HttpRequest req{std::string(method), std::string(path), std::move(body),
-                  std::string(content_type), config_.timeout};
+                                     std::string body, std::string_view content_type,
+                                     std::string_view accept) {
+  HttpRequest req{std::string(method),       std::string(path), std::move(body),
+                  std::string(content_type), config_.timeout,   std::string(accept)};
   Duration backoff = retry_.initial_backoff;
   for (int attempt = 0;; ++attempt) {
     MonoTime limiter_start = clock_.Now();
@@ -142,23 +147,35 @@ StatusOr<std::string> RestClient::Do(std::string_view method, std::string_view p
 Status RestClient::Watch(std::string_view path,
                          const std::function<bool(std::string_view)>& on_line, std::stop_token stop,
                          Duration idle_timeout) {
-  HttpRequest req{"GET", std::string(path), "", "", idle_timeout};
+  std::optional<LineSplitter> lines;
+  return WatchBytes(
+      path, "",
+      [&](std::string_view data, Status& error) {
+        if (!lines) lines.emplace(api::kMaxObjectBytes);
+        error = lines->Feed(data, on_line);
+        return error.ok() && !lines->stopped();
+      },
+      stop, idle_timeout);
+}
+
+Status RestClient::WatchBytes(std::string_view path, std::string_view accept,
+                              const std::function<bool(std::string_view, Status&)>& on_data,
+                              std::stop_token stop, Duration idle_timeout) {
+  HttpRequest req{"GET", std::string(path), "", "", idle_timeout, std::string(accept)};
   Duration backoff = retry_.initial_backoff;
   for (int attempt = 0;; ++attempt) {
     MonoTime limiter_start = clock_.Now();
     if (!limiter_.Wait(stop)) return OkStatus();
-    LineSplitter lines(api::kMaxObjectBytes);
     Status split_error;
     bool delivered = false;
     MonoTime start = clock_.Now();
     MonoTime first_data{};
-    auto on_data = [&](std::string_view data) {
+    auto on_bytes = [&](std::string_view data) {
       if (!delivered) first_data = clock_.Now();
       delivered = true;
-      split_error = lines.Feed(data, on_line);
-      return split_error.ok() && !lines.stopped();
+      return on_data(data, split_error) && split_error.ok();
     };
-    auto r = transport_->Stream(req, on_data, stop);
+    auto r = transport_->Stream(req, on_bytes, stop);
     // The request's latency is the time to its answer, not the life of the stream.
     Observe("GET", r, limiter_start, start, delivered ? first_data : clock_.Now(), 0, false, false);
     if (!split_error.ok()) return split_error.WithPrefix("watch " + std::string(path));

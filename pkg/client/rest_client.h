@@ -64,6 +64,8 @@ class RestClient {
   static StatusOr<std::unique_ptr<RestClient>> New(const RestConfig& config);
 
   StatusOr<std::string> Get(std::string_view path);
+  // A GET whose answer is asked for as accept (kProtobuf, say).
+  StatusOr<std::string> Get(std::string_view path, std::string_view accept);
   StatusOr<std::string> Post(std::string_view path, std::string body);
   // A POST whose body is of content_type (kProtobuf, say); the answer is still JSON.
   StatusOr<std::string> Post(std::string_view path, std::string body,
@@ -82,12 +84,18 @@ class RestClient {
   // timeoutSeconds of the watch.
   Status Watch(std::string_view path, const std::function<bool(std::string_view)>& on_line,
                std::stop_token stop, Duration idle_timeout = std::chrono::minutes(11));
+  // As Watch, but asks for the stream as accept (kProtobufWatch, say) and passes its bytes as
+  // they arrive to on_data, which frames them: it returns false to end the watch, setting
+  // error when the stream is malformed.
+  Status WatchBytes(std::string_view path, std::string_view accept,
+                    const std::function<bool(std::string_view, Status& error)>& on_data,
+                    std::stop_token stop, Duration idle_timeout);
 
   const RestConfig& config() const { return config_; }
 
  private:
   StatusOr<std::string> Do(std::string_view method, std::string_view path, std::string body,
-                           std::string_view content_type);
+                           std::string_view content_type, std::string_view accept = {});
   // Whether the answer r is of a kind ShouldRetry retries (attempts left aside).
   bool WouldRetry(std::string_view method, const StatusOr<HttpResponse>& r) const;
   // Decides whether to retry after an attempt and sleeps accordingly; false means give up.

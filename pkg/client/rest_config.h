@@ -33,7 +33,8 @@ struct RestConfig {
   std::string user_agent = "stowage";
   // clientConnection.contentType: with "application/vnd.kubernetes.protobuf" (upstream's default)
   // the objects written for every pod, Binding and Event, are sent as protobuf; anything else,
-  // and every other object, as JSON. Answers are always asked for as JSON.
+  // and every other object, as JSON; lists and watches of Pods and Nodes are asked for as protobuf
+  // (pkg/client/protobuf_decode.h), other answers as JSON.
   std::string content_type;
   // How many times a failed request is retried (transient errors, 429, 5xx).
   int max_retries = 5;

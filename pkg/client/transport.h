@@ -26,6 +26,7 @@ struct HttpRequest {
   std::string body;
   std::string content_type;  // for bodies; default application/json
   Duration timeout{};        // whole exchange (non-streaming) or idle gap (streaming)
+  std::string accept;        // the Accept header; default application/json
 };
 
 struct HttpResponse {

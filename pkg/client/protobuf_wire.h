@@ -1,0 +1,84 @@
+// A bounded reader of the protobuf wire format, for the objects the apiserver sends as
+// application/vnd.kubernetes.protobuf (pkg/client/protobuf_decode.h).
+//
+// WireReader walks one message's bytes field by field; nested messages are read by a child scope
+// of the same reader, so one error and one path of field numbers serve a whole object. Untrusted
+// input is bounded: every length is checked against the bytes that remain, nesting deeper than
+// kMaxWireDepth is refused, groups and unknown wire types are errors, and unknown fields are
+// skipped without being looked at. The first error is kept, names the path of field numbers
+// (e.g. "field 2.2[0].8.2: truncated"), and stops the walk; nothing throws. Not thread-safe: one
+// reader per decode.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace stowage::client::wire {
+
+// A Pod nests at most ~10 messages deep along the fields stowage reads; anything far deeper
+// is malformed.
+inline constexpr int kMaxWireDepth = 32;
+
+enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
+
+// One field as read from the wire: its number and, by wire type, its varint or its bytes.
+struct Field {
+  uint32_t number = 0;
+  uint32_t wire_type = 0;
+  uint64_t varint = 0;
+  std::string_view bytes;
+};
+
+class WireReader {
+ public:
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Records "field <path>: <what>" unless an earlier error was recorded.
+  void Fail(std::string_view what);
+
+  // Calls f(const Field&) for each field of the message in bytes, in wire order, with the
+  // field's number on the path while f runs. Stops at the first error.
+  template <typename F>
+  void Each(std::string_view bytes, F&& f) {
+    if (depth_ >= kMaxWireDepth) return Fail("nested deeper than the limit");
+    ++depth_;
+    size_t pos = 0;
+    Field field;
+    while (ok() && pos < bytes.size()) {
+      if (!Next(bytes, pos, field)) break;
+      path_[depth_ - 1] = field.number;
+      index_[depth_ - 1] = -1;
+      f(static_cast<const Field&>(field));
+    }
+    --depth_;
+  }
+
+  // Reads field as a nested message, calling f for each of its fields. index, when not
+  // negative, is the element's position in a repeated field (for the error path only).
+  template <typename F>
+  void Sub(const Field& field, F&& f, int64_t index = -1) {
+    if (!ExpectBytes(field)) return;
+    if (depth_ > 0) index_[depth_ - 1] = index;
+    Each(field.bytes, f);
+  }
+
+  // Scalars; a field of the wrong wire type records an error.
+  void Str(const Field& field, std::string& out);
+  void Int64(const Field& field, int64_t& out);
+  void Int32(const Field& field, int32_t& out);
+  void Bool(const Field& field, bool& out);
+  bool ExpectBytes(const Field& field);
+
+ private:
+  // Reads one tag and its value at pos; false (with an error) on malformed input.
+  bool Next(std::string_view bytes, size_t& pos, Field& out);
+  bool Varint(std::string_view bytes, size_t& pos, uint64_t& out);
+
+  int depth_ = 0;
+  uint32_t path_[kMaxWireDepth] = {};
+  int64_t index_[kMaxWireDepth] = {};
+  std::string error_;
+};
+
+}  // namespace stowage::client::wire
