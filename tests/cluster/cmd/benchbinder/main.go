@@ -4,11 +4,14 @@
 // client limits of the KubeSchedulerConfiguration it is given (clientConnection.kubeconfig,
 // qps, burst), the same file the real schedulers get.
 //
-// Usage: benchbinder --config FILE [--workers N]
+// Usage: benchbinder --config FILE [--workers N] [--events]
 //
 // It watches unbound pods and nodes with informers and binds from N workers (default 16,
-// kube-scheduler's parallelism). It posts no events and keeps no cache: an upper bound. A
-// failed binding is retried with backoff unless the pod is already bound. SIGTERM stops it.
+// kube-scheduler's parallelism). It keeps no cache: an upper bound. By default it posts no
+// events; with --events it posts the Scheduled Event kube-scheduler posts for every binding,
+// through the same client-go events broadcaster and a client of its own (kube-scheduler's
+// eventClient), so the benchmark can show what that Event costs the apiserver. A failed
+// binding is retried with backoff unless the pod is already bound. SIGTERM stops it.
 package main
 
 import (
@@ -27,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/yaml"
 )
@@ -75,6 +80,7 @@ func (r *nodeRing) pick() (string, bool) {
 func main() {
 	cfgPath := flag.String("config", "", "KubeSchedulerConfiguration file (clientConnection is read)")
 	workers := flag.Int("workers", 16, "concurrent bindings")
+	withEvents := flag.Bool("events", false, "post kube-scheduler's Scheduled Event for every binding")
 	flag.Parse()
 	raw, err := os.ReadFile(*cfgPath)
 	if err != nil {
@@ -98,6 +104,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	var recorder events.EventRecorder
+	if *withEvents {
+		ec, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			fail(err)
+		}
+		broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: ec.EventsV1()})
+		broadcaster.StartRecordingToSink(ctx.Done())
+		defer broadcaster.Shutdown()
+		recorder = broadcaster.NewRecorder(scheme.Scheme, v1.DefaultSchedulerName)
+	}
 
 	factory := informers.NewSharedInformerFactory(cs, 0)
 	nodes := factory.Core().V1().Nodes().Informer()
@@ -128,8 +145,8 @@ func main() {
 	pending.Start(ctx.Done())
 	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced)
 	refresh(nil)
-	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes, binding with %d workers at qps %v burst %d\n",
-		len(nodes.GetStore().List()), *workers, rc.QPS, rc.Burst)
+	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes, binding with %d workers at qps %v burst %d, events %v\n",
+		len(nodes.GetStore().List()), *workers, rc.QPS, rc.Burst, *withEvents)
 
 	var wg sync.WaitGroup
 	for i := 0; i < *workers; i++ {
@@ -141,7 +158,7 @@ func main() {
 				if shutdown {
 					return
 				}
-				bind(ctx, cs, ring, queue, p)
+				bind(ctx, cs, ring, queue, recorder, p)
 				queue.Done(p)
 			}
 		}()
@@ -152,7 +169,7 @@ func main() {
 }
 
 func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing,
-	queue workqueue.TypedRateLimitingInterface[*v1.Pod], p *v1.Pod) {
+	queue workqueue.TypedRateLimitingInterface[*v1.Pod], recorder events.EventRecorder, p *v1.Pod) {
 	node, ok := ring.pick()
 	if !ok {
 		queue.AddRateLimited(p) // no nodes yet
@@ -162,7 +179,13 @@ func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing,
 		Target: v1.ObjectReference{Kind: "Node", Name: node}}
 	err := cs.CoreV1().Pods(p.Namespace).Bind(ctx, b, metav1.CreateOptions{})
 	switch {
-	case err == nil, apierrors.IsConflict(err), apierrors.IsNotFound(err):
+	case err == nil:
+		queue.Forget(p)
+		if recorder != nil { // kube-scheduler's words, after its binding succeeded
+			recorder.Eventf(p, nil, v1.EventTypeNormal, "Scheduled", "Binding",
+				"Successfully assigned %v/%v to %v", p.Namespace, p.Name, node)
+		}
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		queue.Forget(p)
 	case ctx.Err() != nil:
 	default:

@@ -6,7 +6,7 @@
 //
 // Usage: benchdriver -workloads-file bench/workloads.yaml -out DIR [-set full|smoke]
 //
-//	[-workloads a,b] [-runs N] [-schedulers ceiling,upstream,stowage] [-report-only] ...
+//	[-workloads a,b] [-runs N] [-schedulers ceiling,upstream,stowage (and ceiling-events)] [-report-only] ...
 package main
 
 import (
@@ -26,7 +26,8 @@ func main() {
 	names := flag.String("workloads", "", "comma-separated workload names (default: the set)")
 	set := flag.String("set", "full", "workload set to run when -workloads is empty")
 	runs := flag.Int("runs", 3, "runs per scheduler and workload")
-	scheds := flag.String("schedulers", "ceiling,upstream,stowage", "schedulers, in run order")
+	scheds := flag.String("schedulers", "ceiling,upstream,stowage",
+		"schedulers, in run order (also ceiling-events: the binder posting kube-scheduler's Events)")
 	out := flag.String("out", "", "output directory (required)")
 	stowage := flag.String("stowage", "", "stowage binary")
 	upstream := flag.String("upstream", "tests/cluster/bin/kube-scheduler", "kube-scheduler binary")
@@ -64,7 +65,8 @@ func main() {
 	ws, err := SelectWorkloads(all, *names, *set)
 	fatal(err)
 	specs, err := Schedulers(strings.Split(*scheds, ","), map[string]string{
-		"stowage": *stowage, "upstream": *upstream, "ceiling": *binder}, *verbosity, *workers)
+		"stowage": *stowage, "upstream": *upstream, "ceiling": *binder, "ceiling-events": *binder},
+		*verbosity, *workers)
 	fatal(err)
 	if *runs < 1 {
 		fatal(fmt.Errorf("-runs must be at least 1"))
@@ -140,10 +142,14 @@ func Schedulers(order []string, binaries map[string]string, verbosity, workers i
 		if st, err := os.Stat(bin); err != nil || st.IsDir() {
 			return nil, fmt.Errorf("scheduler %q: binary %s not found", name, bin)
 		}
-		spec := SchedulerSpec{Name: name, Binary: bin, Metrics: name != "ceiling", Args: serving}
-		if name == "ceiling" {
+		binder := name == "ceiling" || name == "ceiling-events"
+		spec := SchedulerSpec{Name: name, Binary: bin, Metrics: !binder, Args: serving}
+		if binder {
+			// ceiling-events also posts kube-scheduler's Scheduled Event per binding.
+			events := name == "ceiling-events"
 			spec.Args = func(cfg string, _ int) []string {
-				return []string{"--config=" + cfg, fmt.Sprintf("--workers=%d", workers)}
+				return []string{"--config=" + cfg, fmt.Sprintf("--workers=%d", workers),
+					fmt.Sprintf("--events=%v", events)}
 			}
 		}
 		out = append(out, spec)

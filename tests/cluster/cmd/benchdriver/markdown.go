@@ -126,7 +126,10 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 					ratio(s.median(rssMiB), u.median(rssMiB)))
 			}
 			if c != nil {
-				p("stowage / ceiling: pods/s %s.", ratio(s.median(average), c.median(average)))
+				p("stowage / ceiling: pods/s %s.  ", ratio(s.median(average), c.median(average)))
+			}
+			if ce := byName["ceiling-events"]; ce != nil {
+				p("stowage / ceiling-events: pods/s %s.", ratio(s.median(average), ce.median(average)))
 			}
 			p("\n")
 		}

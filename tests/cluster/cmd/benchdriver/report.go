@@ -106,10 +106,10 @@ func (g *Group) median(f func(r RunResult) float64) float64 {
 	return Median(vs)
 }
 
-// GroupRuns groups by workload (first-run order) and scheduler (ceiling, upstream, stowage,
-// then others by name).
+// GroupRuns groups by workload (first-run order) and scheduler (ceiling, ceiling-events,
+// upstream, stowage, then others by name).
 func GroupRuns(runs []RunResult) (workloads []string, groups map[string][]*Group) {
-	rank := map[string]int{"ceiling": 0, "upstream": 1, "stowage": 2}
+	rank := map[string]int{"ceiling": 0, "ceiling-events": 1, "upstream": 2, "stowage": 3}
 	groups = map[string][]*Group{}
 	index := map[[2]string]*Group{}
 	for _, r := range runs {

@@ -13,7 +13,8 @@ import (
 	"strings"
 )
 
-var colors = map[string]string{"ceiling": "#7f7f7f", "upstream": "#1f77b4", "stowage": "#ff7f0e"}
+var colors = map[string]string{"ceiling": "#7f7f7f", "ceiling-events": "#2ca02c",
+	"upstream": "#1f77b4", "stowage": "#ff7f0e"}
 
 var extraColors = []string{"#2ca02c", "#d62728", "#9467bd", "#8c564b"}
 
