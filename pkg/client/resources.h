@@ -130,8 +130,8 @@ Status WatchObjects(RestClient& c, const WatchOptions& o,
                     std::stop_token stop) {
   std::string path = CollectionPath<T>(o.namespace_) + WatchQuery(o);
   Status failure;
-  auto on_line = [&](std::string_view line) {
-    auto ev = api::DecodeWatchEvent<T>(line);
+  // One decoded event, from a JSON line or a protobuf frame: delivered, or the watch's end.
+  auto deliver = [&](StatusOr<api::WatchEvent<T>> ev) {
     if (!ev.ok()) {
       failure = ev.status();
       return false;
@@ -142,21 +142,13 @@ Status WatchObjects(RestClient& c, const WatchOptions& o,
     }
     return on_event(std::move(*ev));
   };
+  auto on_line = [&](std::string_view line) { return deliver(api::DecodeWatchEvent<T>(line)); };
   Duration idle = std::chrono::seconds(o.timeout_seconds > 0 ? o.timeout_seconds + 60 : 660);
   if constexpr (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>) {
     if (UseProtobuf<T>(c)) {
       ProtoFrameSplitter frames(api::kMaxObjectBytes);
       auto on_frame = [&](std::string_view frame) {
-        auto ev = DecodeProtoWatchEvent<T>(frame);
-        if (!ev.ok()) {
-          failure = ev.status();
-          return false;
-        }
-        if (ev->type == api::WatchEventType::kError) {
-          failure = WatchErrorStatus(path, ev->error);
-          return false;
-        }
-        return on_event(std::move(*ev));
+        return deliver(DecodeProtoWatchEvent<T>(frame));
       };
       auto on_data = [&](std::string_view data, Status& error) {
         error = frames.Feed(data, on_frame);
