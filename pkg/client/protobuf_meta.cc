@@ -125,14 +125,16 @@ void ReadLabelSelector(WireReader& r, const Field& field, api::LabelSelector& ou
   if (!labels.empty()) out.match_labels = api::StringMap(std::move(labels));
 }
 
+void ReadNodeSelectorTerm(WireReader& r, const Field& field, api::NodeSelectorTerm& out) {
+  r.Sub(field, [&](const Field& t) {
+    if (t.number == 1) ReadNodeSelectorRequirement(r, t, out.match_expressions.emplace_back());
+    if (t.number == 2) ReadNodeSelectorRequirement(r, t, out.match_fields.emplace_back());
+  });
+}
+
 void ReadNodeSelector(WireReader& r, const Field& field, api::NodeSelector& out) {
   r.Sub(field, [&](const Field& f) {
-    if (f.number != 1) return;
-    auto& term = out.terms.emplace_back();
-    r.Sub(f, [&](const Field& t) {
-      if (t.number == 1) ReadNodeSelectorRequirement(r, t, term.match_expressions.emplace_back());
-      if (t.number == 2) ReadNodeSelectorRequirement(r, t, term.match_fields.emplace_back());
-    });
+    if (f.number == 1) ReadNodeSelectorTerm(r, f, out.terms.emplace_back());
   });
 }
 

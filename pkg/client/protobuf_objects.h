@@ -23,6 +23,7 @@ void ReadMapEntry(WireReader& r, const Field& field, std::vector<api::StringMap:
 void ReadResourceEntry(WireReader& r, const Field& field,
                        std::vector<api::ResourceList::Entry>& entries);
 void ReadLabelSelector(WireReader& r, const Field& field, api::LabelSelector& out);
+void ReadNodeSelectorTerm(WireReader& r, const Field& field, api::NodeSelectorTerm& out);
 void ReadNodeSelector(WireReader& r, const Field& field, api::NodeSelector& out);
 // A PodCondition or NodeCondition, told apart by node (their field numbers differ).
 void ReadCondition(WireReader& r, const Field& field, bool node, api::Condition& out);

@@ -72,18 +72,7 @@ void ReadAffinity(WireReader& r, const Field& field, api::Affinity& a) {
       auto& p = n.preferred.emplace_back();
       r.Sub(na, [&](const Field& t) {
         if (t.number == 1) r.Int32(t, p.weight);
-        if (t.number != 2) return;
-        // A NodeSelectorTerm, read through a one-term NodeSelector's reader.
-        r.Sub(t, [&](const Field& e) {
-          auto& reqs = e.number == 1 ? p.preference.match_expressions : p.preference.match_fields;
-          if (e.number != 1 && e.number != 2) return;
-          auto& req = reqs.emplace_back();
-          r.Sub(e, [&](const Field& x) {
-            if (x.number == 1) r.Str(x, req.key);
-            if (x.number == 2) r.Str(x, req.op);
-            if (x.number == 3) r.Str(x, req.values.emplace_back());
-          });
-        });
+        if (t.number == 2) ReadNodeSelectorTerm(r, t, p.preference);
       });
     });
   });
