@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "pkg/common/error_list.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/mutex.h"
 #include "pkg/framework/extender.h"
@@ -28,6 +29,11 @@ constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
 constexpr std::string_view kPodPopped = "PodPopped";
+
+// The queue names upstream's logs give.
+constexpr std::string_view kActiveQ = "Active";
+constexpr std::string_view kBackoffQ = "Backoff";
+constexpr std::string_view kUnschedulableQ = "Unschedulable";
 
 using metrics::Queue;
 }  // namespace
@@ -175,16 +181,23 @@ bool SchedulingQueue::PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key
   return false;
 }
 
-void SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
+std::string_view SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
   RemoveEverywhere(key);
-  if (!PassPreEnqueue(p, key, event)) return;
+  if (!PassPreEnqueue(p, key, event)) {
+    VLOG(5,
+         "Entity moved to an internal scheduling queue, because it is gated type=\"Pod\" "
+         "entity=\"{}\" event=\"{}\" queue=\"{}\"",
+         key, event, kUnschedulableQ);
+    return kUnschedulableQ;
+  }
   // The SLI clock starts when the pod first enters activeQ, as upstream's InitialAttemptTimestamp.
   if (p->initial_attempt_timestamp == MonoTime{}) p->initial_attempt_timestamp = clock_.Now();
   active_.insert(p);
   index_[key] = std::move(p);
   metrics::QueueIncomingPods(Queue::kActive, event).Increment();
   cv_.Signal();
+  return kActiveQ;
 }
 
 void SchedulingQueue::Add(api::PodPtr pod) {
@@ -233,7 +246,11 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
     for (const ClusterEvent& ev : events) {
       if (!WorthRequeuing(*p, ev, old_pod, new_pod)) continue;
       EraseUnschedulable(key);
-      Requeue(std::move(p), ev.Label());
+      std::string_view queue = Requeue(std::move(p), ev.Label());
+      VLOG(5,
+           "Entity moved to an internal scheduling queue because the Pod is updated type=\"Pod\" "
+           "entity=\"{}\" event=\"{}\" queue=\"{}\"",
+           key, ev.Label(), queue);
       SyncPendingGauges();
       break;
     }
@@ -420,7 +437,7 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const ClusterEvent&
   return false;
 }
 
-void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
+std::string_view SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
   if (!p->gating_plugin.empty()) return MoveToActive(std::move(p), event);
   if (IsBackingOff(*p)) {
@@ -428,14 +445,20 @@ void SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view event) {
     // a pop from backoffQ nor the end of the backoff runs it: a preemptor whose victims are still
     // being evicted stays held instead of being retried as soon as the scheduler is idle.
     RemoveEverywhere(key);
-    if (!PassPreEnqueue(p, key, event)) return;
+    if (!PassPreEnqueue(p, key, event)) {
+      VLOG(5,
+           "Entity moved to an internal scheduling queue, because it is gated type=\"Pod\" "
+           "entity=\"{}\" event=\"{}\" queue=\"{}\"",
+           key, event, kUnschedulableQ);
+      return kUnschedulableQ;
+    }
     backoff_.insert(p);
     index_[key] = std::move(p);
     metrics::QueueIncomingPods(Queue::kBackoff, event).Increment();
     cv_.Signal();  // PopFromBackoffQ lets an idle scheduler take it
-    return;
+    return kBackoffQ;
   }
-  MoveToActive(std::move(p), event);
+  return MoveToActive(std::move(p), event);
 }
 
 void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool error) {
@@ -462,11 +485,19 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
     }
     EndInFlight(uid);
   }
+  std::string rejectors = Join(
+      std::vector<std::string>(p->unschedulable_plugins.begin(), p->unschedulable_plugins.end()),
+      ",");
+  std::string_view queue = kUnschedulableQ;
   if (requeue) {
-    Requeue(std::move(p), kScheduleAttemptFailure);
+    queue = Requeue(std::move(p), kScheduleAttemptFailure);
   } else {
     PutUnschedulable(key, std::move(p), kScheduleAttemptFailure);
   }
+  VLOG(3,
+       "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\" "
+       "hint=\"{}\" unschedulable plugins=\"{}\"",
+       key, kScheduleAttemptFailure, queue, requeue ? "Queue" : "QueueSkip", rejectors);
   SyncPendingGauges();
 }
 
@@ -489,7 +520,10 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     QueuedPodInfoPtr pod = std::move(it->second);
     if (!pod->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
-    Requeue(std::move(pod), label);
+    std::string key = Key(pod->pod());
+    std::string_view queue = Requeue(std::move(pod), label);
+    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"", key,
+         label, queue);
     moved = true;
   }
   if (moved) SyncPendingGauges();
@@ -529,7 +563,12 @@ void SchedulingQueue::FlushUnschedulablePodsLeftover() {
     to_move.push_back(std::move(p));
   }
   // Requeued after the scan: a gated pod goes back into unschedulable_ while it is walked.
-  for (auto& p : to_move) Requeue(std::move(p), kUnschedulableTimeout);
+  for (auto& p : to_move) {
+    std::string key = Key(p->pod());
+    std::string_view queue = Requeue(std::move(p), kUnschedulableTimeout);
+    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"", key,
+         kUnschedulableTimeout, queue);
+  }
   SyncPendingGauges();
 }
 

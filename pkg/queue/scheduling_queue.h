@@ -140,8 +140,8 @@ class SchedulingQueue {
   MonoTime BackoffExpiry(const framework::QueuedPodInfo& p) const;
   bool IsBackingOff(const framework::QueuedPodInfo& p) const REQUIRES(mu_);
   // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated; event labels the
-  // move in queue_incoming_pods_total.
-  void MoveToActive(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
+  // move in queue_incoming_pods_total. Returns the queue the pod went to, for the logs.
+  std::string_view MoveToActive(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
   // Runs PreEnqueue on a pod taken out of every set: false when a plugin holds it, which then
   // waits in unschedulable as gated.
   bool PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key, std::string_view event)
@@ -167,7 +167,9 @@ class SchedulingQueue {
   bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
                       const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj) const;
-  void Requeue(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
+  // Puts a pod an event (or its failure) made worth retrying in activeQ or backoffQ, or back in
+  // unschedulable if PreEnqueue holds it; returns which, for the logs.
+  std::string_view Requeue(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
   // Records or clears the pod's nomination from its status.nominatedNodeName, or records
   // override_node when given.
   void UpdateNomination(const framework::PodInfoPtr& pod, const std::string& override_node = "")

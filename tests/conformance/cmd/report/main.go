@@ -1,9 +1,12 @@
 // Command report turns the ginkgo JSON reports of one or more e2e runs into scripts/conformance's
 // per-spec markdown table and says whether every selected spec passed in every run.
 //
-// Usage: report -title TEXT run1.json [run2.json ...] > results.md
+// Usage: report -title TEXT [-details FILE] run1.json [run2.json ...] > results.md
 //
-// A run whose report is missing or unreadable counts as one in which no spec ran.
+// A run whose report is missing or unreadable counts as one in which no spec ran. -details writes,
+// for each spec that did not pass, what is needed to tell why without the run's files: ginkgo's whole
+// message and location, the spec's steps, the tail of its output, and the scheduler's log during the
+// spec (scheduler.log beside the run's report).
 // Exit status: 0 every selected spec passed in every run, 1 otherwise, 2 a usage error.
 package main
 
@@ -13,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -26,10 +30,25 @@ type specReport struct {
 	State                   string
 	NumAttempts             int
 	RunTime                 time.Duration
-	Failure                 *struct{ Message string }
+	StartTime, EndTime      time.Time
+	Failure                 *struct {
+		Message         string
+		FailureNodeType string
+		Location        struct {
+			FileName   string
+			LineNumber int
+		}
+	}
+	CapturedGinkgoWriterOutput string
+	SpecEvents                 []struct {
+		SpecEventType    string
+		Message          string
+		TimelineLocation struct{ Time time.Time }
+	}
 }
 
 type suiteReport struct {
+	SuiteConfig struct{ RandomSeed int64 }
 	SpecReports []specReport
 }
 
@@ -38,23 +57,31 @@ type outcome struct {
 	state   string
 	seconds float64
 	message string
+	report  *specReport // kept for -details
 }
 
-// run is what one JSON report says: the outcome of each selected spec, by full name.
-type run map[string]outcome
+// run is what one JSON report says: the outcome of each selected spec, by full name, and the seed
+// ginkgo ordered the specs with (--ginkgo.seed repeats the order).
+type run struct {
+	specs map[string]outcome
+	seed  int64
+	dir   string // where the report and the run's logs are
+}
 
 func load(path string) (run, error) {
+	r := run{specs: map[string]outcome{}, dir: filepath.Dir(path)}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	var suites []suiteReport
 	if err := json.Unmarshal(b, &suites); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return r, fmt.Errorf("%s: %w", path, err)
 	}
-	r := run{}
 	for _, s := range suites {
-		for _, sp := range s.SpecReports {
+		r.seed = s.SuiteConfig.RandomSeed
+		for i := range s.SpecReports {
+			sp := &s.SpecReports[i]
 			// Specs the focus or label filter left out are reported as skipped with no attempt; they were
 			// not selected, so they are not in the table.
 			if sp.LeafNodeType != "It" || sp.NumAttempts == 0 {
@@ -62,11 +89,11 @@ func load(path string) (run, error) {
 			}
 			name := strings.TrimSpace(strings.Join(append(append([]string{}, sp.ContainerHierarchyTexts...),
 				sp.LeafNodeText), " "))
-			o := outcome{state: sp.State, seconds: sp.RunTime.Seconds()}
+			o := outcome{state: sp.State, seconds: sp.RunTime.Seconds(), report: sp}
 			if sp.Failure != nil {
 				o.message = firstLine(sp.Failure.Message)
 			}
-			r[name] = o
+			r.specs[name] = o
 		}
 	}
 	return r, nil
@@ -86,7 +113,7 @@ func firstLine(s string) string {
 func write(w io.Writer, title string, runs []run) bool {
 	names := map[string]bool{}
 	for _, r := range runs {
-		for n := range r {
+		for n := range r.specs {
 			names[n] = true
 		}
 	}
@@ -113,7 +140,7 @@ func write(w io.Writer, title string, runs []run) bool {
 		fmt.Fprintf(w, "| %s |", strings.ReplaceAll(n, "|", "\\|"))
 		passes := 0
 		for i, r := range runs {
-			o, ok := r[n]
+			o, ok := r.specs[n]
 			switch {
 			case !ok:
 				fmt.Fprint(w, " not run |")
@@ -133,7 +160,13 @@ func write(w io.Writer, title string, runs []run) bool {
 			allPassed = false
 		}
 	}
-	fmt.Fprintf(w, "\n%d of %d specs passed in every run.\n", passedSpecs, len(sorted))
+	fmt.Fprintf(w, "\n%d of %d specs passed in every run.", passedSpecs, len(sorted))
+	seeds := make([]string, len(runs))
+	for i, r := range runs {
+		seeds[i] = fmt.Sprint(r.seed)
+	}
+	fmt.Fprintf(w, " Ginkgo's random seed per run (--ginkgo.seed repeats an order): %s.\n",
+		strings.Join(seeds, ", "))
 	if len(failures) > 0 {
 		fmt.Fprintf(w, "\nWhy the others did not pass (first line of ginkgo's message):\n\n%s\n",
 			strings.Join(failures, "\n"))
@@ -143,6 +176,7 @@ func write(w io.Writer, title string, runs []run) bool {
 
 func main() {
 	title := flag.String("title", "e2e results", "heading of the table")
+	details := flag.String("details", "", "file to write the details of each spec that did not pass")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: report -title TEXT run1.json [run2.json ...]")
@@ -154,11 +188,23 @@ func main() {
 		if err != nil {
 			// A run that died before writing its report still counts: every spec in it is "not run".
 			fmt.Fprintln(os.Stderr, "report:", err)
-			r = run{}
 		}
 		runs = append(runs, r)
 	}
-	if !write(os.Stdout, *title, runs) {
+	passed := write(os.Stdout, *title, runs)
+	if *details != "" {
+		f, err := os.Create(*details)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+		writeDetails(f, runs)
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(2)
+		}
+	}
+	if !passed {
 		os.Exit(1)
 	}
 }
