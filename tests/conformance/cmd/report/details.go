@@ -13,7 +13,7 @@ import (
 
 // Bounds on what -details prints per failed spec, so a CI log stays readable.
 const (
-	maxMessageLines = 30
+	maxMessageLines = 15
 	maxOutputLines  = 40
 	maxLogHead      = 80
 	maxLogTail      = 40
