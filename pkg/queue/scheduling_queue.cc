@@ -178,19 +178,17 @@ bool SchedulingQueue::PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key
   // A gated pod makes no attempt, so a flush that woke it must not count for a later bind.
   flushed_.erase(p->pod().metadata.uid);
   PutUnschedulable(key, std::move(p), event);
+  VLOG(5,
+       "Entity moved to an internal scheduling queue, because it is gated type=\"Pod\" "
+       "entity=\"{}\" event=\"{}\" queue=\"{}\"",
+       key, event, kUnschedulableQ);
   return false;
 }
 
 std::string_view SchedulingQueue::MoveToActive(QueuedPodInfoPtr p, std::string_view event) {
   std::string key = Key(p->pod());
   RemoveEverywhere(key);
-  if (!PassPreEnqueue(p, key, event)) {
-    VLOG(5,
-         "Entity moved to an internal scheduling queue, because it is gated type=\"Pod\" "
-         "entity=\"{}\" event=\"{}\" queue=\"{}\"",
-         key, event, kUnschedulableQ);
-    return kUnschedulableQ;
-  }
+  if (!PassPreEnqueue(p, key, event)) return kUnschedulableQ;
   // The SLI clock starts when the pod first enters activeQ, as upstream's InitialAttemptTimestamp.
   if (p->initial_attempt_timestamp == MonoTime{}) p->initial_attempt_timestamp = clock_.Now();
   active_.insert(p);
@@ -445,13 +443,7 @@ std::string_view SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view e
     // a pop from backoffQ nor the end of the backoff runs it: a preemptor whose victims are still
     // being evicted stays held instead of being retried as soon as the scheduler is idle.
     RemoveEverywhere(key);
-    if (!PassPreEnqueue(p, key, event)) {
-      VLOG(5,
-           "Entity moved to an internal scheduling queue, because it is gated type=\"Pod\" "
-           "entity=\"{}\" event=\"{}\" queue=\"{}\"",
-           key, event, kUnschedulableQ);
-      return kUnschedulableQ;
-    }
+    if (!PassPreEnqueue(p, key, event)) return kUnschedulableQ;
     backoff_.insert(p);
     index_[key] = std::move(p);
     metrics::QueueIncomingPods(Queue::kBackoff, event).Increment();
