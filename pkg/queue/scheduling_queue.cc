@@ -477,9 +477,8 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
     }
     EndInFlight(uid);
   }
-  std::string rejectors = Join(
-      std::vector<std::string>(p->unschedulable_plugins.begin(), p->unschedulable_plugins.end()),
-      ",");
+  // The queue owns the pod from here on and mu_ is held, so the log may read it afterwards.
+  const QueuedPodInfo* logged = p.get();
   std::string_view queue = kUnschedulableQ;
   if (requeue) {
     queue = Requeue(std::move(p), kScheduleAttemptFailure);
@@ -489,7 +488,10 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
   VLOG(3,
        "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\" "
        "hint=\"{}\" unschedulable plugins=\"{}\"",
-       key, kScheduleAttemptFailure, queue, requeue ? "Queue" : "QueueSkip", rejectors);
+       key, kScheduleAttemptFailure, queue, requeue ? "Queue" : "QueueSkip",
+       Join(std::vector<std::string>(logged->unschedulable_plugins.begin(),
+                                     logged->unschedulable_plugins.end()),
+            ","));
   SyncPendingGauges();
 }
 
@@ -512,10 +514,10 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
     QueuedPodInfoPtr pod = std::move(it->second);
     if (!pod->gating_plugin.empty()) --gated_;
     it = unschedulable_.erase(it);
-    std::string key = Key(pod->pod());
+    const QueuedPodInfo* logged = pod.get();  // kept by the queue, under mu_
     std::string_view queue = Requeue(std::move(pod), label);
-    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"", key,
-         label, queue);
+    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"",
+         Key(logged->pod()), label, queue);
     moved = true;
   }
   if (moved) SyncPendingGauges();
@@ -556,10 +558,10 @@ void SchedulingQueue::FlushUnschedulablePodsLeftover() {
   }
   // Requeued after the scan: a gated pod goes back into unschedulable_ while it is walked.
   for (auto& p : to_move) {
-    std::string key = Key(p->pod());
+    const QueuedPodInfo* logged = p.get();  // kept by the queue, under mu_
     std::string_view queue = Requeue(std::move(p), kUnschedulableTimeout);
-    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"", key,
-         kUnschedulableTimeout, queue);
+    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"",
+         Key(logged->pod()), kUnschedulableTimeout, queue);
   }
   SyncPendingGauges();
 }
