@@ -371,4 +371,14 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
+Cache::Dump Cache::DumpAll() const {
+  MutexLock l(mu_);
+  Dump d;
+  for (const auto& [name, item] : nodes_) d.nodes.emplace(name, item->info);
+  for (const auto& [key, state] : pods_) {
+    if (state.assumed) d.assumed_pods.insert(key);
+  }
+  return d;
+}
+
 }  // namespace stowage::cache

@@ -20,7 +20,9 @@
 // Node, as upstream counts them.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -58,6 +60,14 @@ class Cache {
 
   size_t NodeCount() const;
   size_t PodCount() const;
+
+  // A copy of every node entry and the keys of the assumed pods, for the cache debugger
+  // (upstream's Cache.Dump); slow, never on the scheduling path.
+  struct Dump {
+    std::map<std::string, framework::NodeInfo> nodes;
+    std::set<std::string> assumed_pods;
+  };
+  Dump DumpAll() const;
 
  private:
   struct PodState {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pkg/common/go_quote.h"
+#include "pkg/common/log_value.h"
 #include "pkg/common/mutex.h"
 #include "pkg/common/strconv.h"
 
@@ -354,6 +355,12 @@ void Init(int verbosity, Format format) {
 
 Status InitWithSink(const Config& config, spdlog::sink_ptr sink) {
   return Install(config, std::move(sink));
+}
+
+std::string KeyValue(std::string_view key, std::string_view value) {
+  std::string out;
+  AppendKlogValue(out, key, value);
+  return out;
 }
 
 }  // namespace stowage::logging

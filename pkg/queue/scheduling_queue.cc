@@ -600,6 +600,18 @@ size_t SchedulingQueue::BackoffSize() const {
   MutexLock l(mu_);
   return backoff_.size();
 }
+std::pair<std::vector<api::PodPtr>, std::string> SchedulingQueue::PendingPods() const {
+  MutexLock l(mu_);
+  std::vector<api::PodPtr> pods;
+  pods.reserve(active_.size() + backoff_.size() + unschedulable_.size());
+  for (const auto& p : active_) pods.push_back(p->pod_info->pod);
+  for (const auto& p : backoff_) pods.push_back(p->pod_info->pod);
+  for (const auto& [key, p] : unschedulable_) pods.push_back(p->pod_info->pod);
+  return {std::move(pods), "activeQ:" + std::to_string(active_.size()) +
+                               "; backoffQ:" + std::to_string(backoff_.size()) +
+                               "; unschedulableEntities:" + std::to_string(unschedulable_.size())};
+}
+
 size_t SchedulingQueue::UnschedulableSize() const {
   MutexLock l(mu_);
   return unschedulable_.size();

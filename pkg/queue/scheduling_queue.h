@@ -34,6 +34,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "pkg/common/clock.h"
@@ -113,6 +114,10 @@ class SchedulingQueue {
   size_t ActiveSize() const;
   size_t BackoffSize() const;
   size_t UnschedulableSize() const;
+  // Every pod waiting in activeQ, backoffQ or unschedulable (gated included), and upstream's
+  // summary of the three counts ("activeQ:1; backoffQ:0; unschedulableEntities:2"), for the
+  // cache debugger.
+  std::pair<std::vector<api::PodPtr>, std::string> PendingPods() const;
   bool IsInUnschedulable(const api::Pod& pod) const;
 
  private:

@@ -3,6 +3,8 @@
 
 #include "pkg/common/logging.h"
 #include "pkg/metrics/metrics.h"
+#include "pkg/scheduler/cache_debugger.h"
+#include "pkg/scheduler/informer_lister.h"
 #include "pkg/scheduler/setup.h"
 
 namespace stowage::scheduler {
@@ -132,6 +134,12 @@ void Scheduler::Run(std::stop_token stop) {
   if (size_t left = status_writer_.Drain(options_.binding_drain_timeout); left > 0) {
     LOG_WARN("{} pod status update(s) still in flight; stopping without them", left);
   }
+}
+
+void Scheduler::DebugCache() const {
+  InformerLister<api::Node> nodes(nodes_);
+  InformerLister<api::Pod> pods(pods_);
+  CacheDebugger(nodes, pods, cache_, *queue_).CompareAndDump();
 }
 
 }  // namespace stowage::scheduler

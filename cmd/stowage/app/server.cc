@@ -7,13 +7,16 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "cmd/stowage/app/endpoints.h"
 #include "cmd/stowage/app/secure_port.h"
 #include "pkg/client/kubeconfig.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/mutex.h"
 #include "pkg/common/sdnotify.h"
+#include "pkg/common/thread_annotations.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/metrics/component.h"
@@ -29,29 +32,55 @@
 namespace stowage::app {
 namespace {
 
-// Turns SIGTERM/SIGINT into a stop request. The signals are blocked in every thread (the mask is
-// set before any thread starts) and taken synchronously here.
+// Turns SIGTERM/SIGINT into a stop request, and runs the cache debugger on SIGUSR2 as
+// kube-scheduler does. The signals are blocked in every thread (the mask is set before any
+// thread starts) and taken synchronously here.
 class SignalWatcher {
  public:
   SignalWatcher() {
     sigemptyset(&sigs_);
     sigaddset(&sigs_, SIGTERM);
     sigaddset(&sigs_, SIGINT);
+    sigaddset(&sigs_, SIGUSR2);
     pthread_sigmask(SIG_BLOCK, &sigs_, nullptr);
     thread_ = std::thread([this] {
-      int sig = 0;
-      sigwait(&sigs_, &sig);
-      LOG_INFO("received {}, shutting down", strsignal(sig));
-      stop_.request_stop();
+      for (;;) {
+        int sig = 0;
+        sigwait(&sigs_, &sig);
+        if (sig == SIGUSR2) {
+          std::function<void()> debug;
+          {
+            MutexLock l(mu_);
+            debug = on_debug_;
+          }
+          if (debug) {
+            debug();
+          } else {
+            LOG_INFO("received {} before the caches synced; no cache to compare yet",
+                     strsignal(sig));
+          }
+          continue;
+        }
+        LOG_INFO("received {}, shutting down", strsignal(sig));
+        stop_.request_stop();
+        return;
+      }
     });
     thread_.detach();  // blocked in sigwait until a signal; the process exit ends it
   }
   std::stop_token token() const { return stop_.get_token(); }
+  // What SIGUSR2 runs from now on.
+  void OnDebugSignal(std::function<void()> debug) {
+    MutexLock l(mu_);
+    on_debug_ = std::move(debug);
+  }
 
  private:
   sigset_t sigs_;
   std::stop_source stop_;
   std::thread thread_;
+  Mutex mu_;
+  std::function<void()> on_debug_ GUARDED_BY(mu_);
 };
 
 // What the sandbox must leave reachable: every file stowage reads again once running (the
@@ -317,6 +346,7 @@ int RunScheduler(const Options& options, const config::KubeSchedulerConfiguratio
   if (!shutdown.stop_requested()) {
     handlers_synced = true;
     LOG_INFO("caches synced: {} nodes", sched.cache().NodeCount());
+    signals.OnDebugSignal([&sched] { sched.DebugCache(); });
     sdnotify::Notify("READY=1");
   }
 
