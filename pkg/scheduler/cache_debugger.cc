@@ -79,11 +79,10 @@ std::string CacheDebugger::PrintResource(const framework::Resource& r) {
   // Go prints a map with its keys sorted.
   std::vector<std::pair<std::string, int64_t>> scalar = r.scalar;
   std::sort(scalar.begin(), scalar.end());
-  std::string s = "&{MilliCPU:" + std::to_string(r.milli_cpu) +
-                  " Memory:" + std::to_string(r.memory) +
-                  " EphemeralStorage:" + std::to_string(r.ephemeral_storage) +
-                  " AllowedPodNumber:" + std::to_string(r.allowed_pod_number) +
-                  " ScalarResources:map[";
+  std::string s =
+      "&{MilliCPU:" + std::to_string(r.milli_cpu) + " Memory:" + std::to_string(r.memory) +
+      " EphemeralStorage:" + std::to_string(r.ephemeral_storage) +
+      " AllowedPodNumber:" + std::to_string(r.allowed_pod_number) + " ScalarResources:map[";
   for (size_t i = 0; i < scalar.size(); ++i) {
     if (i > 0) s += " ";
     s += scalar[i].first + ":" + std::to_string(scalar[i].second);

@@ -16,8 +16,9 @@ using testing::SharedCluster;
 
 TEST(CacheDebugger, Sigusr2DumpsTheCacheAndTheQueueAndTheSchedulerCarriesOn) {
   ASSERT_TRUE(testing::CreateNode(SharedCluster().Admin(),
-                                  testing::BuildNode().Name("debugger-node").Capacity(
-                                      {{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}))
+                                  testing::BuildNode()
+                                      .Name("debugger-node")
+                                      .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}))
                   .ok());
   Instance in({"--leader-elect=false"});
   ASSERT_TRUE(in.WaitForLog("caches synced")) << in.Log();

@@ -95,7 +95,7 @@ TEST(Protobuf, EventIsGosBytes) {
 
 // Protobuf with upstream's default contentType, JSON without it (as before).
 TEST(Protobuf, ContentTypeChoosesTheEncoding) {
-  for (const std::string content_type : {std::string(kProtobuf), std::string()}) {
+  for (const std::string& content_type : {std::string(kProtobuf), std::string()}) {
     auto owned = std::make_unique<stowage::testing::FakeApiServer>();
     stowage::testing::FakeApiServer& api = *owned;
     RestConfig cfg;

@@ -19,10 +19,10 @@
 namespace stowage::scheduler {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::BuildNode;
 using testing::BuildPod;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(CacheDebuggerCompare, SplitsTheDifferenceIntoMissedAndRedundant) {
   auto d = CacheDebugger::CompareStrings({"c", "a", "b", "b"}, {"b", "d", "a"});
@@ -54,7 +54,8 @@ TEST(CacheDebuggerPrint, ResourcesAndPodsAsUpstreamPrintsThem) {
 class CacheDebuggerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
+    ASSERT_TRUE(
+        testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
     ASSERT_TRUE(
         testing::RegisterStub(registry_, "Bind", [] { return new testing::StubBinder; }).ok());
     framework::ProfileSpec spec;
@@ -97,9 +98,11 @@ TEST_F(CacheDebuggerTest, AgreementLogsNoMismatchAndTheDumpShowsNodesPodsAndTheQ
   CacheDebugger(nodes_, pods_, cache_, *queue_).CompareAndDump();
   std::string log = out_.str();
   EXPECT_THAT(log, Not(HasSubstr("Cache mismatch")));
-  EXPECT_THAT(log, HasSubstr("Dump of cached NodeInfo nodes=<\n\tNode name: n1\n\tDeleted: false\n"));
+  EXPECT_THAT(log,
+              HasSubstr("Dump of cached NodeInfo nodes=<\n\tNode name: n1\n\tDeleted: false\n"));
   EXPECT_THAT(log, HasSubstr("AllowedPodNumber:110"));
-  EXPECT_THAT(log, HasSubstr("Scheduled Pods(number: 1):\n\tname: bound, namespace: ns, uid: u-bound"));
+  EXPECT_THAT(log,
+              HasSubstr("Scheduled Pods(number: 1):\n\tname: bound, namespace: ns, uid: u-bound"));
   EXPECT_THAT(log, HasSubstr("Dump of scheduling queue summary=\"activeQ:1; backoffQ:0; "
                              "unschedulableEntities:0\" pods=<\n\tname: pending, namespace: ns"));
 }
@@ -114,8 +117,8 @@ TEST_F(CacheDebuggerTest, DisagreementNamesTheMissedAndTheRedundant) {
   pods_.Add(*a);
   ASSERT_TRUE(cache_.AddPod(a).ok());
   pods_.Add(*BuildPod().Namespace("ns").Name("b").UID("u-b").Obj());
-  ASSERT_TRUE(cache_.AddPod(BuildPod().Namespace("ns").Name("ghost").UID("u-ghost").Node("n1").Obj())
-                  .ok());
+  ASSERT_TRUE(
+      cache_.AddPod(BuildPod().Namespace("ns").Name("ghost").UID("u-ghost").Node("n1").Obj()).ok());
 
   CacheDebugger(nodes_, pods_, cache_, *queue_).Compare();
   std::string log = out_.str();
