@@ -375,9 +375,6 @@ Cache::Dump Cache::DumpAll() const {
   MutexLock l(mu_);
   Dump d;
   for (const auto& [name, item] : nodes_) d.nodes.emplace(name, item->info);
-  for (const auto& [key, state] : pods_) {
-    if (state.assumed) d.assumed_pods.insert(key);
-  }
   return d;
 }
 

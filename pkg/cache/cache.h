@@ -22,7 +22,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -61,11 +60,10 @@ class Cache {
   size_t NodeCount() const;
   size_t PodCount() const;
 
-  // A copy of every node entry and the keys of the assumed pods, for the cache debugger
-  // (upstream's Cache.Dump); slow, never on the scheduling path.
+  // A copy of every node entry, by name, for the cache debugger (upstream's Cache.Dump); slow,
+  // never on the scheduling path.
   struct Dump {
     std::map<std::string, framework::NodeInfo> nodes;
-    std::set<std::string> assumed_pods;
   };
   Dump DumpAll() const;
 
