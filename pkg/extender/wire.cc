@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "object_json.h"
@@ -41,6 +42,18 @@ StatusOr<json> Parse(std::string_view body, std::string_view what) {
 
 Status TypeError(std::string_view what, const json::exception& e) {
   return InvalidArgumentError("decoding " + std::string(what) + ": " + e.what());
+}
+
+// An int64 field as Go's encoding/json fills one: only from an integer that fits. nlohmann's
+// get<int64_t> would cast a fraction or an out-of-range number, which is undefined behaviour.
+StatusOr<int64_t> Int64Field(const json& v, std::string_view what, std::string_view field) {
+  const bool too_big =
+      v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX);
+  if (v.is_number_float() || too_big) {
+    return InvalidArgumentError("decoding " + std::string(what) + ": cannot unmarshal number " +
+                                v.dump() + " into " + std::string(field) + " of type int64");
+  }
+  return v.get<int64_t>();  // an integer that fits, or a type_error for the caller
 }
 
 std::vector<std::pair<std::string, std::string>> FailedMap(const json* m) {
@@ -121,7 +134,11 @@ StatusOr<std::vector<framework::HostPriority>> DecodeHostPriorityList(std::strin
     for (const json& h : *j) {
       framework::HostPriority p;
       if (const json* host = Field(h, "Host")) p.host = host->get<std::string>();
-      if (const json* score = Field(h, "Score")) p.score = score->get<int64_t>();
+      if (const json* score = Field(h, "Score")) {
+        auto v = Int64Field(*score, kWhat, "Score");
+        if (!v.ok()) return v.status();
+        p.score = *v;
+      }
       out.push_back(std::move(p));
     }
   } catch (const json::exception& e) {
@@ -177,7 +194,9 @@ StatusOr<std::map<std::string, MetaVictims>> DecodePreemptionResult(std::string_
         }
       }
       if (const json* n = Field(it.value(), "NumPDBViolations")) {
-        v.num_pdb_violations = n->get<int64_t>();
+        auto count = Int64Field(*n, kWhat, "NumPDBViolations");
+        if (!count.ok()) return count.status();
+        v.num_pdb_violations = *count;
       }
     }
   } catch (const json::exception& e) {

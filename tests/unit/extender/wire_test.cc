@@ -99,6 +99,21 @@ TEST(DecodeHostPriorityList, ReadsHostsAndScores) {
   EXPECT_FALSE(DecodeHostPriorityList(R"([{"Host":"n1","Score":"high"}])").ok());
 }
 
+TEST(DecodeHostPriorityList, AScoreThatIsNoInt64IsAnError) {
+  // Found by the extender_answer fuzz target: a number beyond int64 was cast to one.
+  for (const char* score : {"710001639710584329737900", "9223372036854775808", "1.5", "1e3"}) {
+    auto r = DecodeHostPriorityList(std::string(R"([{"Host":"n1","Score":)") + score + "}]");
+    ASSERT_FALSE(r.ok()) << score;
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("cannot unmarshal number"))
+        << r.status();
+    EXPECT_THAT(std::string(r.status().message()), ::testing::HasSubstr("into Score of type int64"))
+        << r.status();
+  }
+  auto max = DecodeHostPriorityList(R"([{"Host":"n1","Score":9223372036854775807}])");
+  ASSERT_TRUE(max.ok()) << max.status();
+  EXPECT_EQ((*max)[0].score, INT64_MAX);
+}
+
 TEST(Binding, ArgsAndResult) {
   auto pod = BuildPod().Name("p").Namespace("ns").UID("u1").Obj();
   EXPECT_EQ(json::parse(EncodeBindingArgs(*pod, "n1")),
