@@ -1,6 +1,6 @@
 // Handle: what the framework gives plugins besides the pod: the cycle's snapshot of nodes, the
 // worker pool, the pods waiting at Permit, the few API writes plugins make (PodWriter), listers
-// of the other kinds they read (namespaces, services, workload controllers, PDBs), the
+// of the other kinds they read (namespaces, services, workload controllers, PDBs, storage), the
 // nominator and the queue's Activate, behind interfaces so plugins depend on neither the cache,
 // the informers, the client nor the scheduler.
 #pragma once
@@ -195,6 +195,18 @@ class Handle {
                            std::string note, const api::Pod* related) {
     (void)regarding, (void)controller, (void)type, (void)reason, (void)action, (void)note,
         (void)related;
+  }
+
+  // The storage kinds the volume plugins read (upstream's PV, PVC and StorageClass listers).
+  // Declared last so that plugin libraries built before them keep their vtable slots.
+  virtual const Lister<api::PersistentVolume>& persistent_volumes() {
+    return EmptyLister<api::PersistentVolume>::Instance();
+  }
+  virtual const Lister<api::PersistentVolumeClaim>& persistent_volume_claims() {
+    return EmptyLister<api::PersistentVolumeClaim>::Instance();
+  }
+  virtual const Lister<api::StorageClass>& storage_classes() {
+    return EmptyLister<api::StorageClass>::Instance();
   }
 };
 

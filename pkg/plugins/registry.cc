@@ -3,6 +3,7 @@
 #include "pkg/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/plugins/default_preemption/default_preemption.h"
+#include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 #include "pkg/plugins/image_locality/image_locality.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/names.h"
@@ -17,6 +18,7 @@
 #include "pkg/plugins/queue_sort/queue_sort.h"
 #include "pkg/plugins/scheduling_gates/scheduling_gates.h"
 #include "pkg/plugins/taint_toleration/taint_toleration.h"
+#include "pkg/plugins/volume_binding/volume_binding.h"
 
 namespace stowage::plugins {
 
@@ -39,8 +41,11 @@ framework::Registry NewInTreeRegistry() {
        framework::WithArgs<config::PodTopologySpreadArgs>(pod_topology_spread::New)},
       {names::kInterPodAffinity,
        framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
+      {names::kVolumeBinding, framework::WithArgs<config::VolumeBindingArgs>(volume_binding::New)},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
+      {names::kDynamicResources,
+       framework::WithArgs<config::DynamicResourcesArgs>(dynamic_resources::New)},
       {names::kDefaultPreemption,
        framework::WithArgs<config::DefaultPreemptionArgs>(default_preemption::New)},
       {names::kDefaultBinder, default_binder::New},
@@ -55,9 +60,7 @@ const std::vector<std::string_view>& NotYetImplemented() {
   static const auto* list = new std::vector<std::string_view>{
       names::kVolumeRestrictions,
       names::kNodeVolumeLimits,
-      names::kVolumeBinding,
       names::kVolumeZone,
-      names::kDynamicResources,
       names::kGangScheduling,
       // Added to the default profile only by gates that are off by default in 1.37.
       names::kDeferredPodScheduling,

@@ -78,6 +78,17 @@ SchedulingQueue::SchedulingQueue(std::map<std::string, framework::Framework*> pr
 
 SchedulingQueue::~SchedulingQueue() { Close(); }
 
+uint32_t SchedulingQueue::RegisteredActions(framework::EventResource resource) const {
+  // events_ is fixed at construction, so it is read without the lock.
+  uint32_t actions = 0;
+  for (const auto& [plugin, e] : events_) {
+    if (e.event.resource == resource || e.event.resource == framework::EventResource::kWildCard) {
+      actions |= e.event.action;
+    }
+  }
+  return actions;
+}
+
 framework::Framework* SchedulingQueue::ProfileFor(const api::Pod& pod) const {
   auto it = profiles_.find(pod.spec.scheduler_name);
   return it == profiles_.end() ? nullptr : it->second;

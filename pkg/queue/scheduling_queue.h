@@ -82,6 +82,11 @@ class SchedulingQueue {
                                      const framework::EventObject& old_obj,
                                      const framework::EventObject& new_obj);
 
+  // The actions on resource that some profile's plugin (or an extender) registered for, 0 when
+  // none: the scheduler watches the kinds only plugins read when this is not 0, as upstream
+  // builds its informer handlers from the registered events.
+  uint32_t RegisteredActions(framework::EventResource resource) const;
+
   // Moves backed-off pods to activeQ and leftovers out of unschedulable (normally driven by
   // the queue's own timer thread; exposed for tests with a FakeClock).
   void FlushBackoffQCompleted();

@@ -30,6 +30,27 @@ prometheus::Histogram& Handling(std::string_view event) {
 }
 }  // namespace
 
+template <typename T>
+void Scheduler::RequeueOnChangesOf(framework::EventResource resource) {
+  const uint32_t registered = queue_->RegisteredActions(resource);
+  if (registered == 0) return;  // no plugin cares: the kind is not even watched
+  // Each change is a plain event of the kind: these objects reach no queueing hint yet.
+  auto on = [this, registered, resource](uint32_t action) {
+    if ((registered & action) == 0) return;
+    const ClusterEvent ev{resource, action};
+    HandlingTimer t(Handling(ev.Label()));
+    queue_->MoveAllToActiveOrBackoffQueue(ev, {}, {});
+  };
+  using Ptr = std::shared_ptr<const T>;
+  auto h = std::make_shared<informer::FuncHandler<T>>();
+  h->add = [on](const Ptr&, bool) { on(framework::kAdd); };
+  h->update = [on](const Ptr& o, const Ptr& n) {
+    if (o->metadata.resource_version != n->metadata.resource_version) on(framework::kUpdate);
+  };
+  h->del = [on](const Ptr&, bool) { on(framework::kDelete); };
+  informers_.For<T>().AddEventHandler(h);
+}
+
 void Scheduler::RegisterHandlers() {
   using framework::kEventAssignedPodAdd;
   using framework::kEventAssignedPodDelete;
@@ -128,6 +149,11 @@ void Scheduler::RegisterHandlers() {
   };
   // Terminal pods hold no resources and are not the scheduler's business, as upstream.
   pods_.AddEventHandler(pods);
+
+  // The storage kinds the volume plugins read.
+  RequeueOnChangesOf<api::PersistentVolume>(framework::EventResource::kPersistentVolume);
+  RequeueOnChangesOf<api::PersistentVolumeClaim>(framework::EventResource::kPersistentVolumeClaim);
+  RequeueOnChangesOf<api::StorageClass>(framework::EventResource::kStorageClass);
 }
 
 }  // namespace stowage::scheduler

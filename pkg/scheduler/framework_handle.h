@@ -81,6 +81,15 @@ class FrameworkHandle final : public framework::Handle {
   const framework::Lister<api::PodDisruptionBudget>& pod_disruption_budgets() override {
     return Get(&FrameworkHandle::pod_disruption_budgets_);
   }
+  const framework::Lister<api::PersistentVolume>& persistent_volumes() override {
+    return Get(&FrameworkHandle::persistent_volumes_);
+  }
+  const framework::Lister<api::PersistentVolumeClaim>& persistent_volume_claims() override {
+    return Get(&FrameworkHandle::persistent_volume_claims_);
+  }
+  const framework::Lister<api::StorageClass>& storage_classes() override {
+    return Get(&FrameworkHandle::storage_classes_);
+  }
   const framework::Lister<api::Pod>& pods() override {
     if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
     return *pods_;
@@ -143,6 +152,10 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::ReplicationController>> replication_controllers_
       GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::PodDisruptionBudget>> pod_disruption_budgets_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::PersistentVolume>> persistent_volumes_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::PersistentVolumeClaim>> persistent_volume_claims_
+      GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::StorageClass>> storage_classes_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::scheduler

@@ -20,6 +20,7 @@ std::vector<framework::Extender*> ExtenderPointers(
 Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& informers,
                      Options options)
     : client_(client),
+      informers_(informers),
       pods_(informers.For<api::Pod>(
           informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})),
       nodes_(informers.For<api::Node>()),

@@ -121,6 +121,10 @@ class Scheduler {
   void HandleFailure(framework::Framework* fw, queue::QueuedPodInfoPtr qpod,
                      const framework::Status& status, const FitError* fit, MonoTime start);
   void RegisterHandlers();
+  // Requeues pods on changes of kind T (a kind the scheduler reads through listers only) when
+  // some plugin registered events on resource, upstream's handlers for the other kinds.
+  template <typename T>
+  void RequeueOnChangesOf(framework::EventResource resource);
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(std::string_view uid) const;
   // Logs a failed cache operation on pod at error level and counts it (cache_errors()).
   void CacheError(std::string_view operation, const api::Pod* pod, const stowage::Status& s);
@@ -131,6 +135,7 @@ class Scheduler {
   bool Responsible(const api::Pod& pod) const { return ProfileFor(pod) != nullptr; }
 
   client::RestClient& client_;
+  informer::InformerFactory& informers_;
   // The informers the handlers are registered on, obtained once so that failure handling and
   // ListPods read the very store the handlers see (a lookup by filter could start another
   // list and watch of every pod). Pods: the non-terminal ones, as upstream.

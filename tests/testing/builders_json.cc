@@ -163,6 +163,29 @@ std::string PodWrapper::Json() const {
     spec["topologySpreadConstraints"].push_back(SpreadConstraintJson(c));
   }
   for (const auto& g : s.scheduling_gates) spec["schedulingGates"].push_back({{"name", g}});
+  for (const auto& v : s.volumes) {
+    json vol = {{"name", v.name}};
+    if (v.source == "persistentVolumeClaim") {
+      vol["persistentVolumeClaim"] = {{"claimName", v.claim_name}};
+    } else if (v.source == "ephemeral") {
+      // A one-gigabyte claim of the default class, as the smallest valid template.
+      vol["ephemeral"]["volumeClaimTemplate"]["spec"] = {
+          {"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}};
+    } else if (v.source == "image") {
+      vol["image"] = {{"reference", v.image_reference}};
+    } else {
+      vol["emptyDir"] = json::object();
+    }
+    spec["volumes"].push_back(vol);
+  }
+  for (const auto& c : s.resource_claims) {
+    json claim = {{"name", c.name}};
+    if (c.resource_claim_name) claim["resourceClaimName"] = *c.resource_claim_name;
+    if (c.resource_claim_template_name) {
+      claim["resourceClaimTemplateName"] = *c.resource_claim_template_name;
+    }
+    spec["resourceClaims"].push_back(claim);
+  }
   if (s.host_network) spec["hostNetwork"] = true;
   return json{
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", Meta(pod_.metadata)}, {"spec", spec}}

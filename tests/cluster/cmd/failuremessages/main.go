@@ -30,6 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/schedulinggates"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
 )
 
 var ctx = context.Background()
@@ -179,4 +180,11 @@ func main() {
 	gated.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "a"}, {Name: "b"}}
 	gates := newPlugin("SchedulingGates", schedulinggates.New, nil).(fwk.PreEnqueuePlugin)
 	reasons("SchedulingGates.PreEnqueue", gates.PreEnqueue(ctx, gated))
+
+	// VolumeBinding: the binder's exported reasons (its PreFilter's are checked on a real
+	// cluster by tests/integration/volume_guard_test.cc).
+	line("VolumeBinding.ErrReasonBindConflict", string(volumebinding.ErrReasonBindConflict))
+	line("VolumeBinding.ErrReasonNodeConflict", string(volumebinding.ErrReasonNodeConflict))
+	line("VolumeBinding.ErrReasonNotEnoughSpace", volumebinding.ErrReasonNotEnoughSpace)
+	line("VolumeBinding.ErrReasonPVNotExist", volumebinding.ErrReasonPVNotExist)
 }

@@ -1,0 +1,49 @@
+// How a pod's volumes stand with their PersistentVolumeClaims, as upstream's volume binder sorts
+// them (GetPodVolumeClaims and podHasPVCs): each claim found, bound, unbound with immediate
+// binding, or unbound with binding delayed until a node is chosen (WaitForFirstConsumer).
+// Pure functions over listers; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/api/types.h"
+#include "pkg/framework/handle.h"
+
+namespace stowage::plugins::volume_binding {
+
+using ClaimPtr = std::shared_ptr<const api::PersistentVolumeClaim>;
+
+// The annotations upstream's helpers read.
+inline constexpr std::string_view kAnnBindCompleted = "pv.kubernetes.io/bind-completed";
+inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
+
+struct PodClaims {
+  bool has_claims = false;  // the pod names a claim (persistentVolumeClaim or ephemeral)
+  std::vector<ClaimPtr> bound;
+  std::vector<ClaimPtr> unbound_immediate;  // prebound claims count here, as upstream
+  std::vector<ClaimPtr> unbound_delayed;
+};
+
+// The claim's class: the beta annotation first, then spec.storageClassName (upstream's
+// GetPersistentVolumeClaimClass).
+std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
+
+// True when the claim names a volume and the PV controller finished binding it.
+bool FullyBound(const api::PersistentVolumeClaim& pvc);
+
+// The claims of pod's volumes, or the reason the pod cannot be scheduled now with upstream's
+// words: a missing claim ("persistentvolumeclaim \"x\" not found", or the wait for the
+// ephemeral volume controller), a lost or terminating claim, an ephemeral claim the pod does not
+// own. error is set instead when a class cannot be read (a class without volumeBindingMode).
+struct ClaimsOrReason {
+  PodClaims claims;
+  std::optional<std::string> unschedulable;
+  std::optional<std::string> error;
+};
+ClaimsOrReason SortPodClaims(const api::Pod& pod,
+                             const framework::Lister<api::PersistentVolumeClaim>& claims,
+                             const framework::Lister<api::StorageClass>& classes);
+
+}  // namespace stowage::plugins::volume_binding

@@ -1,0 +1,169 @@
+// The guards for storage and dynamic resources on a real kube-apiserver: a pod whose claims
+// stowage cannot serve stays pending with upstream's message (or one naming why), a new claim
+// requeues it at once, and a bound claim's volume pins its pod to the nodes its affinity allows.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pkg/client/resources.h"
+#include "pkg/plugins/dynamic_resources/dynamic_resources.h"
+#include "pkg/plugins/volume_binding/volume_binding.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/objects.h"
+#include "tests/testing/running_scheduler.h"
+
+namespace stowage {
+namespace {
+
+using json = nlohmann::json;
+using testing::BuildClusterNode;
+using testing::BuildPod;
+using testing::RunningScheduler;
+
+client::RestClient& Admin() { return testing::SharedCluster().Admin(); }
+
+void Create(const std::string& path, const json& body) {
+  auto r = Admin().Post(path, body.dump());
+  ASSERT_TRUE(r.ok()) << path << ": " << r.status();
+}
+
+json Claim(const std::string& name, const std::string& cls, const std::string& volume = "") {
+  json spec = {{"accessModes", {"ReadWriteOnce"}},
+               {"resources", {{"requests", {{"storage", "1Gi"}}}}},
+               {"storageClassName", cls}};
+  if (!volume.empty()) spec["volumeName"] = volume;
+  json c = {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+            {"metadata", {{"name", name}}}, {"spec", spec}};
+  // What the PV controller writes once it has bound the claim (no controller runs here).
+  if (!volume.empty()) c["metadata"]["annotations"] = {{"pv.kubernetes.io/bind-completed", "yes"}};
+  return c;
+}
+
+// The pod's PodScheduled condition message once the scheduler has written one, else "".
+std::string PendingMessage(const std::string& ns, const std::string& pod) {
+  auto p = client::GetObject<api::Pod>(Admin(), ns, pod);
+  if (!p.ok()) return "";
+  for (const auto& c : p->status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False") return c.message;
+  }
+  return "";
+}
+
+bool WaitFor(const std::function<bool()>& cond) {
+  return testing::Eventually(cond, std::chrono::seconds(30), std::chrono::milliseconds(200));
+}
+
+// The whole condition message of a pod rejected at PreFilter on every one of n nodes. When
+// VolumeBinding rejects it, DynamicResources' PreFilter never runs and upstream's PostFilter
+// answers "not found" in place of preemption's verdict.
+std::string RejectedEverywhere(const std::string& reason, int n, bool before_dra = true) {
+  const std::string all = std::to_string(n);
+  std::string msg = "0/" + all + " nodes are available: " + reason + ".";
+  if (before_dra) return msg + " not found";
+  return msg + " preemption: 0/" + all + " nodes are available: " + all +
+         " Preemption is not helpful for scheduling.";
+}
+
+class VolumeGuard : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_TRUE(testing::EnsureNamespace(Admin(), kNs).ok());
+    for (const char* zone : {"a", "b"}) {
+      ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode()
+                                                   .Name(std::string("vg-") + zone)
+                                                   .Label("stowage-test/zone", zone))
+                      .ok());
+    }
+    Create("/apis/storage.k8s.io/v1/storageclasses",
+           {{"apiVersion", "storage.k8s.io/v1"}, {"kind", "StorageClass"},
+            {"metadata", {{"name", "wffc"}}}, {"provisioner", "example.com/none"},
+            {"volumeBindingMode", "WaitForFirstConsumer"}});
+  }
+  static constexpr const char* kNs = "volume-guard";
+  const std::string claims_ = std::string("/api/v1/namespaces/") + kNs + "/persistentvolumeclaims";
+};
+
+TEST_F(VolumeGuard, MissingClaimIsUpstreamsMessageAndItsCreationRequeuesThePod) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), BuildPod().Namespace(kNs).Name("missing").SchedulerName("stowage").PVC(
+                               "does-not-exist"))
+                  .ok());
+  const std::string missing =
+      RejectedEverywhere("persistentvolumeclaim \"does-not-exist\" not found", 2);
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "missing") == missing; }))
+      << PendingMessage(kNs, "missing");
+  // A claim of no class binds immediately; while no PV controller binds it, the pod waits with
+  // upstream's next reason, reached through the PVC Add event rather than the periodic flush.
+  Create(claims_, Claim("does-not-exist", ""));
+  const std::string unbound = RejectedEverywhere(
+      std::string(plugins::volume_binding::kErrUnboundImmediate), 2);
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "missing") == unbound; }))
+      << PendingMessage(kNs, "missing");
+}
+
+TEST_F(VolumeGuard, WaitForFirstConsumerClaimIsNeverBound) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Create(claims_, Claim("data", "wffc"));
+  ASSERT_TRUE(testing::CreatePod(
+                  Admin(), BuildPod().Namespace(kNs).Name("wffc").SchedulerName("stowage").PVC(
+                               "data"))
+                  .ok());
+  const std::string want =
+      RejectedEverywhere(std::string(plugins::volume_binding::kGuardReason), 2);
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "wffc") == want; }))
+      << PendingMessage(kNs, "wffc");
+  auto pod = client::GetObject<api::Pod>(Admin(), kNs, "wffc");
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ(pod->spec.node_name, "");
+}
+
+TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  const json pv = json::parse(R"({
+    "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "vg-local"},
+    "spec": {
+      "capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+      "storageClassName": "local", "local": {"path": "/mnt/disk"},
+      "claimRef": {"namespace": "volume-guard", "name": "local-data"},
+      "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "stowage-test/zone", "operator": "In", "values": ["b"]}]}]}}}})");
+  Create("/api/v1/persistentvolumes", pv);
+  Create(claims_, Claim("local-data", "local", "vg-local"));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod()
+                                                .Namespace(kNs)
+                                                .Name("local-" + std::to_string(i))
+                                                .SchedulerName("stowage")
+                                                .PVC("local-data"))
+                    .ok());
+  }
+  for (int i = 0; i < 4; ++i) {
+    std::string node;
+    ASSERT_TRUE(WaitFor([&] {
+      auto p = client::GetObject<api::Pod>(Admin(), kNs, "local-" + std::to_string(i));
+      node = p.ok() ? p->spec.node_name : "";
+      return !node.empty();
+    })) << "local-" << i << " was not bound";
+    EXPECT_EQ(node, "vg-b") << "local-" << i;
+  }
+}
+
+TEST_F(VolumeGuard, PodWithResourceClaimsIsNeverBound) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod()
+                                              .Namespace(kNs)
+                                              .Name("gpu")
+                                              .SchedulerName("stowage")
+                                              .ResourceClaims({{"gpu", "one-gpu", std::nullopt}}))
+                  .ok());
+  const std::string want =
+      RejectedEverywhere(std::string(plugins::dynamic_resources::kGuardReason), 2, false);
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "gpu") == want; }))
+      << PendingMessage(kNs, "gpu");
+}
+
+}  // namespace
+}  // namespace stowage
