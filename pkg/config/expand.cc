@@ -12,7 +12,7 @@ namespace {
 
 // The order in which upstream builds the points (getExtensionPoints), which decides which
 // error is reported first.
-constexpr std::array<ExtensionPoint, kNumExtensionPoints> kBuildOrder = {
+constexpr std::array<ExtensionPoint, kNumConfigurableExtensionPoints> kBuildOrder = {
     ExtensionPoint::kPreFilter,
     ExtensionPoint::kFilter,
     ExtensionPoint::kPostFilter,
@@ -29,6 +29,16 @@ constexpr std::array<ExtensionPoint, kNumExtensionPoints> kBuildOrder = {
     ExtensionPoint::kPlacementScore,
     ExtensionPoint::kPodGroupPostFilter,
 };
+// Every configurable point is built, once.
+static_assert([] {
+  std::array<bool, kNumConfigurableExtensionPoints> seen{};
+  for (ExtensionPoint point : kBuildOrder) {
+    const auto i = static_cast<size_t>(point);
+    if (i >= seen.size() || seen[i]) return false;
+    seen[i] = true;
+  }
+  return true;
+}());
 
 constexpr int64_t kMaxScore = 100;
 
@@ -147,7 +157,7 @@ StatusOr<ExpandedPlugins> ExpandPlugins(const KubeSchedulerProfile& profile,
     }
   }
 
-  std::array<std::vector<std::string>, kNumExtensionPoints> names;
+  std::array<std::vector<std::string>, kNumConfigurableExtensionPoints> names;
   for (ExtensionPoint point : kBuildOrder) {
     StatusOr<std::vector<std::string>> list =
         PointPlugins(point, plugins.Set(point), implements, exists);

@@ -39,7 +39,7 @@ struct ExpandedPlugin {
 };
 
 struct ExpandedPlugins {
-  std::array<std::vector<ExpandedPlugin>, kNumExtensionPoints> points;
+  std::array<std::vector<ExpandedPlugin>, kNumConfigurableExtensionPoints> points;
 
   const std::vector<ExpandedPlugin>& at(ExtensionPoint point) const {
     return points[static_cast<size_t>(point)];

@@ -42,7 +42,7 @@ inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 // The extension points a profile configures plugins for, MultiPoint excluded: the framework's
 // one table (pkg/plugin_config/extension_point.h), of which config uses the configurable part.
 using framework::ExtensionPoint;
-inline constexpr size_t kNumExtensionPoints = framework::kNumConfigurableExtensionPoints;
+using framework::kNumConfigurableExtensionPoints;
 inline constexpr const auto& kAllExtensionPoints = framework::kConfigurableExtensionPoints;
 
 // The field name of the point in `plugins` ("preFilter").

@@ -215,7 +215,8 @@ class EnqueueExtensions : public virtual Plugin {
 };
 
 // The interface of each configurable extension point; void for the PodGroup points stowage
-// does not run yet (a plugin never implements them).
+// does not run yet (a plugin never implements them). The one list of points the table cannot
+// generate, so a unit test (point_interface_test.cc) compares it with the table's names.
 template <ExtensionPoint P>
 struct PointInterface {
   using type = void;

@@ -50,7 +50,7 @@ struct ExtensionPointInfo {
   std::string_view metric_label;
 };
 
-inline constexpr std::array<ExtensionPointInfo, 21> kExtensionPoints = {{
+inline constexpr auto kExtensionPoints = std::to_array<ExtensionPointInfo>({
     {ExtensionPoint::kPreEnqueue, "preEnqueue", "PreEnqueuePlugin", "PreEnqueue"},
     {ExtensionPoint::kQueueSort, "queueSort", "QueueSortPlugin", "QueueSort"},
     {ExtensionPoint::kPreFilter, "preFilter", "PreFilterPlugin", "PreFilter"},
@@ -74,7 +74,8 @@ inline constexpr std::array<ExtensionPointInfo, 21> kExtensionPoints = {{
     {ExtensionPoint::kPreBindPreFlight, "", "", "PreBindPreFlight"},
     {ExtensionPoint::kUnreserve, "", "", "Unreserve"},
     {ExtensionPoint::kSign, "", "", "Sign"},
-}};
+});
+// Every point, configurable or not: the size of per-point metric arrays.
 inline constexpr size_t kNumExtensionPoints = kExtensionPoints.size();
 
 constexpr const ExtensionPointInfo& Info(ExtensionPoint point) {

@@ -40,11 +40,13 @@ Status Timed(bool record, metrics::PluginMetrics* m, EP point, Call&& call) {
   return s;
 }
 
+using PluginMap = std::map<std::string, std::shared_ptr<Plugin>, std::less<>>;
+using PluginMetricsMap =
+    std::map<std::string, std::unique_ptr<metrics::PluginMetrics>, std::less<>>;
+
 // Fills out with the plugins configured at Point, each of which must implement its interface.
 template <ExtensionPoint Point, typename E>
-stowage::Status Collect(const ProfileSpec& spec,
-                        const std::map<std::string, std::shared_ptr<Plugin>, std::less<>>& plugins,
-                        std::vector<E>& out) {
+stowage::Status Collect(const ProfileSpec& spec, const PluginMap& plugins, std::vector<E>& out) {
   using P = typename PointInterface<Point>::type;
   for (const auto& s : spec.at(Point)) {
     auto* p = dynamic_cast<P*>(plugins.at(s.name).get());
@@ -56,6 +58,27 @@ stowage::Status Collect(const ProfileSpec& spec,
   }
   return OkStatus();
 }
+// A point without an interface (the PodGroup ones) is not run, so nothing is collected for it.
+template <ExtensionPoint Point>
+stowage::Status Collect(const ProfileSpec&, const PluginMap&, std::monostate&) {
+  return OkStatus();
+}
+// Fills the list of each point I (lists is indexed by the point) in the table's order, and
+// stops at the first error.
+template <typename Lists, size_t... I>
+stowage::Status CollectAll(const ProfileSpec& spec, const PluginMap& plugins, Lists& lists,
+                           std::index_sequence<I...>) {
+  stowage::Status s;
+  (void)(... && (s = Collect<static_cast<EP>(I)>(spec, plugins, std::get<I>(lists))).ok());
+  return s;
+}
+
+// Points each entry at its plugin's metric handles.
+template <typename E>
+void Attach(std::vector<E>& entries, const PluginMetricsMap& metrics) {
+  for (auto& e : entries) e.metrics = metrics.at(e.name).get();
+}
+void Attach(std::monostate&, const PluginMetricsMap&) {}
 }  // namespace
 
 void SetRecordPluginMetrics(CycleState& state, bool record) {
@@ -86,45 +109,19 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
     }
   }
   // The plugins of each point the runtime runs, sorted once into typed lists.
-  std::vector<Entry<PreEnqueuePlugin>> pre_enqueue;
-  std::vector<Entry<QueueSortPlugin>> queue_sort;
-  const auto& all = f->plugins_;
-  RETURN_IF_ERROR((Collect<EP::kPreEnqueue>(spec, all, pre_enqueue)));
-  RETURN_IF_ERROR((Collect<EP::kQueueSort>(spec, all, queue_sort)));
-  RETURN_IF_ERROR((Collect<EP::kPreFilter>(spec, all, f->pre_filter_)));
-  RETURN_IF_ERROR((Collect<EP::kFilter>(spec, all, f->filter_)));
-  RETURN_IF_ERROR((Collect<EP::kPostFilter>(spec, all, f->post_filter_)));
-  RETURN_IF_ERROR((Collect<EP::kPreScore>(spec, all, f->pre_score_)));
-  RETURN_IF_ERROR((Collect<EP::kScore>(spec, all, f->score_)));
-  RETURN_IF_ERROR((Collect<EP::kReserve>(spec, all, f->reserve_)));
-  RETURN_IF_ERROR((Collect<EP::kPermit>(spec, all, f->permit_)));
-  RETURN_IF_ERROR((Collect<EP::kPreBind>(spec, all, f->pre_bind_)));
-  RETURN_IF_ERROR((Collect<EP::kBind>(spec, all, f->bind_)));
-  RETURN_IF_ERROR((Collect<EP::kPostBind>(spec, all, f->post_bind_)));
+  RETURN_IF_ERROR(CollectAll(spec, f->plugins_, f->entries_,
+                             std::make_index_sequence<kNumConfigurableExtensionPoints>{}));
   f->metrics_ = std::make_unique<metrics::ProfileMetrics>(profile);
   for (const auto& [name, plugin] : f->plugins_) {
     f->plugin_metrics_.emplace(name, std::make_unique<metrics::PluginMetrics>(name, profile));
   }
-  auto attach = [&](auto& entries) {
-    for (auto& e : entries) e.metrics = f->plugin_metrics_.at(e.name).get();
-  };
-  attach(f->pre_filter_);
-  attach(f->filter_);
-  attach(f->post_filter_);
-  attach(f->pre_score_);
-  attach(f->score_);
-  attach(f->reserve_);
-  attach(f->permit_);
-  attach(f->pre_bind_);
-  attach(f->bind_);
-  attach(f->post_bind_);
-  for (auto& e : pre_enqueue) {
-    f->pre_enqueue_.push_back(e.plugin);
-    f->pre_enqueue_metrics_.push_back(f->plugin_metrics_.at(e.name).get());
-  }
+  std::apply([&](auto&... lists) { (Attach(lists, f->plugin_metrics_), ...); }, f->entries_);
+  for (auto& e : f->entries<EP::kPreEnqueue>()) f->pre_enqueue_.push_back(e.plugin);
   f->spec_.plugins.clear();  // those the profile uses are in plugins_
   f->score_goroutines_ = &metrics::Goroutines("Score");
-  f->filter_stops_ = std::make_unique<std::atomic<uint64_t>[]>(f->filter_.size() + 1);
+  f->filter_stops_ =
+      std::make_unique<std::atomic<uint64_t>[]>(f->entries<EP::kFilter>().size() + 1);
+  const auto& queue_sort = f->entries<EP::kQueueSort>();
   if (queue_sort.size() != 1) {
     return InvalidArgumentError("profile \"" + profile +
                                 "\": exactly one queueSort plugin is "
@@ -132,7 +129,7 @@ StatusOr<std::unique_ptr<Framework>> Framework::New(const Registry& registry,
                                 std::to_string(queue_sort.size()));
   }
   f->queue_sort_ = queue_sort[0].plugin;
-  if (f->bind_.empty()) {
+  if (f->entries<EP::kBind>().empty()) {
     return InvalidArgumentError("profile \"" + profile +
                                 "\": at least one bind plugin is required");
   }
@@ -144,12 +141,10 @@ Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
   const bool record = metrics::SampleCycleForPluginMetrics();
   auto start = SteadyClock::now();
   Status result;
-  for (size_t i = 0; i < pre_enqueue_.size(); ++i) {
-    PreEnqueuePlugin* p = pre_enqueue_[i];
-    Status s =
-        Timed(record, pre_enqueue_metrics_[i], EP::kPreEnqueue, [&] { return p->PreEnqueue(pod); });
+  for (const auto& e : entries<EP::kPreEnqueue>()) {
+    Status s = Timed(record, e.metrics, EP::kPreEnqueue, [&] { return e.plugin->PreEnqueue(pod); });
     if (!s.IsSuccess()) {
-      result = std::move(s.WithPlugin(p->Name()));
+      result = std::move(s.WithPlugin(e.plugin->Name()));
       break;
     }
   }
@@ -171,12 +166,13 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
   auto start = SteadyClock::now();
   Status s = PreFilterLoop(state, pod, nodes, result, unschedulable_plugins, record);
   metrics_->ObserveExtensionPoint(EP::kPreFilter, CodeOf(s), Since(start));
+  const auto& filter = entries<EP::kFilter>();
   filter_skip_mask_ = 0;
-  for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
-    if (state.skip_filter_plugins_.count(filter_[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
+  for (size_t i = 0; i < filter.size() && i < 64; ++i) {
+    if (state.skip_filter_plugins_.count(filter[i].name)) filter_skip_mask_ |= uint64_t{1} << i;
   }
   // The bits stand for the whole set only when every Filter plugin has one.
-  if (filter_.size() <= 64) {
+  if (filter.size() <= 64) {
     state.skip_filter_mask_ = filter_skip_mask_;
   } else {
     state.skip_filter_mask_.reset();
@@ -185,7 +181,8 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
 }
 
 void Framework::FlushMetrics() {
-  const size_t n = filter_.size();
+  const auto& filter = entries<EP::kFilter>();
+  const size_t n = filter.size();
   std::vector<uint64_t> runs(n, 0);
   for (size_t stop = 0; stop <= n; ++stop) {
     uint64_t calls = filter_stops_[stop].exchange(0, std::memory_order_relaxed);
@@ -195,7 +192,7 @@ void Framework::FlushMetrics() {
   }
   for (size_t i = 0; i < n; ++i) {
     bool skipped = i < 64 && (filter_skip_mask_ >> i) & 1;
-    if (!skipped) filter_[i].metrics->Evaluated(EP::kFilter, runs[i]);
+    if (!skipped) filter[i].metrics->Evaluated(EP::kFilter, runs[i]);
   }
 }
 
@@ -219,7 +216,7 @@ Status Framework::PreFilterLoop(CycleState& state, const PodInfo& pod,
   // remaining PreFilters run (their state serves preemption), an unresolvable one stops at once.
   std::set<std::string> narrowed;
   Status rejected;
-  for (auto& e : pre_filter_) {
+  for (auto& e : entries<EP::kPreFilter>()) {
     PreFilterResult r;
     e.metrics->Evaluated(EP::kPreFilter);
     Status s = Timed(record, e.metrics, EP::kPreFilter,
@@ -274,8 +271,9 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
                                    const NodeInfo& node) const {
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
   const std::optional<uint64_t>& mask = state.skip_filter_mask_;
-  for (size_t i = 0; i < filter_.size(); ++i) {
-    const auto& e = filter_[i];
+  const auto& filter = entries<EP::kFilter>();
+  for (size_t i = 0; i < filter.size(); ++i) {
+    const auto& e = filter[i];
     if (mask ? ((*mask >> i) & 1) != 0
              : !state.skip_filter_plugins_.empty() && state.skip_filter_plugins_.count(e.name)) {
       continue;
@@ -287,13 +285,13 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
       return std::move(s.WithPlugin(e.name));
     }
   }
-  filter_stops_[filter_.size()].fetch_add(1, std::memory_order_relaxed);
+  filter_stops_[filter.size()].fetch_add(1, std::memory_order_relaxed);
   return {};
 }
 
 Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
                                               const PodInfo& to_add, const NodeInfo& node) {
-  for (auto& e : pre_filter_) {
+  for (auto& e : entries<EP::kPreFilter>()) {
     if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
@@ -307,7 +305,7 @@ Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod&
 
 Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                                  const PodInfo& to_remove, const NodeInfo& node) {
-  for (auto& e : pre_filter_) {
+  for (auto& e : entries<EP::kPreFilter>()) {
     if (state.skip_filter_plugins_.count(e.name)) continue;
     if (auto* ext = e.plugin->Extensions()) {
       Status s = Timed(record_filter_metrics_.load(std::memory_order_relaxed), e.metrics,
@@ -329,7 +327,7 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const PodInfo& pod,
   std::vector<std::string> reasons;
   std::string rejector;
   result = {};
-  for (auto& e : post_filter_) {
+  for (auto& e : entries<EP::kPostFilter>()) {
     NominatingInfo r;
     Status s = Timed(record, e.metrics, EP::kPostFilter,
                      [&] { return e.plugin->PostFilter(state, pod, filtered, runner, r); });
@@ -355,7 +353,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
   Status result;
-  for (auto& e : pre_score_) {
+  for (auto& e : entries<EP::kPreScore>()) {
     e.metrics->Evaluated(EP::kPreScore);
     Status s = Timed(record, e.metrics, EP::kPreScore,
                      [&] { return e.plugin->PreScore(state, pod, nodes); });
@@ -386,7 +384,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
                             bool record) {
   totals.assign(nodes.size(), 0);
   std::vector<const Entry<ScorePlugin>*> active;
-  for (const auto& e : score_) {
+  for (const auto& e : entries<EP::kScore>()) {
     if (!state.skip_score_plugins_.count(e.name)) active.push_back(&e);
   }
   if (active.empty()) return {};
@@ -446,7 +444,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
   Status result;
-  for (auto& e : reserve_) {
+  for (auto& e : entries<EP::kReserve>()) {
     Status s =
         Timed(record, e.metrics, EP::kReserve, [&] { return e.plugin->Reserve(state, pod, node); });
     if (!s.IsSuccess()) {
@@ -462,7 +460,8 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
                                            std::string_view node) {
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
-  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) {
+  const auto& reserve = entries<EP::kReserve>();
+  for (auto it = reserve.rbegin(); it != reserve.rend(); ++it) {
     Timed(record, it->metrics, EP::kUnreserve, [&] {
       it->plugin->Unreserve(state, pod, node);
       return Status();
@@ -484,7 +483,7 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
                              std::chrono::milliseconds& wait, bool record) {
   wait = std::chrono::milliseconds::zero();
   std::map<std::string, std::chrono::milliseconds> pending;
-  for (auto& e : permit_) {
+  for (auto& e : entries<EP::kPermit>()) {
     std::chrono::milliseconds timeout{0};
     Status s = Timed(record, e.metrics, EP::kPermit,
                      [&] { return e.plugin->Permit(state, pod, node, timeout); });
@@ -531,7 +530,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
   Status result;
-  for (auto& e : pre_bind_) {
+  for (auto& e : entries<EP::kPreBind>()) {
     Status s =
         Timed(record, e.metrics, EP::kPreBind, [&] { return e.plugin->PreBind(state, pod, node); });
     if (s.IsSkip()) continue;
@@ -548,7 +547,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
   Status result = Status::Error("all bind plugins skipped the pod");
-  for (auto& e : bind_) {
+  for (auto& e : entries<EP::kBind>()) {
     Status s =
         Timed(record, e.metrics, EP::kBind, [&] { return e.plugin->Bind(state, pod, node); });
     if (s.IsSkip()) continue;
@@ -563,7 +562,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();
-  for (auto& e : post_bind_) {
+  for (auto& e : entries<EP::kPostBind>()) {
     Timed(record, e.metrics, EP::kPostBind, [&] {
       e.plugin->PostBind(state, pod, node);
       return Status();

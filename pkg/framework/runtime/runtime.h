@@ -22,6 +22,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "pkg/common/macros.h"
@@ -94,9 +98,9 @@ class Framework {
   const std::string& scheduler_name() const { return spec_.scheduler_name; }
   const ProfileSpec& spec() const { return spec_; }
   Handle& handle() { return handle_; }
-  bool HasScorePlugins() const { return !score_.empty(); }
-  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
-  bool HasPreBindPlugins() const { return !pre_bind_.empty(); }
+  bool HasScorePlugins() const { return !entries<ExtensionPoint::kScore>().empty(); }
+  bool HasPostFilterPlugins() const { return !entries<ExtensionPoint::kPostFilter>().empty(); }
+  bool HasPreBindPlugins() const { return !entries<ExtensionPoint::kPreBind>().empty(); }
   const std::vector<PreEnqueuePlugin*>& pre_enqueue_plugins() const { return pre_enqueue_; }
   // This profile's metric handles: the scheduler records attempts and the Filter phase here.
   metrics::ProfileMetrics& metrics() const { return *metrics_; }
@@ -169,33 +173,41 @@ class Framework {
     int32_t weight;
     metrics::PluginMetrics* metrics = nullptr;  // owned by plugin_metrics_
   };
+  // The plugins of a point the runtime runs; nothing for a point without an interface.
+  template <ExtensionPoint P, typename I = typename PointInterface<P>::type>
+  using EntriesOf = std::conditional_t<std::is_void_v<I>, std::monostate, std::vector<Entry<I>>>;
+  template <size_t... I>
+  static auto EntryLists(std::index_sequence<I...>)
+      -> std::tuple<EntriesOf<static_cast<ExtensionPoint>(I)>...>;
+  using AllEntries =
+      decltype(EntryLists(std::make_index_sequence<kNumConfigurableExtensionPoints>{}));
+
+  template <ExtensionPoint P>
+  EntriesOf<P>& entries() {
+    return std::get<static_cast<size_t>(P)>(entries_);
+  }
+  template <ExtensionPoint P>
+  const EntriesOf<P>& entries() const {
+    return std::get<static_cast<size_t>(P)>(entries_);
+  }
 
   ProfileSpec spec_;
   Handle& handle_;
   std::map<std::string, std::shared_ptr<Plugin>, std::less<>> plugins_;
   std::unique_ptr<metrics::ProfileMetrics> metrics_;
   std::map<std::string, std::unique_ptr<metrics::PluginMetrics>, std::less<>> plugin_metrics_;
-  std::vector<PreEnqueuePlugin*> pre_enqueue_;
-  std::vector<metrics::PluginMetrics*> pre_enqueue_metrics_;  // parallel to pre_enqueue_
-  prometheus::Gauge* score_goroutines_ = nullptr;             // goroutines{operation="Score"}
+  // One typed list per configurable point of the table, in run order, indexed by the point.
+  AllEntries entries_;
+  std::vector<PreEnqueuePlugin*> pre_enqueue_;     // the PreEnqueue entries' plugins, for the queue
+  prometheus::Gauge* score_goroutines_ = nullptr;  // goroutines{operation="Score"}
   // filter_stops_[i]: RunFilterPlugins calls since the last flush whose last evaluated plugin
-  // was filter_[i] (i == filter_.size(): all passed), so plugins 0..i ran except skipped ones.
+  // was Filter entry i (i == their number: all passed), so plugins 0..i ran except skipped ones.
   std::unique_ptr<std::atomic<uint64_t>[]> filter_stops_;
-  uint64_t filter_skip_mask_ = 0;  // bit i: filter_[i] skipped in the counted cycle (i < 64)
+  uint64_t filter_skip_mask_ = 0;  // bit i: Filter entry i skipped in the counted cycle (i < 64)
   // Whether the current scheduling cycle's Filter calls are timed: set by RunPreFilterPlugins
   // from the cycle state, read by the concurrent RunFilterPlugins calls of the same cycle.
   mutable std::atomic<bool> record_filter_metrics_{false};
   QueueSortPlugin* queue_sort_ = nullptr;
-  std::vector<Entry<PreFilterPlugin>> pre_filter_;
-  std::vector<Entry<FilterPlugin>> filter_;
-  std::vector<Entry<PostFilterPlugin>> post_filter_;
-  std::vector<Entry<PreScorePlugin>> pre_score_;
-  std::vector<Entry<ScorePlugin>> score_;
-  std::vector<Entry<ReservePlugin>> reserve_;
-  std::vector<Entry<PermitPlugin>> permit_;
-  std::vector<Entry<PreBindPlugin>> pre_bind_;
-  std::vector<Entry<BindPlugin>> bind_;
-  std::vector<Entry<PostBindPlugin>> post_bind_;
   mutable Mutex waiting_mu_;
   std::map<std::string, std::shared_ptr<WaitingPod>, std::less<>> waiting_
       GUARDED_BY(waiting_mu_);  // by pod UID
