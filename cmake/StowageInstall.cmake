@@ -46,8 +46,8 @@ endfunction()
 # The plugin API: API types, Status and friends, the framework's interfaces, the plugins'
 # configuration types and args decoder, the in-tree plugins' helpers, and app::Run. logging.h sets
 # up spdlog for the process; plugins log through log.h. decode_internal.h is the JSON decoder's
-# inside (simdjson).
-stowage_sdk_headers(pkg/api EXCLUDE decode_internal.h)
+# inside (simdjson); schema.h and schema_generated.h are the codecs' tables, no plugin API.
+stowage_sdk_headers(pkg/api EXCLUDE decode_internal.h schema.h schema_generated.h)
 stowage_sdk_headers(pkg/common EXCLUDE logging.h)
 stowage_sdk_headers(pkg/framework)
 stowage_sdk_headers(pkg/plugin_config)

@@ -1,0 +1,138 @@
+// The JSON engine of the schema: reads every struct that has a generated table
+// (schema_generated.h) by walking its visitor, with the field reader of decode_internal.h, so
+// a kind declared in pkg/api/schema/*.txt needs no reader of its own. Structs without a table
+// (metadata and selectors, shared with the hand-written Pod and Node readers) are read by
+// their hand-written readers.
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/api/decode_internal.h"
+#include "pkg/api/schema_generated.h"
+
+namespace stowage::api::decode_internal {
+namespace {
+
+using schema::Tag;
+
+// A visitor that accepts anything: HasTable asks whether VisitFields exists for a struct.
+struct Probe {
+  template <typename M>
+  void Field(const Tag&, M&);
+  template <typename F>
+  void Group(const Tag&, F&&);
+  template <typename C, typename F>
+  void Each(const Tag&, C&, F&&);
+};
+
+template <typename S>
+concept HasTable = requires(Probe& p, S& s) {
+  schema::VisitFields(p, s);
+};
+
+template <typename S>
+requires HasTable<S>
+void ReadStruct(Reader& r, dom::object o, S& out);
+
+// The structs read by hand until the Pod and Node readers move to the engine.
+void ReadStruct(Reader& r, dom::object o, ObjectMeta& out) { ReadMeta(r, o, out); }
+void ReadStruct(Reader& r, dom::object o, LabelSelector& out) { ReadLabelSelector(r, o, out); }
+void ReadStruct(Reader& r, dom::object o, NodeSelector& out) { ReadNodeSelector(r, o, out); }
+
+template <typename S>
+concept Object = requires(Reader& r, dom::object o, S& s) {
+  ReadStruct(r, o, s);
+};
+
+template <typename M, typename E>
+constexpr bool kIs = std::is_same_v<M, E>;
+template <typename M>
+constexpr bool kOptional = false;
+template <typename E>
+constexpr bool kOptional<std::optional<E>> = true;
+
+// Reads the kept value at key into out, by the C++ type of its member; any other type fails
+// to compile.
+template <typename M>
+void ReadField(Reader& r, dom::object o, std::string_view key, M& out) {
+  if constexpr (kIs<M, std::string>) {
+    r.Str(o, key, out);
+  } else if constexpr (kIs<M, std::optional<std::string>>) {
+    r.OptStr(o, key, out);
+  } else if constexpr (kIs<M, int32_t>) {
+    r.Int32(o, key, out);
+  } else if constexpr (kIs<M, std::optional<int32_t>>) {
+    r.OptInt32(o, key, out);
+  } else if constexpr (kIs<M, int64_t>) {
+    r.Int64(o, key, out);
+  } else if constexpr (kIs<M, std::optional<int64_t>>) {
+    r.OptInt64(o, key, out);
+  } else if constexpr (kIs<M, bool>) {
+    r.Bool(o, key, out);
+  } else if constexpr (kIs<M, std::optional<bool>>) {
+    r.OptBool(o, key, out);
+  } else if constexpr (kIs<M, std::vector<std::string>>) {
+    r.Strings(o, key, out);
+  } else if constexpr (kIs<M, StringMap>) {
+    r.Map(o, key, out);
+  } else if constexpr (kIs<M, ResourceList>) {
+    r.Resources(o, key, out);
+  } else if constexpr (kIs<M, std::optional<ResourceList>>) {
+    r.OptResources(o, key, out);
+  } else if constexpr (kIs<M, std::optional<IntOrString>>) {
+    r.IntOrStr(o, key, out);
+  } else if constexpr (Object<M>) {
+    r.Obj(o, key, [&](dom::object c) { ReadStruct(r, c, out); });
+  } else if constexpr (kOptional<M>) {
+    r.Obj(o, key, [&](dom::object c) { ReadStruct(r, c, out.emplace()); });
+  } else {
+    r.Arr(o, key, [&](dom::object e) { ReadStruct(r, e, out.emplace_back()); });
+  }
+}
+
+// The visitor of one JSON object (schema.h describes the contract).
+class JsonIn {
+ public:
+  JsonIn(Reader& r, dom::object o) : r_(r), o_(o) {}
+
+  template <typename M>
+  void Field(const Tag& tag, M& out) {
+    ReadField(r_, o_, tag.json, out);
+  }
+  template <typename F>
+  void Group(const Tag& tag, F&& f) {
+    if (tag.json.empty()) return f(*this);  // an embedded struct: its fields are this object's
+    r_.Obj(o_, tag.json, [&](dom::object c) {
+      JsonIn in(r_, c);
+      f(in);
+    });
+  }
+  template <typename C, typename F>
+  void Each(const Tag& tag, C& out, F&& f) {
+    r_.Arr(o_, tag.json, [&](dom::object e) {
+      JsonIn in(r_, e);
+      f(in, out.emplace_back());
+    });
+  }
+
+ private:
+  Reader& r_;
+  dom::object o_;
+};
+
+template <typename S>
+requires HasTable<S>
+void ReadStruct(Reader& r, dom::object o, S& out) {
+  JsonIn in(r, o);
+  schema::VisitFields(in, out);
+}
+
+}  // namespace
+
+#define STOWAGE_SCHEMA_READ(T) \
+  void Read(Reader& r, dom::object o, T& out) { ReadStruct(r, o, out); }
+STOWAGE_SCHEMA_KINDS(STOWAGE_SCHEMA_READ)
+#undef STOWAGE_SCHEMA_READ
+
+}  // namespace stowage::api::decode_internal

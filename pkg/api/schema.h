@@ -1,0 +1,127 @@
+// The schema of the compact API structs: which upstream field each member holds.
+//
+// pkg/api/schema/*.txt declares, per struct of types.h, the upstream fields it keeps;
+// tests/cluster/cmd/schemagen resolves them on k8s.io/api's Go types at the pinned release and
+// writes schema_generated.h, which gives each declared struct S:
+//
+//   struct STags { static constexpr Tag k...; };   one Tag per upstream field crossed
+//   template <typename V, Is<S> T> void VisitFields(V& v, T& o);
+//   template <typename V, Is<S> T> bool VisitNumber(V& v, T& o, uint32_t number);
+//
+// T is S or const S, so one table serves decoders and encoders. A codec is a visitor V with
+//   v.Field(tag, member)          a kept value: a scalar, a list, a map, or an object whose
+//                                 struct has its own table (or a hand-written reader)
+//   v.Group(tag, f)               an upstream object the struct flattens (spec, or an inline
+//                                 embedded struct, whose tag.json is empty): f visits its fields
+//   v.Each(tag, container, f)     an upstream list the struct flattens into a list of lists:
+//                                 f visits the fields of one element into one container element
+// VisitFields calls f as f(v') and f(v', element); VisitNumber, which a protobuf reader calls
+// with the number of each field it meets, calls only the field with that number and passes f
+// the next number instead: f(v', n) and f(v', element, n), each returning whether n is kept.
+// VisitNumber returns false for a number the struct does not keep (the reader skips it).
+//
+// A member whose C++ type cannot hold the upstream value (an int for a string, a struct other
+// than the declared one) fails to compile, at a static_assert naming the declaration's line.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/api/types.h"
+
+namespace stowage::api::schema {
+
+// Protobuf wire types, by their numbers on the wire.
+enum class Wire : uint8_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
+
+// What an upstream value is, beyond its wire type (a time and a string are both kLen).
+enum class Type : uint8_t {
+  kString,
+  kBool,
+  kInt32,
+  kInt64,
+  kTime,          // metav1.Time: RFC 3339 in JSON, a Timestamp message in protobuf
+  kMicroTime,     // metav1.MicroTime
+  kQuantity,      // resource.Quantity
+  kIntOrString,   // intstr.IntOrString
+  kStringMap,     // map[string]string
+  kResourceList,  // map[ResourceName]Quantity
+  kMessage,       // an object
+};
+
+// One upstream field: its JSON name (empty for an embedded struct JSON inlines), protobuf
+// number and wire type, the type of its value (of its elements, for a list) and whether it is
+// a list.
+struct Tag {
+  std::string_view json;
+  uint32_t number;
+  Wire wire;
+  Type type;
+  bool list;
+};
+
+// T is S, const or not: the visitor functions take either.
+template <typename T, typename S>
+concept Is = std::same_as<std::remove_const_t<T>, S>;
+
+namespace fits_internal {
+template <typename M>
+struct Unwrap {
+  using type = M;
+  static constexpr bool kVector = false;
+};
+template <typename M>
+struct Unwrap<std::optional<M>> : Unwrap<M> {};
+template <typename E>
+struct Unwrap<std::vector<E>> {
+  using type = E;
+  static constexpr bool kVector = true;
+};
+}  // namespace fits_internal
+
+// Whether a member of C++ type M can hold an upstream value of type t; list says the value is a
+// list, lists how many lists its path crossed (each a level of std::vector), and S is the
+// declared struct of a kMessage. std::optional is accepted at every level (a pointer upstream).
+template <typename M, Type t, bool list, int lists, typename S>
+constexpr bool Fits() {
+  using U = fits_internal::Unwrap<M>;
+  if constexpr (lists > 0 || list) {
+    if constexpr (!U::kVector) {
+      return false;
+    } else if constexpr (lists > 0) {
+      return Fits<typename U::type, t, list, lists - 1, S>();
+    } else {
+      return Fits<typename U::type, t, false, 0, S>();
+    }
+  } else {
+    using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;
+    if constexpr (fits_internal::Unwrap<M>::kVector) {
+      return false;
+    } else if constexpr (t == Type::kString || t == Type::kTime || t == Type::kMicroTime) {
+      return std::is_same_v<V, std::string>;
+    } else if constexpr (t == Type::kBool) {
+      return std::is_same_v<V, bool>;
+    } else if constexpr (t == Type::kInt32) {
+      return std::is_same_v<V, int32_t>;
+    } else if constexpr (t == Type::kInt64) {
+      return std::is_same_v<V, int64_t>;
+    } else if constexpr (t == Type::kQuantity) {
+      return std::is_same_v<V, Quantity>;
+    } else if constexpr (t == Type::kIntOrString) {
+      return std::is_same_v<V, IntOrString>;
+    } else if constexpr (t == Type::kStringMap) {
+      return std::is_same_v<V, StringMap>;
+    } else if constexpr (t == Type::kResourceList) {
+      return std::is_same_v<V, ResourceList>;
+    } else {
+      return std::is_same_v<V, S>;
+    }
+  }
+}
+
+}  // namespace stowage::api::schema

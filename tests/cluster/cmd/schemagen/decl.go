@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// A declaration file lists compact C++ structs and the upstream fields each keeps; the format is
+// described at the top of pkg/api/schema/storage.txt.
+
+// Role says how a declared struct is decoded.
+type Role string
+
+const (
+	RoleKind   Role = "kind"   // a top-level object
+	RoleStruct Role = "struct" // a nested object with a generated table
+	RoleExtern Role = "extern" // a nested object whose reader is hand-written
+)
+
+// Decl is one declared C++ struct.
+type Decl struct {
+	Role   Role
+	CXX    string // the C++ struct of pkg/api/types.h
+	GoType string // e.g. k8s.io/api/storage/v1.StorageClass
+	Fields []FieldDecl
+	Pos    string // file:line, for errors
+}
+
+// FieldDecl is one kept field of a Decl.
+type FieldDecl struct {
+	JSONPath  []string // dotted JSON names from the struct's Go type
+	ProtoPath string   // the declared field numbers, dotted
+	Member    string   // the C++ member it fills
+	Struct    string   // the C++ struct of an object value; empty for scalars
+	Pos       string
+}
+
+var (
+	identRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	jsonRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+	protoRE  = regexp.MustCompile(`^[1-9][0-9]*(\.[1-9][0-9]*)*$`)
+	goTypeRE = regexp.MustCompile(`^[A-Za-z0-9./_-]+\.[A-Z][A-Za-z0-9]*$`)
+)
+
+// ParseDecls reads one declaration file; name is used in errors.
+func ParseDecls(name string, r io.Reader) ([]*Decl, error) {
+	var decls []*Decl
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		cols := strings.Fields(text)
+		if len(cols) == 0 {
+			continue
+		}
+		pos := fmt.Sprintf("%s:%d", name, line)
+		indented := text[0] == ' ' || text[0] == '\t'
+		if !indented {
+			d, err := parseDeclLine(cols, pos)
+			if err != nil {
+				return nil, err
+			}
+			decls = append(decls, d)
+			continue
+		}
+		if len(decls) == 0 {
+			return nil, fmt.Errorf("%s: a field before any kind, struct or extern line", pos)
+		}
+		d := decls[len(decls)-1]
+		if d.Role == RoleExtern {
+			return nil, fmt.Errorf("%s: extern %s lists no fields (its reader is hand-written)", pos, d.CXX)
+		}
+		f, err := parseFieldLine(cols, pos)
+		if err != nil {
+			return nil, err
+		}
+		d.Fields = append(d.Fields, f)
+	}
+	return decls, sc.Err()
+}
+
+func parseDeclLine(cols []string, pos string) (*Decl, error) {
+	if len(cols) != 3 {
+		return nil, fmt.Errorf("%s: want \"kind|struct|extern <C++ struct> <Go type>\", got %q", pos, strings.Join(cols, " "))
+	}
+	role := Role(cols[0])
+	if role != RoleKind && role != RoleStruct && role != RoleExtern {
+		return nil, fmt.Errorf("%s: unknown keyword %q (want kind, struct or extern)", pos, cols[0])
+	}
+	if !identRE.MatchString(cols[1]) {
+		return nil, fmt.Errorf("%s: %q is not a C++ identifier", pos, cols[1])
+	}
+	if !goTypeRE.MatchString(cols[2]) {
+		return nil, fmt.Errorf("%s: %q is not a Go type such as k8s.io/api/core/v1.Pod", pos, cols[2])
+	}
+	return &Decl{Role: role, CXX: cols[1], GoType: cols[2], Pos: pos}, nil
+}
+
+func parseFieldLine(cols []string, pos string) (FieldDecl, error) {
+	if len(cols) != 3 && len(cols) != 4 {
+		return FieldDecl{}, fmt.Errorf("%s: want \"<JSON path> <protobuf path> <C++ member> [<C++ struct>]\", got %q", pos, strings.Join(cols, " "))
+	}
+	f := FieldDecl{JSONPath: strings.Split(cols[0], "."), ProtoPath: cols[1], Member: cols[2], Pos: pos}
+	for _, s := range f.JSONPath {
+		if !jsonRE.MatchString(s) {
+			return f, fmt.Errorf("%s: %q is not a dotted JSON path", pos, cols[0])
+		}
+	}
+	if !protoRE.MatchString(f.ProtoPath) {
+		return f, fmt.Errorf("%s: %q is not a dotted list of protobuf field numbers", pos, cols[1])
+	}
+	if !identRE.MatchString(f.Member) {
+		return f, fmt.Errorf("%s: %q is not a C++ member name", pos, f.Member)
+	}
+	if len(cols) == 4 {
+		if !identRE.MatchString(cols[3]) {
+			return f, fmt.Errorf("%s: %q is not a C++ struct name", pos, cols[3])
+		}
+		f.Struct = cols[3]
+	}
+	return f, nil
+}

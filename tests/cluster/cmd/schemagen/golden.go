@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"reflect"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The golden objects set every declared field to a value derived from its JSON path (dotted
+// from the kind, list indexes left out), so a test can check each field without a table of
+// expected values: strings are the path, integers and quantities GoldenInt(path), booleans true,
+// maps hold the one entry path: <value>. tests/unit/api/schema_golden_test.cc derives the same.
+
+// GoldenInt is the FNV-1a hash of path, reduced to 1..100000.
+func GoldenInt(path string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(path))
+	return int64(h.Sum32()%100000) + 1
+}
+
+// Golden returns the JSON, as Go's encoding/json writes it, of kind s with every declared field
+// set; apiVersion and kind are set from gvk ("storage.k8s.io/v1", "StorageClass").
+func Golden(s *Schema, apiVersion, kind string) ([]byte, error) {
+	obj := reflect.New(s.Go)
+	if err := fillStruct(obj.Elem(), s, ""); err != nil {
+		return nil, err
+	}
+	if tm := obj.Elem().FieldByName("TypeMeta"); tm.IsValid() {
+		tm.Set(reflect.ValueOf(metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}))
+	}
+	b, err := json.MarshalIndent(obj.Interface(), "", "  ")
+	return append(b, '\n'), err
+}
+
+func fillStruct(v reflect.Value, s *Schema, prefix string) error {
+	for _, f := range s.Fields {
+		cur := v
+		path := prefix
+		for i, h := range f.Hops {
+			fv := cur.Field(h.Index)
+			if h.JSON != "" {
+				path = join(path, h.JSON)
+			}
+			if i == len(f.Hops)-1 {
+				if err := fillValue(fv, f, path); err != nil {
+					return fmt.Errorf("%s: %v", f.Decl.Pos, err)
+				}
+				break
+			}
+			fv = alloc(fv)
+			if fv.Kind() == reflect.Slice {
+				if fv.Len() == 0 {
+					fv.Set(reflect.Append(fv, reflect.New(fv.Type().Elem()).Elem()))
+				}
+				fv = alloc(fv.Index(0))
+			}
+			cur = fv
+		}
+	}
+	return nil
+}
+
+// alloc follows pointers, allocating nil ones.
+func alloc(v reflect.Value) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	return v
+}
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+func fillValue(v reflect.Value, f *Field, path string) error {
+	v = alloc(v)
+	if v.Kind() == reflect.Slice && f.Hops[len(f.Hops)-1].Repeated {
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		v = alloc(v.Index(0))
+	}
+	n := GoldenInt(path)
+	switch f.Type {
+	case "kString":
+		v.SetString(path)
+	case "kBool":
+		v.SetBool(true)
+	case "kInt32", "kInt64":
+		v.SetInt(n)
+	case "kQuantity":
+		v.Set(reflect.ValueOf(resource.MustParse(strconv.FormatInt(n, 10))))
+	case "kIntOrString":
+		v.Set(reflect.ValueOf(intstr.FromInt32(int32(n))))
+	case "kStringMap", "kResourceList":
+		m := reflect.MakeMap(v.Type())
+		val := reflect.ValueOf(path)
+		if f.Type == "kResourceList" {
+			val = reflect.ValueOf(resource.MustParse(strconv.FormatInt(n, 10)))
+		}
+		m.SetMapIndex(reflect.ValueOf(path).Convert(v.Type().Key()), val.Convert(v.Type().Elem()))
+		v.Set(m)
+	case "kMessage":
+		if f.Struct.Decl.Role == RoleExtern {
+			return fillExtern(v, f.Struct.Decl.CXX, path)
+		}
+		return fillStruct(v, f.Struct, path)
+	default:
+		return fmt.Errorf("no golden value for a %s", f.Type)
+	}
+	return nil
+}
+
+// fillExtern sets the fields of a struct whose reader is hand-written and which the golden test
+// checks by hand; a new extern needs a case here and one in the test.
+func fillExtern(v reflect.Value, cxx, path string) error {
+	switch o := v.Addr().Interface().(type) {
+	case *metav1.ObjectMeta:
+		o.Name = strings.ToLower(path)
+		o.Labels = map[string]string{path: path}
+	case *metav1.LabelSelector:
+		o.MatchLabels = map[string]string{path: path}
+	case *corev1.NodeSelector:
+		req := corev1.NodeSelectorRequirement{Key: path, Operator: corev1.NodeSelectorOpIn, Values: []string{path}}
+		o.NodeSelectorTerms = []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{req}}}
+	default:
+		return fmt.Errorf("no golden value for extern %s", cxx)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Hop is one Go field on the way from a struct to a kept value.
+type Hop struct {
+	JSON     string // the JSON name; empty for an embedded struct JSON inlines
+	Proto    string // the protobuf field name
+	Number   int
+	Wire     string // the C++ schema::Wire enumerator: kVarint for bool and integers, else kLen
+	Repeated bool   // a Go slice
+	Index    int    // the Go field index, for the golden writer
+}
+
+// Field is a FieldDecl resolved on upstream's Go types.
+type Field struct {
+	Decl     FieldDecl
+	Hops     []Hop        // the last is the kept value itself
+	Type     string       // the C++ schema::Type enumerator of the value (of its elements for a list)
+	Elem     reflect.Type // the value's Go type, pointers and the list removed
+	Struct   *Schema      // the declared struct of an object value
+	ListHops int          // hops before the last that are lists (flattened into lists of lists)
+}
+
+// Schema is a resolved Decl.
+type Schema struct {
+	Decl   *Decl
+	Go     reflect.Type
+	Fields []*Field
+}
+
+var (
+	quantityType  = reflect.TypeOf(resource.Quantity{})
+	timeType      = reflect.TypeOf(metav1.Time{})
+	microTimeType = reflect.TypeOf(metav1.MicroTime{})
+	intOrStrType  = reflect.TypeOf(intstr.IntOrString{})
+)
+
+// GoName is how declarations name a Go type.
+func GoName(t reflect.Type) string { return t.PkgPath() + "." + t.Name() }
+
+// Resolve checks every declaration against the Go types of registry (keyed by GoName) and
+// resolves its fields' hops. It refuses names and numbers that are not upstream's.
+func Resolve(decls []*Decl, registry map[string]reflect.Type) ([]*Schema, error) {
+	byCXX := map[string]*Schema{}
+	var out []*Schema
+	for _, d := range decls {
+		if prev, ok := byCXX[d.CXX]; ok {
+			return nil, fmt.Errorf("%s: %s is already declared at %s", d.Pos, d.CXX, prev.Decl.Pos)
+		}
+		t, ok := registry[d.GoType]
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown Go type %s (not a registered API kind or reachable from one)", d.Pos, d.GoType)
+		}
+		s := &Schema{Decl: d, Go: t}
+		byCXX[d.CXX] = s
+		out = append(out, s)
+	}
+	for _, s := range out {
+		members := map[string]string{}
+		throughList := map[string]string{}
+		for _, fd := range s.Decl.Fields {
+			f, err := resolveField(s.Go, fd)
+			if err != nil {
+				return nil, err
+			}
+			if prev, ok := members[fd.Member]; ok {
+				return nil, fmt.Errorf("%s: member %s is already filled at %s", fd.Pos, fd.Member, prev)
+			}
+			members[fd.Member] = fd.Pos
+			for i := range f.Hops[:len(f.Hops)-1] {
+				if !f.Hops[i].Repeated {
+					continue
+				}
+				prefix := strings.Join(fd.JSONPath[:i+1], ".")
+				if prev, ok := throughList[prefix]; ok {
+					return nil, fmt.Errorf("%s: only one field may pass through the list %s (also at %s); declare a struct for its elements", fd.Pos, prefix, prev)
+				}
+				throughList[prefix] = fd.Pos
+			}
+			if err := bindStruct(f, byCXX); err != nil {
+				return nil, err
+			}
+			s.Fields = append(s.Fields, f)
+		}
+	}
+	return out, nil
+}
+
+func bindStruct(f *Field, byCXX map[string]*Schema) error {
+	fd := f.Decl
+	if f.Type != "kMessage" {
+		if fd.Struct != "" {
+			return fmt.Errorf("%s: %s is a %s, not an object; drop %s", fd.Pos, strings.Join(fd.JSONPath, "."), f.Elem, fd.Struct)
+		}
+		return nil
+	}
+	if fd.Struct == "" {
+		return fmt.Errorf("%s: %s is an object (%s); name the C++ struct that holds it", fd.Pos, strings.Join(fd.JSONPath, "."), GoName(f.Elem))
+	}
+	target, ok := byCXX[fd.Struct]
+	if !ok {
+		return fmt.Errorf("%s: struct %s is not declared", fd.Pos, fd.Struct)
+	}
+	if target.Go != f.Elem {
+		return fmt.Errorf("%s: %s holds a %s, but %s is declared for %s", fd.Pos, strings.Join(fd.JSONPath, "."), GoName(f.Elem), fd.Struct, target.Decl.GoType)
+	}
+	if target.Decl.Role == RoleKind {
+		return fmt.Errorf("%s: kind %s cannot be nested", fd.Pos, fd.Struct)
+	}
+	f.Struct = target
+	return nil
+}
+
+func resolveField(t reflect.Type, fd FieldDecl) (*Field, error) {
+	f := &Field{Decl: fd}
+	for i, name := range fd.JSONPath {
+		hops, sf, err := findJSON(t, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", fd.Pos, strings.Join(fd.JSONPath[:i+1], "."), err)
+		}
+		ft := deref(sf.Type)
+		if ft.Kind() == reflect.Slice {
+			ft = deref(ft.Elem())
+		}
+		f.Hops = append(f.Hops, hops...)
+		if i == len(fd.JSONPath)-1 {
+			f.Elem = ft
+			if f.Type, err = classify(ft); err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", fd.Pos, strings.Join(fd.JSONPath, "."), err)
+			}
+			break
+		}
+		if ft.Kind() != reflect.Struct || special(ft) {
+			return nil, fmt.Errorf("%s: %s is a %s, not an object to descend into", fd.Pos, strings.Join(fd.JSONPath[:i+1], "."), ft)
+		}
+		if hops[len(hops)-1].Repeated {
+			f.ListHops++
+		}
+		t = ft
+	}
+	var nums []string
+	for _, h := range f.Hops {
+		nums = append(nums, strconv.Itoa(h.Number))
+	}
+	if got := strings.Join(nums, "."); got != fd.ProtoPath {
+		return nil, fmt.Errorf("%s: %s: upstream's protobuf path is %s, the declaration says %s", fd.Pos, strings.Join(fd.JSONPath, "."), got, fd.ProtoPath)
+	}
+	// The wire type follows from the value: the protobuf tags' first word is not always what
+	// generated.pb.go writes (storage/v1 CSIDriverSpec.StorageCapacity says "bytes" but is a
+	// varint), so only its number is taken from the tag.
+	last := &f.Hops[len(f.Hops)-1]
+	if f.Type == "kBool" || f.Type == "kInt32" || f.Type == "kInt64" {
+		last.Wire = "kVarint"
+	}
+	return f, nil
+}
+
+// findJSON finds the field of struct t whose JSON name is name, looking through embedded
+// structs JSON inlines; it returns one hop per Go field crossed.
+func findJSON(t reflect.Type, name string) ([]Hop, reflect.StructField, error) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		jsonName, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		inline := jsonName == "" && (sf.Anonymous || strings.Contains(opts, "inline"))
+		if jsonName != name && !inline {
+			continue
+		}
+		if inline {
+			inner := deref(sf.Type)
+			if inner.Kind() != reflect.Struct {
+				continue
+			}
+			hops, found, err := findJSON(inner, name)
+			if err != nil {
+				continue
+			}
+			hop, err := protoHop(sf, i, "")
+			if err != nil {
+				return nil, found, err
+			}
+			return append([]Hop{hop}, hops...), found, nil
+		}
+		hop, err := protoHop(sf, i, name)
+		if err != nil {
+			return nil, sf, err
+		}
+		return []Hop{hop}, sf, nil
+	}
+	return nil, reflect.StructField{}, fmt.Errorf("%s has no field with JSON name %q", GoName(t), name)
+}
+
+func protoHop(sf reflect.StructField, index int, json string) (Hop, error) {
+	tag := sf.Tag.Get("protobuf")
+	parts := strings.Split(tag, ",")
+	if tag == "" || len(parts) < 3 {
+		return Hop{}, fmt.Errorf("Go field %s has no protobuf tag", sf.Name)
+	}
+	n, err := strconv.Atoi(parts[1])
+	if err != nil || n <= 0 {
+		return Hop{}, fmt.Errorf("Go field %s: bad protobuf number %q", sf.Name, parts[1])
+	}
+	// A list is a Go slice; protobuf also repeats map entries, which the schema treats as one value.
+	list := deref(sf.Type).Kind() == reflect.Slice
+	h := Hop{JSON: json, Number: n, Wire: "kLen", Repeated: list, Index: index, Proto: sf.Name}
+	for _, p := range parts[3:] {
+		if v, ok := strings.CutPrefix(p, "name="); ok {
+			h.Proto = v
+		}
+	}
+	return h, nil
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// special types are objects in Go but single values in the schema.
+func special(t reflect.Type) bool {
+	return t == quantityType || t == timeType || t == microTimeType || t == intOrStrType
+}
+
+// classify names the schema::Type of a kept value of Go type t (pointers and list removed).
+func classify(t reflect.Type) (string, error) {
+	switch {
+	case t == quantityType:
+		return "kQuantity", nil
+	case t == timeType:
+		return "kTime", nil
+	case t == microTimeType:
+		return "kMicroTime", nil
+	case t == intOrStrType:
+		return "kIntOrString", nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "kString", nil
+	case reflect.Bool:
+		return "kBool", nil
+	case reflect.Int32:
+		return "kInt32", nil
+	case reflect.Int64:
+		return "kInt64", nil
+	case reflect.Struct:
+		return "kMessage", nil
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String {
+			return "kStringMap", nil
+		}
+		if t.Key().Kind() == reflect.String && t.Elem() == quantityType {
+			return "kResourceList", nil
+		}
+	}
+	return "", fmt.Errorf("values of Go type %s are not supported by the schema", t)
+}
