@@ -29,7 +29,8 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
                                                framework::PluginsRunner&,
                                                framework::NominatingInfo&) {
   // The text of upstream's CycleState.Read error.
-  if (state.Read<PreFilterState>(kStateKey) == nullptr) return framework::Status::Error("not found");
+  if (state.Read<PreFilterState>(kStateKey) == nullptr)
+    return framework::Status::Error("not found");
   return framework::Status(framework::Code::kUnschedulable);
 }
 

@@ -48,10 +48,10 @@ ClaimsOrReason SortPodClaims(const api::Pod& pod,
     out.claims.has_claims = true;
     ClaimPtr pvc = claims.Get(pod.metadata.namespace_, *name);
     if (pvc == nullptr) {
-      out.unschedulable =
-          ephemeral ? "waiting for ephemeral volume controller to create the "
-                      "persistentvolumeclaim \"" + *name + "\""
-                    : "persistentvolumeclaim \"" + *name + "\" not found";
+      out.unschedulable = ephemeral ? "waiting for ephemeral volume controller to create the "
+                                      "persistentvolumeclaim \"" +
+                                          *name + "\""
+                                    : "persistentvolumeclaim \"" + *name + "\" not found";
       return out;
     }
     if (pvc->phase == "Lost") {

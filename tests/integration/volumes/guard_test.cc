@@ -34,8 +34,10 @@ json Claim(const std::string& name, const std::string& cls, const std::string& v
                {"resources", {{"requests", {{"storage", "1Gi"}}}}},
                {"storageClassName", cls}};
   if (!volume.empty()) spec["volumeName"] = volume;
-  json c = {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
-            {"metadata", {{"name", name}}}, {"spec", spec}};
+  json c = {{"apiVersion", "v1"},
+            {"kind", "PersistentVolumeClaim"},
+            {"metadata", {{"name", name}}},
+            {"spec", spec}};
   // What the PV controller writes once it has bound the claim (no controller runs here).
   if (!volume.empty()) c["metadata"]["annotations"] = {{"pv.kubernetes.io/bind-completed", "yes"}};
   return c;
@@ -71,14 +73,17 @@ class VolumeGuard : public ::testing::Test {
   static void SetUpTestSuite() {
     ASSERT_TRUE(testing::EnsureNamespace(Admin(), kNs).ok());
     for (const char* zone : {"a", "b"}) {
-      ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode()
-                                                   .Name(std::string("vg-") + zone)
-                                                   .Label("stowage-test/zone", zone))
-                      .ok());
+      ASSERT_TRUE(
+          testing::CreateNode(
+              Admin(),
+              BuildClusterNode().Name(std::string("vg-") + zone).Label("stowage-test/zone", zone))
+              .ok());
     }
     Create("/apis/storage.k8s.io/v1/storageclasses",
-           {{"apiVersion", "storage.k8s.io/v1"}, {"kind", "StorageClass"},
-            {"metadata", {{"name", "wffc"}}}, {"provisioner", "example.com/none"},
+           {{"apiVersion", "storage.k8s.io/v1"},
+            {"kind", "StorageClass"},
+            {"metadata", {{"name", "wffc"}}},
+            {"provisioner", "example.com/none"},
             {"volumeBindingMode", "WaitForFirstConsumer"}});
   }
   static constexpr const char* kNs = "volume-guard";
@@ -98,8 +103,8 @@ TEST_F(VolumeGuard, MissingClaimIsUpstreamsMessageAndItsCreationRequeuesThePod) 
   // A claim of no class binds immediately; while no PV controller binds it, the pod waits with
   // upstream's next reason, reached through the PVC Add event rather than the periodic flush.
   Create(claims_, Claim("does-not-exist", ""));
-  const std::string unbound = RejectedEverywhere(
-      std::string(plugins::volume_binding::kErrUnboundImmediate), 2);
+  const std::string unbound =
+      RejectedEverywhere(std::string(plugins::volume_binding::kErrUnboundImmediate), 2);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "missing") == unbound; }))
       << PendingMessage(kNs, "missing");
 }
@@ -107,10 +112,10 @@ TEST_F(VolumeGuard, MissingClaimIsUpstreamsMessageAndItsCreationRequeuesThePod) 
 TEST_F(VolumeGuard, WaitForFirstConsumerClaimIsNeverBound) {
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
   Create(claims_, Claim("data", "wffc"));
-  ASSERT_TRUE(testing::CreatePod(
-                  Admin(), BuildPod().Namespace(kNs).Name("wffc").SchedulerName("stowage").PVC(
-                               "data"))
-                  .ok());
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(), BuildPod().Namespace(kNs).Name("wffc").SchedulerName("stowage").PVC("data"))
+          .ok());
   const std::string want =
       RejectedEverywhere(std::string(plugins::volume_binding::kGuardReason), 2);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "wffc") == want; }))
@@ -146,19 +151,19 @@ TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
       auto p = client::GetObject<api::Pod>(Admin(), kNs, "local-" + std::to_string(i));
       node = p.ok() ? p->spec.node_name : "";
       return !node.empty();
-    })) << "local-" << i << " was not bound";
+    })) << "local-"
+        << i << " was not bound";
     EXPECT_EQ(node, "vg-b") << "local-" << i;
   }
 }
 
 TEST_F(VolumeGuard, PodWithResourceClaimsIsNeverBound) {
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
-  ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod()
-                                              .Namespace(kNs)
-                                              .Name("gpu")
-                                              .SchedulerName("stowage")
-                                              .ResourceClaims({{"gpu", "one-gpu", std::nullopt}}))
-                  .ok());
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(), BuildPod().Namespace(kNs).Name("gpu").SchedulerName("stowage").ResourceClaims(
+                       {{"gpu", "one-gpu", std::nullopt}}))
+          .ok());
   const std::string want =
       RejectedEverywhere(std::string(plugins::dynamic_resources::kGuardReason), 2, false);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "gpu") == want; }))

@@ -62,17 +62,14 @@ TEST(DynamicResources, PostFilterLetsPreemptionRunOnlyAfterItsPreFilter) {
   auto pod = framework::NewPodInfo(BuildPod().Obj());
   // An earlier PreFilter plugin rejected the pod: upstream's state read fails.
   framework::CycleState skipped;
-  framework::Status s =
-      pl.PostFilter(skipped, *pod, filtered, runner,
-                    nominating);
+  framework::Status s = pl.PostFilter(skipped, *pod, filtered, runner, nominating);
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "not found");
   // PreFilter ran (and skipped the pod): no verdict, the next PostFilter plugin decides.
   framework::CycleState ran;
   framework::PreFilterResult result;
   EXPECT_EQ(pl.PreFilter(ran, *pod, {}, result).code(), Code::kSkip);
-  s = pl.PostFilter(ran, *pod, filtered, runner,
-                    nominating);
+  s = pl.PostFilter(ran, *pod, filtered, runner, nominating);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_TRUE(s.reasons().empty());
 }
