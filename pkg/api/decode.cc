@@ -1,5 +1,6 @@
 // The decode entry points and the field reader. Kind-specific readers live in decode_core.cc
-// (metadata, pods, nodes, selectors) and decode_other.cc (the remaining kinds).
+// (metadata, pods, nodes, selectors) and decode_schema.cc (every kind declared in
+// pkg/api/schema/).
 #include "pkg/api/decode.h"
 
 #include <simdjson.h>
@@ -31,6 +32,12 @@ STOWAGE_KIND_NAME(ReplicaSet)
 STOWAGE_KIND_NAME(StatefulSet)
 STOWAGE_KIND_NAME(ReplicationController)
 STOWAGE_KIND_NAME(Lease)
+STOWAGE_KIND_NAME(CSIStorageCapacity)
+STOWAGE_KIND_NAME(ResourceSlice)
+STOWAGE_KIND_NAME(ResourceClaim)
+STOWAGE_KIND_NAME(ResourceClaimTemplate)
+STOWAGE_KIND_NAME(DeviceClass)
+STOWAGE_KIND_NAME(DeviceTaintRule)
 #undef STOWAGE_KIND_NAME
 
 namespace dom = simdjson::dom;
@@ -184,22 +191,36 @@ void Reader::Resources(dom::object o, std::string_view key, ResourceList& out) {
   entries.reserve(m.size());
   for (auto field : m) {
     Scope sk(*this, field.key);
-    // Quantities are strings on the wire; upstream also accepts bare integers.
-    std::string_view text;
-    std::string number;
-    int64_t i = 0;
-    if (field.value.get_string().get(text) == simdjson::SUCCESS) {
-    } else if (field.value.get_int64().get(i) == simdjson::SUCCESS) {
-      number = std::to_string(i);
-      text = number;
-    } else {
-      return Fail("expected a quantity string");
-    }
-    auto q = Quantity::Parse(text);
-    if (!q.ok()) return Fail(q.status().message());
-    entries.emplace_back(std::string(field.key), *q);
+    Quantity q;
+    ReadQuantity(field.value, q);
+    if (!ok()) return;
+    entries.emplace_back(std::string(field.key), q);
   }
   out = ResourceList(std::move(entries));
+}
+
+void Reader::ReadQuantity(dom::element e, Quantity& out) {
+  // Quantities are strings on the wire; upstream also accepts bare integers.
+  std::string_view text;
+  std::string number;
+  int64_t i = 0;
+  if (e.get_string().get(text) == simdjson::SUCCESS) {
+  } else if (e.get_int64().get(i) == simdjson::SUCCESS) {
+    number = std::to_string(i);
+    text = number;
+  } else {
+    return Fail("expected a quantity string");
+  }
+  auto q = Quantity::Parse(text);
+  if (!q.ok()) return Fail(q.status().message());
+  out = *q;
+}
+
+void Reader::Quant(dom::object o, std::string_view key, Quantity& out) {
+  dom::element e;
+  if (!Get(o, key, e)) return;
+  Scope s(*this, key);
+  ReadQuantity(e, out);
 }
 
 void Reader::IntOrStr(dom::object o, std::string_view key, std::optional<IntOrString>& out) {
@@ -423,6 +444,12 @@ STOWAGE_DECODABLE(ReplicaSet)
 STOWAGE_DECODABLE(StatefulSet)
 STOWAGE_DECODABLE(ReplicationController)
 STOWAGE_DECODABLE(Lease)
+STOWAGE_DECODABLE(CSIStorageCapacity)
+STOWAGE_DECODABLE(ResourceSlice)
+STOWAGE_DECODABLE(ResourceClaim)
+STOWAGE_DECODABLE(ResourceClaimTemplate)
+STOWAGE_DECODABLE(DeviceClass)
+STOWAGE_DECODABLE(DeviceTaintRule)
 #undef STOWAGE_DECODABLE
 
 }  // namespace stowage::api

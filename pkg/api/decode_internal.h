@@ -60,6 +60,12 @@ class Reader {
   // Like Resources, but leaves out unset when the key is absent or null.
   void OptResources(dom::object o, std::string_view key, std::optional<ResourceList>& out);
   void IntOrStr(dom::object o, std::string_view key, std::optional<IntOrString>& out);
+  void Quant(dom::object o, std::string_view key, Quantity& out);
+
+  // Values that are not under a key of their own (list elements, map values), read inside the
+  // caller's path scope.
+  void ReadString(dom::element e, std::string& out);
+  void ReadQuantity(dom::element e, Quantity& out);
 
   // Calls f(object) for the object at key, inside its path scope.
   template <typename F>
@@ -98,7 +104,6 @@ class Reader {
     int64_t index;
   };
   std::string Path() const;
-  void ReadString(dom::element e, std::string& out);
 
   std::vector<PathElem> path_;
   std::string error_;
@@ -109,7 +114,8 @@ void ReadMeta(Reader& r, dom::object o, ObjectMeta& out);
 void ReadLabelSelector(Reader& r, dom::object o, LabelSelector& out);
 void ReadNodeSelector(Reader& r, dom::object o, NodeSelector& out);
 
-// One reader per kind, overloaded on the output type.
+// One reader per kind, overloaded on the output type: decode_core.cc's for Pods and Nodes,
+// decode_schema.cc's for every kind declared in pkg/api/schema/.
 void Read(Reader& r, dom::object o, Pod& out);
 void Read(Reader& r, dom::object o, Node& out);
 void Read(Reader& r, dom::object o, PersistentVolume& out);
@@ -124,5 +130,11 @@ void Read(Reader& r, dom::object o, ReplicaSet& out);
 void Read(Reader& r, dom::object o, StatefulSet& out);
 void Read(Reader& r, dom::object o, ReplicationController& out);
 void Read(Reader& r, dom::object o, Lease& out);
+void Read(Reader& r, dom::object o, CSIStorageCapacity& out);
+void Read(Reader& r, dom::object o, ResourceSlice& out);
+void Read(Reader& r, dom::object o, ResourceClaim& out);
+void Read(Reader& r, dom::object o, ResourceClaimTemplate& out);
+void Read(Reader& r, dom::object o, DeviceClass& out);
+void Read(Reader& r, dom::object o, DeviceTaintRule& out);
 
 }  // namespace stowage::api::decode_internal

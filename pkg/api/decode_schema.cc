@@ -1,7 +1,8 @@
 // The JSON engine of the schema: reads every struct that has a generated table
 // (schema_generated.h) by walking its visitor, with the field reader of decode_internal.h, so
-// a kind declared in pkg/api/schema/*.txt needs no reader of its own. Structs without a table
-// (metadata and selectors, shared with the hand-written Pod and Node readers) are read by
+// a kind declared in pkg/api/schema/*.txt needs no reader of its own. Maps with values of their
+// own (Map<V>) and lists of quantities are read here from the elements' values. Structs without a
+// table (metadata and selectors, shared with the hand-written Pod and Node readers) are read by
 // their hand-written readers.
 #include <optional>
 #include <string>
@@ -51,6 +52,59 @@ template <typename M>
 constexpr bool kOptional = false;
 template <typename E>
 constexpr bool kOptional<std::optional<E>> = true;
+template <typename M>
+constexpr bool kMap = false;
+template <typename V>
+constexpr bool kMap<Map<V>> = true;
+
+// Reads a value that has no key of its own (a list element, a map value) into out, inside the
+// caller's path scope: a string (or a time), a quantity, or an object with a reader.
+template <typename M>
+void ReadElement(Reader& r, dom::element e, M& out) {
+  if constexpr (kIs<M, std::string>) {
+    r.ReadString(e, out);
+  } else if constexpr (kIs<M, Quantity>) {
+    r.ReadQuantity(e, out);
+  } else {
+    static_assert(Object<M>, "the schema engine reads no list elements or map values of this type");
+    dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS) return r.Fail("expected an object");
+    ReadStruct(r, o, out);
+  }
+}
+
+// Reads the map at key: one entry per non-null member of the JSON object.
+template <typename V>
+void ReadMap(Reader& r, dom::object o, std::string_view key, Map<V>& out) {
+  r.Obj(o, key, [&](dom::object m) {
+    std::vector<typename Map<V>::Entry> entries;
+    entries.reserve(m.size());
+    for (auto field : m) {
+      if (field.value.is_null()) continue;
+      Reader::Scope s(r, field.key);
+      ReadElement(r, field.value, entries.emplace_back(std::string(field.key), V{}).second);
+      if (!r.ok()) return;
+    }
+    out = Map<V>(std::move(entries));
+  });
+}
+
+// Reads the list of scalars at key (lists of strings have a reader of their own).
+template <typename E>
+void ReadScalars(Reader& r, dom::object o, std::string_view key, std::vector<E>& out) {
+  dom::element e;
+  if (!r.Get(o, key, e)) return;
+  Reader::Scope s(r, key);
+  dom::array a;
+  if (e.get_array().get(a) != simdjson::SUCCESS) return r.Fail("expected an array");
+  out.reserve(a.size());
+  int64_t i = 0;
+  for (dom::element item : a) {
+    Reader::Scope si(r, i++);
+    ReadElement(r, item, out.emplace_back());
+    if (!r.ok()) return;
+  }
+}
 
 // Reads the kept value at key into out, by the C++ type of its member; any other type fails
 // to compile.
@@ -82,6 +136,15 @@ void ReadField(Reader& r, dom::object o, std::string_view key, M& out) {
     r.OptResources(o, key, out);
   } else if constexpr (kIs<M, std::optional<IntOrString>>) {
     r.IntOrStr(o, key, out);
+  } else if constexpr (kIs<M, Quantity>) {
+    r.Quant(o, key, out);
+  } else if constexpr (kIs<M, std::optional<Quantity>>) {
+    dom::element e;
+    if (r.Get(o, key, e)) r.Quant(o, key, out.emplace());
+  } else if constexpr (kIs<M, std::vector<Quantity>>) {
+    ReadScalars(r, o, key, out);
+  } else if constexpr (kMap<M>) {
+    ReadMap(r, o, key, out);
   } else if constexpr (Object<M>) {
     r.Obj(o, key, [&](dom::object c) { ReadStruct(r, c, out); });
   } else if constexpr (kOptional<M>) {

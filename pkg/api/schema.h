@@ -55,14 +55,17 @@ enum class Type : uint8_t {
 };
 
 // One upstream field: its JSON name (empty for an embedded struct JSON inlines), protobuf
-// number and wire type, the type of its value (of its elements, for a list) and whether it is
-// a list.
+// number and wire type, the type of its value (of its elements, for a list; of its values, for a
+// map), whether it is a list, and whether it is a map from string keys (a Map<V> member; in
+// protobuf, repeated entries of key 1 and value 2). kStringMap and kResourceList are single
+// values, not maps.
 struct Tag {
   std::string_view json;
   uint32_t number;
   Wire wire;
   Type type;
   bool list;
+  bool map;
 };
 
 // T is S, const or not: the visitor functions take either.
@@ -82,21 +85,33 @@ struct Unwrap<std::vector<E>> {
   using type = E;
   static constexpr bool kVector = true;
 };
+template <typename M>
+constexpr bool kIsMap = false;
+template <typename V>
+constexpr bool kIsMap<Map<V>> = true;
 }  // namespace fits_internal
 
 // Whether a member of C++ type M can hold an upstream value of type t; list says the value is a
-// list, lists how many lists its path crossed (each a level of std::vector), and S is the
-// declared struct of a kMessage. std::optional is accepted at every level (a pointer upstream).
-template <typename M, Type t, bool list, int lists, typename S>
+// list, lists how many lists its path crossed (each a level of std::vector), map that it is a
+// map (a Map<V> whose V holds a t), and S is the declared struct of a kMessage. std::optional is
+// accepted at every level (a pointer upstream).
+template <typename M, Type t, bool list, int lists, typename S, bool map = false>
 constexpr bool Fits() {
   using U = fits_internal::Unwrap<M>;
   if constexpr (lists > 0 || list) {
     if constexpr (!U::kVector) {
       return false;
     } else if constexpr (lists > 0) {
-      return Fits<typename U::type, t, list, lists - 1, S>();
+      return Fits<typename U::type, t, list, lists - 1, S, map>();
     } else {
-      return Fits<typename U::type, t, false, 0, S>();
+      return Fits<typename U::type, t, false, 0, S, map>();
+    }
+  } else if constexpr (map) {
+    using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;
+    if constexpr (!U::kVector && fits_internal::kIsMap<V>) {
+      return Fits<typename V::mapped_type, t, false, 0, S>();
+    } else {
+      return false;
     }
   } else {
     using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;

@@ -9,6 +9,8 @@
 // the JSON and protobuf decoders can be held to giving equal objects.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,6 +22,44 @@
 #include "pkg/api/quantity.h"
 
 namespace stowage::api {
+
+namespace map_internal {
+// Sorts by key keeping the last of equal keys, as a JSON object decoder would.
+template <typename Entry>
+std::vector<Entry> SortUnique(std::vector<Entry> entries) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  std::vector<Entry> out;
+  out.reserve(entries.size());
+  for (auto& e : entries) {
+    if (!out.empty() && out.back().first == e.first) {
+      out.back() = std::move(e);
+    } else {
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+// Up to this many entries Find scans instead of bisecting: past it, the scan reads more entries
+// than the bisection's few probes. A node's labels (often 10-15) stay under it.
+inline constexpr size_t kMaxScanned = 16;
+
+template <typename Entry>
+const typename Entry::second_type* Find(const std::vector<Entry>& entries, std::string_view key) {
+  // Keys often share long prefixes (topology.kubernetes.io/...), which every comparison of a
+  // bisection reads; a scan rejects a key of another length without reading its bytes.
+  if (entries.size() <= kMaxScanned) {
+    for (const Entry& e : entries) {
+      if (e.first == key) return &e.second;  // lengths first, then bytes
+    }
+    return nullptr;
+  }
+  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+                             [](const Entry& e, std::string_view k) { return e.first < k; });
+  return (it != entries.end() && it->first == key) ? &it->second : nullptr;
+}
+}  // namespace map_internal
 
 // A small string-to-string map (labels, annotations, nodeSelector), sorted by key.
 class StringMap {
@@ -52,6 +92,31 @@ class ResourceList {
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
   friend bool operator==(const ResourceList&, const ResourceList&) = default;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// A small map from names to values of V (device attributes and capacities, the times of a PDB's
+// disrupted pods), sorted by name: the general form of StringMap and ResourceList, for the maps
+// the schema declares with values of their own.
+template <typename V>
+class Map {
+ public:
+  using Entry = std::pair<std::string, V>;
+  using mapped_type = V;
+  Map() = default;
+  // Takes entries in any order; later duplicates of a key win, as in a JSON object.
+  explicit Map(std::vector<Entry> entries)
+      : entries_(map_internal::SortUnique(std::move(entries))) {}
+
+  // The value of key, or nullptr.
+  const V* Get(std::string_view key) const { return map_internal::Find(entries_, key); }
+  bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  const std::vector<Entry>& entries() const { return entries_; }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  friend bool operator==(const Map&, const Map&) = default;
 
  private:
   std::vector<Entry> entries_;
@@ -416,6 +481,16 @@ struct CSIDriver {
   std::optional<bool> requires_republish;
 };
 
+// storage.k8s.io/v1 CSIStorageCapacity: the space a CSI driver has for a class in one topology
+// segment, which VolumeBinding checks before it provisions a volume there.
+struct CSIStorageCapacity {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> node_topology;  // unset: no node has access
+  std::string storage_class_name;
+  std::optional<Quantity> capacity;
+  std::optional<Quantity> maximum_volume_size;  // the largest volume, when below capacity
+};
+
 // --- policy, core and apps kinds ----------------------------------------------------------
 
 // An intstr.IntOrString ("50%" or 3).
@@ -434,7 +509,7 @@ struct PodDisruptionBudget {
   int32_t current_healthy = 0;
   int32_t desired_healthy = 0;
   int32_t expected_pods = 0;
-  std::vector<std::string> disrupted_pods;  // names in status.disruptedPods
+  Map<std::string> disrupted_pods;  // status.disruptedPods: pod name -> RFC 3339 time
 };
 
 struct Namespace {
@@ -474,6 +549,232 @@ struct Lease {
   std::string acquire_time;  // RFC 3339 with microseconds, as the API writes MicroTime
   std::string renew_time;
   int32_t lease_transitions = 0;
+};
+
+// --- dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------
+
+// A device attribute: exactly one of the values is set.
+struct DeviceAttribute {
+  std::optional<int64_t> int_value;
+  std::optional<bool> bool_value;
+  std::optional<std::string> string_value;
+  std::optional<std::string> version_value;  // a semantic version
+  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+};
+
+// requestPolicy.validRange of a consumable capacity.
+struct CapacityRange {
+  std::optional<Quantity> min;
+  std::optional<Quantity> max;
+  std::optional<Quantity> step;
+  friend bool operator==(const CapacityRange&, const CapacityRange&) = default;
+};
+
+// A device's capacity and, when it is consumable, what one allocation may take of it.
+struct DeviceCapacity {
+  Quantity value;
+  std::optional<Quantity> request_default;           // requestPolicy.default
+  std::vector<Quantity> request_valid_values;        // requestPolicy.validValues
+  std::optional<CapacityRange> request_valid_range;  // requestPolicy.validRange
+  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+};
+
+struct Counter {
+  Quantity value;
+  friend bool operator==(const Counter&, const Counter&) = default;
+};
+
+// Counters that partitionable devices of a slice draw from.
+struct CounterSet {
+  std::string name;
+  Map<Counter> counters;
+  friend bool operator==(const CounterSet&, const CounterSet&) = default;
+};
+
+struct DeviceCounterConsumption {
+  std::string counter_set;
+  Map<Counter> counters;
+  friend bool operator==(const DeviceCounterConsumption&,
+                         const DeviceCounterConsumption&) = default;
+};
+
+struct DeviceTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, NoExecute, None
+  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
+};
+
+struct Device {
+  std::string name;
+  Map<DeviceAttribute> attributes;  // by qualified name: "model" or "gpu.example.com/model"
+  Map<DeviceCapacity> capacity;
+  std::vector<DeviceCounterConsumption> consumes_counters;  // partitionable devices
+  // Where the device is available, when its slice sets per_device_node_selection: one of these.
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
+  std::vector<DeviceTaint> taints;
+  std::optional<bool> binds_to_node;
+  std::vector<std::string> binding_conditions;  // PreBind waits for these device conditions
+  std::vector<std::string> binding_failure_conditions;
+  std::optional<bool> allow_multiple_allocations;  // consumable capacity: shared by claims
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+// ResourceSlice: devices of one pool of a DRA driver, on one node, a node selection or all nodes.
+struct ResourceSlice {
+  ObjectMeta metadata;
+  std::string driver;
+  std::string pool_name;
+  int64_t pool_generation = 0;  // slices of an older generation are ignored
+  int64_t pool_resource_slice_count = 0;
+  // Where the devices are available: exactly one of these is set.
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
+  std::optional<bool> per_device_node_selection;
+  std::vector<Device> devices;
+  std::vector<CounterSet> shared_counters;
+  friend bool operator==(const ResourceSlice&, const ResourceSlice&) = default;
+};
+
+struct DeviceToleration {
+  std::string key;
+  std::string op;  // Equal (default when empty), Exists
+  std::string value;
+  std::string effect;  // empty matches every effect
+  std::optional<int64_t> toleration_seconds;
+  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
+};
+
+// A request for devices of one class; DeviceSubRequest is one alternative of a firstAvailable list.
+struct ExactDeviceRequest {
+  std::string device_class_name;
+  std::vector<std::string> selectors;  // CEL expressions (selectors[].cel.expression), ANDed
+  std::string allocation_mode;         // ExactCount (default) or All
+  int64_t count = 0;
+  std::optional<bool> admin_access;
+  std::vector<DeviceToleration> tolerations;
+  ResourceList capacity_requests;  // capacity.requests, of consumable capacity
+  friend bool operator==(const ExactDeviceRequest&, const ExactDeviceRequest&) = default;
+};
+
+struct DeviceSubRequest {
+  std::string name;
+  std::string device_class_name;
+  std::vector<std::string> selectors;
+  std::string allocation_mode;
+  int64_t count = 0;
+  std::vector<DeviceToleration> tolerations;
+  ResourceList capacity_requests;
+  friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
+};
+
+struct DeviceRequest {
+  std::string name;
+  std::optional<ExactDeviceRequest> exactly;      // set unless first_available is
+  std::vector<DeviceSubRequest> first_available;  // the first that can be satisfied is used
+  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
+};
+
+struct DeviceConstraint {
+  std::vector<std::string> requests;  // empty: all of the claim's requests
+  std::optional<std::string> match_attribute;
+  std::optional<std::string> distinct_attribute;
+  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
+};
+
+// The spec.devices of a claim and of a claim template.
+struct DeviceClaim {
+  std::vector<DeviceRequest> requests;
+  std::vector<DeviceConstraint> constraints;
+  friend bool operator==(const DeviceClaim&, const DeviceClaim&) = default;
+};
+
+struct DeviceRequestAllocationResult {
+  std::string request;  // "<request>" or "<request>/<subrequest>"
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<bool> admin_access;
+  std::vector<DeviceToleration> tolerations;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  std::optional<std::string> share_id;
+  ResourceList consumed_capacity;
+  friend bool operator==(const DeviceRequestAllocationResult&,
+                         const DeviceRequestAllocationResult&) = default;
+};
+
+struct AllocationResult {
+  std::vector<DeviceRequestAllocationResult> results;  // devices.results
+  std::optional<NodeSelector> node_selector;           // the nodes the devices are usable on
+  std::optional<std::string> allocation_timestamp;     // RFC 3339
+  friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
+};
+
+// Who a claim is reserved for: a pod (resource "pods") or its pod group.
+struct ResourceClaimConsumerReference {
+  std::string api_group;
+  std::string resource;
+  std::string name;
+  std::string uid;
+  friend bool operator==(const ResourceClaimConsumerReference&,
+                         const ResourceClaimConsumerReference&) = default;
+};
+
+// A metav1.Condition, as drivers report them on allocated devices.
+struct StatusCondition {
+  std::string type;
+  std::string status;  // True, False, Unknown
+  std::string reason;
+  friend bool operator==(const StatusCondition&, const StatusCondition&) = default;
+};
+
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<std::string> share_id;
+  std::vector<StatusCondition> conditions;  // binding conditions PreBind waits for
+  friend bool operator==(const AllocatedDeviceStatus&, const AllocatedDeviceStatus&) = default;
+};
+
+// ResourceClaim: a request for devices, and the allocation and reservations in its status.
+struct ResourceClaim {
+  ObjectMeta metadata;
+  DeviceClaim devices;  // spec.devices
+  std::optional<AllocationResult> allocation;
+  std::vector<ResourceClaimConsumerReference> reserved_for;
+  std::vector<AllocatedDeviceStatus> device_status;  // status.devices
+  friend bool operator==(const ResourceClaim&, const ResourceClaim&) = default;
+};
+
+// ResourceClaimTemplate: what the resourceclaim controller creates a pod's claim from.
+struct ResourceClaimTemplate {
+  ObjectMeta metadata;
+  ObjectMeta claim_metadata;  // spec.metadata: labels and annotations for the claim
+  DeviceClaim devices;        // spec.spec.devices
+  friend bool operator==(const ResourceClaimTemplate&, const ResourceClaimTemplate&) = default;
+};
+
+// DeviceClass: selectors and an extended resource name shared by every request of the class.
+struct DeviceClass {
+  ObjectMeta metadata;
+  std::vector<std::string> selectors;  // CEL expressions (spec.selectors[].cel.expression)
+  std::optional<std::string> extended_resource_name;
+  friend bool operator==(const DeviceClass&, const DeviceClass&) = default;
+};
+
+// DeviceTaintRule: a taint on the devices its selector matches (unset parts match all).
+struct DeviceTaintRule {
+  ObjectMeta metadata;
+  std::optional<std::string> driver;  // spec.deviceSelector.driver
+  std::optional<std::string> pool;
+  std::optional<std::string> device;
+  DeviceTaint taint;
+  friend bool operator==(const DeviceTaintRule&, const DeviceTaintRule&) = default;
 };
 
 using PodPtr = std::shared_ptr<const Pod>;

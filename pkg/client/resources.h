@@ -44,6 +44,12 @@ STOWAGE_RESOURCE(PodDisruptionBudget, "/apis/policy/v1", "poddisruptionbudgets",
 STOWAGE_RESOURCE(ReplicaSet, "/apis/apps/v1", "replicasets", true)
 STOWAGE_RESOURCE(StatefulSet, "/apis/apps/v1", "statefulsets", true)
 STOWAGE_RESOURCE(Lease, "/apis/coordination.k8s.io/v1", "leases", true)
+STOWAGE_RESOURCE(CSIStorageCapacity, "/apis/storage.k8s.io/v1", "csistoragecapacities", true)
+STOWAGE_RESOURCE(ResourceSlice, "/apis/resource.k8s.io/v1", "resourceslices", false)
+STOWAGE_RESOURCE(ResourceClaim, "/apis/resource.k8s.io/v1", "resourceclaims", true)
+STOWAGE_RESOURCE(ResourceClaimTemplate, "/apis/resource.k8s.io/v1", "resourceclaimtemplates", true)
+STOWAGE_RESOURCE(DeviceClass, "/apis/resource.k8s.io/v1", "deviceclasses", false)
+STOWAGE_RESOURCE(DeviceTaintRule, "/apis/resource.k8s.io/v1", "devicetaintrules", false)
 #undef STOWAGE_RESOURCE
 
 // Percent-encodes a query parameter value.

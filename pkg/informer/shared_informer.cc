@@ -277,5 +277,11 @@ template class SharedInformer<api::ReplicaSet>;
 template class SharedInformer<api::StatefulSet>;
 template class SharedInformer<api::ReplicationController>;
 template class SharedInformer<api::Lease>;
+template class SharedInformer<api::CSIStorageCapacity>;
+template class SharedInformer<api::ResourceSlice>;
+template class SharedInformer<api::ResourceClaim>;
+template class SharedInformer<api::ResourceClaimTemplate>;
+template class SharedInformer<api::DeviceClass>;
+template class SharedInformer<api::DeviceTaintRule>;
 
 }  // namespace stowage::informer

@@ -34,11 +34,8 @@ PdbSplit SplitByPdbViolation(const std::vector<framework::PodInfoPtr>& victims,
         const auto& pdb = *pdbs[i].pdb;
         if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
         if (!pdbs[i].selector.Matches(pod.metadata.labels)) continue;
-        const auto& disrupted = pdb.disrupted_pods;
         // Already counted by the disruption controller: charging it again would over-count.
-        if (std::find(disrupted.begin(), disrupted.end(), pod.metadata.name) != disrupted.end()) {
-          continue;
-        }
+        if (pdb.disrupted_pods.Has(pod.metadata.name)) continue;
         if (--allowed[i] < 0) {
           violating = true;
           break;

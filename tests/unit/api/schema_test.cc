@@ -3,10 +3,12 @@
 // field, and the protobuf dispatch reaches the member a field-number path names.
 #include "pkg/api/schema.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +27,18 @@ int64_t GoldenInt(std::string_view path) {
   return int64_t{h % 100000} + 1;
 }
 
+// The time schemagen's golden writer derives from a JSON path (golden.go GoldenTime): GoldenInt
+// seconds after the epoch, as metav1.Time (RFC 3339) or metav1.MicroTime (with microseconds)
+// writes it. GoldenInt is at most 100000, so the day is the 1st or the 2nd.
+std::string GoldenTime(std::string_view path, bool micro) {
+  int64_t n = GoldenInt(path);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "1970-01-%02dT%02d:%02d:%02d%s", static_cast<int>(1 + n / 86400),
+                static_cast<int>(n % 86400 / 3600), static_cast<int>(n % 3600 / 60),
+                static_cast<int>(n % 60), micro ? ".000000Z" : "Z");
+  return buf;
+}
+
 std::string Join(const std::string& prefix, std::string_view name) {
   if (name.empty()) return prefix;
   return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
@@ -39,6 +53,7 @@ class GoldenCheck {
   void Field(const Tag& tag, const M& m) {
     std::string path = Join(path_, tag.json);
     SCOPED_TRACE(path);
+    type_ = tag.type;
     Check(path, m);
     ++checked_;
   }
@@ -55,7 +70,14 @@ class GoldenCheck {
   }
 
  private:
-  void Check(const std::string& path, const std::string& v) { EXPECT_EQ(v, path); }
+  void Check(const std::string& path, const std::string& v) {
+    if (type_ == Type::kTime || type_ == Type::kMicroTime) {
+      EXPECT_EQ(v, GoldenTime(path, type_ == Type::kMicroTime));
+    } else {
+      EXPECT_EQ(v, path);
+    }
+  }
+  void Check(const std::string& path, const Quantity& v) { EXPECT_EQ(v.Value(), GoldenInt(path)); }
   void Check(const std::string& path, int32_t v) { EXPECT_EQ(v, GoldenInt(path)); }
   void Check(const std::string& path, int64_t v) { EXPECT_EQ(v, GoldenInt(path)); }
   void Check(const std::string&, bool v) { EXPECT_TRUE(v); }
@@ -99,6 +121,13 @@ class GoldenCheck {
     ASSERT_EQ(v.size(), 1u);
     Check(path, v[0]);
   }
+  template <typename V>
+  void Check(const std::string& path, const Map<V>& v) {  // one entry keyed by the path
+    EXPECT_EQ(v.size(), 1u);
+    const V* value = v.Get(path);
+    EXPECT_NE(value, nullptr) << "keys: " << (v.empty() ? "" : v.entries()[0].first);
+    if (value) Check(path, *value);
+  }
   template <typename S>
   void Check(const std::string& path, const S& v) {  // a struct with its own table
     GoldenCheck in(path, checked_);
@@ -107,6 +136,7 @@ class GoldenCheck {
 
   std::string path_;
   int& checked_;
+  Type type_ = Type::kString;  // of the field being checked
 };
 
 // Decodes the golden JSON of kind T and checks it; returns the number of values checked.
@@ -137,6 +167,27 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<CSIDriver>(4);
   ExpectGolden<PersistentVolume>(14);
   ExpectGolden<PersistentVolumeClaim>(8);
+  ExpectGolden<CSIStorageCapacity>(5);
+  ExpectGolden<PodDisruptionBudget>(9);
+  ExpectGolden<Namespace>(2);
+  ExpectGolden<Service>(3);
+  ExpectGolden<ReplicaSet>(3);
+  ExpectGolden<StatefulSet>(3);
+  ExpectGolden<ReplicationController>(3);
+  ExpectGolden<Lease>(6);
+  ExpectGolden<ResourceSlice>(43);
+  ExpectGolden<ResourceClaim>(67);
+  ExpectGolden<ResourceClaimTemplate>(35);
+  ExpectGolden<DeviceClass>(3);
+  ExpectGolden<DeviceTaintRule>(8);
+}
+
+TEST(SchemaGolden, AWrongMapKeyIsCaught) {
+  std::string json = stowage::testing::ReadFixture("schema/ResourceSlice.json");
+  auto at = json.find("\"spec.devices.attributes\"");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, 25, "\"spec.devices.attributeX\"");
+  EXPECT_NONFATAL_FAILURE(CheckGolden<ResourceSlice>(json), "attributeX");
 }
 
 TEST(SchemaGolden, AMissingFieldIsCaught) {
@@ -223,6 +274,50 @@ TEST(SchemaNumbers, ReachTheMemberThroughNestedAndEmbeddedMessages) {
   EXPECT_EQ(last.wire, Wire::kVarint);
 }
 
+TEST(SchemaNumbers, ReachMapsAndFlattenedLists) {
+  Device d;
+  Tag last{};
+  EXPECT_EQ(FollowNumbers(d, {2}, &last), &d.attributes);  // the map itself: entries are its own
+  EXPECT_TRUE(last.map);
+  EXPECT_FALSE(last.list);
+  EXPECT_EQ(last.type, Type::kMessage);
+
+  ExactDeviceRequest req;
+  // selectors (2) > cel (1) > expression (1), flattened into a list of strings.
+  const void* hit = FollowNumbers(req, {2, 1, 1}, &last);
+  ASSERT_EQ(req.selectors.size(), 1u);
+  EXPECT_EQ(hit, &req.selectors[0]);
+  EXPECT_EQ(last.json, "expression");
+
+  PodDisruptionBudget pdb;
+  EXPECT_EQ(FollowNumbers(pdb, {3, 2}, &last), &pdb.disrupted_pods);
+  EXPECT_EQ(last.type, Type::kTime);
+  EXPECT_TRUE(last.map);
+}
+
+TEST(SchemaJson, MapsSkipNullsKeepTheLastDuplicateAndNameBadValues) {
+  auto slice = Decode<ResourceSlice>(R"({"metadata":{"name":"s"},"spec":{"devices":[{"name":"d",
+      "attributes":{"b":{"int":2},"a":{"string":"x"},"n":null,"b":{"int":3}},
+      "capacity":{"memory":{"value":"16Gi"}}}]}})");
+  ASSERT_TRUE(slice.ok()) << slice.status();
+  const Device& d = slice->devices.at(0);
+  ASSERT_EQ(d.attributes.size(), 2u);
+  EXPECT_EQ(d.attributes.entries()[0].first, "a");  // sorted
+  EXPECT_EQ(*d.attributes.Get("a")->string_value, "x");
+  EXPECT_EQ(*d.attributes.Get("b")->int_value, 3);
+  EXPECT_EQ(d.capacity.Get("memory")->value.Value(), int64_t{16} << 30);
+
+  auto bad = Decode<ResourceSlice>(
+      R"({"metadata":{"name":"s"},"spec":{"devices":[{"capacity":{"memory":{"value":"16Qi"}}}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::HasSubstr("spec.devices[0].capacity.memory.value"));
+  auto not_object = Decode<ResourceSlice>(R"({"spec":{"devices":[{"attributes":{"a":"x"}}]}})");
+  ASSERT_FALSE(not_object.ok());
+  EXPECT_THAT(std::string(not_object.status().message()),
+              ::testing::HasSubstr("spec.devices[0].attributes.a: expected an object"));
+}
+
 TEST(SchemaTags, CarryUpstreamNamesNumbersAndTypes) {
   using T = PersistentVolumeTags;
   EXPECT_EQ(T::kSpecPersistentVolumeSource.json, "");  // inline in JSON, a message in protobuf
@@ -242,6 +337,12 @@ static_assert(
     Fits<std::vector<std::vector<NodeSelector>>, Type::kMessage, true, 1, NodeSelector>());
 static_assert(!Fits<std::vector<NodeSelector>, Type::kMessage, true, 1, NodeSelector>());
 static_assert(!Fits<ObjectMeta, Type::kMessage, false, 0, NodeSelector>());
+static_assert(Fits<Map<DeviceAttribute>, Type::kMessage, false, 0, DeviceAttribute, true>());
+static_assert(!Fits<Map<DeviceAttribute>, Type::kMessage, false, 0, DeviceAttribute>());
+static_assert(
+    !Fits<std::vector<DeviceAttribute>, Type::kMessage, false, 0, DeviceAttribute, true>());
+static_assert(Fits<Map<std::string>, Type::kTime, false, 0, void, true>());
+static_assert(!Fits<StringMap, Type::kTime, false, 0, void, true>());
 
 }  // namespace
 }  // namespace stowage::api::schema

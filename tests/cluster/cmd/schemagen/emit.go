@@ -94,11 +94,11 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 		p("struct %sTags {\n", cxx)
 		for _, t := range order {
 			h := tags[t]
-			typ := "kMessage"
+			typ, isMap := "kMessage", false
 			if f := leaves[t]; f != nil {
-				typ = f.Type
+				typ, isMap = f.Type, f.Map
 			}
-			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t};\n", t, h.JSON, h.Number, h.Wire, typ, h.Repeated)
+			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t, %t};\n", t, h.JSON, h.Number, h.Wire, typ, h.Repeated, isMap)
 		}
 		p("};\n\n")
 		p("template <typename V, Is<%s> T>\nvoid VisitFields(V& v, T& o) {\n  using Tags = %sTags;\n", cxx, cxx)
@@ -115,14 +115,17 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 			if f.Struct != nil {
 				st, what = f.Struct.Decl.CXX, f.Struct.Decl.CXX
 			}
+			if f.Map {
+				what = "a map of " + what
+			}
 			if f.Hops[len(f.Hops)-1].Repeated {
 				what = "a list of " + what
 			}
 			for i := 0; i < f.ListHops; i++ {
 				what = "a list of " + what
 			}
-			p("static_assert(Fits<decltype(%s::%s), Type::%s, %t, %d, %s>(),\n              \"%s: %s::%s must hold %s\");\n",
-				cxx, f.Decl.Member, f.Type, f.Hops[len(f.Hops)-1].Repeated, f.ListHops, st, f.Decl.Pos, cxx, f.Decl.Member, what)
+			p("static_assert(Fits<decltype(%s::%s), Type::%s, %t, %d, %s, %t>(),\n              \"%s: %s::%s must hold %s\");\n",
+				cxx, f.Decl.Member, f.Type, f.Hops[len(f.Hops)-1].Repeated, f.ListHops, st, f.Map, f.Decl.Pos, cxx, f.Decl.Member, what)
 		}
 		p("\n")
 	}

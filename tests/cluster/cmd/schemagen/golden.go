@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -16,8 +17,9 @@ import (
 
 // The golden objects set every declared field to a value derived from its JSON path (dotted
 // from the kind, list indexes left out), so a test can check each field without a table of
-// expected values: strings are the path, integers and quantities GoldenInt(path), booleans true,
-// maps hold the one entry path: <value>. tests/unit/api/schema_golden_test.cc derives the same.
+// expected values: strings are the path, integers and quantities GoldenInt(path), times
+// GoldenInt(path) seconds after the epoch, booleans true; maps hold the one entry path: <value>,
+// whose value is derived from the same path. tests/unit/api/schema_test.cc derives the same.
 
 // GoldenInt is the FNV-1a hash of path, reduced to 1..100000.
 func GoldenInt(path string) int64 {
@@ -92,6 +94,25 @@ func fillValue(v reflect.Value, f *Field, path string) error {
 		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
 		v = alloc(v.Index(0))
 	}
+	if f.Map {
+		// One entry, keyed by the path, whose value is derived from the same path.
+		m := reflect.MakeMap(v.Type())
+		e := reflect.New(v.Type().Elem()).Elem()
+		if err := fillOne(alloc(e), f, path); err != nil {
+			return err
+		}
+		m.SetMapIndex(reflect.ValueOf(path).Convert(v.Type().Key()), e)
+		v.Set(m)
+		return nil
+	}
+	return fillOne(v, f, path)
+}
+
+// GoldenTime is the instant of a time value: GoldenInt(path) seconds after the Unix epoch.
+func GoldenTime(path string) time.Time { return time.Unix(GoldenInt(path), 0).UTC() }
+
+// fillOne sets one value (one element of a list, one value of a map) of field f.
+func fillOne(v reflect.Value, f *Field, path string) error {
 	n := GoldenInt(path)
 	switch f.Type {
 	case "kString":
@@ -102,6 +123,10 @@ func fillValue(v reflect.Value, f *Field, path string) error {
 		v.SetInt(n)
 	case "kQuantity":
 		v.Set(reflect.ValueOf(resource.MustParse(strconv.FormatInt(n, 10))))
+	case "kTime":
+		v.Set(reflect.ValueOf(metav1.NewTime(GoldenTime(path))))
+	case "kMicroTime":
+		v.Set(reflect.ValueOf(metav1.NewMicroTime(GoldenTime(path))))
 	case "kIntOrString":
 		v.Set(reflect.ValueOf(intstr.FromInt32(int32(n))))
 	case "kStringMap", "kResourceList":

@@ -29,6 +29,10 @@ type Field struct {
 	Elem     reflect.Type // the value's Go type, pointers and the list removed
 	Struct   *Schema      // the declared struct of an object value
 	ListHops int          // hops before the last that are lists (flattened into lists of lists)
+	// Map says the value is a map from string keys to values of Type (Elem is the values' Go
+	// type). map[string]string and map[string]Quantity are not Maps but the single values
+	// kStringMap and kResourceList, which have C++ types of their own.
+	Map bool
 }
 
 // Schema is a resolved Decl.
@@ -134,11 +138,17 @@ func resolveField(t reflect.Type, fd FieldDecl) (*Field, error) {
 		}
 		f.Hops = append(f.Hops, hops...)
 		if i == len(fd.JSONPath)-1 {
+			if ft, err = mapValue(f, ft, hops[len(hops)-1].Repeated); err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", fd.Pos, strings.Join(fd.JSONPath, "."), err)
+			}
 			f.Elem = ft
 			if f.Type, err = classify(ft); err != nil {
 				return nil, fmt.Errorf("%s: %s: %v", fd.Pos, strings.Join(fd.JSONPath, "."), err)
 			}
 			break
+		}
+		if ft.Kind() == reflect.Map {
+			return nil, fmt.Errorf("%s: %s is a map (%s); keep the whole map and declare a struct for its values", fd.Pos, strings.Join(fd.JSONPath[:i+1], "."), ft)
 		}
 		if ft.Kind() != reflect.Struct || special(ft) {
 			return nil, fmt.Errorf("%s: %s is a %s, not an object to descend into", fd.Pos, strings.Join(fd.JSONPath[:i+1], "."), ft)
@@ -218,6 +228,29 @@ func protoHop(sf reflect.StructField, index int, json string) (Hop, error) {
 		}
 	}
 	return h, nil
+}
+
+// mapValue returns the Go type of the value f keeps: t itself, or the values of t when t is a map
+// other than the two with C++ types of their own (then f.Map is set).
+func mapValue(f *Field, t reflect.Type, inList bool) (reflect.Type, error) {
+	if t.Kind() != reflect.Map {
+		return t, nil
+	}
+	if t.Key().Kind() != reflect.String {
+		return nil, fmt.Errorf("values of Go type %s are not supported by the schema: map keys must be strings", t)
+	}
+	if _, err := classify(t); err == nil {
+		return t, nil // kStringMap or kResourceList
+	}
+	if inList {
+		return nil, fmt.Errorf("a list of maps (%s) is not supported by the schema", t)
+	}
+	v := deref(t.Elem())
+	if v.Kind() == reflect.Slice || v.Kind() == reflect.Map {
+		return nil, fmt.Errorf("values of Go type %s are not supported by the schema: map values must be single values or objects", t)
+	}
+	f.Map = true
+	return v, nil
 }
 
 func deref(t reflect.Type) reflect.Type {

@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // resolveText parses decls (as a file named test.txt) and resolves them on the real registry
@@ -154,13 +156,14 @@ kind CSIDriver k8s.io/api/storage/v1.CSIDriver
 	}
 }
 
-// The checked-in declarations resolve, so a broken one fails here as well as in the generator.
+// The checked-in declarations resolve (together, as the generator reads them: a struct declared
+// in one file may be used in another), so a broken one fails here as well as in the generator.
 func TestTheRepositorysDeclarationsResolve(t *testing.T) {
 	files, _ := filepath.Glob("../../../../pkg/api/schema/*.txt")
 	if len(files) == 0 {
 		t.Fatal("no declarations found under pkg/api/schema")
 	}
-	registry, _ := Registry()
+	var decls []*Decl
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -168,11 +171,116 @@ func TestTheRepositorysDeclarationsResolve(t *testing.T) {
 		}
 		d, err := ParseDecls(name, f)
 		f.Close()
-		if err == nil {
-			_, err = Resolve(d, registry)
-		}
 		if err != nil {
-			t.Error(err)
+			t.Fatal(err)
+		}
+		decls = append(decls, d...)
+	}
+	registry, _ := Registry()
+	if _, err := Resolve(decls, registry); err != nil {
+		t.Error(err)
+	}
+}
+
+const deviceDecls = `
+struct DeviceAttribute k8s.io/api/resource/v1.DeviceAttribute
+  int 2 int_value
+  string 4 string_value
+struct Device k8s.io/api/resource/v1.Device
+  name 1 name
+  attributes 2 attributes DeviceAttribute
+kind ResourceSlice k8s.io/api/resource/v1.ResourceSlice
+  spec.devices 2.6 devices Device
+kind PodDisruptionBudget k8s.io/api/policy/v1.PodDisruptionBudget
+  status.disruptedPods 3.2 disrupted_pods
+struct ExactDeviceRequest k8s.io/api/resource/v1.ExactDeviceRequest
+  capacity.requests 7.1 capacity_requests
+kind Service k8s.io/api/core/v1.Service
+  spec.selector 2.2 selector
+`
+
+func TestResolvesMapsOfObjectsAndScalars(t *testing.T) {
+	s, err := resolveText(t, deviceDecls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := s[1].Fields[1]
+	if !attrs.Map || attrs.Type != "kMessage" || attrs.Struct != s[0] || attrs.Hops[0].Repeated {
+		t.Errorf("attributes: map %t, type %s, struct %v; want a map of the DeviceAttribute struct", attrs.Map, attrs.Type, attrs.Struct)
+	}
+	if f := s[3].Fields[0]; !f.Map || f.Type != "kTime" {
+		t.Errorf("disruptedPods: map %t, type %s; want a map of kTime", f.Map, f.Type)
+	}
+	// map[string]Quantity and map[string]string keep their own C++ types.
+	if f := s[4].Fields[0]; f.Map || f.Type != "kResourceList" {
+		t.Errorf("capacity.requests: map %t, type %s; want the single value kResourceList", f.Map, f.Type)
+	}
+	if f := s[5].Fields[0]; f.Map || f.Type != "kStringMap" {
+		t.Errorf("spec.selector: map %t, type %s; want the single value kStringMap", f.Map, f.Type)
+	}
+}
+
+func TestRefusesBadMapDeclarations(t *testing.T) {
+	for _, tc := range []struct{ decls, want string }{
+		{"struct Device k8s.io/api/resource/v1.Device\n  attributes.int 2.2 a\n",
+			"test.txt:2: attributes is a map (map[v1.QualifiedName]v1.DeviceAttribute); keep the whole map and declare a struct for its values"},
+		{"struct Device k8s.io/api/resource/v1.Device\n  attributes 2 a\n",
+			"test.txt:2: attributes is an object (k8s.io/api/resource/v1.DeviceAttribute); name the C++ struct"},
+		{"kind PodDisruptionBudget k8s.io/api/policy/v1.PodDisruptionBudget\n  status.disruptedPods 3.2 a Foo\n",
+			"test.txt:2: status.disruptedPods is a v1.Time, not an object"},
+	} {
+		_, err := resolveText(t, tc.decls)
+		wantError(t, err, tc.want)
+	}
+}
+
+func TestEmitsMapTagsAndChecks(t *testing.T) {
+	s, err := resolveText(t, deviceDecls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Emit(&b, s, []string{"test.txt"}, "v0"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`static constexpr Tag kAttributes{"attributes", 2, Wire::kLen, Type::kMessage, false, true};`,
+		`static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};`,
+		`Fits<decltype(Device::attributes), Type::kMessage, false, 0, DeviceAttribute, true>()`,
+		`Device::attributes must hold a map of DeviceAttribute`,
+		`Fits<decltype(PodDisruptionBudget::disrupted_pods), Type::kTime, false, 0, void, true>()`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("generated header lacks %s", want)
+		}
+	}
+}
+
+func TestGoldenFillsMapsAndTimes(t *testing.T) {
+	s, err := resolveText(t, deviceDecls+`
+kind Lease k8s.io/api/coordination/v1.Lease
+  spec.renewTime 2.4 renew_time
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		schema     *Schema
+		apiVersion string
+		want       []string
+	}{
+		{s[2], "resource.k8s.io/v1", []string{`"spec.devices.attributes": {`, `"int": ` + strconv.FormatInt(GoldenInt("spec.devices.attributes.int"), 10), `"string": "spec.devices.attributes.string"`}},
+		{s[3], "policy/v1", []string{`"status.disruptedPods": "` + GoldenTime("status.disruptedPods").Format(time.RFC3339) + `"`}},
+		{s[6], "coordination.k8s.io/v1", []string{`"renewTime": "` + GoldenTime("spec.renewTime").Format("2006-01-02T15:04:05.000000Z07:00") + `"`}},
+	} {
+		b, err := Golden(tc.schema, tc.apiVersion, tc.schema.Decl.CXX)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("golden %s lacks %s:\n%s", tc.schema.Decl.CXX, want, b)
+			}
 		}
 	}
 }

@@ -96,7 +96,9 @@ api::PodDisruptionBudget Pdb(const std::string& ns, const std::string& app, int3
   if (!app.empty()) sel.match_labels = stowage::testing::MakeStringMap({{"app", app}});
   pdb.selector = sel;
   pdb.disruptions_allowed = allowed;
-  pdb.disrupted_pods = std::move(disrupted);
+  std::vector<api::Map<std::string>::Entry> entries;
+  for (auto& name : disrupted) entries.emplace_back(std::move(name), "2026-01-01T00:00:00Z");
+  pdb.disrupted_pods = api::Map<std::string>(std::move(entries));
   return pdb;
 }
 
