@@ -59,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view json(reinterpret_cast<const char*>(data), size);
   DecodeAsEach<Pod, Node, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver,
                PodDisruptionBudget, Namespace, Service, ReplicaSet, StatefulSet,
-               ReplicationController, Lease>(json);
+               ReplicationController, Lease, CSIStorageCapacity, ResourceClaim,
+               ResourceClaimTemplate, ResourceSlice, DeviceClass, DeviceTaintRule>(json);
   (void)DecodeApiStatus(json, 500);
   return 0;
 }
