@@ -1,20 +1,30 @@
-// SchedulingQueue: the pods waiting to be scheduled (upstream PriorityQueue).
+// SchedulingQueue: the pods waiting to be scheduled (upstream's PriorityQueue), composed of
+// upstream's parts, each in its own file:
 //
-//   activeQ        ordered by the QueueSort plugin; Pop takes its head (or, when it is empty,
-//                  the head of backoffQ even if still backing off: PopFromBackoffQ).
-//   backoffQ       pods that failed and wait out their backoff: initial << (attempts-1), capped
-//                  at max, the expiry aligned to whole seconds; flushed to activeQ every second.
-//   unschedulable  pods rejected by plugins, waiting for a cluster event that one of those
-//                  plugins' queueing hints says may help; flushed after 5 minutes regardless
-//                  (counted from the last attempt or the last flush, whichever is later).
-//                  Pods held back by a PreEnqueue plugin ("gated") wait here too.
+//   ActiveQueue        activeQ, ordered by the QueueSort plugin; Pop takes its head (or, when it
+//                      is empty, the head of backoffQ even if still backing off:
+//                      PopFromBackoffQ). It also keeps the in-flight log (below).
+//   BackoffQueue       pods that failed and wait out their backoff: initial << (attempts-1),
+//                      capped at max, the expiry aligned to whole seconds; flushed to activeQ
+//                      every second.
+//   UnschedulablePods  pods rejected by plugins, waiting for a cluster event that one of those
+//                      plugins' queueing hints (QueueingHints) says may help; flushed after 5
+//                      minutes regardless (counted from the last attempt or the last flush,
+//                      whichever is later). Pods held back by a PreEnqueue plugin ("gated") wait
+//                      here too.
+//   Nominator          the pods nominated to nodes.
 //
 // Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed
 // against its rejecting plugins when it comes back, so no event is missed. As upstream, one log
 // holds the popped pods and the events in arrival order; a pod replays what follows its entry,
 // and events older than the oldest in-flight pod are dropped, so the log stays as long as the
 // events of one scheduling-plus-binding time, however many pods are in flight. Error failures back
-// off separately from rejections (consecutive_errors_count). Thread-safe; Pop blocks.
+// off separately from rejections (consecutive_errors_count).
+//
+// Thread-safety: thread-safe; Pop blocks. One mutex, mu_, guards every part: the parts have no
+// lock of their own and call out only to plugins (QueueSort, PreEnqueue, queueing hints) and the
+// clock, which must not call back into the queue, so there is one lock and no lock order.
+// QueueingHints and the profiles are fixed at construction and read without it.
 //
 // Metrics (upstream's names and label values): pending_pods{queue} follows the four sets after
 // every change; queue_incoming_pods_total{queue,event} counts each arrival with the event that
@@ -26,14 +36,12 @@
 // times every hint call.
 #pragma once
 
-#include <list>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -41,14 +49,14 @@
 #include "pkg/common/mutex.h"
 #include "pkg/common/thread_annotations.h"
 #include "pkg/framework/runtime/runtime.h"
-
-namespace prometheus {
-class Gauge;
-}  // namespace prometheus
+#include "pkg/queue/active_queue.h"
+#include "pkg/queue/backoff_queue.h"
+#include "pkg/queue/nominator.h"
+#include "pkg/queue/queued_pod.h"
+#include "pkg/queue/queueing_hints.h"
+#include "pkg/queue/unschedulable_pods.h"
 
 namespace stowage::queue {
-
-using QueuedPodInfoPtr = std::shared_ptr<framework::QueuedPodInfo>;
 
 struct QueueOptions {
   Duration initial_backoff = std::chrono::seconds(1);
@@ -126,29 +134,7 @@ class SchedulingQueue {
   bool IsInUnschedulable(const api::Pod& pod) const;
 
  private:
-  struct ActiveLess {
-    const SchedulingQueue* q;
-    bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
-  };
-  struct BackoffLess {
-    const SchedulingQueue* q;
-    bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
-  };
-  // An entry of the in-flight log: a popped pod (pod set), or an event for every pod popped
-  // before it (or only for the pod with UID only_uid).
-  struct LogEntry {
-    bool pod = false;
-    std::string only_uid;
-    framework::ClusterEvent event;
-    framework::EventObject old_obj, new_obj;
-    prometheus::Gauge* gauge = nullptr;  // inflight_events{event}, decremented when dropped
-  };
-  using Log = std::list<LogEntry>;
-
-  static std::string Key(const api::Pod& pod);
   framework::Framework* ProfileFor(const api::Pod& pod) const;
-  MonoTime BackoffExpiry(const framework::QueuedPodInfo& p) const;
-  bool IsBackingOff(const framework::QueuedPodInfo& p) const REQUIRES(mu_);
   // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated; event labels the
   // move in queue_incoming_pods_total. Returns the queue the pod went to, for the logs.
   std::string_view MoveToActive(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
@@ -157,55 +143,24 @@ class SchedulingQueue {
   bool PassPreEnqueue(QueuedPodInfoPtr& p, const std::string& key, std::string_view event)
       REQUIRES(mu_);
   void RemoveEverywhere(const std::string& key) REQUIRES(mu_);
-  void PutUnschedulable(const std::string& key, QueuedPodInfoPtr p, std::string_view event)
-      REQUIRES(mu_);
-  void EraseUnschedulable(const std::string& key) REQUIRES(mu_);
   // pending_pods from the sizes of the sets.
   void SyncPendingGauges() REQUIRES(mu_);
-  // unschedulable_pods{plugin,profile} += delta for each plugin that rejected (or gates) p.
-  void CountRejectors(const framework::QueuedPodInfo& p, int delta) const;
-  // Stops in-flight tracking of a pod (its PodPopped count goes down) and drops the events no
-  // in-flight pod needs any more.
-  void EndInFlight(const std::string& uid) REQUIRES(mu_);
-  // Records an event for the in-flight pods (all, or only the one with UID *only), counted once
-  // in inflight_events.
-  void RecordInFlight(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
-                      const framework::EventObject& new_obj, const std::string* only) REQUIRES(mu_);
-  // Whether any plugin of any profile registered for event (wildcards always count).
-  bool IsEventOfInterest(const framework::ClusterEvent& event) const;
-  // Whether event may make p schedulable, per its rejecting (or gating) plugins' hints.
-  bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& event,
-                      const framework::EventObject& old_obj,
-                      const framework::EventObject& new_obj) const;
   // Puts a pod an event (or its failure) made worth retrying in activeQ or backoffQ, or back in
   // unschedulable if PreEnqueue holds it; returns which, for the logs.
   std::string_view Requeue(QueuedPodInfoPtr p, std::string_view event) REQUIRES(mu_);
-  // Records or clears the pod's nomination from its status.nominatedNodeName, or records
-  // override_node when given.
-  void UpdateNomination(const framework::PodInfoPtr& pod, const std::string& override_node = "")
-      REQUIRES(mu_);
-  void RemoveNomination(const std::string& uid) REQUIRES(mu_);
 
   const std::map<std::string, framework::Framework*> profiles_;
-  framework::Framework* sort_profile_;
   const QueueOptions options_;
   Clock& clock_;
-  // plugin name -> the events it registered (from every profile).
-  std::multimap<std::string, framework::ClusterEventWithHint> events_;
+  const QueueingHints hints_;  // fixed at construction, so read without mu_
 
   mutable Mutex mu_;
   CondVar cv_;
-  std::set<QueuedPodInfoPtr, ActiveLess> active_ GUARDED_BY(mu_);
-  std::set<QueuedPodInfoPtr, BackoffLess> backoff_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, QueuedPodInfoPtr> index_ GUARDED_BY(mu_);  // active+backoff
-  Log in_flight_log_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, Log::iterator> in_flight_ GUARDED_BY(mu_);  // uid -> its entry
-  std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> nominated_ GUARDED_BY(mu_);
-  std::unordered_map<std::string, std::string> nominated_node_of_ GUARDED_BY(mu_);  // uid -> node
+  ActiveQueue active_ GUARDED_BY(mu_);
+  BackoffQueue backoff_ GUARDED_BY(mu_);
+  UnschedulablePods unschedulable_ GUARDED_BY(mu_);
+  Nominator nominator_ GUARDED_BY(mu_);
   bool closed_ GUARDED_BY(mu_) = false;
-  size_t gated_ GUARDED_BY(mu_) = 0;  // entries of unschedulable_ held back by PreEnqueue
-  std::unordered_set<std::string> flushed_ GUARDED_BY(mu_);  // UIDs moved by the leftover flush
   std::jthread timer_;
 };
 

@@ -1,5 +1,6 @@
 // What every framework under test needs but no test is about: a queue sort ("Sort") and a binder
-// ("Bind") that do nothing, and a one-line registration of a plugin made by a lambda.
+// ("Bind") that do nothing, and a one-line registration of a plugin made by a lambda. Also a
+// queue sort in PrioritySort's order, for the queue's parts, which take a QueueSort plugin alone.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,15 @@ struct StubSort : framework::QueueSortPlugin {
   std::string_view Name() const override { return "Sort"; }
   bool Less(const framework::QueuedPodInfo&, const framework::QueuedPodInfo&) const override {
     return false;
+  }
+};
+
+// Higher priority first, then the earlier timestamp: PrioritySort's order without its plugin.
+struct StubPrioritySort : framework::QueueSortPlugin {
+  std::string_view Name() const override { return "PrioritySort"; }
+  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const override {
+    int32_t pa = a.pod().spec.priority.value_or(0), pb = b.pod().spec.priority.value_or(0);
+    return pa != pb ? pa > pb : a.timestamp < b.timestamp;
   }
 };
 

@@ -152,10 +152,6 @@ Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
   return result;
 }
 
-bool Framework::QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
-  return queue_sort_->Less(a, b);
-}
-
 Status Framework::RunPreFilterPlugins(CycleState& state, const PodInfo& pod,
                                       const std::vector<const NodeInfo*>& nodes,
                                       PreFilterResult& result,

@@ -105,8 +105,10 @@ class Framework {
   // This profile's metric handles: the scheduler records attempts and the Filter phase here.
   metrics::ProfileMetrics& metrics() const { return *metrics_; }
 
+  // The profile's QueueSort plugin (there is always one): the queue orders activeQ with it.
+  const QueueSortPlugin& queue_sort_plugin() const { return *queue_sort_; }
+
   Status RunPreEnqueuePlugins(const api::Pod& pod) const;
-  bool QueueSortLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
 
   // Fills result. unschedulable_plugins gets the plugins whose results narrowed the node set,
   // and on a rejection the rejecting plugin (an empty intersection is a rejection naming no

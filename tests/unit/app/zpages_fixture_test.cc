@@ -146,7 +146,7 @@ TEST_F(CapturedRun, Configz) {
 }
 
 // The health endpoints with the checks kube-scheduler installs when it elects a leader (the
-// names app/server.cc gives them), all passing.
+// names app/process.cc gives them), all passing.
 TEST(ZpagesFixture, VerboseHealthBodies) {
   EndpointSources sources;
   sources.healthz_checks = {server::NamedHealthCheck("leaderElection", [] { return OkStatus(); })};

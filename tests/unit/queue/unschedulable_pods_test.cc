@@ -1,0 +1,90 @@
+// UnschedulablePods alone: holding, replacing and taking pods out, and the gated count.
+#include "pkg/queue/unschedulable_pods.h"
+
+#include <gtest/gtest.h>
+#include <prometheus/counter.h>
+
+#include <string>
+#include <vector>
+
+#include "pkg/metrics/metrics.h"
+#include "tests/unit/queue/parts_testing.h"
+
+namespace stowage::queue {
+namespace {
+
+QueuedPodInfoPtr Held(const std::string& name, bool gated) {
+  QueuedPodInfoPtr p = NewQueuedPod(name);
+  if (gated) p->gating_plugin = "Gate";
+  return p;
+}
+
+TEST(UnschedulablePodsTest, CountsPodsAndGatedPods) {
+  struct Op {
+    enum { kPut, kDelete } kind;
+    std::string name;
+    bool gated = false;
+  };
+  struct Case {
+    std::string name;
+    std::vector<Op> ops;
+    size_t want_size, want_gated, want_arrivals;
+  };
+  const std::vector<Case> cases = {
+      {"one of each", {{Op::kPut, "a", true}, {Op::kPut, "b"}}, 2, 1, 2},
+      {"ungated in place", {{Op::kPut, "a", true}, {Op::kPut, "a", false}}, 1, 0, 1},
+      {"gated in place", {{Op::kPut, "a"}, {Op::kPut, "a", true}}, 1, 1, 1},
+      {"deleted", {{Op::kPut, "a", true}, {Op::kDelete, "a"}, {Op::kDelete, "a"}}, 0, 0, 1},
+  };
+  prometheus::Counter& arrivals =
+      metrics::QueueIncomingPods(metrics::Queue::kUnschedulable, "PartTest");
+  for (const Case& c : cases) {
+    const double before = arrivals.Value();
+    UnschedulablePods u;
+    for (const Op& op : c.ops) {
+      if (op.kind == Op::kPut) {
+        u.Put("default/" + op.name, Held(op.name, op.gated), "PartTest");
+      } else {
+        u.Delete("default/" + op.name);
+      }
+    }
+    EXPECT_EQ(u.size(), c.want_size) << c.name;
+    EXPECT_EQ(u.gated(), c.want_gated) << c.name;
+    EXPECT_EQ(arrivals.Value() - before, c.want_arrivals) << c.name;
+  }
+}
+
+TEST(UnschedulablePodsTest, TakeWhileWalking) {
+  UnschedulablePods u;
+  for (const std::string name : {"a", "b", "c", "d"}) {
+    u.Put("default/" + name, Held(name, name == "b" || name == "d"), "PartTest");
+  }
+  std::vector<std::string> taken;
+  for (auto it = u.begin(); it != u.end();) {
+    if (it->second->gating_plugin.empty()) {
+      ++it;
+      continue;
+    }
+    QueuedPodInfoPtr p;
+    it = u.Take(it, &p);
+    taken.push_back(p->pod().metadata.name);
+  }
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken, (std::vector<std::string>{"b", "d"}));
+  EXPECT_EQ(u.size(), 2u);
+  EXPECT_EQ(u.gated(), 0u);
+  EXPECT_TRUE(u.Has("default/a"));
+  EXPECT_EQ(u.Get("default/b"), nullptr);
+}
+
+TEST(UnschedulablePodsTest, RemembersFlushedPodsUntilForgotten) {
+  UnschedulablePods u;
+  EXPECT_FALSE(u.WasFlushed("uid"));
+  u.MarkFlushed("uid");
+  EXPECT_TRUE(u.WasFlushed("uid"));
+  u.ForgetFlushed("uid");
+  EXPECT_FALSE(u.WasFlushed("uid"));
+}
+
+}  // namespace
+}  // namespace stowage::queue
