@@ -119,6 +119,9 @@ struct LeaseTags {
   static constexpr Tag kSpecRenewTime{"renewTime", 4, Wire::kLen, Type::kMicroTime, false, false};
   static constexpr Tag kSpecLeaseTransitions{"leaseTransitions", 5,     Wire::kVarint,
                                              Type::kInt32,       false, false};
+  static constexpr Tag kSpecStrategy{"strategy", 6, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecPreferredHolder{"preferredHolder", 7,     Wire::kLen,
+                                            Type::kString,     false, false};
 };
 
 template <typename V, Is<Lease> T>
@@ -131,6 +134,8 @@ void VisitFields(V& v, T& o) {
     v1.Field(Tags::kSpecAcquireTime, o.acquire_time);
     v1.Field(Tags::kSpecRenewTime, o.renew_time);
     v1.Field(Tags::kSpecLeaseTransitions, o.lease_transitions);
+    v1.Field(Tags::kSpecStrategy, o.strategy);
+    v1.Field(Tags::kSpecPreferredHolder, o.preferred_holder);
   });
 }
 
@@ -147,6 +152,8 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
           case 3: v1.Field(Tags::kSpecAcquireTime, o.acquire_time); return true;
           case 4: v1.Field(Tags::kSpecRenewTime, o.renew_time); return true;
           case 5: v1.Field(Tags::kSpecLeaseTransitions, o.lease_transitions); return true;
+          case 6: v1.Field(Tags::kSpecStrategy, o.strategy); return true;
+          case 7: v1.Field(Tags::kSpecPreferredHolder, o.preferred_holder); return true;
         }
         return false;
       });
@@ -170,6 +177,11 @@ static_assert(
     "pkg/api/schema/coordination.txt:9: Lease::renew_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(Lease::lease_transitions), Type::kInt32, false, 0, void, false>(),
               "pkg/api/schema/coordination.txt:10: Lease::lease_transitions must hold an int32_t");
+static_assert(Fits<decltype(Lease::strategy), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/coordination.txt:11: Lease::strategy must hold a std::string");
+static_assert(
+    Fits<decltype(Lease::preferred_holder), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/coordination.txt:12: Lease::preferred_holder must hold a std::string");
 
 // --- Namespace <- k8s.io/api/core/v1.Namespace (pkg/api/schema/core_other.txt:4)
 

@@ -549,6 +549,8 @@ struct Lease {
   std::string acquire_time;  // RFC 3339 with microseconds, as the API writes MicroTime
   std::string renew_time;
   int32_t lease_transitions = 0;
+  std::string strategy;  // coordinated leader election only
+  std::string preferred_holder;
 };
 
 // --- dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------

@@ -1,7 +1,9 @@
 #include "pkg/leaderelection/lease_lock.h"
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
+#include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/api/types.h"
 #include "pkg/client/resources.h"
@@ -25,66 +27,24 @@ json SpecJson(const LeaderElectionRecord& r) {
   return spec;
 }
 
-// Reads optional spec fields with their types checked, since the object comes off the network.
-class SpecReader {
- public:
-  explicit SpecReader(const json& spec) : spec_(spec) {}
-  Status error() const { return error_; }
-
-  void Str(const char* key, std::string& out) {
-    auto it = spec_.find(key);
-    if (it == spec_.end() || it->is_null()) return;
-    if (!it->is_string()) return Fail(key, "is not a string");
-    out = it->get_ref<const std::string&>();
-  }
-  void Int(const char* key, int& out) {
-    auto it = spec_.find(key);
-    if (it == spec_.end() || it->is_null()) return;
-    if (!it->is_number_integer()) return Fail(key, "is not an integer");
-    int64_t v = it->get<int64_t>();
-    if (v < INT32_MIN || v > INT32_MAX) return Fail(key, "is out of the int32 range");
-    out = static_cast<int>(v);
-  }
-  void Time(const char* key, std::optional<WallTime>& out) {
-    std::string s;
-    Str(key, s);
-    if (s.empty()) return;
-    auto t = api::ParseTime(s);
-    if (!t.ok()) return Fail(key, std::string(t.status().message()));
-    out = *t;
-  }
-
- private:
-  void Fail(const char* key, const std::string& what) {
-    if (error_.ok()) error_ = InvalidArgumentError(std::string("spec.") + key + " " + what);
-  }
-  const json& spec_;
-  Status error_;
-};
-
-StatusOr<LeaderElectionRecord> RecordOf(const json& lease) {
+// The record a Lease holds; the decoder has checked the fields' types, the times are parsed here.
+StatusOr<LeaderElectionRecord> RecordOf(const api::Lease& lease) {
   LeaderElectionRecord r;
-  auto spec = lease.find("spec");
-  if (spec == lease.end() || spec->is_null()) return r;
-  if (!spec->is_object()) return InvalidArgumentError("spec is not an object");
-  SpecReader read(*spec);
-  read.Str("holderIdentity", r.holder_identity);
-  read.Int("leaseDurationSeconds", r.lease_duration_seconds);
-  read.Time("acquireTime", r.acquire_time);
-  read.Time("renewTime", r.renew_time);
-  read.Int("leaseTransitions", r.leader_transitions);
-  read.Str("strategy", r.strategy);
-  read.Str("preferredHolder", r.preferred_holder);
-  if (!read.error().ok()) return read.error();
+  r.holder_identity = lease.holder_identity;
+  r.lease_duration_seconds = lease.lease_duration_seconds.value_or(0);
+  r.leader_transitions = lease.lease_transitions;
+  r.strategy = lease.strategy;
+  r.preferred_holder = lease.preferred_holder;
+  for (auto [key, text, out] : {std::tuple{"acquireTime", &lease.acquire_time, &r.acquire_time},
+                                std::tuple{"renewTime", &lease.renew_time, &r.renew_time}}) {
+    if (text->empty()) continue;
+    auto t = api::ParseTime(*text);
+    if (!t.ok())
+      return InvalidArgumentError(std::string("spec.") + key + " " +
+                                  std::string(t.status().message()));
+    *out = *t;
+  }
   return r;
-}
-
-std::string MetaString(const json& lease, const char* key) {
-  auto meta = lease.find("metadata");
-  if (meta == lease.end() || !meta->is_object()) return "";
-  auto it = meta->find(key);
-  if (it == meta->end() || !it->is_string()) return "";
-  return it->get<std::string>();
 }
 
 }  // namespace
@@ -92,9 +52,9 @@ std::string MetaString(const json& lease, const char* key) {
 std::string EncodeLeaseSpec(const LeaderElectionRecord& record) { return Dump(SpecJson(record)); }
 
 StatusOr<LeaderElectionRecord> DecodeLeaseRecord(std::string_view lease_json) {
-  json j = json::parse(lease_json, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgumentError("not a JSON object");
-  return RecordOf(j);
+  auto lease = api::Decode<api::Lease>(lease_json);
+  if (!lease.ok()) return lease.status();
+  return RecordOf(*lease);
 }
 
 LeaseLock::LeaseLock(client::RestClient& client, std::string lease_namespace,
@@ -106,20 +66,17 @@ LeaseLock::LeaseLock(client::RestClient& client, std::string lease_namespace,
       recorder_(recorder) {}
 
 StatusOr<LeaderElectionRecord> LeaseLock::Remember(const std::string& body, std::string_view verb) {
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](std::string_view why) {
     return InvalidArgumentError("lease " + Describe() + ": the answer to " + std::string(verb) +
                                 " is not a valid Lease: " + std::string(why));
   };
-  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
-  auto record = RecordOf(j);
+  auto lease = api::Decode<api::Lease>(body);
+  if (!lease.ok()) return bad(lease.status().message());
+  auto record = RecordOf(*lease);
   if (!record.ok()) return bad(record.status().message());
-  ObjectReference ref{"Lease",
-                      "coordination.k8s.io/v1",
-                      MetaString(j, "namespace"),
-                      MetaString(j, "name"),
-                      MetaString(j, "uid"),
-                      MetaString(j, "resourceVersion")};
+  const api::ObjectMeta& meta = lease->metadata;
+  ObjectReference ref{"Lease",  "coordination.k8s.io/v1", meta.namespace_, meta.name,
+                      meta.uid, meta.resource_version};
   MutexLock l(mu_);
   lease_json_ = body;
   reference_ = std::move(ref);
@@ -155,8 +112,11 @@ Status LeaseLock::Update(const LeaderElectionRecord& record) {
     return FailedPreconditionError("lease " + Describe() +
                                    " not initialized: Get or Create must succeed before Update");
   }
-  // Remember only stores objects that parsed, so this parse succeeds.
+  // Remember only stores objects that decoded, so this parse succeeds; the whole object is kept
+  // so that fields stowage does not model are written back unchanged.
   json lease = json::parse(last, nullptr, /*allow_exceptions=*/false);
+  if (!lease.is_object())
+    return InternalError("lease " + Describe() + ": the kept object no longer parses");
   lease["spec"] = SpecJson(record);
   auto body = client_.Put(client::ObjectPath<api::Lease>(namespace_, name_), Dump(lease));
   if (!body.ok()) return body.status();

@@ -174,7 +174,7 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<ReplicaSet>(3);
   ExpectGolden<StatefulSet>(3);
   ExpectGolden<ReplicationController>(3);
-  ExpectGolden<Lease>(6);
+  ExpectGolden<Lease>(8);
   ExpectGolden<ResourceSlice>(43);
   ExpectGolden<ResourceClaim>(67);
   ExpectGolden<ResourceClaimTemplate>(35);

@@ -171,6 +171,18 @@ TEST(LeaseLock, AMalformedLeaseIsAnErrorNamingTheFieldAndIsNotRemembered) {
   EXPECT_EQ(lock.Update(LeaderElectionRecord{}).code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(LeaseLock, CoordinatedElectionFieldsAreCarriedAndABadTimeNamesItsField) {
+  auto record =
+      DecodeLeaseRecord(R"({"spec":{"holderIdentity":"a","strategy":"OldestEmulationVersion",
+                                              "preferredHolder":"b"}})");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->strategy, "OldestEmulationVersion");
+  EXPECT_EQ(record->preferred_holder, "b");
+  auto bad = DecodeLeaseRecord(R"({"spec":{"renewTime":"yesterday"}})");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("spec.renewTime"));
+}
+
 TEST(LeaseLock, RecordEventPostsACoreEventAboutTheLease) {
   Fixture f;
   f.Answer(200, kLease);
