@@ -14,45 +14,22 @@ constexpr std::string_view kPodPopped = "PodPopped";  // inflight_events' label 
 ActiveQueue::ActiveQueue(const framework::QueueSortPlugin& sort) : pods_(QueueOrder(sort)) {}
 
 void ActiveQueue::Add(QueuedPodInfoPtr p, std::string_view event) {
-  std::string key = Key(p->pod());
-  pods_.insert(p);
-  by_key_[std::move(key)] = std::move(p);
+  pods_.Add(std::move(p));
   metrics::QueueIncomingPods(metrics::Queue::kActive, event).Increment();
 }
 
-QueuedPodInfoPtr ActiveQueue::Get(const std::string& key) const {
-  auto it = by_key_.find(key);
-  return it == by_key_.end() ? nullptr : it->second;
-}
+QueuedPodInfoPtr ActiveQueue::Get(const std::string& key) const { return pods_.Get(key); }
 
-QueuedPodInfoPtr ActiveQueue::Delete(const std::string& key) {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return nullptr;
-  QueuedPodInfoPtr p = std::move(it->second);
-  pods_.erase(p);
-  by_key_.erase(it);
-  return p;
-}
+QueuedPodInfoPtr ActiveQueue::Delete(const std::string& key) { return pods_.Delete(key); }
 
 bool ActiveQueue::Update(const std::string& key, framework::PodInfoPtr pod_info) {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return false;
-  // Out and back in: the new pod info may sort elsewhere.
-  pods_.erase(it->second);
-  it->second->pod_info = std::move(pod_info);
-  pods_.insert(it->second);
-  return true;
+  return pods_.Update(key, std::move(pod_info));
 }
 
-QueuedPodInfoPtr ActiveQueue::Pop() {
-  QueuedPodInfoPtr p = *pods_.begin();
-  pods_.erase(pods_.begin());
-  by_key_.erase(Key(p->pod()));
-  return p;
-}
+QueuedPodInfoPtr ActiveQueue::Pop() { return pods_.Take(pods_.pods().begin()); }
 
 void ActiveQueue::ForEach(const std::function<void(const QueuedPodInfoPtr&)>& fn) const {
-  for (const QueuedPodInfoPtr& p : pods_) fn(p);
+  for (const QueuedPodInfoPtr& p : pods_.pods()) fn(p);
 }
 
 void ActiveQueue::AddInFlight(const std::string& uid) {

@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "pkg/framework/events.h"
+#include "pkg/queue/indexed_pods.h"
 #include "pkg/queue/queued_pod.h"
 
 namespace prometheus {
@@ -48,15 +49,15 @@ class ActiveQueue {
   void Add(QueuedPodInfoPtr p, std::string_view event);
   // The pod queued under key, or nullptr.
   QueuedPodInfoPtr Get(const std::string& key) const;
-  bool Has(const std::string& key) const { return by_key_.count(key) > 0; }
+  bool Has(const std::string& key) const { return pods_.Has(key); }
   // Takes the pod under key out and returns it; nullptr when none is queued.
   QueuedPodInfoPtr Delete(const std::string& key);
   // Replaces the pod info of the pod queued under key, keeping the order right; false when none.
   bool Update(const std::string& key, framework::PodInfoPtr pod_info);
   // Takes the head out. Must not be empty.
   QueuedPodInfoPtr Pop();
-  bool empty() const { return pods_.empty(); }
-  size_t size() const { return pods_.size(); }
+  bool empty() const { return pods_.pods().empty(); }
+  size_t size() const { return pods_.pods().size(); }
   // Calls fn on every queued pod, in order.
   void ForEach(const std::function<void(const QueuedPodInfoPtr&)>& fn) const;
 
@@ -87,8 +88,7 @@ class ActiveQueue {
   };
   using Log = std::list<LogEntry>;
 
-  std::set<QueuedPodInfoPtr, QueueOrder> pods_;
-  std::unordered_map<std::string, QueuedPodInfoPtr> by_key_;
+  IndexedPods<QueueOrder> pods_;
   Log log_;
   std::unordered_map<std::string, Log::iterator> in_flight_;  // uid -> its entry in log_
 };

@@ -42,63 +42,41 @@ bool BackoffQueue::IsBackingOff(const framework::QueuedPodInfo& p) const {
 }
 
 void BackoffQueue::Add(QueuedPodInfoPtr p, std::string_view event) {
-  std::string key = Key(p->pod());
-  pods_.insert(p);
-  by_key_[std::move(key)] = std::move(p);
+  pods_.Add(std::move(p));
   metrics::QueueIncomingPods(metrics::Queue::kBackoff, event).Increment();
 }
 
-QueuedPodInfoPtr BackoffQueue::Get(const std::string& key) const {
-  auto it = by_key_.find(key);
-  return it == by_key_.end() ? nullptr : it->second;
-}
+QueuedPodInfoPtr BackoffQueue::Get(const std::string& key) const { return pods_.Get(key); }
 
-QueuedPodInfoPtr BackoffQueue::Delete(const std::string& key) {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return nullptr;
-  QueuedPodInfoPtr p = std::move(it->second);
-  pods_.erase(p);
-  by_key_.erase(it);
-  return p;
-}
+QueuedPodInfoPtr BackoffQueue::Delete(const std::string& key) { return pods_.Delete(key); }
 
 bool BackoffQueue::Update(const std::string& key, framework::PodInfoPtr pod_info) {
-  auto it = by_key_.find(key);
-  if (it == by_key_.end()) return false;
-  // Out and back in, as in activeQ: the tie-break on QueueOrder may move it.
-  pods_.erase(it->second);
-  it->second->pod_info = std::move(pod_info);
-  pods_.insert(it->second);
-  return true;
+  return pods_.Update(key, std::move(pod_info));
 }
 
 QueuedPodInfoPtr BackoffQueue::PopCompleted() {
-  if (pods_.empty() || IsBackingOff(**pods_.begin())) return nullptr;
-  QueuedPodInfoPtr p = *pods_.begin();
-  pods_.erase(pods_.begin());
-  by_key_.erase(Key(p->pod()));
-  return p;
+  const auto& pods = pods_.pods();
+  if (pods.empty() || IsBackingOff(**pods.begin())) return nullptr;
+  return pods_.Take(pods.begin());
 }
 
-BackoffQueue::Set::const_iterator BackoffQueue::FirstRejected() const {
-  return std::find_if(pods_.begin(), pods_.end(), [](const QueuedPodInfoPtr& q) {
+BackoffQueue::Pods::Set::const_iterator BackoffQueue::FirstRejected() const {
+  const auto& pods = pods_.pods();
+  return std::find_if(pods.begin(), pods.end(), [](const QueuedPodInfoPtr& q) {
     return !q->unschedulable_plugins.empty() || !q->pending_plugins.empty();
   });
 }
 
-bool BackoffQueue::HasRejected() const { return FirstRejected() != pods_.end(); }
+bool BackoffQueue::HasRejected() const { return FirstRejected() != pods_.pods().end(); }
 
 QueuedPodInfoPtr BackoffQueue::PopRejected() {
   auto it = FirstRejected();
-  if (it == pods_.end()) return nullptr;
-  QueuedPodInfoPtr p = *it;
-  pods_.erase(it);
-  by_key_.erase(Key(p->pod()));
-  return p;
+  if (it == pods_.pods().end()) return nullptr;
+  return pods_.Take(it);
 }
 
 void BackoffQueue::ForEach(const std::function<void(const QueuedPodInfoPtr&)>& fn) const {
-  for (const QueuedPodInfoPtr& p : pods_) fn(p);
+  for (const QueuedPodInfoPtr& p : pods_.pods()) fn(p);
 }
 
 }  // namespace stowage::queue

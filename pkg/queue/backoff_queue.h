@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "pkg/common/clock.h"
+#include "pkg/queue/indexed_pods.h"
 #include "pkg/queue/queued_pod.h"
 
 namespace stowage::queue {
@@ -37,7 +38,7 @@ class BackoffQueue {
   void Add(QueuedPodInfoPtr p, std::string_view event);
   // The pod queued under key, or nullptr.
   QueuedPodInfoPtr Get(const std::string& key) const;
-  bool Has(const std::string& key) const { return by_key_.count(key) > 0; }
+  bool Has(const std::string& key) const { return pods_.Has(key); }
   // Takes the pod under key out and returns it; nullptr when none is queued.
   QueuedPodInfoPtr Delete(const std::string& key);
   // Replaces the pod info of the pod queued under key; false when none.
@@ -48,8 +49,8 @@ class BackoffQueue {
   // error) waits here, and taking out the first such pod, backing off or not.
   bool HasRejected() const;
   QueuedPodInfoPtr PopRejected();
-  bool empty() const { return pods_.empty(); }
-  size_t size() const { return pods_.size(); }
+  bool empty() const { return pods_.pods().empty(); }
+  size_t size() const { return pods_.pods().size(); }
   // Calls fn on every queued pod, in order.
   void ForEach(const std::function<void(const QueuedPodInfoPtr&)>& fn) const;
 
@@ -60,14 +61,13 @@ class BackoffQueue {
     QueueOrder active;
     bool operator()(const QueuedPodInfoPtr& a, const QueuedPodInfoPtr& b) const;
   };
-  using Set = std::set<QueuedPodInfoPtr, Order>;
-  Set::const_iterator FirstRejected() const;
+  using Pods = IndexedPods<Order>;
+  Pods::Set::const_iterator FirstRejected() const;
 
   const Duration initial_backoff_;
   const Duration max_backoff_;
   Clock& clock_;
-  Set pods_;
-  std::unordered_map<std::string, QueuedPodInfoPtr> by_key_;
+  Pods pods_;
 };
 
 }  // namespace stowage::queue
