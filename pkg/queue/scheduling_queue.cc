@@ -200,10 +200,11 @@ void SchedulingQueue::AddNominatedPod(const framework::PodInfoPtr& pod,
 void SchedulingQueue::Activate(const api::Pod& pod) {
   std::string key = Key(pod);
   MutexLock l(mu_);
+  // As upstream, the pod is found by namespace and name only: a pod recreated under the name is
+  // the one activated. A pod being scheduled is in neither part: its attempt's outcome decides.
   QueuedPodInfoPtr p = unschedulable_.Delete(key);
   if (!p) p = backoff_.Delete(key);
-  // A pod being scheduled is activated by nothing: its attempt's outcome decides.
-  if (!p || p->pod().metadata.uid != pod.metadata.uid) return;
+  if (!p) return;
   MoveToActive(std::move(p), kForceActivate);
   SyncPendingGauges();
 }

@@ -441,6 +441,18 @@ TEST_F(QueueTest, ActivateRunsPreEnqueueAgainForAGatedPod) {
   EXPECT_EQ(q_->ActiveSize(), 1u);
 }
 
+// Activate finds the pod by namespace and name, as upstream's: a pod recreated under the name
+// of the one asked for is activated rather than taken out of the queue and lost.
+TEST_F(QueueTest, ActivateOfAnEarlierIncarnationActivatesThePodQueuedUnderItsName) {
+  auto now = BuildPod().Name("p").UID("new").SchedulerName("default-scheduler").Obj();
+  q_->Add(now);
+  Reject("p");
+  ASSERT_TRUE(q_->IsInUnschedulable(*now));
+  q_->Activate(*BuildPod().Name("p").UID("old").Obj());
+  EXPECT_FALSE(q_->IsInUnschedulable(*now));
+  EXPECT_EQ(q_->ActiveSize(), 1u);
+}
+
 // Cases from upstream's scheduling_queue_test.go.
 
 TEST_F(QueueTest, UpdatingAnActivePodReplacesItInPlace) {
