@@ -1,10 +1,8 @@
-// The JSON engine of the schema: reads every struct that has a generated table
-// (schema_generated.h) by walking its visitor, with the field reader of decode_internal.h, so
-// a kind declared in pkg/api/schema/*.txt needs no reader of its own. Maps with values of their
-// own (Map<V>) and lists of quantities are read here from the elements' values. Structs without a
-// table (metadata and selectors, shared with the hand-written Pod and Node readers) are read by
-// their hand-written readers.
+// The JSON engine of the schema: reads every kind declared in pkg/api/schema/*.txt by walking
+// its generated table (schema_generated.h) with the field reader of decode_internal.h. Maps with
+// values of their own (Map<V>) and lists of quantities are read here from the elements' values.
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -25,6 +23,9 @@ struct Probe {
   void Group(const Tag&, F&&);
   template <typename C, typename F>
   void Each(const Tag&, C&, F&&);
+  void Present(std::span<const Tag>, std::string&);
+  template <typename F>
+  void Option(const Tag&, std::string&, F&&);
 };
 
 template <typename S>
@@ -35,11 +36,6 @@ concept HasTable = requires(Probe& p, S& s) {
 template <typename S>
 requires HasTable<S>
 void ReadStruct(Reader& r, dom::object o, S& out);
-
-// The structs read by hand until the Pod and Node readers move to the engine.
-void ReadStruct(Reader& r, dom::object o, ObjectMeta& out) { ReadMeta(r, o, out); }
-void ReadStruct(Reader& r, dom::object o, LabelSelector& out) { ReadLabelSelector(r, o, out); }
-void ReadStruct(Reader& r, dom::object o, NodeSelector& out) { ReadNodeSelector(r, o, out); }
 
 template <typename S>
 concept Object = requires(Reader& r, dom::object o, S& s) {
@@ -178,6 +174,22 @@ class JsonIn {
       f(in, out.emplace_back());
     });
   }
+  // One pass over the object's keys, not a lookup per option: a volume has some thirty.
+  void Present(std::span<const Tag> options, std::string& name) {
+    for (auto field : o_) {
+      if (field.value.is_null()) continue;
+      for (const Tag& t : options) {
+        if (t.json == field.key) {
+          name = t.json;
+          return;
+        }
+      }
+    }
+  }
+  template <typename F>
+  void Option(const Tag& tag, const std::string& name, F&& f) {
+    if (name == tag.json) Group(tag, f);
+  }
 
  private:
   Reader& r_;
@@ -189,6 +201,7 @@ requires HasTable<S>
 void ReadStruct(Reader& r, dom::object o, S& out) {
   JsonIn in(r, o);
   schema::VisitFields(in, out);
+  schema::Finish(out);
 }
 
 }  // namespace
