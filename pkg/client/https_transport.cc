@@ -14,11 +14,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <vector>
 
 #include "pkg/api/decode.h"
+#include "pkg/client/token_file.h"
 #include "pkg/client/transport.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/mutex.h"
@@ -35,7 +35,6 @@ using tcp = asio::ip::tcp;
 
 constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
 constexpr Duration kMaxIdle = std::chrono::seconds(30);  // below the apiserver's idle timeout
-constexpr Duration kTokenRefresh = std::chrono::minutes(1);
 constexpr size_t kMaxIdleConnections = 32;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 constexpr size_t kStreamChunk = 64 * 1024;
@@ -147,8 +146,11 @@ beast::error_code OnStream(Connection& c, bool tls, Op&& op) {
 
 class HttpsTransport final : public Transport {
  public:
-  HttpsTransport(RestConfig config, ServerUrl url)
-      : config_(std::move(config)), url_(std::move(url)), ctx_(ssl::context::tls_client) {}
+  HttpsTransport(RestConfig config, ServerUrl url, const Clock& clock)
+      : config_(std::move(config)),
+        url_(std::move(url)),
+        clock_(clock),
+        ctx_(ssl::context::tls_client) {}
 
   Status Init() {
     SSL_CTX* ctx = ctx_.native_handle();
@@ -175,7 +177,8 @@ class HttpsTransport final : public Transport {
                        ? "[" + url_.host + "]:" + url_.port
                        : url_.host + ":" + url_.port;
     if (!config_.bearer_token_file.empty()) {
-      if (auto s = RefreshToken(); !s.ok()) return s;
+      token_file_.emplace(config_.bearer_token_file, config_.source, clock_);
+      if (auto s = token_file_->Load(); !s.ok()) return s;
     }
     return OkStatus();
   }
@@ -271,7 +274,7 @@ class HttpsTransport final : public Transport {
 
   std::unique_ptr<Connection> Acquire() {
     MutexLock l(mu_);
-    MonoTime now = RealClock().Now();
+    MonoTime now = clock_.Now();
     while (!idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
@@ -283,7 +286,7 @@ class HttpsTransport final : public Transport {
   void Release(std::unique_ptr<Connection> c) {
     if (!c->open) return;
     c->pooled = true;
-    c->idle_since = RealClock().Now();
+    c->idle_since = clock_.Now();
     MutexLock l(mu_);
     if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(c));
   }
@@ -391,53 +394,25 @@ class HttpsTransport final : public Transport {
     return DataLossError(what + ": connection lost before a complete answer: " + ec.message());
   }
 
-  std::string Token() {
-    if (config_.bearer_token_file.empty()) return config_.bearer_token;
-    MutexLock l(token_mu_);
-    if (RealClock().Now() - token_read_ > kTokenRefresh) {
-      if (auto s = RefreshTokenLocked(); !s.ok()) LOG_WARN("{}", s.message());
-    }
-    return token_;
-  }
-
-  Status RefreshToken() {
-    MutexLock l(token_mu_);
-    return RefreshTokenLocked();
-  }
-
-  // Keeps the previous token if the file cannot be read, so a rotation glitch is not an outage.
-  Status RefreshTokenLocked() REQUIRES(token_mu_) {
-    token_read_ = RealClock().Now();
-    std::ifstream in(config_.bearer_token_file);
-    if (!in) {
-      return UnauthenticatedError("cannot read token file \"" + config_.bearer_token_file + "\" (" +
-                                  config_.source + ")");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string t = ss.str();
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    token_ = std::move(t);
-    return OkStatus();
-  }
+  std::string Token() { return token_file_ ? token_file_->Get() : config_.bearer_token; }
 
   const RestConfig config_;
   const ServerUrl url_;
+  const Clock& clock_;
   ssl::context ctx_;
   std::string host_header_;
   Mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
-  Mutex token_mu_;
-  std::string token_ GUARDED_BY(token_mu_);
-  MonoTime token_read_ GUARDED_BY(token_mu_){};
+  std::optional<TokenFile> token_file_;  // set once by Init, before any request
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config) {
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config,
+                                                       const Clock& clock) {
   auto url = ParseServer(config);
   if (!url.ok()) return url.status();
-  auto t = std::make_unique<HttpsTransport>(config, std::move(*url));
+  auto t = std::make_unique<HttpsTransport>(config, std::move(*url), clock);
   if (auto s = t->Init(); !s.ok()) return s;
   return std::unique_ptr<Transport>(std::move(t));
 }

@@ -50,7 +50,9 @@ class Transport {
 
 // The real transport: HTTPS over Boost.Beast and OpenSSL, TLS 1.2+, server certificate always
 // verified, HTTP/1.1 keep-alive with a pool of idle connections. Fails if the configuration is
-// unusable (bad URL, unreadable certificates).
-StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config);
+// unusable (bad URL, unreadable certificates, a token file that is not a small regular file).
+// clock times the token file's re-reads and the pool's idle limit.
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config,
+                                                       const Clock& clock = RealClock());
 
 }  // namespace stowage::client
