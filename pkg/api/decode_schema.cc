@@ -13,25 +13,11 @@
 namespace stowage::api::decode_internal {
 namespace {
 
+using schema::HasTable;
+using schema::kIs;
+using schema::kMap;
+using schema::kOptional;
 using schema::Tag;
-
-// A visitor that accepts anything: HasTable asks whether VisitFields exists for a struct.
-struct Probe {
-  template <typename M>
-  void Field(const Tag&, M&);
-  template <typename F>
-  void Group(const Tag&, F&&);
-  template <typename C, typename F>
-  void Each(const Tag&, C&, F&&);
-  void Present(std::span<const Tag>, std::string&);
-  template <typename F>
-  void Option(const Tag&, std::string&, F&&);
-};
-
-template <typename S>
-concept HasTable = requires(Probe& p, S& s) {
-  schema::VisitFields(p, s);
-};
 
 template <typename S>
 requires HasTable<S>
@@ -41,17 +27,6 @@ template <typename S>
 concept Object = requires(Reader& r, dom::object o, S& s) {
   ReadStruct(r, o, s);
 };
-
-template <typename M, typename E>
-constexpr bool kIs = std::is_same_v<M, E>;
-template <typename M>
-constexpr bool kOptional = false;
-template <typename E>
-constexpr bool kOptional<std::optional<E>> = true;
-template <typename M>
-constexpr bool kMap = false;
-template <typename V>
-constexpr bool kMap<Map<V>> = true;
 
 // Reads a value that has no key of its own (a list element, a map value) into out, inside the
 // caller's path scope: a string (or a time), a quantity, or an object with a reader.

@@ -149,6 +149,51 @@ constexpr bool Fits() {
   }
 }
 
+// What the engines ask of a member's C++ type.
+template <typename M, typename E>
+inline constexpr bool kIs = std::is_same_v<M, E>;
+template <typename M>
+inline constexpr bool kOptional = false;
+template <typename E>
+inline constexpr bool kOptional<std::optional<E>> = true;
+template <typename M>
+inline constexpr bool kVector = false;
+template <typename E>
+inline constexpr bool kVector<std::vector<E>> = true;
+template <typename M>
+inline constexpr bool kMap = false;
+template <typename V>
+inline constexpr bool kMap<Map<V>> = true;
+// A map kept whole: Map<V>, StringMap or ResourceList.
+template <typename M>
+concept MapLike = kMap<M> || kIs<M, StringMap> || kIs<M, ResourceList>;
+template <typename M>
+inline constexpr bool kOptionalMap = false;
+template <MapLike M>
+inline constexpr bool kOptionalMap<std::optional<M>> = true;
+
+// A visitor that accepts every call, for asking whether a struct has a generated table.
+struct AnyVisitor {
+  template <typename M>
+  void Field(const Tag&, M&);
+  template <typename F>
+  void Group(const Tag&, F&&);
+  template <typename C, typename F>
+  void Each(const Tag&, C&, F&&);
+  void Present(std::span<const Tag>, std::string&);
+  void Present(const Tag&, std::string&);
+  template <typename F>
+  void Option(const Tag&, std::string&, F&&);
+};
+
+// S has a generated table (VisitFields and VisitNumber, found by argument-dependent lookup in
+// schema_generated.h).
+template <typename S>
+concept HasTable = requires(AnyVisitor& v, S& s) {
+  VisitFields(v, s);
+  VisitNumber(v, s, 1u);
+};
+
 // kubectl's client-side apply copy of the whole object: it can be large and nothing in a
 // scheduler reads it, so ObjectMeta drops it.
 inline constexpr std::string_view kLastAppliedAnnotation =

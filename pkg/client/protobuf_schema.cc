@@ -16,46 +16,16 @@
 namespace stowage::client::proto {
 namespace {
 
+using api::schema::HasTable;
+using api::schema::kIs;
+using api::schema::kOptional;
+using api::schema::kOptionalMap;
+using api::schema::kVector;
+using api::schema::MapLike;
 using api::schema::Tag;
 using api::schema::Type;
 using wire::Field;
 using wire::WireReader;
-
-template <typename M, typename E>
-constexpr bool kIs = std::is_same_v<M, E>;
-template <typename M>
-constexpr bool kOptional = false;
-template <typename E>
-constexpr bool kOptional<std::optional<E>> = true;
-template <typename M>
-constexpr bool kVector = false;
-template <typename E>
-constexpr bool kVector<std::vector<E>> = true;
-template <typename M>
-constexpr bool kMap = false;
-template <typename V>
-constexpr bool kMap<api::Map<V>> = true;
-template <typename M>
-concept MapLike = kMap<M> || kIs<M, api::StringMap> || kIs<M, api::ResourceList>;
-template <typename M>
-constexpr bool kOptionalMap = false;
-template <MapLike M>
-constexpr bool kOptionalMap<std::optional<M>> = true;
-
-// A visitor that accepts anything: Table asks whether VisitNumber exists for a struct.
-struct Probe {
-  template <typename M>
-  void Field(const Tag&, M&);
-  template <typename F>
-  void Group(const Tag&, F&&);
-  template <typename C, typename F>
-  void Each(const Tag&, C&, F&&);
-  void Present(const Tag&, std::string&);
-  template <typename F>
-  void Option(const Tag&, std::string&, F&&);
-};
-template <typename S>
-concept Table = requires(Probe& p, S& s) { api::schema::VisitNumber(p, s, 1u); };
 
 // Where the fields a visitor has read ahead of the walk end (a map's run of entries): the walk
 // skips the fields that start before it.
@@ -139,7 +109,7 @@ void ReadValue(WireReader& r, const Field& f, const Tag& tag, M& out) {
   } else if constexpr (kIs<M, api::IntOrString>) {
     ReadIntOrString(r, f, out);
   } else {
-    static_assert(Table<M>, "the protobuf engine reads no value of this type");
+    static_assert(HasTable<M>, "the protobuf engine reads no value of this type");
     if (r.ExpectBytes(f)) ReadMessage(r, f.bytes, out);
   }
 }
