@@ -293,38 +293,43 @@ std::string Describe(std::string_view kind, const ObjectMeta& meta) {
 }
 
 template <typename T>
-StatusOr<std::shared_ptr<const T>> ReadObject(dom::object o) {
+StatusOr<std::shared_ptr<const T>> ReadObject(dom::object o, Keep keep) {
   Reader r;
   auto out = std::make_shared<T>();
   decode_internal::Read(r, o, *out);
   if (!r.ok()) {
     return InvalidArgumentError(Describe(KindName<T>(), out->metadata) + ": " + r.error());
   }
+  if constexpr (std::is_same_v<T, Pod> || std::is_same_v<T, Node>) {
+    if (keep == Keep::kWhole) {
+      out->whole.json = std::make_shared<const std::string>(decode_internal::WholeObject(o));
+    }
+  }
   return std::shared_ptr<const T>(std::move(out));
 }
 
 template <typename T>
-StatusOr<std::shared_ptr<const T>> ReadObject(dom::element e) {
+StatusOr<std::shared_ptr<const T>> ReadObject(dom::element e, Keep keep) {
   dom::object o;
   if (e.get_object().get(o) != simdjson::SUCCESS) {
     return InvalidArgumentError(std::string(KindName<T>()) + ": expected a JSON object");
   }
-  return ReadObject<T>(o);
+  return ReadObject<T>(o, keep);
 }
 
 }  // namespace
 
 template <typename T>
-StatusOr<T> Decode(std::string_view json) {
+StatusOr<T> Decode(std::string_view json, Keep keep) {
   auto root = Parse(KindName<T>(), json, kMaxObjectBytes);
   if (!root.ok()) return root.status();
-  auto obj = ReadObject<T>(*root);
+  auto obj = ReadObject<T>(*root, keep);
   if (!obj.ok()) return obj.status();
   return T(**obj);
 }
 
 template <typename T>
-StatusOr<List<T>> DecodeList(std::string_view json) {
+StatusOr<List<T>> DecodeList(std::string_view json, Keep keep) {
   std::string kind = std::string(KindName<T>()) + "List";
   auto root = Parse(kind, json, kMaxListBytes);
   if (!root.ok()) return root.status();
@@ -347,7 +352,7 @@ StatusOr<List<T>> DecodeList(std::string_view json) {
     list.items.reserve(a.size());
     size_t i = 0;
     for (dom::element item : a) {
-      auto obj = ReadObject<T>(item);
+      auto obj = ReadObject<T>(item, keep);
       if (!obj.ok()) return obj.status().WithPrefix(kind + ": items[" + std::to_string(i) + "]");
       list.items.push_back(std::move(*obj));
       ++i;
@@ -370,7 +375,7 @@ ApiStatus ReadApiStatus(dom::object o, int32_t http_code) {
 }  // namespace
 
 template <typename T>
-StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json) {
+StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json, Keep keep) {
   std::string kind = std::string(KindName<T>()) + " watch event";
   auto root = Parse(kind, json, kMaxObjectBytes);
   if (!root.ok()) return root.status();
@@ -405,7 +410,7 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json) {
   } else {
     return InvalidArgumentError(kind + ": unknown event type \"" + type + "\"");
   }
-  auto decoded = ReadObject<T>(obj);
+  auto decoded = ReadObject<T>(obj, keep);
   if (!decoded.ok()) return decoded.status().WithPrefix(kind);
   ev.resource_version = (*decoded)->metadata.resource_version;
   ev.object = std::move(*decoded);
@@ -426,10 +431,10 @@ ApiStatus DecodeApiStatus(std::string_view body, int32_t http_code) {
   return s;
 }
 
-#define STOWAGE_DECODABLE(T)                                  \
-  template StatusOr<T> Decode<T>(std::string_view);           \
-  template StatusOr<List<T>> DecodeList<T>(std::string_view); \
-  template StatusOr<WatchEvent<T>> DecodeWatchEvent<T>(std::string_view);
+#define STOWAGE_DECODABLE(T)                                        \
+  template StatusOr<T> Decode<T>(std::string_view, Keep);           \
+  template StatusOr<List<T>> DecodeList<T>(std::string_view, Keep); \
+  template StatusOr<WatchEvent<T>> DecodeWatchEvent<T>(std::string_view, Keep);
 STOWAGE_DECODABLE(Pod)
 STOWAGE_DECODABLE(Node)
 STOWAGE_DECODABLE(PersistentVolume)

@@ -54,14 +54,18 @@ struct WatchEvent {
   ApiStatus error;                  // set for ERROR
 };
 
+// What a decode keeps of a Pod or a Node besides its compact struct: kWhole also keeps the whole
+// object (Pod::whole, Node::whole) for the extenders that are sent it. Other kinds ignore it.
+enum class Keep : uint8_t { kCompact, kWhole };
+
 // The kinds that can be decoded. T is one of the object structs of types.h.
 template <typename T>
-StatusOr<T> Decode(std::string_view json);
+StatusOr<T> Decode(std::string_view json, Keep keep = Keep::kCompact);
 template <typename T>
-StatusOr<List<T>> DecodeList(std::string_view json);
+StatusOr<List<T>> DecodeList(std::string_view json, Keep keep = Keep::kCompact);
 // One line of a watch stream (one JSON object; surrounding whitespace is ignored).
 template <typename T>
-StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json);
+StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json, Keep keep = Keep::kCompact);
 
 // Decodes an error body. Bodies that are not a Status (a proxy's HTML page, say) give an
 // ApiStatus whose message is the start of the body.

@@ -132,4 +132,8 @@ void Read(Reader& r, dom::object o, ResourceClaimTemplate& out);
 void Read(Reader& r, dom::object o, DeviceClass& out);
 void Read(Reader& r, dom::object o, DeviceTaintRule& out);
 
+// The object o written back as JSON, whole but for what upstream's informers drop: kind and
+// apiVersion (client-go clears them on decode) and metadata.managedFields (whole_json.cc).
+std::string WholeObject(dom::object o);
+
 }  // namespace stowage::api::decode_internal

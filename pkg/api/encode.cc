@@ -102,21 +102,10 @@ std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name) {
 }
 
 std::string EncodeLease(const Lease& lease) {
-  json meta = MetaRef(lease.metadata);
-  if (!lease.metadata.resource_version.empty()) {
-    meta["resourceVersion"] = lease.metadata.resource_version;
-  }
-  json spec = json::object();
-  if (!lease.holder_identity.empty()) spec["holderIdentity"] = lease.holder_identity;
-  if (lease.lease_duration_seconds) spec["leaseDurationSeconds"] = *lease.lease_duration_seconds;
-  if (!lease.acquire_time.empty()) spec["acquireTime"] = lease.acquire_time;
-  if (!lease.renew_time.empty()) spec["renewTime"] = lease.renew_time;
-  spec["leaseTransitions"] = lease.lease_transitions;
-  json j = {{"apiVersion", "coordination.k8s.io/v1"},
-            {"kind", "Lease"},
-            {"metadata", meta},
-            {"spec", spec}};
-  return Dump(j);
+  // The engine's object always opens with '{'; kind and apiVersion go first, as Go writes them.
+  std::string body = EncodeJson(lease);
+  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease")" +
+         (body.size() > 2 ? "," + body.substr(1) : std::string("}"));
 }
 
 namespace {

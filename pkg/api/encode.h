@@ -21,6 +21,12 @@ StatusOr<WallTime> ParseTime(std::string_view s);
 // The v1 Binding posted to pods/<name>/binding to place pod on node.
 std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name);
 
+// Any kind of pkg/api/schema as API JSON, without kind and apiVersion: every field its compact
+// struct keeps, zero values left out, so it decodes to the same object (the schema's JSON-out
+// engine, encode_schema.cc).
+template <typename T>
+std::string EncodeJson(const T& object);
+
 // A coordination.k8s.io/v1 Lease for create (no resourceVersion) or update (with it).
 std::string EncodeLease(const Lease& lease);
 

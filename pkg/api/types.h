@@ -369,6 +369,18 @@ struct ContainerStatus {
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
+// The whole object as the API served it, as JSON without kind, apiVersion and managedFields,
+// for the extenders that are sent whole objects, as upstream sends them (pkg/extender). Kept only
+// while an extender is configured (informer::Filter::whole_objects), so clusters without one pay
+// a null pointer per object; shared, so copies of the compact object do not copy it.
+struct WholeJson {
+  std::shared_ptr<const std::string> json;
+  explicit operator bool() const { return json != nullptr; }
+  friend bool operator==(const WholeJson& a, const WholeJson& b) {
+    return a.json == b.json || (a.json != nullptr && b.json != nullptr && *a.json == *b.json);
+  }
+};
+
 struct PodStatus {
   std::string phase;
   std::vector<Condition> conditions;
@@ -387,6 +399,7 @@ struct Pod {
   ObjectMeta metadata;
   PodSpec spec;
   PodStatus status;
+  WholeJson whole;
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
@@ -429,6 +442,7 @@ struct Node {
   ObjectMeta metadata;
   NodeSpec spec;
   NodeStatus status;
+  WholeJson whole;
   friend bool operator==(const Node&, const Node&) = default;
 };
 

@@ -77,6 +77,9 @@ struct ListOptions {
   int64_t limit = 0;  // page size; 0: no paging
   std::string continue_token;
   std::string resource_version;
+  // Pods and Nodes: keep each object whole (api::Keep::kWhole). The whole object is read as
+  // JSON, so the list goes as JSON whatever the contentType.
+  bool whole_objects = false;
 };
 
 struct WatchOptions {
@@ -85,7 +88,8 @@ struct WatchOptions {
   std::string field_selector;
   std::string resource_version;
   bool allow_bookmarks = true;
-  int timeout_seconds = 0;  // server-side end of the watch; 0: the server's default
+  int timeout_seconds = 0;     // server-side end of the watch; 0: the server's default
+  bool whole_objects = false;  // as ListOptions::whole_objects
 };
 
 // The query string (with leading '?') for list or watch options.
@@ -106,18 +110,17 @@ bool UseProtobuf(const RestClient& c) {
 template <typename T>
 StatusOr<api::List<T>> ListPage(RestClient& c, const ListOptions& o) {
   std::string path = CollectionPath<T>(o.namespace_) + ListQuery(o);
-  if constexpr (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>) {
-    if (UseProtobuf<T>(c)) {
-      auto body = c.Get(path, kProtobuf);
-      if (!body.ok()) return body.status();
-      // An apiserver (or proxy) that could not give protobuf answers JSON instead.
-      if (IsProtobufEnvelope(*body)) return DecodeProtoList<T>(*body);
-      return api::DecodeList<T>(*body);
-    }
+  const api::Keep keep = o.whole_objects ? api::Keep::kWhole : api::Keep::kCompact;
+  if (UseProtobuf<T>(c) && !o.whole_objects) {
+    auto body = c.Get(path, kProtobuf);
+    if (!body.ok()) return body.status();
+    // An apiserver (or proxy) that could not give protobuf answers JSON instead.
+    if (IsProtobufEnvelope(*body)) return DecodeProtoList<T>(*body);
+    return api::DecodeList<T>(*body);
   }
   auto body = c.Get(path);
   if (!body.ok()) return body.status();
-  return api::DecodeList<T>(*body);
+  return api::DecodeList<T>(*body, keep);
 }
 
 template <typename T>
@@ -148,21 +151,22 @@ Status WatchObjects(RestClient& c, const WatchOptions& o,
     }
     return on_event(std::move(*ev));
   };
-  auto on_line = [&](std::string_view line) { return deliver(api::DecodeWatchEvent<T>(line)); };
+  const api::Keep keep = o.whole_objects ? api::Keep::kWhole : api::Keep::kCompact;
+  auto on_line = [&](std::string_view line) {
+    return deliver(api::DecodeWatchEvent<T>(line, keep));
+  };
   Duration idle = std::chrono::seconds(o.timeout_seconds > 0 ? o.timeout_seconds + 60 : 660);
-  if constexpr (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>) {
-    if (UseProtobuf<T>(c)) {
-      ProtoFrameSplitter frames(api::kMaxObjectBytes);
-      auto on_frame = [&](std::string_view frame) {
-        return deliver(DecodeProtoWatchEvent<T>(frame));
-      };
-      auto on_data = [&](std::string_view data, Status& error) {
-        error = frames.Feed(data, on_frame);
-        return error.ok() && !frames.stopped();
-      };
-      Status s = c.WatchBytes(path, kProtobufWatch, on_data, stop, idle);
-      return failure.ok() ? s : failure;
-    }
+  if (UseProtobuf<T>(c) && !o.whole_objects) {
+    ProtoFrameSplitter frames(api::kMaxObjectBytes);
+    auto on_frame = [&](std::string_view frame) {
+      return deliver(DecodeProtoWatchEvent<T>(frame));
+    };
+    auto on_data = [&](std::string_view data, Status& error) {
+      error = frames.Feed(data, on_frame);
+      return error.ok() && !frames.stopped();
+    };
+    Status s = c.WatchBytes(path, kProtobufWatch, on_data, stop, idle);
+    return failure.ok() ? s : failure;
   }
   Status s = c.Watch(path, on_line, stop, idle);
   return failure.ok() ? s : failure;

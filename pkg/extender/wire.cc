@@ -4,8 +4,9 @@
 #include <cctype>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
-#include "object_json.h"
+#include "pkg/api/encode.h"
 
 namespace stowage::extender {
 namespace {
@@ -65,34 +66,58 @@ std::vector<std::pair<std::string, std::string>> FailedMap(const json* m) {
   return out;
 }
 
-json Victims(const framework::NodeToVictims& victims, bool meta) {
-  json out = json::object();
+// The object's JSON: whole, as the API served it, when the informer kept it (an extender is
+// configured); otherwise the fields stowage holds, through the schema's engine.
+template <typename T>
+void AppendObject(std::string& out, const T& object) {
+  out += object.whole ? *object.whole.json : api::EncodeJson(object);
+}
+
+// NodeNameToVictims (whole pods) or NodeNameToMetaVictims (their UIDs).
+void AppendVictims(std::string& out, const framework::NodeToVictims& victims, bool meta) {
+  out += '{';
+  bool first_node = true;
   for (const auto& [node, v] : victims) {
-    json pods = json::array();
-    for (const auto& p : v.pods) {
-      pods.push_back(meta ? json{{"UID", p->pod->metadata.uid}} : PodToJson(*p->pod));
+    if (!first_node) out += ',';
+    first_node = false;
+    out += api::JsonQuote(node);
+    out += ":{\"Pods\":[";
+    for (size_t i = 0; i < v.pods.size(); ++i) {
+      if (i > 0) out += ',';
+      const api::Pod& pod = *v.pods[i]->pod;
+      if (meta) {
+        out += json{{"UID", pod.metadata.uid}}.dump();
+      } else {
+        AppendObject(out, pod);
+      }
     }
-    out[node] = {{"Pods", std::move(pods)}, {"NumPDBViolations", v.num_pdb_violations}};
+    out += "],\"NumPDBViolations\":" + std::to_string(v.num_pdb_violations) + "}";
   }
-  return out;
+  out += '}';
 }
 
 }  // namespace
 
+// Written by hand rather than as one nlohmann document, so that whole objects go in as the bytes
+// they are, without a parse.
 std::string EncodeExtenderArgs(const api::Pod& pod,
                                const std::vector<const framework::NodeInfo*>& nodes,
                                bool node_cache_capable) {
-  json args = {{"Pod", PodToJson(pod)}, {"Nodes", nullptr}, {"NodeNames", nullptr}};
+  std::string out = "{\"Pod\":";
+  AppendObject(out, pod);
   if (node_cache_capable) {
     json names = json::array();
     for (const auto* n : nodes) names.push_back(n->name());
-    args["NodeNames"] = std::move(names);
-  } else {
-    json items = json::array();
-    for (const auto* n : nodes) items.push_back(NodeToJson(*n->node()));
-    args["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+    out += ",\"Nodes\":null,\"NodeNames\":" + names.dump() + "}";
+    return out;
   }
-  return args.dump();
+  out += ",\"Nodes\":{\"metadata\":{},\"items\":[";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendObject(out, *nodes[i]->node());
+  }
+  out += "]},\"NodeNames\":null}";
+  return out;
 }
 
 StatusOr<FilterResultWire> DecodeFilterResult(std::string_view body) {
@@ -169,11 +194,13 @@ StatusOr<std::string> DecodeBindingResult(std::string_view body) {
 
 std::string EncodePreemptionArgs(const api::Pod& pod, const framework::NodeToVictims& victims,
                                  bool node_cache_capable) {
-  json args = {
-      {"Pod", PodToJson(pod)}, {"NodeNameToVictims", nullptr}, {"NodeNameToMetaVictims", nullptr}};
-  args[node_cache_capable ? "NodeNameToMetaVictims" : "NodeNameToVictims"] =
-      Victims(victims, node_cache_capable);
-  return args.dump();
+  std::string out = "{\"Pod\":";
+  AppendObject(out, pod);
+  out += node_cache_capable ? ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":"
+                            : ",\"NodeNameToMetaVictims\":null,\"NodeNameToVictims\":";
+  AppendVictims(out, victims, node_cache_capable);
+  out += '}';
+  return out;
 }
 
 StatusOr<std::map<std::string, MetaVictims>> DecodePreemptionResult(std::string_view body) {

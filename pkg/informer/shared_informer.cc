@@ -151,6 +151,7 @@ Status SharedInformer<T>::ListAndReplace(std::stop_token stop) {
   o.namespace_ = filter_.namespace_;
   o.label_selector = filter_.label_selector;
   o.field_selector = filter_.field_selector;
+  o.whole_objects = filter_.whole_objects;
   o.limit = page_size_;
   std::vector<Ptr> items;
   std::string list_rv;
@@ -231,6 +232,7 @@ Status SharedInformer<T>::Watch(std::stop_token stop) {
   o.namespace_ = filter_.namespace_;
   o.label_selector = filter_.label_selector;
   o.field_selector = filter_.field_selector;
+  o.whole_objects = filter_.whole_objects;
   o.resource_version = LastResourceVersion();
   o.allow_bookmarks = true;
   // Spread the watches' ends over 5-10 minutes so informers do not reconnect in lockstep.

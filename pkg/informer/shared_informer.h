@@ -29,12 +29,17 @@
 
 namespace stowage::informer {
 
-// What an informer watches: a namespace (empty: all) and label / field selectors.
+// What an informer watches: a namespace (empty: all) and label / field selectors; and, for Pods
+// and Nodes, whether it keeps each object whole for extenders (client::ListOptions).
 struct Filter {
   std::string namespace_;
   std::string label_selector;
   std::string field_selector;
-  std::string Key() const { return namespace_ + "|" + label_selector + "|" + field_selector; }
+  bool whole_objects = false;
+  std::string Key() const {
+    return namespace_ + "|" + label_selector + "|" + field_selector +
+           (whole_objects ? "|whole" : "");
+  }
 };
 
 // The kind-independent face of an informer, for the factory.

@@ -21,9 +21,12 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
                      Options options)
     : client_(client),
       informers_(informers),
+      // Extenders are sent whole Pods and Nodes, as upstream sends them.
       pods_(informers.For<api::Pod>(
-          informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed"})),
-      nodes_(informers.For<api::Node>()),
+          informer::Filter{.field_selector = "status.phase!=Succeeded,status.phase!=Failed",
+                           .whole_objects = !options.extenders.empty()})),
+      nodes_(
+          informers.For<api::Node>(informer::Filter{.whole_objects = !options.extenders.empty()})),
       options_(std::move(options)),
       pool_(options_.parallelism),
       pod_writer_(client_, options_.may_bind),

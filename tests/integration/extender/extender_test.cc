@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -331,6 +333,63 @@ TEST(ExtenderIntegration, PreemptLimitsTheNodesWhereVictimsAreChosen) {
   auto v1 = client::GetObject<api::Pod>(Admin(), t, "victim-1");
   EXPECT_TRUE(!v1.ok() || v1->metadata.deletion_timestamp.has_value());
   EXPECT_THAT(ext.record(), HasSubstr("\"verb\":\"preempt\""));
+}
+
+// The objects an extender is sent are whole, as the apiserver serves them and upstream sends
+// them: the pod's env, mounts, volume sources, security context and last-applied annotation;
+// the node's addresses, node info and daemon endpoints. Only kind, apiVersion and managedFields
+// go, as in upstream's informers (tests/unit/extender/whole_object_test.cc compares with
+// upstream's own marshalling, path by path).
+TEST(ExtenderIntegration, FilterIsSentWholeObjects) {
+  using json = nlohmann::json;
+  const std::string t = "ext-whole";
+  ASSERT_TRUE(testing::EnsureNamespace(Admin(), t).ok());
+  json node = json::parse(BuildClusterNode().Name(t + "-0").Json());
+  node["metadata"]["labels"]["test"] = t;
+  node["status"]["addresses"] = {{{"type", "InternalIP"}, {"address", "10.0.0.7"}},
+                                 {{"type", "Hostname"}, {"address", t + "-0"}}};
+  node["status"]["nodeInfo"] = {{"kubeletVersion", "v1.37.2"},
+                                {"osImage", "Debian 12"},
+                                {"architecture", "amd64"},
+                                {"operatingSystem", "linux"}};
+  node["status"]["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", 10250}}}};
+  auto created_node = Admin().Post("/api/v1/nodes", node.dump());
+  ASSERT_TRUE(created_node.ok()) << created_node.status();
+
+  json pod = json::parse(TestPod(t, "whole").Json());
+  pod["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}";
+  json& c = pod["spec"]["containers"][0];
+  c["env"] = {{{"name", "MODE"}, {"value", "fast"}}};
+  c["volumeMounts"] = {{{"name", "config"}, {"mountPath", "/etc/app"}}};
+  c["securityContext"] = {{"runAsNonRoot", true}, {"readOnlyRootFilesystem", true}};
+  pod["spec"]["volumes"] = {{{"name", "config"}, {"configMap", {{"name", "app-config"}}}}};
+  pod["spec"]["dnsPolicy"] = "ClusterFirst";
+  auto created_pod = Admin().Post("/api/v1/namespaces/" + t + "/pods", pod.dump());
+  ASSERT_TRUE(created_pod.ok()) << created_pod.status();
+
+  const std::string bodies = "/tmp/stowage-ext-whole-" + std::to_string(testing::FreePort());
+  std::filesystem::create_directories(bodies);
+  Extender ext(t, {"--record-bodies=" + bodies});
+  RunningScheduler sched(
+      Config(t, "- urlPrefix: " + ext.url() + "\n  filterVerb: filter\n  weight: 1\n"));
+  ASSERT_EQ(NodeOf(t, "whole"), t + "-0");
+  json sent = json::parse(ReadAll(bodies + "/filter-1.json"));
+
+  // The apiserver's answers to the creations, as an informer holds them.
+  auto as_informer_holds = [](const std::string& body) {
+    json j = json::parse(body);
+    j.erase("kind");
+    j.erase("apiVersion");
+    j["metadata"].erase("managedFields");
+    return j;
+  };
+  EXPECT_EQ(sent["Pod"], as_informer_holds(*created_pod));
+  ASSERT_EQ(sent["Nodes"]["items"].size(), 1u);
+  EXPECT_EQ(sent["Nodes"]["items"][0], as_informer_holds(*created_node));
+  EXPECT_EQ(sent["Pod"]["spec"]["containers"][0]["env"][0]["value"], "fast");
+  EXPECT_EQ(sent["Nodes"]["items"][0]["status"]["addresses"][0]["address"], "10.0.0.7");
+  EXPECT_TRUE(sent["NodeNames"].is_null());
+  std::filesystem::remove_all(bodies);
 }
 
 }  // namespace

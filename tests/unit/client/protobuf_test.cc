@@ -120,5 +120,26 @@ TEST(Protobuf, ContentTypeChoosesTheEncoding) {
   }
 }
 
+// Every kind's list asks for protobuf under upstream's default contentType, not only Pods and
+// Nodes; an answer in JSON (a proxy that could not give protobuf) is still read.
+TEST(Protobuf, EveryKindListsAsProtobuf) {
+  auto owned = std::make_unique<stowage::testing::FakeApiServer>();
+  stowage::testing::FakeApiServer& api = *owned;
+  api.SetList("/apis/storage.k8s.io/v1/storageclasses",
+              {{{"metadata", {{"name", "wffc"}}}, {"volumeBindingMode", "WaitForFirstConsumer"}}});
+  RestConfig cfg;
+  cfg.server = "https://127.0.0.1:6443";
+  cfg.qps = 0;
+  cfg.content_type = std::string(kProtobuf);
+  RestClient c(cfg, std::move(owned), RetryPolicy{.max_retries = 0});
+  auto list = ListPage<api::StorageClass>(c, {});
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]->metadata.name, "wffc");
+  auto gets = api.RequestsOf("GET");
+  ASSERT_EQ(gets.size(), 1u);
+  EXPECT_EQ(gets[0].accept, kProtobuf);
+}
+
 }  // namespace
 }  // namespace stowage::client

@@ -78,6 +78,9 @@ func run(root, release, golden string, files []string) error {
 				return err
 			}
 		}
+		if err := WriteWhole(golden); err != nil {
+			return err
+		}
 	}
 	_, err = os.Stdout.Write(out.Bytes())
 	return err

@@ -20,9 +20,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +44,8 @@ type server struct {
 	client                       kubernetes.Interface
 	recordMu                     sync.Mutex
 	record                       *os.File
+	bodies                       string // directory for the request bodies, <verb>-<n>.json
+	calls                        int    // guarded by recordMu
 }
 
 func fail(err error) {
@@ -201,8 +205,23 @@ func handle[T any](s *server, answer func(*http.Request, *T) any) http.HandlerFu
 			http.Error(w, "testextender: failing on purpose", http.StatusInternalServerError)
 			return
 		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if s.bodies != "" {
+			s.recordMu.Lock()
+			s.calls++
+			name := fmt.Sprintf("%s-%d.json", strings.TrimPrefix(r.URL.Path, "/"), s.calls)
+			s.recordMu.Unlock()
+			if err := os.WriteFile(filepath.Join(s.bodies, name), body, 0o644); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
 		args := new(T)
-		if err := json.NewDecoder(r.Body).Decode(args); err != nil {
+		if err := json.Unmarshal(body, args); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -222,6 +241,7 @@ func main() {
 	flag.BoolVar(&s.fail, "fail", false, "answer every call with 500")
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig for binding and node lookups")
 	record := flag.String("record", "", "file to append one JSON line per call to")
+	flag.StringVar(&s.bodies, "record-bodies", "", "write each request body to <dir>/<verb>-<n>.json")
 	cert := flag.String("tls-cert", "", "serve HTTPS with this certificate")
 	key := flag.String("tls-key", "", "the certificate's key")
 	clientCA := flag.String("client-ca", "", "require client certificates signed by this CA")
