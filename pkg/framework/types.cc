@@ -250,6 +250,11 @@ PodInfoPtr NewPodInfo(api::PodPtr pod) {
     if (RequestListHas(*pod, "memory")) info->non0_mem = info->requests.memory;
   }
   info->host_ports = PodHostPorts(*pod);
+  for (const api::Volume& v : pod->spec.volumes) {
+    if (v.source == "persistentVolumeClaim") {
+      info->pvc_keys.push_back(pod->metadata.namespace_ + "/" + v.claim_name);
+    }
+  }
   if (const auto& a = pod->spec.affinity) {
     info->has_affinity = a->pod_affinity.has_value() || a->pod_anti_affinity.has_value();
     info->has_required_anti_affinity =
@@ -296,6 +301,14 @@ void NodeInfo::Account(const PodInfo& p, int sign) {
       used_ports_.Add(hp);
     } else {
       used_ports_.Remove(hp);
+    }
+  }
+  for (const std::string& key : p.pvc_keys) {
+    if (sign > 0) {
+      ++pvc_ref_counts_[key];
+    } else if (auto it = pvc_ref_counts_.find(key);
+               it != pvc_ref_counts_.end() && --it->second <= 0) {
+      pvc_ref_counts_.erase(it);
     }
   }
   generation_ = NextGeneration();

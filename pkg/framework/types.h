@@ -133,6 +133,9 @@ struct PodInfo {
   bool has_required_anti_affinity = false;
   // Compiled once so no cycle parses the selectors of existing pods; null without has_affinity.
   std::shared_ptr<const PodAffinityTerms> affinity_terms;
+  // "namespace/claim" of each persistentVolumeClaim volume (upstream's PodPVCKeys), which the
+  // node counts for VolumeRestrictions.
+  std::vector<std::string> pvc_keys;
 
   // The compiled terms; empty ones for a pod without pod (anti-)affinity.
   const PodAffinityTerms& affinity() const;
@@ -171,6 +174,8 @@ class NodeInfo {
     return image_states_;
   }
   int64_t generation() const { return generation_; }
+  // How many of its pods use each claim, by "namespace/claim" (upstream's PVCRefCounts).
+  const std::unordered_map<std::string, int>& pvc_ref_counts() const { return pvc_ref_counts_; }
 
   void SetNode(api::NodePtr node);
   void RemoveNode();
@@ -191,6 +196,7 @@ class NodeInfo {
   Resource non_zero_requested_;
   Resource allocatable_;
   std::unordered_map<std::string, ImageStateSummary> image_states_;
+  std::unordered_map<std::string, int> pvc_ref_counts_;
   int64_t generation_ = 0;
 };
 

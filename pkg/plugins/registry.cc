@@ -19,6 +19,8 @@
 #include "pkg/plugins/scheduling_gates/scheduling_gates.h"
 #include "pkg/plugins/taint_toleration/taint_toleration.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
+#include "pkg/plugins/volume_restrictions/volume_restrictions.h"
+#include "pkg/plugins/volume_zone/volume_zone.h"
 
 namespace stowage::plugins {
 
@@ -42,6 +44,8 @@ framework::Registry NewInTreeRegistry() {
       {names::kInterPodAffinity,
        framework::WithArgs<config::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kVolumeBinding, framework::WithArgs<config::VolumeBindingArgs>(volume_binding::New)},
+      {names::kVolumeRestrictions, volume_restrictions::New},
+      {names::kVolumeZone, volume_zone::New},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
       {names::kDynamicResources,
@@ -58,9 +62,7 @@ framework::Registry NewInTreeRegistry() {
 
 const std::vector<std::string_view>& NotYetImplemented() {
   static const auto* list = new std::vector<std::string_view>{
-      names::kVolumeRestrictions,
       names::kNodeVolumeLimits,
-      names::kVolumeZone,
       names::kGangScheduling,
       // Added to the default profile only by gates that are off by default in 1.37.
       names::kDeferredPodScheduling,

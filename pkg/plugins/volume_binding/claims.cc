@@ -26,11 +26,6 @@ bool OwnedByPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc) {
 
 }  // namespace
 
-std::string ClaimClass(const api::PersistentVolumeClaim& pvc) {
-  if (const std::string* c = pvc.metadata.annotations.Get(kAnnBetaStorageClass)) return *c;
-  return pvc.storage_class_name.value_or("");
-}
-
 bool FullyBound(const api::PersistentVolumeClaim& pvc) {
   return !pvc.volume_name.empty() && pvc.metadata.annotations.Get(kAnnBindCompleted) != nullptr;
 }
@@ -78,7 +73,7 @@ ClaimsOrReason SortPodClaims(const api::Pod& pod,
       continue;
     }
     bool delayed = false;
-    if (std::string cls = ClaimClass(*pvc); !cls.empty()) {
+    if (std::string cls = helper::ClaimClass(*pvc); !cls.empty()) {
       // A class that does not exist (yet) means immediate binding, as upstream.
       if (auto sc = classes.Get("", cls)) {
         if (sc->volume_binding_mode.empty()) {

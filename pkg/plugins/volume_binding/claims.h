@@ -10,6 +10,7 @@
 
 #include "pkg/api/types.h"
 #include "pkg/framework/handle.h"
+#include "pkg/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_binding {
 
@@ -17,7 +18,7 @@ using ClaimPtr = std::shared_ptr<const api::PersistentVolumeClaim>;
 
 // The annotations upstream's helpers read.
 inline constexpr std::string_view kAnnBindCompleted = "pv.kubernetes.io/bind-completed";
-inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
+using helper::kAnnBetaStorageClass;
 
 struct PodClaims {
   bool has_claims = false;  // the pod names a claim (persistentVolumeClaim or ephemeral)
@@ -25,10 +26,6 @@ struct PodClaims {
   std::vector<ClaimPtr> unbound_immediate;  // prebound claims count here, as upstream
   std::vector<ClaimPtr> unbound_delayed;
 };
-
-// The claim's class: the beta annotation first, then spec.storageClassName (upstream's
-// GetPersistentVolumeClaimClass).
-std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
 
 // True when the claim names a volume and the PV controller finished binding it.
 bool FullyBound(const api::PersistentVolumeClaim& pvc);

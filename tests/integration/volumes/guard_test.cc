@@ -1,14 +1,19 @@
 // The guards for storage and dynamic resources on a real kube-apiserver: a pod whose claims
 // stowage cannot serve stays pending with upstream's message (or one naming why), a new claim
-// requeues it at once, and a bound claim's volume pins its pod to the nodes its affinity allows.
+// requeues it at once, and a bound claim's volume pins its pod to the nodes its affinity and its
+// zone labels allow.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
+#include "pkg/plugins/volume_restrictions/volume_restrictions.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
@@ -73,11 +78,11 @@ class VolumeGuard : public ::testing::Test {
   static void SetUpTestSuite() {
     ASSERT_TRUE(testing::EnsureNamespace(Admin(), kNs).ok());
     for (const char* zone : {"a", "b"}) {
-      ASSERT_TRUE(
-          testing::CreateNode(
-              Admin(),
-              BuildClusterNode().Name(std::string("vg-") + zone).Label("stowage-test/zone", zone))
-              .ok());
+      ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode()
+                                                   .Name(std::string("vg-") + zone)
+                                                   .Label("stowage-test/zone", zone)
+                                                   .Label(kZoneLabel, std::string("zone-") + zone))
+                      .ok());
     }
     Create("/apis/storage.k8s.io/v1/storageclasses",
            {{"apiVersion", "storage.k8s.io/v1"},
@@ -87,6 +92,7 @@ class VolumeGuard : public ::testing::Test {
             {"volumeBindingMode", "WaitForFirstConsumer"}});
   }
   static constexpr const char* kNs = "volume-guard";
+  static constexpr const char* kZoneLabel = "topology.kubernetes.io/zone";
   const std::string claims_ = std::string("/api/v1/namespaces/") + kNs + "/persistentvolumeclaims";
 };
 
@@ -168,6 +174,104 @@ TEST_F(VolumeGuard, PodWithResourceClaimsIsNeverBound) {
       RejectedEverywhere(std::string(plugins::dynamic_resources::kGuardReason), 2, false);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "gpu") == want; }))
       << PendingMessage(kNs, "gpu");
+}
+
+// VolumeZone: a bound volume labelled with a zone keeps its pods in that zone, and one labelled
+// with a zone no node is in keeps its pod pending with upstream's reason.
+TEST_F(VolumeGuard, ZoneLabelledVolumeKeepsItsPodsInItsZone) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  for (const char* zone : {"b", "c"}) {
+    const std::string name = std::string("vz-") + zone;
+    Create("/api/v1/persistentvolumes",
+           {{"apiVersion", "v1"},
+            {"kind", "PersistentVolume"},
+            {"metadata", {{"name", name}, {"labels", {{kZoneLabel, std::string("zone-") + zone}}}}},
+            {"spec",
+             {{"capacity", {{"storage", "1Gi"}}},
+              {"accessModes", {"ReadWriteOnce"}},
+              {"storageClassName", "zonal"},
+              {"hostPath", {{"path", "/mnt/" + name}}},
+              {"claimRef", {{"namespace", kNs}, {"name", name}}}}}});
+    Create(claims_, Claim(name, "zonal", name));
+  }
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(testing::CreatePod(Admin(), BuildPod()
+                                                .Namespace(kNs)
+                                                .Name("zonal-" + std::to_string(i))
+                                                .SchedulerName("stowage")
+                                                .PVC("vz-b"))
+                    .ok());
+  }
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(), BuildPod().Namespace(kNs).Name("nowhere").SchedulerName("stowage").PVC("vz-c"))
+          .ok());
+  for (int i = 0; i < 3; ++i) {
+    std::string node;
+    ASSERT_TRUE(WaitFor([&] {
+      auto p = client::GetObject<api::Pod>(Admin(), kNs, "zonal-" + std::to_string(i));
+      node = p.ok() ? p->spec.node_name : "";
+      return !node.empty();
+    })) << "zonal-"
+        << i << " was not bound";
+    EXPECT_EQ(node, "vg-b") << "zonal-" << i;
+  }
+  const std::string want = RejectedEverywhere("2 node(s) had no available volume zone", 2, false);
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "nowhere") == want; }))
+      << PendingMessage(kNs, "nowhere");
+}
+
+// VolumeRestrictions: a ReadWriteOncePod claim in use keeps a second pod of the same priority
+// pending with upstream's reason, and a pod of higher priority preempts the claim's user.
+TEST_F(VolumeGuard, ReadWriteOncePodClaimHasOneUserAndPreemptionFreesIt) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, int>>{{"vr-high", 1000}}) {
+    auto pc = Admin().Post(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + "}");
+    ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
+  }
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Create("/api/v1/persistentvolumes", {{"apiVersion", "v1"},
+                                       {"kind", "PersistentVolume"},
+                                       {"metadata", {{"name", "vr-rwop"}}},
+                                       {"spec",
+                                        {{"capacity", {{"storage", "1Gi"}}},
+                                         {"accessModes", {"ReadWriteOncePod"}},
+                                         {"storageClassName", "single"},
+                                         {"hostPath", {{"path", "/mnt/vr-rwop"}}},
+                                         {"claimRef", {{"namespace", kNs}, {"name", "solo"}}}}}});
+  json claim = Claim("solo", "single", "vr-rwop");
+  claim["spec"]["accessModes"] = {"ReadWriteOncePod"};
+  Create(claims_, claim);
+  auto pod = [&](const std::string& name) {
+    return BuildPod().Namespace(kNs).Name(name).SchedulerName("stowage").PVC("solo");
+  };
+  ASSERT_TRUE(testing::CreatePod(Admin(), pod("first")).ok());
+  std::string first_node;
+  ASSERT_TRUE(WaitFor([&] {
+    auto p = client::GetObject<api::Pod>(Admin(), kNs, "first");
+    first_node = p.ok() ? p->spec.node_name : "";
+    return !first_node.empty();
+  }));
+  ASSERT_TRUE(testing::CreatePod(Admin(), pod("second")).ok());
+  const std::string want =
+      "0/2 nodes are available: 2 " +
+      std::string(plugins::volume_restrictions::kErrReasonReadWriteOncePodConflict) +
+      ". preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.";
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "second") == want; }))
+      << PendingMessage(kNs, "second");
+  ASSERT_TRUE(testing::CreatePod(Admin(), pod("urgent").PriorityClassName("vr-high")).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    auto first = client::GetObject<api::Pod>(Admin(), kNs, "first");
+    return !first.ok() || first->metadata.deletion_timestamp.has_value();
+  })) << "the claim's user was not preempted";
+  std::string nominated;
+  ASSERT_TRUE(WaitFor([&] {
+    auto p = client::GetObject<api::Pod>(Admin(), kNs, "urgent");
+    nominated = p.ok() ? p->status.nominated_node_name : "";
+    return !nominated.empty();
+  }));
+  EXPECT_EQ(nominated, first_node);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -211,6 +212,33 @@ TEST(NodeInfo, PodsWithAffinityAreTrackedAndRemoved) {
   EXPECT_TRUE(ni.pods_with_affinity().empty());
   EXPECT_TRUE(ni.pods_with_required_anti_affinity().empty());
   EXPECT_EQ(ni.pods().size(), 1u);
+}
+
+// Upstream's PVCRefCounts: each claim counted once per pod using it, and gone with its last user.
+TEST(NodeInfo, ClaimsInUseAreCountedAndForgotten) {
+  auto claim_volume = [](std::string claim) {
+    api::Volume v;
+    v.name = claim;
+    v.source = "persistentVolumeClaim";
+    v.claim_name = std::move(claim);
+    return v;
+  };
+  auto a = std::make_shared<api::Pod>(*Pod("a", {C({})}));
+  a->metadata.namespace_ = "ns";
+  a->spec.volumes = {claim_volume("data"), claim_volume("logs")};
+  auto b = std::make_shared<api::Pod>(*Pod("b", {C({})}));
+  b->metadata.namespace_ = "ns";
+  b->spec.volumes = {claim_volume("data")};
+  NodeInfo ni;
+  ni.SetNode(Node({}));
+  ni.AddPodInfo(NewPodInfo(a));
+  ni.AddPodInfo(NewPodInfo(b));
+  EXPECT_EQ(ni.pvc_ref_counts(),
+            (std::unordered_map<std::string, int>{{"ns/data", 2}, {"ns/logs", 1}}));
+  EXPECT_TRUE(ni.RemovePod(*a));
+  EXPECT_EQ(ni.pvc_ref_counts(), (std::unordered_map<std::string, int>{{"ns/data", 1}}));
+  EXPECT_TRUE(ni.RemovePod(*b));
+  EXPECT_TRUE(ni.pvc_ref_counts().empty());
 }
 
 TEST(NodeInfo, SetNodeTakesAllocatableNotCapacity) {

@@ -31,6 +31,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/schedulinggates"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumebinding"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumerestrictions"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/volumezone"
 )
 
 var ctx = context.Background()
@@ -187,4 +189,7 @@ func main() {
 	line("VolumeBinding.ErrReasonNodeConflict", string(volumebinding.ErrReasonNodeConflict))
 	line("VolumeBinding.ErrReasonNotEnoughSpace", volumebinding.ErrReasonNotEnoughSpace)
 	line("VolumeBinding.ErrReasonPVNotExist", volumebinding.ErrReasonPVNotExist)
+	line("VolumeRestrictions.ErrReasonDiskConflict", volumerestrictions.ErrReasonDiskConflict)
+	line("VolumeRestrictions.ErrReasonReadWriteOncePodConflict", volumerestrictions.ErrReasonReadWriteOncePodConflict)
+	line("VolumeZone.ErrReasonConflict", volumezone.ErrReasonConflict)
 }

@@ -11,8 +11,8 @@
 #include "pkg/plugins/volume_binding/claims.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
-#include "tests/testing/fake_lister.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/storage_handle.h"
 
 namespace stowage::plugins::volume_binding {
 namespace {
@@ -21,18 +21,7 @@ using framework::Code;
 using testing::BuildNode;
 using testing::BuildPod;
 
-// A handle whose storage listers hold what a case puts in them.
-class StorageHandle final : public testing::FakeHandle {
- public:
-  testing::FakeLister<api::PersistentVolume> pvs;
-  testing::FakeLister<api::PersistentVolumeClaim> pvcs;
-  testing::FakeLister<api::StorageClass> classes;
-  const framework::Lister<api::PersistentVolume>& persistent_volumes() override { return pvs; }
-  const framework::Lister<api::PersistentVolumeClaim>& persistent_volume_claims() override {
-    return pvcs;
-  }
-  const framework::Lister<api::StorageClass>& storage_classes() override { return classes; }
-};
+using testing::StorageHandle;
 
 api::PersistentVolumeClaim Claim(std::string name, std::string volume = "",
                                  std::optional<std::string> cls = std::nullopt) {
