@@ -19,6 +19,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -48,6 +49,7 @@ var (
 const (
 	ProfileBasic    = "basic"    // nodes and bare pods of the difftest namespace
 	ProfileAffinity = "affinity" // basic, plus namespaces, owners, Services, existing pods, pod (anti-)affinity and spread
+	// ProfileStorage (gen_storage.go): basic, plus classes, volumes, claims and pods using them.
 )
 
 // State is one generated cluster state. The run creates its namespaces, Services and owners
@@ -65,8 +67,13 @@ type State struct {
 	// PriorityClasses are created if missing and never deleted (every state has the same ones).
 	PriorityClasses []schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
 	// PDBs are created with the status given here, which stays: no disruption controller runs.
-	PDBs  []policyv1.PodDisruptionBudget `json:"pdbs,omitempty"`
-	Nodes []v1.Node                      `json:"nodes"`
+	PDBs []policyv1.PodDisruptionBudget `json:"pdbs,omitempty"`
+	// Storage (the storage profile): classes and volumes are cluster-wide, claims in difftest;
+	// claims are created bound, with the status given here.
+	StorageClasses         []storagev1.StorageClass   `json:"storageClasses,omitempty"`
+	PersistentVolumes      []v1.PersistentVolume      `json:"persistentVolumes,omitempty"`
+	PersistentVolumeClaims []v1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	Nodes                  []v1.Node                  `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
@@ -87,6 +94,9 @@ func Generate(seed uint64, n, p int, profile string) State {
 	}
 	if profile == ProfileAffinity {
 		addAffinity(&s)
+	}
+	if profile == ProfileStorage {
+		addStorage(seed, &s)
 	}
 	return s
 }

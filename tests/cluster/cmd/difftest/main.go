@@ -42,6 +42,14 @@ const (
 	ciPreemptionPods   = 10
 )
 
+// The CI run of the storage profile (-ci -profile storage): both modes, a few minutes.
+const (
+	ciStorageSeed   = 500
+	ciStorageStates = 6
+	ciStorageNodes  = 8
+	ciStoragePods   = 16
+)
+
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the test cluster (required)")
 	stowage := flag.String("stowage", "build/cmd/stowage/stowage", "stowage binary")
@@ -53,24 +61,30 @@ func main() {
 	modes := flag.String("modes", "serial,batch", "modes, of serial and batch")
 	profile := flag.String("profile", ProfileAffinity, "generator profile: basic (nodes and bare pods) or affinity "+
 		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread) or preemption "+
-		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it)")
+		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it) or storage "+
+		"(basic plus classes, bound volumes with zones and node affinity, ReadWriteOncePod claims, iSCSI disks)")
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
 	ci := flag.Bool("ci", false, fmt.Sprintf("the CI run: -seed %d -states %d -nodes %d -pods %d "+
-		"(with -profile preemption: -seed %d -states %d -nodes %d -pods %d)",
+		"(with -profile preemption: -seed %d -states %d -nodes %d -pods %d; "+
+		"with -profile storage: -seed %d -states %d -nodes %d -pods %d)",
 		ciSeed, ciStates, ciNodes, ciPods,
-		ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods))
+		ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods,
+		ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods))
 	flag.Parse()
 	if *ci && *profile == ProfilePreemption {
 		*seed, *states, *nodes, *pods = ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods
+	} else if *ci && *profile == ProfileStorage {
+		*seed, *states, *nodes, *pods = ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods
 	} else if *ci {
 		*seed, *states, *nodes, *pods = ciSeed, ciStates, ciNodes, ciPods
 	}
 	if *kubeconfig == "" || *out == "" {
 		fail(fmt.Errorf("-kubeconfig and -out are required"))
 	}
-	if *profile != ProfileBasic && *profile != ProfileAffinity && *profile != ProfilePreemption {
+	if *profile != ProfileBasic && *profile != ProfileAffinity && *profile != ProfilePreemption &&
+		*profile != ProfileStorage {
 		fail(fmt.Errorf("unknown profile %q", *profile))
 	}
 	if *profile == ProfilePreemption {
