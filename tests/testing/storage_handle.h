@@ -1,5 +1,10 @@
-// A FakeHandle whose storage listers hold what a test puts in them, for the volume plugins.
+// A FakeHandle whose storage listers hold what a test puts in them, and the storage objects the
+// volume plugins' tests put there.
 #pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "pkg/api/types.h"
 #include "tests/testing/fake_handle.h"
@@ -18,5 +23,24 @@ class StorageHandle final : public FakeHandle {
   }
   const framework::Lister<api::StorageClass>& storage_classes() override { return classes; }
 };
+
+// A claim of namespace "default", bound to volume when it is given, of class cls if any.
+inline api::PersistentVolumeClaim Claim(std::string name, std::string volume = "",
+                                        std::optional<std::string> cls = std::nullopt) {
+  api::PersistentVolumeClaim c;
+  c.metadata.name = std::move(name);
+  c.metadata.namespace_ = "default";
+  c.volume_name = std::move(volume);
+  c.storage_class_name = std::move(cls);
+  return c;
+}
+
+// A StorageClass with this volumeBindingMode (empty: unset).
+inline api::StorageClass Class(std::string name, std::string mode) {
+  api::StorageClass sc;
+  sc.metadata.name = std::move(name);
+  sc.volume_binding_mode = std::move(mode);
+  return sc;
+}
 
 }  // namespace stowage::testing

@@ -32,8 +32,9 @@ bool NeedsRestrictionsCheck(const api::Volume& v) {
 }
 
 bool HaveOverlap(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return std::any_of(a.begin(), a.end(),
-                     [&](const std::string& x) { return std::find(b.begin(), b.end(), x) != b.end(); });
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) {
+    return std::find(b.begin(), b.end(), x) != b.end();
+  });
 }
 
 // Whether volume v of the incoming pod conflicts with a volume of existing (upstream's
@@ -67,8 +68,7 @@ bool DiskConflict(const api::Pod& pod, const api::Pod& existing) {
 }
 
 framework::Status MissingState() {
-  return framework::Status::Error("cannot read \"" + std::string(kStateKey) +
-                                  "\" from cycleState");
+  return framework::Status::Error("cannot read \"" + std::string(kStateKey) + "\" from cycleState");
 }
 
 }  // namespace
@@ -76,10 +76,9 @@ framework::Status MissingState() {
 VolumeRestrictions::VolumeRestrictions(framework::Handle& handle, bool skip_resize_deferred)
     : claims_(handle.persistent_volume_claims()), skip_resize_deferred_(skip_resize_deferred) {}
 
-framework::Status VolumeRestrictions::PreFilter(framework::CycleState& state,
-                                                const framework::PodInfo& pod,
-                                                const std::vector<const framework::NodeInfo*>& nodes,
-                                                framework::PreFilterResult&) {
+framework::Status VolumeRestrictions::PreFilter(
+    framework::CycleState& state, const framework::PodInfo& pod,
+    const std::vector<const framework::NodeInfo*>& nodes, framework::PreFilterResult&) {
   if (helper::IsDeferredResize(skip_resize_deferred_, *pod)) return framework::Status::Skip();
   const bool needs_check =
       std::any_of(pod->spec.volumes.begin(), pod->spec.volumes.end(), NeedsRestrictionsCheck);

@@ -120,8 +120,7 @@ VolumeZone::VolumeZone(framework::Handle& handle, bool skip_resize_deferred)
       classes_(handle.storage_classes()),
       skip_resize_deferred_(skip_resize_deferred) {}
 
-framework::Status VolumeZone::PreFilter(framework::CycleState& state,
-                                        const framework::PodInfo& pod,
+framework::Status VolumeZone::PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                         const std::vector<const framework::NodeInfo*>&,
                                         framework::PreFilterResult&) {
   if (helper::IsDeferredResize(skip_resize_deferred_, *pod)) return framework::Status::Skip();

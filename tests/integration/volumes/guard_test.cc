@@ -62,6 +62,17 @@ bool WaitFor(const std::function<bool()>& cond) {
   return testing::Eventually(cond, std::chrono::seconds(30), std::chrono::milliseconds(200));
 }
 
+// The node the pod is bound to, once it is (empty if it is not within the wait).
+std::string BoundNode(const std::string& ns, const std::string& pod) {
+  std::string node;
+  WaitFor([&] {
+    auto p = client::GetObject<api::Pod>(Admin(), ns, pod);
+    node = p.ok() ? p->spec.node_name : "";
+    return !node.empty();
+  });
+  return node;
+}
+
 // The whole condition message of a pod rejected at PreFilter on every one of n nodes. When
 // VolumeBinding rejects it, DynamicResources' PreFilter never runs and upstream's PostFilter
 // answers "not found" in place of preemption's verdict.
@@ -152,14 +163,7 @@ TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
                     .ok());
   }
   for (int i = 0; i < 4; ++i) {
-    std::string node;
-    ASSERT_TRUE(WaitFor([&] {
-      auto p = client::GetObject<api::Pod>(Admin(), kNs, "local-" + std::to_string(i));
-      node = p.ok() ? p->spec.node_name : "";
-      return !node.empty();
-    })) << "local-"
-        << i << " was not bound";
-    EXPECT_EQ(node, "vg-b") << "local-" << i;
+    EXPECT_EQ(BoundNode(kNs, "local-" + std::to_string(i)), "vg-b") << "local-" << i;
   }
 }
 
@@ -207,14 +211,7 @@ TEST_F(VolumeGuard, ZoneLabelledVolumeKeepsItsPodsInItsZone) {
           Admin(), BuildPod().Namespace(kNs).Name("nowhere").SchedulerName("stowage").PVC("vz-c"))
           .ok());
   for (int i = 0; i < 3; ++i) {
-    std::string node;
-    ASSERT_TRUE(WaitFor([&] {
-      auto p = client::GetObject<api::Pod>(Admin(), kNs, "zonal-" + std::to_string(i));
-      node = p.ok() ? p->spec.node_name : "";
-      return !node.empty();
-    })) << "zonal-"
-        << i << " was not bound";
-    EXPECT_EQ(node, "vg-b") << "zonal-" << i;
+    EXPECT_EQ(BoundNode(kNs, "zonal-" + std::to_string(i)), "vg-b") << "zonal-" << i;
   }
   const std::string want = RejectedEverywhere("2 node(s) had no available volume zone", 2, false);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "nowhere") == want; }))
@@ -247,12 +244,8 @@ TEST_F(VolumeGuard, ReadWriteOncePodClaimHasOneUserAndPreemptionFreesIt) {
     return BuildPod().Namespace(kNs).Name(name).SchedulerName("stowage").PVC("solo");
   };
   ASSERT_TRUE(testing::CreatePod(Admin(), pod("first")).ok());
-  std::string first_node;
-  ASSERT_TRUE(WaitFor([&] {
-    auto p = client::GetObject<api::Pod>(Admin(), kNs, "first");
-    first_node = p.ok() ? p->spec.node_name : "";
-    return !first_node.empty();
-  }));
+  const std::string first_node = BoundNode(kNs, "first");
+  ASSERT_FALSE(first_node.empty());
   ASSERT_TRUE(testing::CreatePod(Admin(), pod("second")).ok());
   const std::string want =
       "0/2 nodes are available: 2 " +

@@ -56,8 +56,7 @@ TEST(EncodeJson, AVolumeSourceIsWrittenEvenWithoutKeptFields) {
 TEST(EncodeJson, StringsAreEscapedAsGoEscapesThem) {
   Pod pod;
   pod.metadata.name = std::string("a\"b\\c\n<&>\x01\xff", 11);
-  EXPECT_EQ(EncodeJson(pod),
-            R"({"metadata":{"name":"a\"b\\c\n\u003c\u0026\u003e\u0001\ufffd"}})");
+  EXPECT_EQ(EncodeJson(pod), R"({"metadata":{"name":"a\"b\\c\n\u003c\u0026\u003e\u0001\ufffd"}})");
 }
 
 TEST(EncodeLease, CarriesKindAndTheKeptFields) {

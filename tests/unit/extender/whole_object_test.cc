@@ -31,7 +31,8 @@ void Diff(const json& a, const json& b, const std::string& path, std::vector<std
       if (!a.contains(it.key())) Diff(json(), it.value(), path + "." + it.key(), out);
     }
   } else if (a.is_array() && b.is_array() && a.size() == b.size()) {
-    for (size_t i = 0; i < a.size(); ++i) Diff(a[i], b[i], path + "[" + std::to_string(i) + "]", out);
+    for (size_t i = 0; i < a.size(); ++i)
+      Diff(a[i], b[i], path + "[" + std::to_string(i) + "]", out);
   } else if (a != b) {
     out.push_back(path + ": " + a.dump().substr(0, 80) + " vs " + b.dump().substr(0, 80));
   }
@@ -102,10 +103,9 @@ TEST(WholeObject, KeptOnlyWhenAsked) {
   auto pod = api::Decode<api::Pod>(ReadFixture("schema/WholePod.json"));
   ASSERT_TRUE(pod.ok()) << pod.status();
   EXPECT_FALSE(pod->whole);
-  auto list = api::DecodeList<api::Node>(
-      "{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[" +
-          ReadFixture("schema/WholeNode.json") + "]}",
-      api::Keep::kWhole);
+  auto list = api::DecodeList<api::Node>("{\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[" +
+                                             ReadFixture("schema/WholeNode.json") + "]}",
+                                         api::Keep::kWhole);
   ASSERT_TRUE(list.ok()) << list.status();
   ASSERT_EQ(list->items.size(), 1u);
   EXPECT_TRUE(list->items[0]->whole);
@@ -114,11 +114,10 @@ TEST(WholeObject, KeptOnlyWhenAsked) {
 // Strings are written back with their escapes: quotes, control characters and Go's HTML escapes.
 TEST(WholeObject, StringsKeepTheirValue) {
   const std::string value = "q\"\\\n\t\x01<&>\u2028\u00e9";
-  const std::string pod_json =
-      json{{"kind", "Pod"},
-           {"metadata", {{"name", "p"}, {"annotations", {{"a", value}}}}},
-           {"spec", {{"containers", {{{"name", "c"}}}}}}}
-          .dump();
+  const std::string pod_json = json{{"kind", "Pod"},
+                                    {"metadata", {{"name", "p"}, {"annotations", {{"a", value}}}}},
+                                    {"spec", {{"containers", {{{"name", "c"}}}}}}}
+                                   .dump();
   auto pod = api::Decode<api::Pod>(pod_json, api::Keep::kWhole);
   ASSERT_TRUE(pod.ok()) << pod.status();
   json whole = json::parse(*pod->whole.json);

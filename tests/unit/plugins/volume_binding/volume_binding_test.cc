@@ -20,18 +20,10 @@ namespace {
 using framework::Code;
 using testing::BuildNode;
 using testing::BuildPod;
+using testing::Claim;
+using testing::Class;
 
 using testing::StorageHandle;
-
-api::PersistentVolumeClaim Claim(std::string name, std::string volume = "",
-                                 std::optional<std::string> cls = std::nullopt) {
-  api::PersistentVolumeClaim c;
-  c.metadata.name = std::move(name);
-  c.metadata.namespace_ = "default";
-  c.volume_name = std::move(volume);
-  c.storage_class_name = std::move(cls);
-  return c;
-}
 
 // A claim the PV controller has bound to volume.
 api::PersistentVolumeClaim BoundClaim(std::string name, std::string volume) {
@@ -39,13 +31,6 @@ api::PersistentVolumeClaim BoundClaim(std::string name, std::string volume) {
   c.metadata.annotations = api::StringMap({{std::string(kAnnBindCompleted), "yes"}});
   c.phase = "Bound";
   return c;
-}
-
-api::StorageClass Class(std::string name, std::string mode) {
-  api::StorageClass sc;
-  sc.metadata.name = std::move(name);
-  sc.volume_binding_mode = std::move(mode);
-  return sc;
 }
 
 // A PV whose node affinity requires label key to be value (no affinity when key is empty).

@@ -95,10 +95,14 @@ TEST(VolumeRestrictions, DiskConflicts) {
       {"rbd: monitors overlap", Rbd({"a", "b"}, "foo"), {Rbd({"b", "e"}, "foo")}, kNo},
       {"rbd: overlap, other image", Rbd({"a", "b"}, "foo"), {Rbd({"b"}, "bar")}, kYes},
       {"rbd: both read-only", Rbd({"a"}, "foo", true), {Rbd({"a"}, "foo", true)}, kYes},
-      {"iscsi: one state", Iscsi("iqn.2016-12.server:storage.target01"),
-       {Iscsi("iqn.2017-12.server:storage.target01")}, kYes},
-      {"iscsi: same state", Iscsi("iqn.2016-12.server:storage.target01"),
-       {Iscsi("iqn.2016-12.server:storage.target01")}, kNo},
+      {"iscsi: one state",
+       Iscsi("iqn.2016-12.server:storage.target01"),
+       {Iscsi("iqn.2017-12.server:storage.target01")},
+       kYes},
+      {"iscsi: same state",
+       Iscsi("iqn.2016-12.server:storage.target01"),
+       {Iscsi("iqn.2016-12.server:storage.target01")},
+       kNo},
       {"iscsi: both read-only", Iscsi("iqn.x", true), {Iscsi("iqn.x", true)}, kYes},
       {"another kind of disk does not conflict", Gce("foo"), {Aws("foo")}, kYes},
   };
@@ -109,18 +113,18 @@ TEST(VolumeRestrictions, DiskConflicts) {
   }
   // A pod without such volumes skips the plugin (upstream: "pod with a volume that doesn't
   // have restrictions").
-  EXPECT_EQ(FilterOn(BuildPod().Name("p").ImageVolume("img", "busybox").Obj(),
-                     {WithVolume(Gce("foo"))}),
-            kYes);
+  EXPECT_EQ(
+      FilterOn(BuildPod().Name("p").ImageVolume("img", "busybox").Obj(), {WithVolume(Gce("foo"))}),
+      kYes);
 }
 
 class AccessModes : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const auto& [name, mode] : std::vector<std::pair<std::string, std::string>>{
-             {"claim-with-rwop-1", "ReadWriteOncePod"},
-             {"claim-with-rwop-2", "ReadWriteOncePod"},
-             {"claim-with-rwx", "ReadWriteMany"}}) {
+    for (const auto& [name, mode] :
+         std::vector<std::pair<std::string, std::string>>{{"claim-with-rwop-1", "ReadWriteOncePod"},
+                                                          {"claim-with-rwop-2", "ReadWriteOncePod"},
+                                                          {"claim-with-rwx", "ReadWriteMany"}}) {
       api::PersistentVolumeClaim c;
       c.metadata.name = name;
       c.metadata.namespace_ = "default";
@@ -150,13 +154,25 @@ TEST_F(AccessModes, ReadWriteOncePodClaimsInUse) {
   };
   const std::vector<Case> cases = {
       {"nothing", BuildPod().Obj(), {}, Code::kSkip, "", Code::kSuccess},
-      {"failed to get PVC", Pod("p", {"missing"}), {}, Code::kUnschedulableAndUnresolvable,
-       "persistentvolumeclaim \"missing\" not found", Code::kSuccess},
+      {"failed to get PVC",
+       Pod("p", {"missing"}),
+       {},
+       Code::kUnschedulableAndUnresolvable,
+       "persistentvolumeclaim \"missing\" not found",
+       Code::kSuccess},
       {"no access mode conflict", one, {rwx}, Code::kSkip, "", Code::kSuccess},
-      {"access mode conflict, unschedulable", Pod("c", {"claim-with-rwop-1"}), {one, rwx},
-       Code::kSuccess, "", Code::kUnschedulable},
-      {"two conflicts, unschedulable", Pod("c", {"claim-with-rwop-1", "claim-with-rwop-2"}),
-       {two, rwx}, Code::kSuccess, "", Code::kUnschedulable},
+      {"access mode conflict, unschedulable",
+       Pod("c", {"claim-with-rwop-1"}),
+       {one, rwx},
+       Code::kSuccess,
+       "",
+       Code::kUnschedulable},
+      {"two conflicts, unschedulable",
+       Pod("c", {"claim-with-rwop-1", "claim-with-rwop-2"}),
+       {two, rwx},
+       Code::kSuccess,
+       "",
+       Code::kUnschedulable},
   };
   for (const Case& c : cases) {
     VolumeRestrictions pl(handle_, false);

@@ -20,6 +20,8 @@ namespace {
 using framework::Code;
 using testing::BuildNode;
 using testing::BuildPod;
+using testing::Claim;
+using testing::Class;
 
 constexpr const char* kBetaZone = "failure-domain.beta.kubernetes.io/zone";
 constexpr const char* kBetaRegion = "failure-domain.beta.kubernetes.io/region";
@@ -34,23 +36,6 @@ api::PersistentVolume Volume(std::string name, const Labels& labels) {
   std::vector<api::StringMap::Entry> entries(labels.begin(), labels.end());
   pv.metadata.labels = api::StringMap(std::move(entries));
   return pv;
-}
-
-api::PersistentVolumeClaim Claim(std::string name, std::string volume,
-                                 std::optional<std::string> cls = std::nullopt) {
-  api::PersistentVolumeClaim c;
-  c.metadata.name = std::move(name);
-  c.metadata.namespace_ = "default";
-  c.volume_name = std::move(volume);
-  c.storage_class_name = std::move(cls);
-  return c;
-}
-
-api::StorageClass Class(std::string name, std::string mode) {
-  api::StorageClass sc;
-  sc.metadata.name = std::move(name);
-  sc.volume_binding_mode = std::move(mode);
-  return sc;
 }
 
 testing::NodeInfoPtr Node(const Labels& labels) {
@@ -101,32 +86,61 @@ TEST(VolumeZone, SingleZone) {
   h.pvs.Add(Volume("Vol_Stable_1", {{kZone, "us-west1-a"}}));
   h.pvs.Add(Volume("Vol_Stable_2", {{kRegion, "us-west1"}}));
   h.pvs.Add(Volume("Vol_Stable_3", {{kZone, "us-west1-a"}, {kRegion, "us-west1-a"}}));
-  for (const char* n : {"1", "2"}) h.pvcs.Add(Claim(std::string("PVC_") + n, std::string("Vol_") + n));
+  for (const char* n : {"1", "2"})
+    h.pvcs.Add(Claim(std::string("PVC_") + n, std::string("Vol_") + n));
   for (const char* n : {"1", "2", "3"}) {
     h.pvcs.Add(Claim(std::string("PVC_Stable_") + n, std::string("Vol_Stable_") + n));
   }
-  RunCases(h, {
+  RunCases(
+      h, {
              {"pod without volume", "", {{kBetaZone, "us-west1-a"}}, Code::kSkip},
              {"node without labels", "PVC_1", {}},
              {"beta zone label matched", "PVC_1", {{kBetaZone, "us-west1-a"}, {"x", "none"}}},
              {"beta region label matched", "PVC_2", {{kBetaRegion, "us-west1"}}},
-             {"beta region label doesn't match", "PVC_2", {{kBetaRegion, "no_us-west1"}},
-              Code::kSuccess, "", Code::kUnschedulableAndUnresolvable, kConflict},
-             {"beta zone label doesn't match", "PVC_1", {{kBetaZone, "no_us-west1-a"}},
-              Code::kSuccess, "", Code::kUnschedulableAndUnresolvable, kConflict},
+             {"beta region label doesn't match",
+              "PVC_2",
+              {{kBetaRegion, "no_us-west1"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
+              kConflict},
+             {"beta zone label doesn't match",
+              "PVC_1",
+              {{kBetaZone, "no_us-west1-a"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
+              kConflict},
              {"zone label matched", "PVC_Stable_1", {{kZone, "us-west1-a"}}},
              {"region label matched", "PVC_Stable_2", {{kRegion, "us-west1"}}},
-             {"zone label doesn't match", "PVC_Stable_1", {{kZone, "no_us-west1-a"}},
-              Code::kSuccess, "", Code::kUnschedulableAndUnresolvable, kConflict},
-             {"pv with zone and region, node with only zone", "PVC_Stable_3",
-              {{kZone, "us-west1-a"}}, Code::kSuccess, "", Code::kUnschedulableAndUnresolvable,
+             {"zone label doesn't match",
+              "PVC_Stable_1",
+              {{kZone, "no_us-west1-a"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
               kConflict},
-             {"pv with zone, node with beta zone", "PVC_Stable_1", {{kBetaZone, "us-west1-a"}},
-              Code::kSuccess, "", Code::kUnschedulableAndUnresolvable, kConflict},
-             {"pv with beta label, node with ga label, matched", "PVC_1",
-              {{kZone, "us-west1-a"}}},
-             {"pv with beta label, node with ga label, don't match", "PVC_1",
-              {{kZone, "us-west1-b"}}, Code::kSuccess, "", Code::kUnschedulableAndUnresolvable,
+             {"pv with zone and region, node with only zone",
+              "PVC_Stable_3",
+              {{kZone, "us-west1-a"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
+              kConflict},
+             {"pv with zone, node with beta zone",
+              "PVC_Stable_1",
+              {{kBetaZone, "us-west1-a"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
+              kConflict},
+             {"pv with beta label, node with ga label, matched", "PVC_1", {{kZone, "us-west1-a"}}},
+             {"pv with beta label, node with ga label, don't match",
+              "PVC_1",
+              {{kZone, "us-west1-b"}},
+              Code::kSuccess,
+              "",
+              Code::kUnschedulableAndUnresolvable,
               kConflict},
          });
 }
@@ -140,22 +154,33 @@ TEST(VolumeZone, MultiZone) {
   h.pvs.Add(Volume("Vol_Stable_2", {{kZone, " us-west1-b __ us-west1-a "}}));
   // An empty zone in the list makes upstream ignore the label.
   h.pvs.Add(Volume("Vol_Bad", {{kZone, "us-west1-a____us-west1-b"}}));
-  for (const char* n : {"1", "2", "3"}) h.pvcs.Add(Claim(std::string("PVC_") + n, std::string("Vol_") + n));
+  for (const char* n : {"1", "2", "3"})
+    h.pvcs.Add(Claim(std::string("PVC_") + n, std::string("Vol_") + n));
   h.pvcs.Add(Claim("PVC_Stable_1", "Vol_Stable_1"));
   h.pvcs.Add(Claim("PVC_Stable_2", "Vol_Stable_2"));
   h.pvcs.Add(Claim("PVC_Bad", "Vol_Bad"));
   RunCases(h, {
-             {"node without labels", "PVC_Stable_1", {}},
-             {"beta zone label matched", "PVC_1", {{kBetaZone, "us-west1-a"}}},
-             {"beta zone in a list matched", "PVC_2", {{kBetaZone, "us-west1-a"}}},
-             {"beta zone not in the list", "PVC_3", {{kBetaZone, "us-west1-b"}}, Code::kSuccess,
-              "", Code::kUnschedulableAndUnresolvable, kConflict},
-             {"zone label matched", "PVC_Stable_1", {{kZone, "us-west1-a"}}},
-             {"zone in a spaced list matched", "PVC_Stable_2", {{kZone, "us-west1-b"}}},
-             {"zone label doesn't match", "PVC_Stable_1", {{kZone, "us-west1-b"}},
-              Code::kSuccess, "", Code::kUnschedulableAndUnresolvable, kConflict},
-             {"a malformed list is ignored", "PVC_Bad", {{kZone, "us-west1-c"}}, Code::kSkip},
-         });
+                  {"node without labels", "PVC_Stable_1", {}},
+                  {"beta zone label matched", "PVC_1", {{kBetaZone, "us-west1-a"}}},
+                  {"beta zone in a list matched", "PVC_2", {{kBetaZone, "us-west1-a"}}},
+                  {"beta zone not in the list",
+                   "PVC_3",
+                   {{kBetaZone, "us-west1-b"}},
+                   Code::kSuccess,
+                   "",
+                   Code::kUnschedulableAndUnresolvable,
+                   kConflict},
+                  {"zone label matched", "PVC_Stable_1", {{kZone, "us-west1-a"}}},
+                  {"zone in a spaced list matched", "PVC_Stable_2", {{kZone, "us-west1-b"}}},
+                  {"zone label doesn't match",
+                   "PVC_Stable_1",
+                   {{kZone, "us-west1-b"}},
+                   Code::kSuccess,
+                   "",
+                   Code::kUnschedulableAndUnresolvable,
+                   kConflict},
+                  {"a malformed list is ignored", "PVC_Bad", {{kZone, "us-west1-c"}}, Code::kSkip},
+              });
 }
 
 TEST(VolumeZone, WithBinding) {
@@ -174,23 +199,24 @@ TEST(VolumeZone, WithBinding) {
   const Labels node = {{kBetaZone, "us-west1-a"}, {"uselessLabel", "none"}};
   const Code kUnresolvable = Code::kUnschedulableAndUnresolvable;
   auto both = [&](std::string name, std::string claim, std::string message) {
-    return Case{std::move(name), std::move(claim), node, kUnresolvable, message, kUnresolvable,
-                message};
+    return Case{std::move(name), std::move(claim), node,   kUnresolvable,
+                message,         kUnresolvable,    message};
   };
-  RunCases(h, {
-             {"label zone failure domain matched", "PVC_1", node},
-             both("unbound volume empty storage class", "PVC_EmptySC",
-                  "PersistentVolumeClaim had no pv name and storageClass name"),
-             both("unbound volume no storage class", "PVC_NoSC",
-                  "storageclass.storage.k8s.io \"Class_0\" not found"),
-             both("unbound volume binding mode not set", "PVC_UnsetSC",
-                  "VolumeBindingMode not set for StorageClass \"Class_Unset\""),
-             both("unbound volume immediate binding mode", "PVC_ImmediateSC",
-                  "PersistentVolume had no name"),
-             {"unbound volume wait binding mode", "PVC_WaitSC", node, Code::kSkip},
-             both("claim not found", "PVC_gone", "persistentvolumeclaim \"PVC_gone\" not found"),
-             both("volume not found", "PVC_NoPV", "persistentvolume \"Vol_gone\" not found"),
-         });
+  RunCases(h,
+           {
+               {"label zone failure domain matched", "PVC_1", node},
+               both("unbound volume empty storage class", "PVC_EmptySC",
+                    "PersistentVolumeClaim had no pv name and storageClass name"),
+               both("unbound volume no storage class", "PVC_NoSC",
+                    "storageclass.storage.k8s.io \"Class_0\" not found"),
+               both("unbound volume binding mode not set", "PVC_UnsetSC",
+                    "VolumeBindingMode not set for StorageClass \"Class_Unset\""),
+               both("unbound volume immediate binding mode", "PVC_ImmediateSC",
+                    "PersistentVolume had no name"),
+               {"unbound volume wait binding mode", "PVC_WaitSC", node, Code::kSkip},
+               both("claim not found", "PVC_gone", "persistentvolumeclaim \"PVC_gone\" not found"),
+               both("volume not found", "PVC_NoPV", "persistentvolume \"Vol_gone\" not found"),
+           });
 }
 
 TEST(VolumeZone, MessagesAndNameAreUpstreams) {
