@@ -91,6 +91,32 @@ TEST_F(EventHandlersTest, PendingPodLeavesTheQueueWhenBoundOrDeleted) {
   EXPECT_EQ(h_.scheduler().cache_errors(), 0u);
 }
 
+// Issue 26: the event recorder kept every pod's series and spam bucket for 6 to 12 minutes,
+// so under churn it grew with the pod rate. A pod's deletion leaves nothing behind.
+TEST_F(EventHandlersTest, DeletedPodsLeaveNoEventStateBehind) {
+  Start();
+  for (int i = 0; i < 3; ++i) {
+    h_.api().Push(kPodsPath, "ADDED", PodJson("p" + std::to_string(i), "u" + std::to_string(i)));
+  }
+  Barrier();
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().queue().UnschedulableSize() == 3; }));
+  EventRecorder& events = h_.scheduler().events();
+  // Each failure recorded a FailedScheduling event, kept as a (single-event) series.
+  ASSERT_TRUE(Eventually([&] {
+    events.SyncForTest();
+    return events.SizesForTest().series == 3;
+  }));
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 3u);
+  for (int i = 0; i < 3; ++i) {
+    h_.api().Push(kPodsPath, "DELETED", PodJson("p" + std::to_string(i), "u" + std::to_string(i)));
+  }
+  Barrier();
+  EXPECT_EQ(Pending(), 0u);
+  events.SyncForTest();
+  EXPECT_EQ(events.SizesForTest().series, 0u);
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
+}
+
 TEST_F(EventHandlersTest, NodesComeAndGo) {
   Start();
   cache::Cache& cache = h_.scheduler().cache();

@@ -164,6 +164,39 @@ TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
   EXPECT_EQ(g.transport->RequestsOf("PATCH").size(), 0u);
 }
 
+// Issue 26: a deleted pod's series and spam bucket are dropped at once instead of after 6 to 12
+// minutes, a series ending with the write of its last count; other pods' are kept.
+TEST(EventRecorder, ForgottenObjectsLeaveNothingBehind) {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) f.Failed(MakePod("p"));  // a series of 3 (2 written so far)
+  f.Failed(MakePod("q"));
+  f.Failed(MakePod("q"));  // a series of 2, all written
+  const api::Pod preemptor = MakePod("p");
+  f.recorder->Record(MakePod("victim"), "default-scheduler", "Normal", "Preempted", "Preempting",
+                     "Preempted by pod uid-p on node n1", &preemptor);
+  f.Failed(MakePod("p2"));  // its uid begins with p's
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 4u);
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 4u);
+  ASSERT_EQ(f.transport->RequestsOf("PATCH").size(), 2u);
+
+  for (const char* uid : {"uid-p", "uid-q", "uid-victim", "uid-unknown", ""}) {
+    f.recorder->ForgetObject(uid);
+  }
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 1u);  // p2's
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 1u);
+  auto patches = f.transport->RequestsOf("PATCH");
+  ASSERT_EQ(patches.size(), 3u);  // p's final count; q's was written already
+  EXPECT_EQ(json::parse(patches[2].body)["series"]["count"], 3);
+
+  f.recorder->ForgetObject("uid-p2");
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 0u);
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 0u);
+  EXPECT_EQ(f.transport->RequestsOf("PATCH").size(), 3u);
+}
+
 TEST(EventRecorder, WhatMakesEventsIsomorphic) {
   Fixture f;
   // As client-go's eventKey, the note is not part of the key: another note joins the series.
