@@ -339,10 +339,35 @@ void EventRecorder::Process(Pending& p) {
   });
 }
 
-void EventRecorder::DispatchSeries(const std::string& key, Cached& c) {
+bool EventRecorder::UpdateQueuedSeries(Cached& c) {
   c.event.series_count = c.count;
+  if (c.queued == nullptr) return false;
+  MutexLock l(c.queued->mu);
+  if (c.queued->started) return false;
+  c.queued->event.series_count = c.count;
+  c.queued->event.series_last_observed_time = c.event.series_last_observed_time;
   c.written = c.count;
-  Dispatch(key, [this, e = c.event] { WriteSeries(e); });
+  return true;
+}
+
+void EventRecorder::DispatchSeries(const std::string& key, Cached& c) {
+  if (UpdateQueuedSeries(c)) return;
+  c.written = c.count;
+  auto w = std::make_shared<SeriesWrite>();
+  {
+    MutexLock l(w->mu);
+    w->event = c.event;
+  }
+  c.queued = w;
+  Dispatch(key, [this, w] {
+    api::EventRecord e;
+    {
+      MutexLock l(w->mu);
+      w->started = true;
+      e = w->event;
+    }
+    WriteSeries(e);
+  });
 }
 
 void EventRecorder::Forget(const std::string& uid) {
@@ -397,9 +422,12 @@ void EventRecorder::RunPeriodic(MonoTime now) {
       bool forget = false;
       if (c.count >= 2) {
         if (c.last_observed + options_.series_finish_interval < now) {
-          c.event.series_count = c.count;
-          c.written = c.count;
-          forget = WriteSeries(c.event);
+          // A write still queued carries the final count; otherwise it is written here.
+          forget = UpdateQueuedSeries(c);
+          if (!forget) {
+            c.written = c.count;
+            forget = WriteSeries(c.event);
+          }
         }
       } else {
         forget = c.first_seen + options_.series_finish_interval < now;
@@ -418,8 +446,7 @@ void EventRecorder::RunPeriodic(MonoTime now) {
   if (now >= next_refresh_) {
     // upstream's refreshExistingEventSeries: every live series gets its current count.
     for (auto& [key, c] : series_) {
-      if (c.count < 2) continue;
-      c.event.series_count = c.count;
+      if (c.count < 2 || UpdateQueuedSeries(c)) continue;
       c.written = c.count;
       WriteSeries(c.event);
     }

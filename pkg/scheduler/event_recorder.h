@@ -33,6 +33,12 @@
 //    bucket, since no event will be about it again; so what is kept follows the live pods, and
 //    only an event recorded after its pod's deletion waits for the 6-minute pass. An event keeps
 //    only the reference fields of its objects (namespace, name, uid, resourceVersion).
+//  * Writes that wait. A series has at most one write waiting for a writer: a newer count
+//    updates the waiting write instead of queueing another (the API server ends with the same
+//    count, sent once). When events come faster than the event client's rate limit allows
+//    (a pod that failed a few times and is deleted costs a count-2 PATCH and a final one),
+//    the backlog therefore stops growing once it is long enough for the two to meet, instead of
+//    growing with every pod.
 //
 // Writes use the RestClient's retries; an event that still fails is logged and dropped (upstream
 // retries up to 12 times, 10 s apart, from a goroutine per event). Thread-safe: Record() and
@@ -117,12 +123,20 @@ class EventRecorder {
     api::EventRecord event;
     MonoTime at;
   };
+  // A series write queued on a writer: until a writer starts it, a newer count of the series
+  // goes into it instead of into a write of its own.
+  struct SeriesWrite {
+    Mutex mu;
+    api::EventRecord event GUARDED_BY(mu);
+    bool started GUARDED_BY(mu) = false;
+  };
   struct Cached {
     api::EventRecord event;  // as first written
     MonoTime first_seen;
     MonoTime last_observed;
     int32_t count = 1;    // >= 2 once a series
-    int32_t written = 1;  // the count the API server was last sent
+    int32_t written = 1;  // the count the API server was last sent (or will be, when queued)
+    std::shared_ptr<SeriesWrite> queued;  // the series' last queued write
   };
   struct Bucket {
     double tokens;
@@ -144,8 +158,11 @@ class EventRecorder {
   void Process(Pending& p);
   // Ends the series and drops the bucket of the object with uid.
   void Forget(const std::string& uid);
-  // Queues the write of c's count as its series (one more write of the same count is skipped).
+  // Queues the write of c's count as its series, or puts the count into its queued write when
+  // no writer has started that yet.
   void DispatchSeries(const std::string& key, Cached& c);
+  // Puts c's count into its queued write if no writer has started it; false otherwise.
+  bool UpdateQueuedSeries(Cached& c);
   void RunPeriodic(MonoTime now);
   bool AllowSpam(const api::EventRecord& e, MonoTime now);
   // Writes the series of e (series_count set); false when the failure is worth retrying later.

@@ -197,6 +197,47 @@ TEST(EventRecorder, ForgottenObjectsLeaveNothingBehind) {
   EXPECT_EQ(f.transport->RequestsOf("PATCH").size(), 3u);
 }
 
+// Issue 26: when writes wait (the event client's rate limit is below the events' rate), a
+// series' final count goes into its count-2 PATCH still waiting rather than into a second write,
+// so the backlog does not grow by one write per deleted pod.
+TEST(EventRecorder, WaitingSeriesWriteTakesTheNewerCount) {
+  Mutex mu;
+  CondVar cv;
+  bool entered = false, release = false;
+  EventRecorderOptions options;
+  options.writers = 1;
+  Fixture f(options);
+  f.transport->SetAnswer([&](const client::HttpRequest&) -> std::optional<int> {
+    MutexLock l(mu);
+    entered = true;
+    cv.SignalAll();
+    while (!release) cv.Wait(mu);
+    return std::nullopt;
+  });
+  f.Failed(MakePod("blocker"));
+  {
+    MutexLock l(mu);
+    while (!entered) cv.Wait(mu);  // the one writer is stuck writing "blocker"
+  }
+  for (int i = 0; i < 4; ++i) f.Failed(MakePod("p"));  // POST, then PATCH count 2, waiting
+  f.recorder->ForgetObject("uid-p");                   // the final count, 4
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (f.recorder->SizesForTest().series != 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(f.recorder->SizesForTest().series, 1u);  // "blocker" only: p's forget was handled
+  {
+    MutexLock l(mu);
+    release = true;
+  }
+  cv.SignalAll();
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 2u);
+  auto patches = f.transport->RequestsOf("PATCH");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(json::parse(patches[0].body)["series"]["count"], 4);
+}
+
 TEST(EventRecorder, WhatMakesEventsIsomorphic) {
   Fixture f;
   // As client-go's eventKey, the note is not part of the key: another note joins the series.
