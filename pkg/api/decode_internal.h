@@ -109,13 +109,8 @@ class Reader {
   std::string error_;
 };
 
-// Readers of the structures shared between kinds (decode_core.cc).
-void ReadMeta(Reader& r, dom::object o, ObjectMeta& out);
-void ReadLabelSelector(Reader& r, dom::object o, LabelSelector& out);
-void ReadNodeSelector(Reader& r, dom::object o, NodeSelector& out);
-
-// One reader per kind, overloaded on the output type: decode_core.cc's for Pods and Nodes,
-// decode_schema.cc's for every kind declared in pkg/api/schema/.
+// One reader per kind, overloaded on the output type: decode_schema.cc's, for every kind declared
+// in pkg/api/schema/.
 void Read(Reader& r, dom::object o, Pod& out);
 void Read(Reader& r, dom::object o, Node& out);
 void Read(Reader& r, dom::object o, PersistentVolume& out);

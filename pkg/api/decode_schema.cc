@@ -1,10 +1,8 @@
-// The JSON engine of the schema: reads every struct that has a generated table
-// (schema_generated.h) by walking its visitor, with the field reader of decode_internal.h, so
-// a kind declared in pkg/api/schema/*.txt needs no reader of its own. Maps with values of their
-// own (Map<V>) and lists of quantities are read here from the elements' values. Structs without a
-// table (metadata and selectors, shared with the hand-written Pod and Node readers) are read by
-// their hand-written readers.
+// The JSON engine of the schema: reads every kind declared in pkg/api/schema/*.txt by walking
+// its generated table (schema_generated.h) with the field reader of decode_internal.h. Maps with
+// values of their own (Map<V>) and lists of quantities are read here from the elements' values.
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -15,47 +13,20 @@
 namespace stowage::api::decode_internal {
 namespace {
 
+using schema::HasTable;
+using schema::kIs;
+using schema::kMap;
+using schema::kOptional;
 using schema::Tag;
-
-// A visitor that accepts anything: HasTable asks whether VisitFields exists for a struct.
-struct Probe {
-  template <typename M>
-  void Field(const Tag&, M&);
-  template <typename F>
-  void Group(const Tag&, F&&);
-  template <typename C, typename F>
-  void Each(const Tag&, C&, F&&);
-};
-
-template <typename S>
-concept HasTable = requires(Probe& p, S& s) {
-  schema::VisitFields(p, s);
-};
 
 template <typename S>
 requires HasTable<S>
 void ReadStruct(Reader& r, dom::object o, S& out);
 
-// The structs read by hand until the Pod and Node readers move to the engine.
-void ReadStruct(Reader& r, dom::object o, ObjectMeta& out) { ReadMeta(r, o, out); }
-void ReadStruct(Reader& r, dom::object o, LabelSelector& out) { ReadLabelSelector(r, o, out); }
-void ReadStruct(Reader& r, dom::object o, NodeSelector& out) { ReadNodeSelector(r, o, out); }
-
 template <typename S>
 concept Object = requires(Reader& r, dom::object o, S& s) {
   ReadStruct(r, o, s);
 };
-
-template <typename M, typename E>
-constexpr bool kIs = std::is_same_v<M, E>;
-template <typename M>
-constexpr bool kOptional = false;
-template <typename E>
-constexpr bool kOptional<std::optional<E>> = true;
-template <typename M>
-constexpr bool kMap = false;
-template <typename V>
-constexpr bool kMap<Map<V>> = true;
 
 // Reads a value that has no key of its own (a list element, a map value) into out, inside the
 // caller's path scope: a string (or a time), a quantity, or an object with a reader.
@@ -178,6 +149,22 @@ class JsonIn {
       f(in, out.emplace_back());
     });
   }
+  // One pass over the object's keys, not a lookup per option: a volume has some thirty.
+  void Present(std::span<const Tag> options, std::string& name) {
+    for (auto field : o_) {
+      if (field.value.is_null()) continue;
+      for (const Tag& t : options) {
+        if (t.json == field.key) {
+          name = t.json;
+          return;
+        }
+      }
+    }
+  }
+  template <typename F>
+  void Option(const Tag& tag, const std::string& name, F&& f) {
+    if (name == tag.json) Group(tag, f);
+  }
 
  private:
   Reader& r_;
@@ -189,6 +176,7 @@ requires HasTable<S>
 void ReadStruct(Reader& r, dom::object o, S& out) {
   JsonIn in(r, o);
   schema::VisitFields(in, out);
+  schema::Finish(out);
 }
 
 }  // namespace

@@ -15,10 +15,19 @@
 //                                 embedded struct, whose tag.json is empty): f visits its fields
 //   v.Each(tag, container, f)     an upstream list the struct flattens into a list of lists:
 //                                 f visits the fields of one element into one container element
+//   v.Present(options, name)      the fields of a one-of object (a volume's sources), as a
+//                                 std::span<const Tag>: name becomes the JSON name of the
+//                                 first one present
+//   v.Option(tag, name, f)        an option whose fields the struct keeps: f visits them when
+//                                 name is tag.json (a visitor may visit them regardless)
+// VisitNumber names a present option with v.Present(tag, name) (name, when still empty, becomes
+// tag.json) and enters it with v.Group.
 // VisitFields calls f as f(v') and f(v', element); VisitNumber, which a protobuf reader calls
 // with the number of each field it meets, calls only the field with that number and passes f
 // the next number instead: f(v', n) and f(v', element, n), each returning whether n is kept.
 // VisitNumber returns false for a number the struct does not keep (the reader skips it).
+//
+// An engine calls Finish(s) once it has read a struct s (schema::Finish below).
 //
 // A member whose C++ type cannot hold the upstream value (an int for a string, a struct other
 // than the declared one) fails to compile, at a static_assert naming the declaration's line.
@@ -27,6 +36,7 @@
 #include <concepts>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -137,6 +147,67 @@ constexpr bool Fits() {
       return std::is_same_v<V, S>;
     }
   }
+}
+
+// What the engines ask of a member's C++ type.
+template <typename M, typename E>
+inline constexpr bool kIs = std::is_same_v<M, E>;
+template <typename M>
+inline constexpr bool kOptional = false;
+template <typename E>
+inline constexpr bool kOptional<std::optional<E>> = true;
+template <typename M>
+inline constexpr bool kVector = false;
+template <typename E>
+inline constexpr bool kVector<std::vector<E>> = true;
+template <typename M>
+inline constexpr bool kMap = false;
+template <typename V>
+inline constexpr bool kMap<Map<V>> = true;
+// A map kept whole: Map<V>, StringMap or ResourceList.
+template <typename M>
+concept MapLike = kMap<M> || kIs<M, StringMap> || kIs<M, ResourceList>;
+template <typename M>
+inline constexpr bool kOptionalMap = false;
+template <MapLike M>
+inline constexpr bool kOptionalMap<std::optional<M>> = true;
+
+// A visitor that accepts every call, for asking whether a struct has a generated table.
+struct AnyVisitor {
+  template <typename M>
+  void Field(const Tag&, M&);
+  template <typename F>
+  void Group(const Tag&, F&&);
+  template <typename C, typename F>
+  void Each(const Tag&, C&, F&&);
+  void Present(std::span<const Tag>, std::string&);
+  void Present(const Tag&, std::string&);
+  template <typename F>
+  void Option(const Tag&, std::string&, F&&);
+};
+
+// S has a generated table (VisitFields and VisitNumber, found by argument-dependent lookup in
+// schema_generated.h).
+template <typename S>
+concept HasTable = requires(AnyVisitor& v, S& s) {
+  VisitFields(v, s);
+  VisitNumber(v, s, 1u);
+};
+
+// kubectl's client-side apply copy of the whole object: it can be large and nothing in a
+// scheduler reads it, so ObjectMeta drops it.
+inline constexpr std::string_view kLastAppliedAnnotation =
+    "kubectl.kubernetes.io/last-applied-configuration";
+
+// What a struct needs once read: what the API server would have defaulted (for objects written by
+// hand), and what is dropped after reading. Defined for the structs that need it (types.cc).
+void AfterRead(ObjectMeta& m);     // drops kLastAppliedAnnotation
+void AfterRead(ContainerPort& p);  // protocol defaults to TCP
+
+// Every engine calls this after reading a struct.
+template <typename S>
+void Finish(S& s) {
+  if constexpr (requires { AfterRead(s); }) AfterRead(s);
 }
 
 }  // namespace stowage::api::schema

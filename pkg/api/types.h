@@ -72,6 +72,8 @@ class StringMap {
   // The value of key, or nullptr.
   const std::string* Get(std::string_view key) const;
   bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  // Removes key, if present.
+  void Erase(std::string_view key);
   const std::vector<Entry>& entries() const { return entries_; }
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -292,16 +294,20 @@ struct Volume {
   std::string name;
   std::string source;      // the JSON key of the source: persistentVolumeClaim, ephemeral, csi, ...
   std::string claim_name;  // persistentVolumeClaim.claimName
-  bool read_only = false;
-  std::string driver;           // csi.driver
-  std::string disk_id;          // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID
+  bool claim_read_only = false;
+  std::string csi_driver;   // csi.driver
+  std::string gce_pd_name;  // gcePersistentDisk.pdName
+  bool gce_read_only = false;
+  std::string aws_volume_id;    // awsElasticBlockStore.volumeID
   std::string image_reference;  // image.reference (ImageVolume), counted by ImageLocality
   std::string iscsi_iqn;        // iscsi.iqn
   std::string iscsi_target_portal;
   int32_t iscsi_lun = 0;
+  bool iscsi_read_only = false;
   std::string rbd_pool;
   std::string rbd_image;
   std::vector<std::string> rbd_monitors;
+  bool rbd_read_only = false;
   friend bool operator==(const Volume&, const Volume&) = default;
 };
 
@@ -336,14 +342,14 @@ struct PodSpec {
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 
-struct Condition {  // pod and node conditions share these fields
+struct Condition {  // a pod's condition
   std::string type;
   std::string status;  // True, False, Unknown
   std::string reason;
   std::string message;
   std::string last_transition_time;
   std::string last_probe_time;
-  int64_t observed_generation = 0;  // pod conditions: the metadata.generation they reflect
+  int64_t observed_generation = 0;  // the metadata.generation it reflects
   friend bool operator==(const Condition&, const Condition&) = default;
 };
 
@@ -399,10 +405,21 @@ struct NodeSpec {
   friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
 };
 
+// A node's condition; its heartbeat time, which changes with every status update and which
+// nothing here reads, is not kept.
+struct NodeCondition {
+  std::string type;
+  std::string status;  // True, False, Unknown
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+  friend bool operator==(const NodeCondition&, const NodeCondition&) = default;
+};
+
 struct NodeStatus {
   ResourceList capacity;
   ResourceList allocatable;
-  std::vector<Condition> conditions;
+  std::vector<NodeCondition> conditions;
   std::vector<ContainerImage> images;
   std::vector<std::string> declared_features;  // status.declaredFeatures (NodeDeclaredFeatures)
   friend bool operator==(const NodeStatus&, const NodeStatus&) = default;
@@ -422,6 +439,7 @@ struct ObjectReference {
   std::string namespace_;
   std::string name;
   std::string uid;
+  friend bool operator==(const ObjectReference&, const ObjectReference&) = default;
 };
 
 struct PersistentVolume {
@@ -435,6 +453,7 @@ struct PersistentVolume {
   std::string csi_driver;
   std::string csi_volume_handle;
   std::string phase;
+  friend bool operator==(const PersistentVolume&, const PersistentVolume&) = default;
 };
 
 struct PersistentVolumeClaim {
@@ -446,11 +465,14 @@ struct PersistentVolumeClaim {
   std::string volume_mode;
   std::optional<LabelSelector> selector;
   std::string phase;
+  friend bool operator==(const PersistentVolumeClaim&, const PersistentVolumeClaim&) = default;
 };
 
 struct TopologySelectorRequirement {
   std::string key;
   std::vector<std::string> values;
+  friend bool operator==(const TopologySelectorRequirement&,
+                         const TopologySelectorRequirement&) = default;
 };
 
 struct StorageClass {
@@ -460,6 +482,7 @@ struct StorageClass {
   std::string reclaim_policy;
   // allowedTopologies: ORed terms of ANDed requirements.
   std::vector<std::vector<TopologySelectorRequirement>> allowed_topologies;
+  friend bool operator==(const StorageClass&, const StorageClass&) = default;
 };
 
 struct CSINodeDriver {
@@ -467,11 +490,13 @@ struct CSINodeDriver {
   std::string node_id;
   std::vector<std::string> topology_keys;
   std::optional<int32_t> allocatable_count;
+  friend bool operator==(const CSINodeDriver&, const CSINodeDriver&) = default;
 };
 
 struct CSINode {
   ObjectMeta metadata;
   std::vector<CSINodeDriver> drivers;
+  friend bool operator==(const CSINode&, const CSINode&) = default;
 };
 
 struct CSIDriver {
@@ -479,6 +504,7 @@ struct CSIDriver {
   std::optional<bool> attach_required;
   std::optional<bool> storage_capacity;
   std::optional<bool> requires_republish;
+  friend bool operator==(const CSIDriver&, const CSIDriver&) = default;
 };
 
 // storage.k8s.io/v1 CSIStorageCapacity: the space a CSI driver has for a class in one topology
@@ -489,6 +515,7 @@ struct CSIStorageCapacity {
   std::string storage_class_name;
   std::optional<Quantity> capacity;
   std::optional<Quantity> maximum_volume_size;  // the largest volume, when below capacity
+  friend bool operator==(const CSIStorageCapacity&, const CSIStorageCapacity&) = default;
 };
 
 // --- policy, core and apps kinds ----------------------------------------------------------
@@ -498,6 +525,7 @@ struct IntOrString {
   bool is_string = false;
   int32_t int_value = 0;
   std::string str_value;
+  friend bool operator==(const IntOrString&, const IntOrString&) = default;
 };
 
 struct PodDisruptionBudget {
@@ -510,35 +538,41 @@ struct PodDisruptionBudget {
   int32_t desired_healthy = 0;
   int32_t expected_pods = 0;
   Map<std::string> disrupted_pods;  // status.disruptedPods: pod name -> RFC 3339 time
+  friend bool operator==(const PodDisruptionBudget&, const PodDisruptionBudget&) = default;
 };
 
 struct Namespace {
   ObjectMeta metadata;
   std::string phase;
+  friend bool operator==(const Namespace&, const Namespace&) = default;
 };
 
 struct Service {
   ObjectMeta metadata;
   StringMap selector;
   std::string type;
+  friend bool operator==(const Service&, const Service&) = default;
 };
 
 struct ReplicaSet {  // also ReplicationController (whose selector is a plain map)
   ObjectMeta metadata;
   std::optional<LabelSelector> selector;
   std::optional<int32_t> replicas;
+  friend bool operator==(const ReplicaSet&, const ReplicaSet&) = default;
 };
 
 struct StatefulSet {
   ObjectMeta metadata;
   std::optional<LabelSelector> selector;
   std::optional<int32_t> replicas;
+  friend bool operator==(const StatefulSet&, const StatefulSet&) = default;
 };
 
 struct ReplicationController {
   ObjectMeta metadata;
   StringMap selector;
   std::optional<int32_t> replicas;
+  friend bool operator==(const ReplicationController&, const ReplicationController&) = default;
 };
 
 // coordination.k8s.io/v1 Lease, for leader election.
@@ -551,6 +585,7 @@ struct Lease {
   int32_t lease_transitions = 0;
   std::string strategy;  // coordinated leader election only
   std::string preferred_holder;
+  friend bool operator==(const Lease&, const Lease&) = default;
 };
 
 // --- dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------

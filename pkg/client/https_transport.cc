@@ -1,7 +1,9 @@
 // The HTTPS transport: the only file of pkg/client that includes Boost.Beast and Asio, so their
 // compile cost is paid once. Each pooled connection owns a private io_context and every
 // operation runs it to completion in the calling thread; that gives blocking calls with
-// per-operation timeouts (Beast's timers only apply to asynchronous operations).
+// timeouts (Beast's timers only apply to asynchronous operations). A round trip has one
+// deadline for all of it (connect, TLS, request, answer), checked between the pieces of the
+// answer too, since Beast's timer alone does not stop a reader that data keeps arriving for.
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -14,11 +16,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <vector>
 
 #include "pkg/api/decode.h"
+#include "pkg/client/token_file.h"
 #include "pkg/client/transport.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/mutex.h"
@@ -32,13 +34,19 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
+using SteadyClock = std::chrono::steady_clock;  // Beast's timers' clock
 
 constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
 constexpr Duration kMaxIdle = std::chrono::seconds(30);  // below the apiserver's idle timeout
-constexpr Duration kTokenRefresh = std::chrono::minutes(1);
 constexpr size_t kMaxIdleConnections = 32;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 constexpr size_t kStreamChunk = 64 * 1024;
+
+// "5s", "500ms": a timeout as the configuration writes it, for errors.
+std::string Format(Duration d) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
+}
 
 struct ServerUrl {
   std::string host;  // without brackets for IPv6
@@ -147,8 +155,11 @@ beast::error_code OnStream(Connection& c, bool tls, Op&& op) {
 
 class HttpsTransport final : public Transport {
  public:
-  HttpsTransport(RestConfig config, ServerUrl url)
-      : config_(std::move(config)), url_(std::move(url)), ctx_(ssl::context::tls_client) {}
+  HttpsTransport(RestConfig config, ServerUrl url, const Clock& clock)
+      : config_(std::move(config)),
+        url_(std::move(url)),
+        clock_(clock),
+        ctx_(ssl::context::tls_client) {}
 
   Status Init() {
     SSL_CTX* ctx = ctx_.native_handle();
@@ -175,16 +186,19 @@ class HttpsTransport final : public Transport {
                        ? "[" + url_.host + "]:" + url_.port
                        : url_.host + ":" + url_.port;
     if (!config_.bearer_token_file.empty()) {
-      if (auto s = RefreshToken(); !s.ok()) return s;
+      token_file_.emplace(config_.bearer_token_file, config_.source, clock_);
+      if (auto s = token_file_->Load(); !s.ok()) return s;
     }
     return OkStatus();
   }
 
   StatusOr<HttpResponse> RoundTrip(const HttpRequest& req) override {
+    // The retry below spends what is left of the same deadline, not a new one.
+    const auto deadline = SteadyClock::now() + TimeoutOf(req);
     for (int attempt = 0;; ++attempt) {
       auto conn = Acquire();
       bool reused = conn->pooled;
-      auto r = Exchange(*conn, req);
+      auto r = Exchange(*conn, req, deadline);
       if (r.ok()) {
         Release(std::move(conn));
         return r;
@@ -207,10 +221,10 @@ class HttpsTransport final : public Transport {
     // Cancelling the socket from the requesting thread ends the blocked read promptly.
     std::stop_callback on_stop(
         stop, [&c] { asio::post(c.ioc, [&c] { beast::get_lowest_layer(c.stream).cancel(); }); });
-    Duration idle = req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
-    if (auto s = Connect(c, idle); !s.ok())
+    Duration idle = TimeoutOf(req);
+    if (auto s = Connect(c, SteadyClock::now() + idle, idle); !s.ok())
       return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
-    if (auto s = Send(c, req, idle); !s.ok())
+    if (auto s = Send(c, req, SteadyClock::now() + idle, idle); !s.ok())
       return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(s);
 
     http::response_parser<http::buffer_body> p;
@@ -220,7 +234,10 @@ class HttpsTransport final : public Transport {
     auto ec = OnStream(c, url_.tls, [&](auto& st) {
       return RunOp(c, [&](auto h) { http::async_read_header(st, c.buffer, p, h); });
     });
-    if (ec) return stop.stop_requested() ? Stopped() : StatusOr<HttpResponse>(ReadError(req, ec));
+    if (ec) {
+      return stop.stop_requested() ? Stopped()
+                                   : StatusOr<HttpResponse>(ReadError(req, ec, idle, 0));
+    }
 
     HttpResponse resp;
     resp.status = static_cast<int>(p.get().result_int());
@@ -247,13 +264,20 @@ class HttpsTransport final : public Transport {
       }
       if (ec) {
         if (stop.stop_requested()) return Stopped();
-        return ReadError(req, ec);
+        if (ec == beast::error::timeout) {
+          return DeadlineExceededError(Describe(req) + ": timed out: silent for " + Format(idle));
+        }
+        return ReadError(req, ec, idle, 0);
       }
     }
     return resp;
   }
 
  private:
+  static Duration TimeoutOf(const HttpRequest& req) {
+    return req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
+  }
+
   static StatusOr<HttpResponse> Stopped() {
     HttpResponse r;
     r.status = 200;
@@ -271,7 +295,7 @@ class HttpsTransport final : public Transport {
 
   std::unique_ptr<Connection> Acquire() {
     MutexLock l(mu_);
-    MonoTime now = RealClock().Now();
+    MonoTime now = clock_.Now();
     while (!idle_.empty()) {
       auto c = std::move(idle_.back());
       idle_.pop_back();
@@ -283,26 +307,45 @@ class HttpsTransport final : public Transport {
   void Release(std::unique_ptr<Connection> c) {
     if (!c->open) return;
     c->pooled = true;
-    c->idle_since = RealClock().Now();
+    c->idle_since = clock_.Now();
     MutexLock l(mu_);
     if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(c));
   }
 
-  StatusOr<HttpResponse> Exchange(Connection& c, const HttpRequest& req) {
-    Duration timeout = req.timeout > Duration::zero() ? req.timeout : kDefaultTimeout;
+  StatusOr<HttpResponse> Exchange(Connection& c, const HttpRequest& req,
+                                  SteadyClock::time_point deadline) {
+    const Duration timeout = TimeoutOf(req);
     if (!c.open) {
-      if (auto s = Connect(c, timeout); !s.ok()) return s;
+      if (auto s = Connect(c, deadline, timeout); !s.ok()) return s;
       c.open = true;
     }
-    if (auto s = Send(c, req, timeout); !s.ok()) return s;
+    if (auto s = Send(c, req, deadline, timeout); !s.ok()) return s;
+    const size_t limit = req.max_response_bytes > 0 ? req.max_response_bytes : api::kMaxListBytes;
     http::response_parser<http::string_body> p;
     p.header_limit(kHeaderLimit);
-    p.body_limit(api::kMaxListBytes);
-    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    p.body_limit(limit);
+    beast::get_lowest_layer(c.stream).expires_at(deadline);
+    // The header alone first. http::async_read parses eagerly, and Boost 1.74's eager parser
+    // goes on past a Content-Length above body_limit when body bytes came in the same read: it
+    // clears the error and reserves whatever the server claimed. Whether they come together
+    // is a race, which is how a third answer of "Content-Length: 4294967296" got through after
+    // two were refused.
     auto ec = OnStream(c, url_.tls, [&](auto& st) {
-      return RunOp(c, [&](auto h) { http::async_read(st, c.buffer, p, h); });
+      return RunOp(c, [&](auto h) { http::async_read_header(st, c.buffer, p, h); });
     });
-    if (ec) return ReadError(req, ec);
+    // Then the body piece by piece, the deadline checked between pieces: Beast's timer is
+    // cancelled by a read that completes in the turn it expires, so while data keeps coming it
+    // never fires.
+    while (!ec && !p.is_done()) {
+      if (SteadyClock::now() >= deadline) {
+        ec = beast::error::timeout;
+        break;
+      }
+      ec = OnStream(c, url_.tls, [&](auto& st) {
+        return RunOp(c, [&](auto h) { http::async_read_some(st, c.buffer, p, h); });
+      });
+    }
+    if (ec) return ReadError(req, ec, timeout, limit);
     HttpResponse resp;
     resp.status = static_cast<int>(p.get().result_int());
     resp.retry_after = std::string(p.get()[http::field::retry_after]);
@@ -315,14 +358,18 @@ class HttpsTransport final : public Transport {
     return resp;
   }
 
-  Status Connect(Connection& c, Duration timeout) {
+  // deadline bounds the TCP connection and the TLS handshake; name resolution is synchronous
+  // and bounded by the system resolver's own timeouts.
+  Status Connect(Connection& c, SteadyClock::time_point deadline, Duration timeout) {
     tcp::resolver resolver(c.ioc);
     beast::error_code ec;
     auto endpoints = resolver.resolve(url_.host, url_.port, ec);
     if (ec) return UnavailableError("resolving " + config_.server + ": " + ec.message());
-    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    beast::get_lowest_layer(c.stream).expires_at(deadline);
     ec = RunOp(c, [&](auto h) { beast::get_lowest_layer(c.stream).async_connect(endpoints, h); });
-    if (ec) return UnavailableError("connecting to " + config_.server + ": " + ec.message());
+    if (ec) {
+      return UnavailableError("connecting to " + config_.server + ": " + Why(ec, timeout));
+    }
     if (!url_.tls) return OkStatus();
 
     SSL* ssl = c.stream.native_handle();
@@ -343,14 +390,15 @@ class HttpsTransport final : public Transport {
                             ? std::string("server certificate not trusted: ") +
                                   X509_verify_cert_error_string(verify) +
                                   " (check the certificate authority in " + config_.source + ")"
-                            : ec.message();
+                            : Why(ec, timeout);
       ERR_clear_error();
       return UnavailableError("TLS handshake with " + config_.server + " failed: " + why);
     }
     return OkStatus();
   }
 
-  Status Send(Connection& c, const HttpRequest& req, Duration timeout) {
+  Status Send(Connection& c, const HttpRequest& req, SteadyClock::time_point deadline,
+              Duration timeout) {
     http::request<http::string_body> r;
     r.method(http::string_to_verb(req.method));
     r.target(url_.prefix + req.target);
@@ -368,22 +416,33 @@ class HttpsTransport final : public Transport {
     }
     r.keep_alive(true);
     r.prepare_payload();
-    beast::get_lowest_layer(c.stream).expires_after(timeout);
+    beast::get_lowest_layer(c.stream).expires_at(deadline);
     auto ec = OnStream(c, url_.tls, [&](auto& st) {
       return RunOp(c, [&](auto h) { http::async_write(st, r, h); });
     });
     if (ec) {
       return DataLossError(req.method + " " + req.target + " to " + config_.server +
-                           ": connection lost while sending: " + ec.message());
+                           ": connection lost while sending: " + Why(ec, timeout));
     }
     return OkStatus();
   }
 
-  Status ReadError(const HttpRequest& req, beast::error_code ec) {
-    std::string what = req.method + " " + req.target + " to " + config_.server;
-    if (ec == beast::error::timeout) return DeadlineExceededError(what + ": timed out");
+  static std::string Why(beast::error_code ec, Duration timeout) {
+    if (ec != beast::error::timeout) return ec.message();
+    return "timed out: the deadline of " + Format(timeout) + " for the whole exchange passed";
+  }
+
+  // limit: the body limit the answer had (0: none).
+  std::string Describe(const HttpRequest& req) const {
+    return req.method + " " + req.target + " to " + config_.server;
+  }
+
+  Status ReadError(const HttpRequest& req, beast::error_code ec, Duration timeout, size_t limit) {
+    std::string what = Describe(req);
+    if (ec == beast::error::timeout) return DeadlineExceededError(what + ": " + Why(ec, timeout));
     if (ec == http::error::body_limit) {
-      return ResourceExhaustedError(what + ": response larger than the limit");
+      return ResourceExhaustedError(what + ": answer larger than the limit of " +
+                                    std::to_string(limit) + " bytes");
     }
     if (ec == http::error::header_limit) {
       return ResourceExhaustedError(what + ": response headers larger than the limit");
@@ -391,53 +450,25 @@ class HttpsTransport final : public Transport {
     return DataLossError(what + ": connection lost before a complete answer: " + ec.message());
   }
 
-  std::string Token() {
-    if (config_.bearer_token_file.empty()) return config_.bearer_token;
-    MutexLock l(token_mu_);
-    if (RealClock().Now() - token_read_ > kTokenRefresh) {
-      if (auto s = RefreshTokenLocked(); !s.ok()) LOG_WARN("{}", s.message());
-    }
-    return token_;
-  }
-
-  Status RefreshToken() {
-    MutexLock l(token_mu_);
-    return RefreshTokenLocked();
-  }
-
-  // Keeps the previous token if the file cannot be read, so a rotation glitch is not an outage.
-  Status RefreshTokenLocked() REQUIRES(token_mu_) {
-    token_read_ = RealClock().Now();
-    std::ifstream in(config_.bearer_token_file);
-    if (!in) {
-      return UnauthenticatedError("cannot read token file \"" + config_.bearer_token_file + "\" (" +
-                                  config_.source + ")");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string t = ss.str();
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    token_ = std::move(t);
-    return OkStatus();
-  }
+  std::string Token() { return token_file_ ? token_file_->Get() : config_.bearer_token; }
 
   const RestConfig config_;
   const ServerUrl url_;
+  const Clock& clock_;
   ssl::context ctx_;
   std::string host_header_;
   Mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_ GUARDED_BY(mu_);
-  Mutex token_mu_;
-  std::string token_ GUARDED_BY(token_mu_);
-  MonoTime token_read_ GUARDED_BY(token_mu_){};
+  std::optional<TokenFile> token_file_;  // set once by Init, before any request
 };
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config) {
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config,
+                                                       const Clock& clock) {
   auto url = ParseServer(config);
   if (!url.ok()) return url.status();
-  auto t = std::make_unique<HttpsTransport>(config, std::move(*url));
+  auto t = std::make_unique<HttpsTransport>(config, std::move(*url), clock);
   if (auto s = t->Init(); !s.ok()) return s;
   return std::unique_ptr<Transport>(std::move(t));
 }

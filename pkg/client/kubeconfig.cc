@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "pkg/client/token_file.h"
 #include "pkg/common/file.h"
 
 namespace stowage::client {
@@ -156,8 +157,7 @@ StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
   if (!ca.ok()) return ca.status().WithPrefix("in-cluster CA");
   c.ca_pem = std::move(*ca);
   c.bearer_token_file = sa_dir + "/token";
-  auto token = ReadFile(c.bearer_token_file, 1u << 20);
-  if (!token.ok()) return token.status().WithPrefix("in-cluster token");
+  if (Status s = TokenFile(c.bearer_token_file, c.source).Load(); !s.ok()) return s;
   return c;
 }
 

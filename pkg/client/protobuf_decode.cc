@@ -1,7 +1,8 @@
 // The envelope, lists, watch events and Status bodies of the apiserver's protobuf encoding; the
-// objects themselves are read by protobuf_meta.cc and protobuf_pod.cc.
+// objects themselves are read by the schema's protobuf engine (protobuf_schema.cc).
 #include "pkg/client/protobuf_decode.h"
 
+#include "pkg/api/schema_generated.h"
 #include "pkg/client/protobuf_objects.h"
 
 namespace stowage::client {
@@ -46,13 +47,6 @@ StatusOr<std::string_view> Unwrap(std::string_view data, std::string_view kind, 
   return raw;
 }
 
-void ReadObject(WireReader& r, std::string_view bytes, api::Pod& out) {
-  proto::ReadPod(r, bytes, out);
-}
-void ReadObject(WireReader& r, std::string_view bytes, api::Node& out) {
-  proto::ReadNode(r, bytes, out);
-}
-
 std::string Describe(std::string_view kind, const api::ObjectMeta& meta) {
   std::string d(kind);
   if (!meta.name.empty()) d += ' ' + api::NamespacedName(meta);
@@ -63,7 +57,7 @@ template <typename T>
 StatusOr<std::shared_ptr<const T>> ReadRaw(std::string_view raw) {
   WireReader r;
   auto out = std::make_shared<T>();
-  ReadObject(r, raw, *out);
+  proto::ReadObject(r, raw, *out);
   if (!r.ok()) {
     return InvalidArgumentError(Describe(api::KindName<T>(), out->metadata) + ": " + r.error());
   }
@@ -180,12 +174,11 @@ api::ApiStatus DecodeProtoApiStatus(std::string_view body, int32_t http_code) {
   return s;
 }
 
-#define STOWAGE_PROTO_DECODABLE(T)                                      \
-  template StatusOr<T> DecodeProto<T>(std::string_view);                \
-  template StatusOr<api::List<T>> DecodeProtoList<T>(std::string_view); \
-  template StatusOr<api::WatchEvent<T>> DecodeProtoWatchEvent<T>(std::string_view);
-STOWAGE_PROTO_DECODABLE(api::Pod)
-STOWAGE_PROTO_DECODABLE(api::Node)
+#define STOWAGE_PROTO_DECODABLE(T)                                                \
+  template StatusOr<api::T> DecodeProto<api::T>(std::string_view);                \
+  template StatusOr<api::List<api::T>> DecodeProtoList<api::T>(std::string_view); \
+  template StatusOr<api::WatchEvent<api::T>> DecodeProtoWatchEvent<api::T>(std::string_view);
+STOWAGE_SCHEMA_KINDS(STOWAGE_PROTO_DECODABLE)
 #undef STOWAGE_PROTO_DECODABLE
 
 }  // namespace stowage::client

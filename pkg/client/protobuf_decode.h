@@ -1,8 +1,8 @@
-// Decoding of Pods and Nodes, their lists and their watch streams from the apiserver's protobuf
-// encoding (application/vnd.kubernetes.protobuf), into exactly the api::Pod and api::Node that
-// pkg/api/decode.h makes of the same objects as JSON. The apiserver keeps its objects encoded as
-// protobuf, so a protobuf client saves it a second encoding of every pod event; these are the two
-// kinds whose lists and watches carry that volume.
+// Decoding of objects, their lists and their watch streams from the apiserver's protobuf
+// encoding (application/vnd.kubernetes.protobuf), into exactly the structs pkg/api/decode.h makes
+// of the same objects as JSON: both are engines over the one schema of pkg/api/schema. The
+// apiserver keeps its objects encoded as protobuf, so a protobuf client saves it a second encoding
+// of every event.
 //
 // The bytes are the apiserver's: "k8s\0" followed by runtime.Unknown{typeMeta, raw,
 // contentEncoding, contentType}, raw holding the object (or PodList/NodeList); a watch stream is
@@ -32,7 +32,7 @@ inline bool IsProtobufEnvelope(std::string_view data) {
   return data.substr(0, 4) == std::string_view("k8s\0", 4);
 }
 
-// T is api::Pod or api::Node.
+// T is any kind of pkg/api/schema (STOWAGE_SCHEMA_KINDS).
 template <typename T>
 StatusOr<T> DecodeProto(std::string_view data);
 template <typename T>

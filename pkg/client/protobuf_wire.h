@@ -54,6 +54,12 @@ class WireReader {
     --depth_;
   }
 
+  // Reads the field at pos of a message whose fields are being walked, for a caller that reads
+  // a run of fields ahead of the walk; false at the end or on an error.
+  bool Peek(std::string_view bytes, size_t& pos, Field& out) {
+    return ok() && pos < bytes.size() && Next(bytes, pos, out);
+  }
+
   // Reads field as a nested message, calling f for each of its fields. index, when not
   // negative, is the element's position in a repeated field (for the error path only).
   template <typename F>

@@ -95,12 +95,12 @@ std::string WatchQuery(const WatchOptions& o);
 // The Status for an ERROR event of a watch (errors.h).
 Status WatchErrorStatus(std::string_view path, const api::ApiStatus& status);
 
-// Whether lists and watches of T go as protobuf: Pods and Nodes, the kinds whose events are the
-// apiserver's bulk, when clientConnection.contentType asks for protobuf.
+// Whether lists and watches of T go as protobuf: when clientConnection.contentType asks for it, as
+// kube-scheduler's informers do for every built-in kind (the schema's engines read every kind in
+// both encodings).
 template <typename T>
 bool UseProtobuf(const RestClient& c) {
-  return (std::is_same_v<T, api::Pod> || std::is_same_v<T, api::Node>)&&c.config().content_type ==
-         kProtobuf;
+  return c.config().content_type == kProtobuf;
 }
 
 template <typename T>

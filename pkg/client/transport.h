@@ -8,6 +8,7 @@
 // calls use separate pooled connections.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <stop_token>
@@ -25,8 +26,13 @@ struct HttpRequest {
   std::string target;  // path and query, e.g. "/api/v1/pods?limit=500"
   std::string body;
   std::string content_type;  // for bodies; default application/json
-  Duration timeout{};        // whole exchange (non-streaming) or idle gap (streaming)
-  std::string accept;        // the Accept header; default application/json
+  // RoundTrip: one deadline for the whole exchange (connect, TLS, request, answer), however the
+  // answer trickles in. Stream: the connect and request, then each silent gap. Default 60 s.
+  Duration timeout{};
+  std::string accept;  // the Accept header; default application/json
+  // RoundTrip: the most bytes of body taken from the answer; beyond it the exchange fails with
+  // kResourceExhausted, before reading more. 0: api::kMaxListBytes (a page of a list).
+  size_t max_response_bytes = 0;
 };
 
 struct HttpResponse {
@@ -50,7 +56,10 @@ class Transport {
 
 // The real transport: HTTPS over Boost.Beast and OpenSSL, TLS 1.2+, server certificate always
 // verified, HTTP/1.1 keep-alive with a pool of idle connections. Fails if the configuration is
-// unusable (bad URL, unreadable certificates).
-StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config);
+// unusable (bad URL, unreadable certificates, a token file that is not a small regular file).
+// clock times the token file's re-reads and the pool's idle limit; deadlines run on the steady
+// clock of Beast's timers.
+StatusOr<std::unique_ptr<Transport>> NewHttpsTransport(const RestConfig& config,
+                                                       const Clock& clock = RealClock());
 
 }  // namespace stowage::client

@@ -164,6 +164,12 @@ struct ExtenderManagedResource {
   friend bool operator==(const ExtenderManagedResource&, const ExtenderManagedResource&) = default;
 };
 
+// The most bytes of an extender's answer stowage reads, unless --extender-max-response-bytes
+// raises it (it cannot lower it). Upstream sets no limit; answers are a few hundred KiB even
+// for thousands of nodes (names, scores, messages), and the one answer that grows with the
+// nodes, a filter answer without nodeCacheCapable, may always be four times its request.
+inline constexpr int64_t kDefaultExtenderMaxResponseBytes = 16 << 20;
+
 struct Extender {
   std::string url_prefix;
   std::string filter_verb;

@@ -1,5 +1,6 @@
 #include "pkg/extender/http_extender.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "pkg/common/file.h"
@@ -35,7 +36,8 @@ StatusOr<std::string> Pem(const std::string& data, const std::string& path) {
 
 }  // namespace
 
-HttpExtender::HttpExtender(const config::Extender& c, std::unique_ptr<client::Transport> transport)
+HttpExtender::HttpExtender(const config::Extender& c, std::unique_ptr<client::Transport> transport,
+                           size_t max_response_bytes)
     : name_(c.url_prefix),
       filter_verb_(c.filter_verb),
       prioritize_verb_(c.prioritize_verb),
@@ -46,6 +48,7 @@ HttpExtender::HttpExtender(const config::Extender& c, std::unique_ptr<client::Tr
       ignorable_(c.ignorable),
       timeout_(c.http_timeout > Duration::zero() ? c.http_timeout
                                                  : config::kDefaultExtenderTimeout),
+      max_response_bytes_(max_response_bytes),
       managed_resources_(ManagedNames(c)),
       transport_(std::move(transport)) {}
 
@@ -61,13 +64,17 @@ StatusOr<std::string> HttpExtender::Send(const std::string& verb, std::string bo
   req.target = "/" + verb;
   req.body = std::move(body);
   req.timeout = timeout_;
+  req.max_response_bytes = std::max(max_response_bytes_, 4 * req.body.size());
   std::string url = name_;
   while (!url.empty() && url.back() == '/') url.pop_back();
   url += req.target;
   auto resp = transport_->RoundTrip(req);
   if (!resp.ok()) {
-    return Status(resp.status().code(),
-                  "Post \"" + url + "\": " + std::string(resp.status().message()));
+    std::string why = "Post \"" + url + "\": " + std::string(resp.status().message());
+    if (resp.status().code() == StatusCode::kResourceExhausted) {
+      why += " (an extender's answer is limited by --extender-max-response-bytes)";
+    }
+    return Status(resp.status().code(), why);
   }
   if (resp->status != 200) {
     return UnavailableError("failed " + verb + " with extender at URL " + url + ", code " +
@@ -172,7 +179,8 @@ stowage::Status HttpExtender::ProcessPreemption(const api::Pod& pod,
   return OkStatus();
 }
 
-StatusOr<std::unique_ptr<framework::Extender>> New(const config::Extender& c) {
+StatusOr<std::unique_ptr<framework::Extender>> New(const config::Extender& c,
+                                                   size_t max_response_bytes) {
   client::RestConfig rc;
   rc.source = "extender \"" + c.url_prefix + "\"";
   rc.server = c.url_prefix;
@@ -202,7 +210,7 @@ StatusOr<std::unique_ptr<framework::Extender>> New(const config::Extender& c) {
   auto transport = client::NewHttpsTransport(rc);
   if (!transport.ok()) return transport.status();
   return std::unique_ptr<framework::Extender>(
-      std::make_unique<HttpExtender>(c, std::move(*transport)));
+      std::make_unique<HttpExtender>(c, std::move(*transport), max_response_bytes));
 }
 
 }  // namespace stowage::extender

@@ -1,7 +1,10 @@
 // HttpExtender: a configured scheduler extender (config::Extender) reached over HTTP(S), the
 // counterpart of upstream's HTTPExtender. Each verb is a POST of the wire format (wire.h) to
-// urlPrefix/verb with the extender's httpTimeout (5 s when zero); any answer but 200 with a
-// decodable body is an error naming the verb, the URL and the code, as upstream's.
+// urlPrefix/verb with the extender's httpTimeout (5 s when zero) as the deadline of the whole
+// exchange; any answer but 200 with a decodable body is an error naming the verb, the URL and
+// the code, as upstream's. An answer is read up to max_response_bytes, or four times the request
+// when that is more (a filter answer without nodeCacheCapable echoes the nodes it was sent);
+// a larger one fails the call (kResourceExhausted) before it is read further.
 //
 // TLS is always verified: the server certificate against caFile/caData (or the system trust
 // store), its name against serverName when set, and the client certificate of tlsConfig is
@@ -29,7 +32,8 @@ namespace stowage::extender {
 class HttpExtender final : public framework::Extender {
  public:
   // transport reaches config.url_prefix (its requests carry the path after it).
-  HttpExtender(const config::Extender& config, std::unique_ptr<client::Transport> transport);
+  HttpExtender(const config::Extender& config, std::unique_ptr<client::Transport> transport,
+               size_t max_response_bytes = config::kDefaultExtenderMaxResponseBytes);
 
   const std::string& Name() const override { return name_; }
   bool IsIgnorable() const override { return ignorable_; }
@@ -63,12 +67,15 @@ class HttpExtender final : public framework::Extender {
   const bool node_cache_capable_;
   const bool ignorable_;
   const Duration timeout_;
+  const size_t max_response_bytes_;
   const std::unordered_set<std::string> managed_resources_;
   const std::unique_ptr<client::Transport> transport_;
 };
 
 // The extender of config over the real transport: fails when the URL, the TLS files or the TLS
 // settings are unusable.
-StatusOr<std::unique_ptr<framework::Extender>> New(const config::Extender& config);
+StatusOr<std::unique_ptr<framework::Extender>> New(
+    const config::Extender& config,
+    size_t max_response_bytes = config::kDefaultExtenderMaxResponseBytes);
 
 }  // namespace stowage::extender

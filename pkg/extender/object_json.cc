@@ -131,14 +131,16 @@ json Containers(const std::vector<api::Container>& cs) {
   return out;
 }
 
-json Conditions(const std::vector<api::Condition>& cs) {
+template <typename C>
+json Conditions(const std::vector<C>& cs) {
   json out = json::array();
   for (const auto& c : cs) {
     json j = {{"type", c.type}, {"status", c.status}};
     PutIfSet(j, "reason", c.reason);
     PutIfSet(j, "message", c.message);
     PutIfSet(j, "lastTransitionTime", c.last_transition_time);
-    PutIfSet(j, "lastProbeTime", c.last_probe_time);
+    if constexpr (std::is_same_v<C, api::Condition>)
+      PutIfSet(j, "lastProbeTime", c.last_probe_time);
     out.push_back(std::move(j));
   }
   return out;

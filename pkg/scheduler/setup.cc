@@ -42,7 +42,7 @@ StatusOr<NewScheduler> New(Setup setup) {
     options.queue.max_backoff = std::chrono::seconds(*cfg.pod_max_backoff_seconds);
   }
   for (const config::Extender& e : cfg.extenders) {
-    auto ext = extender::New(e);
+    auto ext = extender::New(e, setup.extender_max_response_bytes);
     if (!ext.ok()) return ext.status();
     options.extenders.push_back(std::move(*ext));
   }

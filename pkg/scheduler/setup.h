@@ -32,6 +32,8 @@ struct Setup {
   config::Features features;
   // The configuration's parallelism, percentageOfNodesToScore and pod backoffs replace these.
   Options options;
+  // --extender-max-response-bytes: the most bytes of an extender's answer read (http_extender.h).
+  size_t extender_max_response_bytes = config::kDefaultExtenderMaxResponseBytes;
 };
 
 struct NewScheduler {

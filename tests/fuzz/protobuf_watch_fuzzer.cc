@@ -1,7 +1,9 @@
 // Fuzzes the protobuf side of lists and watches as the client reads them: the response bytes are
 // cut into frames by client::ProtoFrameSplitter (pkg/client/protobuf_decode.h), delivered in two
 // chunks split where the first input byte says, and each frame is decoded as a Pod and as a Node
-// watch event; the whole input is also decoded as an object, a list and an error Status. The
+// watch event; the whole input is also decoded as an object (a Pod, a Node, and the two DRA kinds
+// whose maps of objects and nested lists reach the rest of the protobuf engine), a list and an
+// error Status. The
 // frame limit is small here so that oversized frames are reached.
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
   (void)client::DecodeProto<api::Pod>(stream);
   (void)client::DecodeProto<api::Node>(stream);
+  (void)client::DecodeProto<api::ResourceSlice>(stream);
+  (void)client::DecodeProto<api::ResourceClaim>(stream);
   (void)client::DecodeProtoList<api::Pod>(stream);
   (void)client::DecodeProtoList<api::Node>(stream);
   (void)client::DecodeProtoApiStatus(stream, 410);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "cmd/stowage/app/options.h"
+#include "pkg/api/decode.h"
 #include "pkg/common/macros.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/duration.h"
@@ -193,6 +194,16 @@ Status ValidateOptions(const Options& o) {
     }
   }
   for (const config::FieldError& e : ValidateMetrics(o.metrics)) errs.push_back(e.ToString());
+  // Lowering the limit could break an extender that works with upstream, which has none.
+  const int64_t ext_max = o.extender_max_response_bytes;
+  if (ext_max < config::kDefaultExtenderMaxResponseBytes ||
+      ext_max > static_cast<int64_t>(api::kMaxListBytes)) {
+    errs.push_back("--extender-max-response-bytes " + std::to_string(ext_max) +
+                   " must be between the default of " +
+                   std::to_string(config::kDefaultExtenderMaxResponseBytes) + " and " +
+                   std::to_string(api::kMaxListBytes) +
+                   " (an API list page): it may only be raised");
+  }
   if (errs.empty()) return OkStatus();
   if (errs.size() == 1) return InvalidArgumentError(errs[0]);
   std::string joined = "[";

@@ -181,13 +181,15 @@ bool Process::NewScheduler() {
   so.event_client = event_client_.get();
   // A leader binds only while its own clock says the lease is still its own.
   if (elect_) so.may_bind = [this] { return elector_ != nullptr && elector_->HoldsLease(); };
-  auto built = scheduler::New({.client = *api_,
-                               .informers = *informers_,
-                               .cfg = cfg_,
-                               .registry = registry_,
-                               .not_yet_implemented = plugins::NotYetImplemented(),
-                               .features = ConfigFeatures(options_),
-                               .options = std::move(so)});
+  auto built = scheduler::New(
+      {.client = *api_,
+       .informers = *informers_,
+       .cfg = cfg_,
+       .registry = registry_,
+       .not_yet_implemented = plugins::NotYetImplemented(),
+       .features = ConfigFeatures(options_),
+       .options = std::move(so),
+       .extender_max_response_bytes = static_cast<size_t>(options_.extender_max_response_bytes)});
   if (!built.ok()) {
     LOG_ERROR("{}", built.status().ToString());
     return false;

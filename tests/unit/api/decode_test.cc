@@ -86,7 +86,7 @@ TEST(DecodePod, ReadsEveryFieldTheSchedulerUses) {
   ASSERT_EQ(p.spec.volumes.size(), 3u);
   EXPECT_EQ(p.spec.volumes[0].source, "persistentVolumeClaim");
   EXPECT_EQ(p.spec.volumes[0].claim_name, "fixture-pvc");
-  EXPECT_TRUE(p.spec.volumes[0].read_only);
+  EXPECT_TRUE(p.spec.volumes[0].claim_read_only);
   EXPECT_EQ(p.spec.volumes[1].source, "emptyDir");
   EXPECT_EQ(p.status.phase, "Pending");
 }

@@ -311,6 +311,16 @@ TEST(ValidateOptions, GatedOptionsPassWithTheirGate) {
   EXPECT_TRUE(ValidateOptions(MustParse({"--allow-metric-labels=metric_a,label=v1,v2"})).ok());
 }
 
+// stowage's own limit on an extender's answer may be raised, never lowered.
+TEST(ValidateOptions, TheExtenderResponseLimitMayOnlyBeRaised) {
+  EXPECT_EQ(MustParse({}).extender_max_response_bytes, 16 << 20);
+  EXPECT_TRUE(ValidateOptions(MustParse({"--extender-max-response-bytes=67108864"})).ok());
+  EXPECT_EQ(ValidateOptions(MustParse({"--extender-max-response-bytes=1048576"})).message(),
+            "--extender-max-response-bytes 1048576 must be between the default of 16777216 and "
+            "536870912 (an API list page): it may only be raised");
+  EXPECT_FALSE(ValidateOptions(MustParse({"--extender-max-response-bytes=1073741824"})).ok());
+}
+
 TEST(ValidateOptions, SeveralErrorsAreAggregated) {
   EXPECT_EQ(ValidateOptions(MustParse({"--secure-port=-1", "--disabled-metrics=a-b"})).message(),
             "[--secure-port -1 must be between 0 and 65535, inclusive. 0 for turning off secure "

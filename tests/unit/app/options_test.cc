@@ -122,7 +122,8 @@ TEST(Flags, EveryUpstreamFlagExistsWithItsTypeDefaultAndGroup) {
       ++own;
     }
   }
-  EXPECT_EQ(own, 2u) << "only --sandbox and --plugin-library are stowage's own";
+  EXPECT_EQ(own, 3u)
+      << "only --sandbox, --plugin-library and --extender-max-response-bytes are stowage's own";
 }
 
 // Help lists stowage's own flags after the usage, which stays upstream's.
@@ -133,6 +134,7 @@ TEST(Help, ListsStowagesOwnFlagsApart) {
   EXPECT_GT(own, help.find(Usage()));
   EXPECT_THAT(help.substr(own), HasSubstr("--plugin-library strings"));
   EXPECT_THAT(help.substr(own), HasSubstr("--sandbox "));
+  EXPECT_THAT(help.substr(own), HasSubstr("--extender-max-response-bytes int"));
 }
 
 TEST(Flags, PluginLibrariesRepeatAndSplitOnCommas) {

@@ -102,6 +102,34 @@ TEST(HttpExtender, TheConfiguredTimeoutIsSent) {
   EXPECT_EQ(f.api->Requests().at(0).timeout, std::chrono::milliseconds(300));
 }
 
+// An answer may be as large as the limit, or four times the request when that is more: a filter
+// answer without nodeCacheCapable echoes the nodes it was sent.
+TEST(HttpExtender, TheResponseLimitIsTheFlagsOrFourTimesTheRequest) {
+  config::Extender c = Config();
+  c.node_cache_capable = false;
+  Fixture f(c);
+  auto pod = BuildPod().Name("p").Obj();
+  framework::ExtenderFilterResult r;
+  f.api->ScriptNext(JsonResponse(200, json::object()));
+  ASSERT_TRUE(f.ext->Filter(*pod, f.nodes(), r).ok());
+  EXPECT_EQ(f.api->Requests().at(0).max_response_bytes, size_t{16} << 20);
+
+  std::vector<testing::NodeInfoPtr> big = {testing::MakeNodeInfo(
+      BuildNode().Name("n1").Annotation("a", std::string(size_t{5} << 20, 'x')).Obj())};
+  f.api->ScriptNext(JsonResponse(200, json::object()));
+  ASSERT_TRUE(f.ext->Filter(*pod, testing::Pointers(big), r).ok());
+  const client::HttpRequest sent = f.api->Requests().at(1);
+  EXPECT_GT(sent.body.size(), size_t{5} << 20);
+  EXPECT_EQ(sent.max_response_bytes, 4 * sent.body.size());
+
+  auto t = std::make_unique<testing::FakeApiServer>();
+  testing::FakeApiServer* api = t.get();
+  HttpExtender raised(c, std::move(t), size_t{64} << 20);
+  api->ScriptNext(JsonResponse(200, json::object()));
+  ASSERT_TRUE(raised.Filter(*pod, f.nodes(), r).ok());
+  EXPECT_EQ(api->Requests().at(0).max_response_bytes, size_t{64} << 20);
+}
+
 TEST(HttpExtender, VerblessCallsAnswerWithoutAsking) {
   config::Extender c = Config();
   c.filter_verb.clear();

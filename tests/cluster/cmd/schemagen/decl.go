@@ -16,8 +16,7 @@ type Role string
 
 const (
 	RoleKind   Role = "kind"   // a top-level object
-	RoleStruct Role = "struct" // a nested object with a generated table
-	RoleExtern Role = "extern" // a nested object whose reader is hand-written
+	RoleStruct Role = "struct" // a nested object
 )
 
 // Decl is one declared C++ struct.
@@ -25,8 +24,11 @@ type Decl struct {
 	Role   Role
 	CXX    string // the C++ struct of pkg/api/types.h
 	GoType string // e.g. k8s.io/api/storage/v1.StorageClass
-	Fields []FieldDecl
-	Pos    string // file:line, for errors
+	// More Go types of the same shape the struct also holds (PodAffinity and PodAntiAffinity):
+	// every field must resolve to the same names and numbers on each.
+	SameShape []string
+	Fields    []FieldDecl
+	Pos       string // file:line, for errors
 }
 
 // FieldDecl is one kept field of a Decl.
@@ -35,14 +37,19 @@ type FieldDecl struct {
 	ProtoPath string   // the declared field numbers, dotted
 	Member    string   // the C++ member it fills
 	Struct    string   // the C++ struct of an object value; empty for scalars
-	Pos       string
+	// Present says the member names which field of a one-of object is set (JSON path "*",
+	// protobuf path ending ".*"): it holds the JSON name of the first field present.
+	Present bool
+	Pos     string
 }
 
 var (
-	identRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	jsonRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
-	protoRE  = regexp.MustCompile(`^[1-9][0-9]*(\.[1-9][0-9]*)*$`)
-	goTypeRE = regexp.MustCompile(`^[A-Za-z0-9./_-]+\.[A-Z][A-Za-z0-9]*$`)
+	identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	jsonRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
+	protoRE = regexp.MustCompile(`^[1-9][0-9]*(\.[1-9][0-9]*)*$`)
+	// A presence field: "*" alone, or the numbers of the hops to the one-of object then ".*".
+	presentRE = regexp.MustCompile(`^([1-9][0-9]*\.)*\*$`)
+	goTypeRE  = regexp.MustCompile(`^[A-Za-z0-9./_-]+\.[A-Z][A-Za-z0-9]*$`)
 )
 
 // ParseDecls reads one declaration file; name is used in errors.
@@ -69,12 +76,9 @@ func ParseDecls(name string, r io.Reader) ([]*Decl, error) {
 			continue
 		}
 		if len(decls) == 0 {
-			return nil, fmt.Errorf("%s: a field before any kind, struct or extern line", pos)
+			return nil, fmt.Errorf("%s: a field before any kind or struct line", pos)
 		}
 		d := decls[len(decls)-1]
-		if d.Role == RoleExtern {
-			return nil, fmt.Errorf("%s: extern %s lists no fields (its reader is hand-written)", pos, d.CXX)
-		}
 		f, err := parseFieldLine(cols, pos)
 		if err != nil {
 			return nil, err
@@ -85,20 +89,25 @@ func ParseDecls(name string, r io.Reader) ([]*Decl, error) {
 }
 
 func parseDeclLine(cols []string, pos string) (*Decl, error) {
-	if len(cols) != 3 {
-		return nil, fmt.Errorf("%s: want \"kind|struct|extern <C++ struct> <Go type>\", got %q", pos, strings.Join(cols, " "))
+	if len(cols) < 3 {
+		return nil, fmt.Errorf("%s: want \"kind|struct <C++ struct> <Go type> [<Go type of the same shape> ...]\", got %q", pos, strings.Join(cols, " "))
 	}
 	role := Role(cols[0])
-	if role != RoleKind && role != RoleStruct && role != RoleExtern {
-		return nil, fmt.Errorf("%s: unknown keyword %q (want kind, struct or extern)", pos, cols[0])
+	if role != RoleKind && role != RoleStruct {
+		return nil, fmt.Errorf("%s: unknown keyword %q (want kind or struct)", pos, cols[0])
 	}
 	if !identRE.MatchString(cols[1]) {
 		return nil, fmt.Errorf("%s: %q is not a C++ identifier", pos, cols[1])
 	}
-	if !goTypeRE.MatchString(cols[2]) {
-		return nil, fmt.Errorf("%s: %q is not a Go type such as k8s.io/api/core/v1.Pod", pos, cols[2])
+	for _, g := range cols[2:] {
+		if !goTypeRE.MatchString(g) {
+			return nil, fmt.Errorf("%s: %q is not a Go type such as k8s.io/api/core/v1.Pod", pos, g)
+		}
 	}
-	return &Decl{Role: role, CXX: cols[1], GoType: cols[2], Pos: pos}, nil
+	if len(cols) > 3 && role != RoleStruct {
+		return nil, fmt.Errorf("%s: only a struct may hold several Go types", pos)
+	}
+	return &Decl{Role: role, CXX: cols[1], GoType: cols[2], SameShape: cols[3:], Pos: pos}, nil
 }
 
 func parseFieldLine(cols []string, pos string) (FieldDecl, error) {
@@ -106,6 +115,16 @@ func parseFieldLine(cols []string, pos string) (FieldDecl, error) {
 		return FieldDecl{}, fmt.Errorf("%s: want \"<JSON path> <protobuf path> <C++ member> [<C++ struct>]\", got %q", pos, strings.Join(cols, " "))
 	}
 	f := FieldDecl{JSONPath: strings.Split(cols[0], "."), ProtoPath: cols[1], Member: cols[2], Pos: pos}
+	if cols[0] == "*" {
+		if !presentRE.MatchString(f.ProtoPath) {
+			return f, fmt.Errorf("%s: a presence field's protobuf path is the numbers to its one-of object then \"*\" (2.*), not %q", pos, cols[1])
+		}
+		if len(cols) == 4 {
+			return f, fmt.Errorf("%s: a presence field holds a name, not a struct; drop %s", pos, cols[3])
+		}
+		f.JSONPath, f.Present = nil, true
+		return f, nil
+	}
 	for _, s := range f.JSONPath {
 		if !jsonRE.MatchString(s) {
 			return f, fmt.Errorf("%s: %q is not a dotted JSON path", pos, cols[0])

@@ -12,6 +12,7 @@ type node struct {
 	hop      Hop
 	tag      string // the Tags constant of the hop
 	field    *Field // set on the last hop of a field
+	present  *Field // set on an option of a presence field
 	children []*node
 }
 
@@ -20,40 +21,61 @@ func buildTrie(s *Schema) (*node, map[string]Hop, []string, map[string]*Field, e
 	tags := map[string]Hop{}
 	leaves := map[string]*Field{}
 	var order []string
+	// child finds or adds n's child for hop h at path segs.
+	child := func(n *node, h Hop, segs []string) *node {
+		tag := tagName(segs)
+		for _, c := range n.children {
+			if c.tag == tag {
+				return c
+			}
+		}
+		c := &node{hop: h, tag: tag}
+		n.children = append(n.children, c)
+		tags[tag] = h
+		order = append(order, tag)
+		return c
+	}
 	for _, f := range s.Fields {
 		n := root
 		var segs []string
-		for i, h := range f.Hops {
-			seg := h.JSON
-			if seg == "" {
-				seg = h.Proto
-			}
-			segs = append(segs, seg)
-			tag := tagName(segs)
-			last := i == len(f.Hops)-1
-			var child *node
-			for _, c := range n.children {
-				if c.tag == tag {
-					child = c
+		if f.Decl.Present {
+			for _, h := range f.Hops {
+				segs = append(segs, segOf(h))
+				if n = child(n, h, segs); n.field != nil {
+					return nil, nil, nil, nil, fmt.Errorf("%s: the presence field %s overlaps another kept field of %s", f.Decl.Pos, f.Decl.Member, s.Decl.CXX)
 				}
 			}
-			if child != nil && (last || child.field != nil) {
+			for _, h := range f.Options {
+				c := child(n, h, append(segs[:len(segs):len(segs)], h.JSON))
+				if c.present != nil || c.field != nil {
+					return nil, nil, nil, nil, fmt.Errorf("%s: the presence field %s overlaps another kept field of %s", f.Decl.Pos, f.Decl.Member, s.Decl.CXX)
+				}
+				c.present = f
+			}
+			continue
+		}
+		for i, h := range f.Hops {
+			segs = append(segs, segOf(h))
+			last := i == len(f.Hops)-1
+			c := child(n, h, segs)
+			if c.field != nil || (last && (c.present != nil || len(c.children) > 0)) {
 				return nil, nil, nil, nil, fmt.Errorf("%s: %s overlaps another kept field of %s", f.Decl.Pos, strings.Join(f.Decl.JSONPath, "."), s.Decl.CXX)
 			}
-			if child == nil {
-				child = &node{hop: h, tag: tag}
-				n.children = append(n.children, child)
-				tags[tag] = h
-				order = append(order, tag)
-			}
 			if last {
-				child.field = f
-				leaves[tag] = f
+				c.field = f
+				leaves[c.tag] = f
 			}
-			n = child
+			n = c
 		}
 	}
 	return root, tags, order, leaves, nil
+}
+
+func segOf(h Hop) string {
+	if h.JSON == "" {
+		return h.Proto
+	}
+	return h.JSON
 }
 
 // tagName turns a path such as spec.csi.driver into kSpecCsiDriver.
@@ -82,9 +104,6 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 		if s.Decl.Role == RoleKind {
 			kinds = append(kinds, s.Decl.CXX)
 		}
-		if s.Decl.Role == RoleExtern {
-			continue
-		}
 		root, tags, order, leaves, err := buildTrie(s)
 		if err != nil {
 			return err
@@ -100,16 +119,20 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 			}
 			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t, %t};\n", t, h.JSON, h.Number, h.Wire, typ, h.Repeated, isMap)
 		}
+		emitOptionArrays(w, root)
 		p("};\n\n")
 		p("template <typename V, Is<%s> T>\nvoid VisitFields(V& v, T& o) {\n  using Tags = %sTags;\n", cxx, cxx)
-		for _, c := range root.children {
-			emitVisit(w, c, 0, 0)
-		}
+		emitChildren(w, root, 0, 0)
 		p("}\n\n")
 		p("template <typename V, Is<%s> T>\nbool VisitNumber(V& v, T& o, uint32_t number) {\n  using Tags = %sTags;\n", cxx, cxx)
 		emitSwitch(w, root, 0, 1, 0, "number")
 		p("}\n\n")
 		for _, f := range s.Fields {
+			if f.Decl.Present {
+				p("static_assert(Fits<decltype(%s::%s), Type::kString, false, 0, void, false>(),\n              \"%s: %s::%s must hold a std::string (the name of the field present)\");\n",
+					cxx, f.Decl.Member, f.Decl.Pos, cxx, f.Decl.Member)
+				continue
+			}
 			st := "void"
 			what := valueWords[f.Type]
 			if f.Struct != nil {
@@ -149,28 +172,91 @@ func target(n *node, lists int) string {
 
 func leafOf(n *node) *Field {
 	for n.field == nil {
+		if len(n.children) == 0 {
+			return n.present
+		}
 		n = n.children[0]
 	}
 	return n.field
+}
+
+// presentTarget is the member a presence option at n names itself into.
+func presentTarget(n *node, lists int) string {
+	if lists == 0 {
+		return "o." + n.present.Decl.Member
+	}
+	return fmt.Sprintf("e%d", lists)
+}
+
+// optionsName is the Tags array of the options of the one-of object at n.
+func optionsName(n *node) string {
+	if n.tag == "" {
+		return "kOptions"
+	}
+	return n.tag + "Options"
+}
+
+// hasOptions says whether n is a one-of object whose set field a presence field names.
+func hasOptions(n *node) bool {
+	for _, c := range n.children {
+		if c.present != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// emitOptionArrays writes, for every one-of object in the trie at n, the Tags array of its
+// options.
+func emitOptionArrays(w io.Writer, n *node) {
+	if hasOptions(n) {
+		var tags []string
+		for _, c := range n.children {
+			if c.present != nil {
+				tags = append(tags, c.tag)
+			}
+		}
+		fmt.Fprintf(w, "  static constexpr Tag %s[] = {%s};\n", optionsName(n), strings.Join(tags, ", "))
+	}
+	for _, c := range n.children {
+		emitOptionArrays(w, c)
+	}
+}
+
+// emitChildren writes the visits of n's children; a one-of object's options are named first,
+// with one Present over all of them.
+func emitChildren(w io.Writer, n *node, depth, lists int) {
+	if hasOptions(n) {
+		for _, c := range n.children {
+			if c.present != nil {
+				fmt.Fprintf(w, "%s%s.Present(Tags::%s, %s);\n", strings.Repeat("  ", depth+1), visitorName(depth), optionsName(n), presentTarget(c, lists))
+				break
+			}
+		}
+	}
+	for _, c := range n.children {
+		emitVisit(w, c, depth, lists)
+	}
 }
 
 func emitVisit(w io.Writer, n *node, depth, lists int) {
 	ind := strings.Repeat("  ", depth+1)
 	v := visitorName(depth)
 	switch {
+	case n.present != nil && len(n.children) == 0: // named by its object's Present
+	case n.present != nil:
+		fmt.Fprintf(w, "%s%s.Option(Tags::%s, %s, [&](auto& v%d) {\n", ind, v, n.tag, presentTarget(n, lists), depth+1)
+		emitChildren(w, n, depth+1, lists)
+		fmt.Fprintf(w, "%s});\n", ind)
 	case n.field != nil:
 		fmt.Fprintf(w, "%s%s.Field(Tags::%s, %s);\n", ind, v, n.tag, target(n, lists))
 	case n.hop.Repeated:
 		fmt.Fprintf(w, "%s%s.Each(Tags::%s, %s, [&](auto& v%d, auto& e%d) {\n", ind, v, n.tag, target(n, lists), depth+1, lists+1)
-		for _, c := range n.children {
-			emitVisit(w, c, depth+1, lists+1)
-		}
+		emitChildren(w, n, depth+1, lists+1)
 		fmt.Fprintf(w, "%s});\n", ind)
 	default:
 		fmt.Fprintf(w, "%s%s.Group(Tags::%s, [&](auto& v%d) {\n", ind, v, n.tag, depth+1)
-		for _, c := range n.children {
-			emitVisit(w, c, depth+1, lists)
-		}
+		emitChildren(w, n, depth+1, lists)
 		fmt.Fprintf(w, "%s});\n", ind)
 	}
 }
@@ -185,12 +271,20 @@ func emitSwitch(w io.Writer, n *node, level, indent, lists int, number string) {
 		fmt.Fprintf(w, "%s  case %d:\n", ind, c.hop.Number)
 		in := ind + "    "
 		next := level + 1
+		if c.present != nil {
+			fmt.Fprintf(w, "%s%s.Present(Tags::%s, %s);\n", in, v, c.tag, presentTarget(c, lists))
+		}
 		switch {
+		case c.field == nil && len(c.children) == 0:
 		case c.field != nil:
 			fmt.Fprintf(w, "%s%s.Field(Tags::%s, %s);\n", in, v, c.tag, target(c, lists))
 		case c.hop.Repeated:
 			fmt.Fprintf(w, "%s%s.Each(Tags::%s, %s, [&](auto& v%d, auto& e%d, uint32_t n%d) -> bool {\n", in, v, c.tag, target(c, lists), next, lists+1, next)
 			emitSwitch(w, c, next, indent+3, lists+1, fmt.Sprintf("n%d", next))
+			fmt.Fprintf(w, "%s});\n", in)
+		case c.present != nil:
+			fmt.Fprintf(w, "%s%s.Option(Tags::%s, %s, [&](auto& v%d, uint32_t n%d) -> bool {\n", in, v, c.tag, presentTarget(c, lists), next, next)
+			emitSwitch(w, c, next, indent+3, lists, fmt.Sprintf("n%d", next))
 			fmt.Fprintf(w, "%s});\n", in)
 		default:
 			fmt.Fprintf(w, "%s%s.Group(Tags::%s, [&](auto& v%d, uint32_t n%d) -> bool {\n", in, v, c.tag, next, next)

@@ -1,18 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // The golden objects set every declared field to a value derived from its JSON path (dotted
@@ -29,21 +31,35 @@ func GoldenInt(path string) int64 {
 }
 
 // Golden returns the JSON, as Go's encoding/json writes it, of kind s with every declared field
-// set; apiVersion and kind are set from gvk ("storage.k8s.io/v1", "StorageClass").
-func Golden(s *Schema, apiVersion, kind string) ([]byte, error) {
+// set, and the same object as the apiserver's protobuf serializer writes it (in its "k8s\0"
+// envelope); apiVersion and kind are set from gvk ("storage.k8s.io/v1", "StorageClass").
+func Golden(s *Schema, apiVersion, kind string) (jsonBytes, protoBytes []byte, err error) {
 	obj := reflect.New(s.Go)
 	if err := fillStruct(obj.Elem(), s, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tm := obj.Elem().FieldByName("TypeMeta"); tm.IsValid() {
 		tm.Set(reflect.ValueOf(metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}))
 	}
-	b, err := json.MarshalIndent(obj.Interface(), "", "  ")
-	return append(b, '\n'), err
+	if jsonBytes, err = json.MarshalIndent(obj.Interface(), "", "  "); err != nil {
+		return nil, nil, err
+	}
+	ro, ok := obj.Interface().(runtime.Object)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: %s is not a runtime.Object", s.Decl.Pos, s.Decl.GoType)
+	}
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(ro, &buf); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", s.Decl.Pos, err)
+	}
+	return append(jsonBytes, '\n'), buf.Bytes(), nil
 }
 
 func fillStruct(v reflect.Value, s *Schema, prefix string) error {
 	for _, f := range s.Fields {
+		if f.Decl.Present {
+			continue // the one-of object's kept fields set one of its options
+		}
 		cur := v
 		path := prefix
 		for i, h := range f.Hops {
@@ -138,30 +154,9 @@ func fillOne(v reflect.Value, f *Field, path string) error {
 		m.SetMapIndex(reflect.ValueOf(path).Convert(v.Type().Key()), val.Convert(v.Type().Elem()))
 		v.Set(m)
 	case "kMessage":
-		if f.Struct.Decl.Role == RoleExtern {
-			return fillExtern(v, f.Struct.Decl.CXX, path)
-		}
 		return fillStruct(v, f.Struct, path)
 	default:
 		return fmt.Errorf("no golden value for a %s", f.Type)
-	}
-	return nil
-}
-
-// fillExtern sets the fields of a struct whose reader is hand-written and which the golden test
-// checks by hand; a new extern needs a case here and one in the test.
-func fillExtern(v reflect.Value, cxx, path string) error {
-	switch o := v.Addr().Interface().(type) {
-	case *metav1.ObjectMeta:
-		o.Name = strings.ToLower(path)
-		o.Labels = map[string]string{path: path}
-	case *metav1.LabelSelector:
-		o.MatchLabels = map[string]string{path: path}
-	case *corev1.NodeSelector:
-		req := corev1.NodeSelectorRequirement{Key: path, Operator: corev1.NodeSelectorOpIn, Values: []string{path}}
-		o.NodeSelectorTerms = []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{req}}}
-	default:
-		return fmt.Errorf("no golden value for extern %s", cxx)
 	}
 	return nil
 }

@@ -4,8 +4,9 @@
 // pkg/api/schema_generated.h. A declared name or number that is not upstream's is an error
 // naming the declaration's file and line.
 //
-// With -golden DIR it also writes DIR/<Kind>.json for every declared kind: the object as Go's
-// encoding/json writes it, with every declared field set (see golden.go).
+// With -golden DIR it also writes DIR/<Kind>.json and DIR/<Kind>.pb for every declared kind: the
+// object, with every declared field set, as Go's encoding/json and the apiserver's protobuf
+// serializer write it (see golden.go).
 //
 // Run it through scripts/generate/schema; it is not part of tests/cluster/build's binaries.
 //
@@ -66,11 +67,14 @@ func run(root, release, golden string, files []string) error {
 			if s.Decl.Role != RoleKind {
 				continue
 			}
-			b, err := Golden(s, gvks[s.Go][0], gvks[s.Go][1])
+			j, pb, err := Golden(s, gvks[s.Go][0], gvks[s.Go][1])
 			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(filepath.Join(golden, s.Decl.CXX+".json"), b, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(golden, s.Decl.CXX+".json"), j, 0o644); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(golden, s.Decl.CXX+".pb"), pb, 0o644); err != nil {
 				return err
 			}
 		}

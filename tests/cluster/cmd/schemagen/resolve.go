@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,12 +34,16 @@ type Field struct {
 	// type). map[string]string and map[string]Quantity are not Maps but the single values
 	// kStringMap and kResourceList, which have C++ types of their own.
 	Map bool
+	// Options are the fields of the one-of object a presence field names (Decl.Present); Hops
+	// then lead to that object and may be none.
+	Options []Hop
 }
 
 // Schema is a resolved Decl.
 type Schema struct {
 	Decl   *Decl
 	Go     reflect.Type
+	Also   []reflect.Type // Decl.SameShape
 	Fields []*Field
 }
 
@@ -66,6 +71,13 @@ func Resolve(decls []*Decl, registry map[string]reflect.Type) ([]*Schema, error)
 			return nil, fmt.Errorf("%s: unknown Go type %s (not a registered API kind or reachable from one)", d.Pos, d.GoType)
 		}
 		s := &Schema{Decl: d, Go: t}
+		for _, g := range d.SameShape {
+			at, ok := registry[g]
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown Go type %s (not a registered API kind or reachable from one)", d.Pos, g)
+			}
+			s.Also = append(s.Also, at)
+		}
 		byCXX[d.CXX] = s
 		out = append(out, s)
 	}
@@ -77,12 +89,17 @@ func Resolve(decls []*Decl, registry map[string]reflect.Type) ([]*Schema, error)
 			if err != nil {
 				return nil, err
 			}
+			for _, at := range s.Also {
+				if err := sameShape(f, at); err != nil {
+					return nil, err
+				}
+			}
 			if prev, ok := members[fd.Member]; ok {
 				return nil, fmt.Errorf("%s: member %s is already filled at %s", fd.Pos, fd.Member, prev)
 			}
 			members[fd.Member] = fd.Pos
-			for i := range f.Hops[:len(f.Hops)-1] {
-				if !f.Hops[i].Repeated {
+			for i := range f.Hops[:max(len(f.Hops)-1, 0)] {
+				if fd.Present || !f.Hops[i].Repeated {
 					continue
 				}
 				prefix := strings.Join(fd.JSONPath[:i+1], ".")
@@ -115,7 +132,7 @@ func bindStruct(f *Field, byCXX map[string]*Schema) error {
 	if !ok {
 		return fmt.Errorf("%s: struct %s is not declared", fd.Pos, fd.Struct)
 	}
-	if target.Go != f.Elem {
+	if target.Go != f.Elem && !slices.Contains(target.Also, f.Elem) {
 		return fmt.Errorf("%s: %s holds a %s, but %s is declared for %s", fd.Pos, strings.Join(fd.JSONPath, "."), GoName(f.Elem), fd.Struct, target.Decl.GoType)
 	}
 	if target.Decl.Role == RoleKind {
@@ -125,7 +142,76 @@ func bindStruct(f *Field, byCXX map[string]*Schema) error {
 	return nil
 }
 
+// sameShape checks that f, resolved on its struct's first Go type, has the same names, numbers
+// and value on t.
+func sameShape(f *Field, t reflect.Type) error {
+	g, err := resolveField(t, f.Decl)
+	if err != nil {
+		return fmt.Errorf("%s (on %s, which the struct also holds)", err, GoName(t))
+	}
+	same := len(g.Hops) == len(f.Hops) && g.Type == f.Type && g.Map == f.Map && len(g.Options) == len(f.Options)
+	for i := 0; same && i < len(g.Hops); i++ {
+		same = g.Hops[i].JSON == f.Hops[i].JSON && g.Hops[i].Number == f.Hops[i].Number && g.Hops[i].Repeated == f.Hops[i].Repeated
+	}
+	if !same || (f.Type == "kMessage" && g.Elem != f.Elem) {
+		return fmt.Errorf("%s: %s is not the same field on %s", f.Decl.Pos, strings.Join(f.Decl.JSONPath, "."), GoName(t))
+	}
+	return nil
+}
+
+// resolvePresent resolves a presence field: the hops to its one-of object, by number, and one
+// option per field of that object.
+func resolvePresent(t reflect.Type, fd FieldDecl) (*Field, error) {
+	f := &Field{Decl: fd, Type: "kString"}
+	nums := strings.Split(fd.ProtoPath, ".")
+	for _, num := range nums[:len(nums)-1] {
+		n, _ := strconv.Atoi(num)
+		hop, ft, err := findNumber(t, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", fd.Pos, err)
+		}
+		if hop.Repeated || ft.Kind() != reflect.Struct || special(ft) {
+			return nil, fmt.Errorf("%s: field %d of %s is not a single object", fd.Pos, n, GoName(t))
+		}
+		f.Hops = append(f.Hops, hop)
+		t = ft
+	}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			return nil, fmt.Errorf("%s: %s is not a one-of object: Go field %s has no JSON name", fd.Pos, GoName(t), sf.Name)
+		}
+		hop, err := protoHop(sf, i, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", fd.Pos, err)
+		}
+		if ot := deref(sf.Type); hop.Repeated || ot.Kind() != reflect.Struct || special(ot) {
+			return nil, fmt.Errorf("%s: %s is not a one-of object: its field %s is not a single object", fd.Pos, GoName(t), name)
+		}
+		f.Options = append(f.Options, hop)
+	}
+	return f, nil
+}
+
+// findNumber finds the field of struct t with protobuf number n.
+func findNumber(t reflect.Type, n int) (Hop, reflect.Type, error) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if parts := strings.Split(sf.Tag.Get("protobuf"), ","); len(parts) < 2 || parts[1] != strconv.Itoa(n) {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		hop, err := protoHop(sf, i, name)
+		return hop, deref(sf.Type), err
+	}
+	return Hop{}, nil, fmt.Errorf("%s has no field with protobuf number %d", GoName(t), n)
+}
+
 func resolveField(t reflect.Type, fd FieldDecl) (*Field, error) {
+	if fd.Present {
+		return resolvePresent(t, fd)
+	}
 	f := &Field{Decl: fd}
 	for i, name := range fd.JSONPath {
 		hops, sf, err := findJSON(t, name)

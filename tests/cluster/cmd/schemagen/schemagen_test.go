@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -38,14 +40,14 @@ func wantError(t *testing.T, err error, parts ...string) {
 	}
 }
 
-const extern = "extern ObjectMeta k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta\n"
+const meta = "struct ObjectMeta k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta\n  name 1 name\n"
 
 func TestRefusesANameThatIsNotUpstreams(t *testing.T) {
-	_, err := resolveText(t, extern+`
+	_, err := resolveText(t, meta+`
 kind PersistentVolume k8s.io/api/core/v1.PersistentVolume
   spec.cssi.driver 2.2.22.1 csi_driver
 `)
-	wantError(t, err, "test.txt:4", "spec.cssi", `no field with JSON name "cssi"`)
+	wantError(t, err, "test.txt:5", "spec.cssi", `no field with JSON name "cssi"`)
 }
 
 func TestRefusesANumberThatIsNotUpstreams(t *testing.T) {
@@ -69,7 +71,7 @@ func TestRefusesAFieldUpstreamRenumbered(t *testing.T) {
 
 func TestResolvesNestedAndEmbeddedPaths(t *testing.T) {
 	s, err := resolveText(t, `
-extern NodeSelector k8s.io/api/core/v1.NodeSelector
+struct NodeSelector k8s.io/api/core/v1.NodeSelector
 kind PersistentVolume k8s.io/api/core/v1.PersistentVolume
   spec.csi.driver 2.2.22.1 csi_driver
   spec.nodeAffinity.required 2.9.1 node_affinity NodeSelector
@@ -99,7 +101,7 @@ kind StorageClass k8s.io/api/storage/v1.StorageClass
 		t.Errorf("csi.driver is %s on %s, want kString on kLen", csi.Type, csi.Hops[3].Wire)
 	}
 	if aff := s[1].Fields[1]; aff.Type != "kMessage" || aff.Struct != s[0] {
-		t.Errorf("nodeAffinity.required: type %s struct %v, want the NodeSelector extern", aff.Type, aff.Struct)
+		t.Errorf("nodeAffinity.required: type %s struct %v, want the NodeSelector struct", aff.Type, aff.Struct)
 	}
 	topo := s[3].Fields[0]
 	if topo.ListHops != 1 || !topo.Hops[1].Repeated {
@@ -126,7 +128,7 @@ func TestRefusesBadDeclarations(t *testing.T) {
 		{"kind Pod k8s.io/api/core/v1.Pod\n  metadata.name 1.x name\n", "test.txt:2: \"1.x\" is not a dotted list"},
 		{"kind Pod k8s.io/api/core/v1.Pod\n  spec 2 spec\n", "test.txt:2: spec is an object (k8s.io/api/core/v1.PodSpec); name the C++ struct"},
 		{"kind Pod k8s.io/api/core/v1.Pod\n  spec.nodeName 2.10 node_name Foo\n", "test.txt:2: spec.nodeName is a string, not an object"},
-		{extern + "kind Pod k8s.io/api/core/v1.Pod\n  spec 2 spec ObjectMeta\n", "test.txt:3: spec holds a k8s.io/api/core/v1.PodSpec, but ObjectMeta is declared for k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"},
+		{meta + "kind Pod k8s.io/api/core/v1.Pod\n  spec 2 spec ObjectMeta\n", "test.txt:4: spec holds a k8s.io/api/core/v1.PodSpec, but ObjectMeta is declared for k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"},
 		{"kind Pod k8s.io/api/core/v1.Pod\n  spec.nodeName 2.10 a\n  spec.hostname 2.16 a\n", "test.txt:3: member a is already filled at test.txt:2"},
 		{"kind Pod k8s.io/api/core/v1.Pod\n  spec.containers.name 2.2.1 a\n  spec.containers.image 2.2.2 b\n", "test.txt:3: only one field may pass through the list spec.containers"},
 	} {
@@ -136,7 +138,7 @@ func TestRefusesBadDeclarations(t *testing.T) {
 }
 
 func TestGoldenSetsEveryDeclaredField(t *testing.T) {
-	s, err := resolveText(t, extern+`
+	s, err := resolveText(t, meta+`
 kind CSIDriver k8s.io/api/storage/v1.CSIDriver
   metadata 1 metadata ObjectMeta
   spec.attachRequired 2.1 attach_required
@@ -145,11 +147,14 @@ kind CSIDriver k8s.io/api/storage/v1.CSIDriver
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Golden(s[1], "storage.k8s.io/v1", "CSIDriver")
+	b, pb, err := Golden(s[1], "storage.k8s.io/v1", "CSIDriver")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"kind": "CSIDriver"`, `"name": "metadata"`, `"attachRequired": true`, `"podInfoOnMount": true`} {
+	if !bytes.HasPrefix(pb, []byte("k8s\x00")) || !bytes.Contains(pb, []byte("metadata.name")) {
+		t.Errorf("golden protobuf is not an envelope holding the object: %q", pb)
+	}
+	for _, want := range []string{`"kind": "CSIDriver"`, `"name": "metadata.name"`, `"attachRequired": true`, `"podInfoOnMount": true`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("golden JSON lacks %s:\n%s", want, b)
 		}
@@ -273,7 +278,7 @@ kind Lease k8s.io/api/coordination/v1.Lease
 		{s[3], "policy/v1", []string{`"status.disruptedPods": "` + GoldenTime("status.disruptedPods").Format(time.RFC3339) + `"`}},
 		{s[6], "coordination.k8s.io/v1", []string{`"renewTime": "` + GoldenTime("spec.renewTime").Format("2006-01-02T15:04:05.000000Z07:00") + `"`}},
 	} {
-		b, err := Golden(tc.schema, tc.apiVersion, tc.schema.Decl.CXX)
+		b, _, err := Golden(tc.schema, tc.apiVersion, tc.schema.Decl.CXX)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,4 +288,76 @@ kind Lease k8s.io/api/coordination/v1.Lease
 			}
 		}
 	}
+}
+
+func TestResolvesAPresenceField(t *testing.T) {
+	s, err := resolveText(t, `
+struct Volume k8s.io/api/core/v1.Volume
+  *                                2.*     source
+  persistentVolumeClaim.claimName  2.10.1  claim_name
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := s[0].Fields[0]
+	if len(src.Hops) != 1 || src.Hops[0].Number != 2 || src.Hops[0].JSON != "" {
+		t.Fatalf("source: hops %+v, want the inline volumeSource (2)", src.Hops)
+	}
+	var names []string
+	for _, o := range src.Options {
+		names = append(names, o.JSON)
+	}
+	for _, want := range []string{"persistentVolumeClaim", "csi", "ephemeral", "image"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("source options %q lack %s", names, want)
+		}
+	}
+	var out strings.Builder
+	if err := Emit(&out, s, []string{"test.txt"}, "v0"); err != nil {
+		t.Fatal(err)
+	}
+	// Every source is an option; the claim's is named and entered, in both visitors.
+	for _, want := range []string{
+		"static constexpr Tag kVolumeSourceOptions[] = {kVolumeSourceHostPath, kVolumeSourceEmptyDir,",
+		"v1.Present(Tags::kVolumeSourceOptions, o.source);\n",
+		"v1.Option(Tags::kVolumeSourcePersistentVolumeClaim, o.source, [&](auto& v2) {",
+		"case 10:\n            v1.Present(Tags::kVolumeSourcePersistentVolumeClaim, o.source);\n            v1.Option(Tags::kVolumeSourcePersistentVolumeClaim, o.source,",
+		"case 2:\n            v1.Present(Tags::kVolumeSourceEmptyDir, o.source);\n            return true;",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("generated code lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestRefusesBadPresenceFields(t *testing.T) {
+	for _, tc := range []struct{ decls, want string }{
+		{"struct Volume k8s.io/api/core/v1.Volume\n  * 1.* source\n", "test.txt:2: field 1 of k8s.io/api/core/v1.Volume is not a single object"},
+		{"struct Volume k8s.io/api/core/v1.Volume\n  * 2 source\n", `test.txt:2: a presence field's protobuf path`},
+		{"struct Volume k8s.io/api/core/v1.Volume\n  * 9.* source\n", "test.txt:2: k8s.io/api/core/v1.Volume has no field with protobuf number 9"},
+		{"struct Volume k8s.io/api/core/v1.Volume\n  * 2.* source Foo\n", "test.txt:2: a presence field holds a name"},
+		{"struct PodSpec k8s.io/api/core/v1.PodSpec\n  * 36.* os\n", "is not a one-of object: its field name is not a single object"},
+	} {
+		_, err := resolveText(t, tc.decls)
+		wantError(t, err, tc.want)
+	}
+}
+
+func TestStructsOfTheSameShape(t *testing.T) {
+	_, err := resolveText(t, `
+struct PodAffinity k8s.io/api/core/v1.PodAffinity k8s.io/api/core/v1.PodAntiAffinity
+  requiredDuringSchedulingIgnoredDuringExecution.topologyKey 1.3 topology_keys
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pod and node conditions share their first fields but not observedGeneration.
+	_, err = resolveText(t, `
+struct Condition k8s.io/api/core/v1.PodCondition k8s.io/api/core/v1.NodeCondition
+  type                1  type
+  observedGeneration  7  observed_generation
+`)
+	wantError(t, err, "test.txt:4", `NodeCondition has no field with JSON name "observedGeneration"`, "which the struct also holds")
+	_, err = resolveText(t, "kind Pod k8s.io/api/core/v1.Pod k8s.io/api/core/v1.Node\n")
+	wantError(t, err, "test.txt:1: only a struct may hold several Go types")
 }
