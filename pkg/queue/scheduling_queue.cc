@@ -412,6 +412,17 @@ std::pair<std::vector<api::PodPtr>, std::string> SchedulingQueue::PendingPods() 
                                "; unschedulableEntities:" + std::to_string(unschedulable_.size())};
 }
 
+SchedulingQueue::Sizes SchedulingQueue::SizesForTest() const {
+  MutexLock l(mu_);
+  return Sizes{.active = active_.size(),
+               .backoff = backoff_.size(),
+               .unschedulable = unschedulable_.size(),
+               .flushed = unschedulable_.flushed(),
+               .in_flight_pods = active_.InFlightPods(),
+               .in_flight_events = active_.InFlightEvents(),
+               .nominated = nominator_.size()};
+}
+
 size_t SchedulingQueue::UnschedulableSize() const {
   MutexLock l(mu_);
   return unschedulable_.size();

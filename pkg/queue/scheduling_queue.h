@@ -133,6 +133,16 @@ class SchedulingQueue {
   std::pair<std::vector<api::PodPtr>, std::string> PendingPods() const;
   bool IsInUnschedulable(const api::Pod& pod) const;
 
+  // What each part holds, so tests can check that deleted pods leave nothing behind.
+  struct Sizes {
+    size_t active = 0, backoff = 0, unschedulable = 0;
+    size_t flushed = 0;  // pods the leftover flush moved, remembered until they fail or go
+    size_t in_flight_pods = 0, in_flight_events = 0;
+    size_t nominated = 0;
+    bool operator==(const Sizes&) const = default;
+  };
+  Sizes SizesForTest() const;
+
  private:
   framework::Framework* ProfileFor(const api::Pod& pod) const;
   // Runs PreEnqueue and puts the pod in activeQ, or in unschedulable as gated; event labels the
