@@ -83,7 +83,8 @@ class SchedulingQueue {
   QueuedPodInfoPtr Pop();
   // The pod's scheduling cycle is over (failed, or its binding cycle passed Permit).
   void Done(const api::Pod& pod);
-  // A failed attempt: rejected (unschedulable_plugins non-empty) or an error.
+  // A failed attempt: rejected (unschedulable_plugins non-empty) or an error. Ends the pod's
+  // cycle (Done) even when the pod is queued already and p is dropped.
   void AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod, bool error);
   // A cluster event: re-evaluates unschedulable pods whose rejectors registered for it.
   void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,

@@ -549,6 +549,21 @@ TEST_F(QueueTest, DeletedPodsLeaveNothingBehind) {
   EXPECT_EQ(q_->SizesForTest(), SchedulingQueue::Sizes{});
 }
 
+// A failed pod that the informer queued again meanwhile is no longer in flight: upstream's
+// AddUnschedulableIfNotPresent calls Done in any case. Kept in flight, it would hold every later
+// event in the log until it was popped again.
+TEST_F(QueueTest, AFailedPodQueuedAlreadyIsNoLongerInFlight) {
+  auto pod = BuildPod().Name("p").UID("p").Obj();
+  q_->Add(pod);
+  auto popped = q_->Pop();
+  q_->Add(pod);
+  popped->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(popped, false);
+  AddNode(false);
+  q_->Delete(*pod);
+  EXPECT_EQ(q_->SizesForTest(), SchedulingQueue::Sizes{});
+}
+
 TEST_F(QueueTest, CloseWakesABlockedPop) {
   QueuedPodInfoPtr got = std::make_shared<framework::QueuedPodInfo>();
   std::thread popper([&] { got = q_->Pop(); });
