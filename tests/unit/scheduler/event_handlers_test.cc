@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "pkg/metrics/registry.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
 namespace stowage::scheduler {
@@ -115,6 +116,32 @@ TEST_F(EventHandlersTest, DeletedPodsLeaveNoEventStateBehind) {
   events.SyncForTest();
   EXPECT_EQ(events.SizesForTest().series, 0u);
   EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
+}
+
+// Issue 26: pods that come, fail (an event, a status patch, a wait in the queue) and go leave
+// nothing in the queue, the cache, the event recorder or the pod store, and name no metric series.
+TEST_F(EventHandlersTest, ChurnedPodsLeaveNothingBehind) {
+  Start();
+  auto pod = [](int i) {
+    return PodJson("churned-pod-" + std::to_string(i), "churned-uid-" + std::to_string(i));
+  };
+  constexpr int kPods = 20;
+  for (int i = 0; i < kPods; ++i) h_.api().Push(kPodsPath, "ADDED", pod(i));
+  Barrier();
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().queue().UnschedulableSize() == kPods; }));
+  for (int i = 0; i < kPods; ++i) h_.api().Push(kPodsPath, "DELETED", pod(i));
+  Barrier();
+  EXPECT_EQ(h_.scheduler().queue().SizesForTest(), queue::SchedulingQueue::Sizes{});
+  EXPECT_EQ(h_.scheduler().cache().PodCount(), 0u);
+  for (const auto& p : h_.scheduler().ListPods()) {
+    EXPECT_NE(p->spec.scheduler_name, "default-scheduler") << p->metadata.name << " still held";
+  }
+  EventRecorder& events = h_.scheduler().events();
+  events.SyncForTest();
+  EXPECT_EQ(events.SizesForTest().series, 0u);
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
+  const std::string text = metrics::Registry::Global().Render();
+  EXPECT_EQ(text.find("churned-"), std::string::npos) << "a metric series names a pod";
 }
 
 TEST_F(EventHandlersTest, NodesComeAndGo) {
