@@ -64,6 +64,8 @@ class ActiveQueue {
   // The in-flight log.
   bool IsInFlight(const std::string& uid) const { return in_flight_.count(uid) > 0; }
   bool AnyInFlight() const { return !in_flight_.empty(); }
+  size_t InFlightPods() const { return in_flight_.size(); }
+  size_t InFlightEvents() const { return log_.size() - in_flight_.size(); }
   // Starts tracking a popped pod, unless it is tracked already.
   void AddInFlight(const std::string& uid);
   // Stops tracking a pod (its scheduling cycle is over) and drops the events no in-flight pod

@@ -43,6 +43,8 @@ class Nominator {
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(std::string_view node) const;
   // The node the pod with uid is nominated to, or nullptr.
   const std::string* NominatedNodeOf(const std::string& uid) const;
+  // How many pods are nominated.
+  size_t size() const { return node_of_.size(); }
 
  private:
   NodePods pods_;

@@ -264,9 +264,14 @@ std::string_view SchedulingQueue::Requeue(QueuedPodInfoPtr p, std::string_view e
 
 void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool error) {
   std::string key = Key(p->pod());
-  MutexLock l(mu_);
-  if (active_.Has(key) || backoff_.Has(key) || unschedulable_.Has(key)) return;
   const std::string uid = p->pod().metadata.uid;
+  MutexLock l(mu_);
+  if (active_.Has(key) || backoff_.Has(key) || unschedulable_.Has(key)) {
+    // Its cycle is over all the same (upstream defers Done): left in flight, the pod would
+    // keep every later event in the log until it was popped again.
+    active_.DoneInFlight(uid);
+    return;
+  }
   unschedulable_.ForgetFlushed(uid);
   CountRejectors(*p, +1);
   if (error) {
@@ -410,6 +415,17 @@ std::pair<std::vector<api::PodPtr>, std::string> SchedulingQueue::PendingPods() 
   return {std::move(pods), "activeQ:" + std::to_string(active_.size()) +
                                "; backoffQ:" + std::to_string(backoff_.size()) +
                                "; unschedulableEntities:" + std::to_string(unschedulable_.size())};
+}
+
+SchedulingQueue::Sizes SchedulingQueue::SizesForTest() const {
+  MutexLock l(mu_);
+  return Sizes{.active = active_.size(),
+               .backoff = backoff_.size(),
+               .unschedulable = unschedulable_.size(),
+               .flushed = unschedulable_.flushed(),
+               .in_flight_pods = active_.InFlightPods(),
+               .in_flight_events = active_.InFlightEvents(),
+               .nominated = nominator_.size()};
 }
 
 size_t SchedulingQueue::UnschedulableSize() const {

@@ -83,7 +83,8 @@ class SchedulingQueue {
   QueuedPodInfoPtr Pop();
   // The pod's scheduling cycle is over (failed, or its binding cycle passed Permit).
   void Done(const api::Pod& pod);
-  // A failed attempt: rejected (unschedulable_plugins non-empty) or an error.
+  // A failed attempt: rejected (unschedulable_plugins non-empty) or an error. Ends the pod's
+  // cycle (Done) even when the pod is queued already and p is dropped.
   void AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod, bool error);
   // A cluster event: re-evaluates unschedulable pods whose rejectors registered for it.
   void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
@@ -132,6 +133,16 @@ class SchedulingQueue {
   // cache debugger.
   std::pair<std::vector<api::PodPtr>, std::string> PendingPods() const;
   bool IsInUnschedulable(const api::Pod& pod) const;
+
+  // What each part holds, so tests can check that deleted pods leave nothing behind.
+  struct Sizes {
+    size_t active = 0, backoff = 0, unschedulable = 0;
+    size_t flushed = 0;  // pods the leftover flush moved, remembered until they fail or go
+    size_t in_flight_pods = 0, in_flight_events = 0;
+    size_t nominated = 0;
+    bool operator==(const Sizes&) const = default;
+  };
+  Sizes SizesForTest() const;
 
  private:
   framework::Framework* ProfileFor(const api::Pod& pod) const;

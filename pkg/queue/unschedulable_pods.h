@@ -48,6 +48,7 @@ class UnschedulablePods {
   void MarkFlushed(const std::string& uid) { flushed_.insert(uid); }
   void ForgetFlushed(const std::string& uid) { flushed_.erase(uid); }
   bool WasFlushed(const std::string& uid) const { return flushed_.count(uid) > 0; }
+  size_t flushed() const { return flushed_.size(); }
 
  private:
   Map pods_;

@@ -146,6 +146,8 @@ void Scheduler::RegisterHandlers() {
       queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, p, {});
     }
     queue_->Delete(*p);
+    // No event will be about the pod again: its event series and spam bucket go with it.
+    events_->ForgetObject(p->metadata.uid);
   };
   // Terminal pods hold no resources and are not the scheduler's business, as upstream.
   pods_.AddEventHandler(pods);

@@ -20,6 +20,9 @@ constexpr size_t kMaxNameLength = 253;
 // The worker wakes at least this often even when nothing is due (a changed clock, spurious
 // stop requests), so periodic work is never late by more.
 constexpr Duration kMaxIdleWait = std::chrono::minutes(1);
+// Deleted objects waiting for the worker at most (a mass deletion while a periodic write is
+// slow); past it their state is dropped by the 6-minute pass instead.
+constexpr size_t kMaxQueuedForgets = 1 << 16;
 
 // Fields joined with a separator no Kubernetes name or reason contains.
 std::string JoinKey(std::initializer_list<std::string_view> parts) {
@@ -31,20 +34,44 @@ std::string JoinKey(std::initializer_list<std::string_view> parts) {
   return key;
 }
 
+// Both keys begin with the regarding object's uid, so that an object's entries are adjacent in
+// the ordered maps (ForgetObject); the order of the fields is otherwise of no consequence.
+std::string KeyPrefix(const std::string& uid) { return JoinKey({uid}); }
+
 // client-go's eventKey: the note is deliberately not part of it; the related object is.
 std::string SeriesKey(const api::EventRecord& e) {
-  return JoinKey({e.type, e.action, e.reason, e.reporting_controller, e.reporting_instance,
-                  e.regarding_kind, e.regarding_api_version, e.regarding.namespace_,
-                  e.regarding.name, e.regarding.uid, e.regarding.resource_version, e.related_kind,
-                  e.related_api_version, e.related.namespace_, e.related.name, e.related.uid,
-                  e.related.resource_version});
+  return JoinKey({e.regarding.uid, e.type, e.action, e.reason, e.reporting_controller,
+                  e.reporting_instance, e.regarding_kind, e.regarding_api_version,
+                  e.regarding.namespace_, e.regarding.name, e.regarding.resource_version,
+                  e.related_kind, e.related_api_version, e.related.namespace_, e.related.name,
+                  e.related.uid, e.related.resource_version});
 }
 
 // client-go's getSpamKey: source, object and event type.
 std::string SpamKey(const api::EventRecord& e) {
-  return JoinKey({e.reporting_controller, e.reporting_instance, e.regarding_kind,
-                  e.regarding.namespace_, e.regarding.name, e.regarding.uid,
-                  e.regarding_api_version, e.type});
+  return JoinKey({e.regarding.uid, e.reporting_controller, e.reporting_instance, e.regarding_kind,
+                  e.regarding.namespace_, e.regarding.name, e.regarding_api_version, e.type});
+}
+
+// What an event says of an object (its ObjectReference): a pod's labels, annotations and owners
+// would only take room in the events kept for series.
+api::ObjectMeta Reference(const api::ObjectMeta& meta) {
+  api::ObjectMeta ref;
+  ref.namespace_ = meta.namespace_;
+  ref.name = meta.name;
+  ref.uid = meta.uid;
+  ref.resource_version = meta.resource_version;
+  return ref;
+}
+
+// Erases the entries of map whose keys begin with prefix, calling each(key, value) first.
+template <typename Map, typename Fn>
+void EraseWithPrefix(Map& map, const std::string& prefix, Fn each) {
+  auto it = map.lower_bound(prefix);
+  while (it != map.end() && it->first.starts_with(prefix)) {
+    each(it->first, it->second);
+    it = map.erase(it);
+  }
 }
 
 std::string EventPath(const api::EventRecord& e) {
@@ -201,11 +228,11 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
   e.type = std::string(type);
   e.regarding_kind = "Pod";
   e.regarding_api_version = "v1";
-  e.regarding = regarding.metadata;
+  e.regarding = Reference(regarding.metadata);
   if (related) {
     e.related_kind = "Pod";
     e.related_api_version = "v1";
-    e.related = related->metadata;
+    e.related = Reference(related->metadata);
   }
   p.at = clock_.Now();
   {
@@ -217,6 +244,21 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
     queue_.push_back(std::move(p));
   }
   cv_.Signal();
+}
+
+void EventRecorder::ForgetObject(std::string uid) {
+  if (uid.empty()) return;
+  {
+    MutexLock l(mu_);
+    if (forget_.size() >= kMaxQueuedForgets) return;
+    forget_.push_back(std::move(uid));
+  }
+  cv_.Signal();
+}
+
+EventRecorder::Sizes EventRecorder::SizesForTest() {
+  MutexLock l(mu_);
+  return sizes_;
 }
 
 void EventRecorder::SyncForTest() {
@@ -238,15 +280,17 @@ void EventRecorder::Loop(std::stop_token stop) {
     MonoTime due = std::min(next_finish_, next_refresh_);
     Duration wait = std::clamp<Duration>(due - clock_.Now(), Duration::zero(), kMaxIdleWait);
     std::deque<Pending> batch;
+    std::vector<std::string> forget;
     uint64_t pass;
     {
       MutexLock l(mu_);
       const MonoTime deadline = std::chrono::steady_clock::now() + wait;
-      while (queue_.empty() && !sync_requested_ && !stop.stop_requested() &&
+      while (queue_.empty() && forget_.empty() && !sync_requested_ && !stop.stop_requested() &&
              cv_.WaitUntil(mu_, stop, deadline)) {
       }
       if (stop.stop_requested()) return;
       batch.swap(queue_);
+      forget.swap(forget_);
       sync_requested_ = false;
       pass = ++passes_started_;
     }
@@ -254,10 +298,14 @@ void EventRecorder::Loop(std::stop_token stop) {
       if (stop.stop_requested()) return;
       Process(p);
     }
+    // After the batch: every event recorded before an object's deletion was seen is in it or
+    // in an earlier one, so none comes back to life after its forget.
+    for (const std::string& uid : forget) Forget(uid);
     RunPeriodic(clock_.Now());
     {
       MutexLock l(mu_);
       passes_done_ = pass;
+      sizes_ = Sizes{series_.size(), spam_.size()};
     }
     sync_cv_.SignalAll();
   }
@@ -271,10 +319,7 @@ void EventRecorder::Process(Pending& p) {
     c.event.series_last_observed_time = p.event.event_time;
     // The second occurrence turns the event into a series at once; later ones wait for the
     // periodic writes.
-    if (++c.count == 2) {
-      c.event.series_count = c.count;
-      Dispatch(key, [this, e = c.event] { WriteSeries(e); });
-    }
+    if (++c.count == 2) DispatchSeries(key, c);
     return;
   }
   if (!AllowSpam(p.event, p.at)) {
@@ -292,6 +337,46 @@ void EventRecorder::Process(Pending& p) {
                     e.name);
     }
   });
+}
+
+bool EventRecorder::UpdateQueuedSeries(Cached& c) {
+  c.event.series_count = c.count;
+  if (c.queued == nullptr) return false;
+  MutexLock l(c.queued->mu);
+  if (c.queued->started) return false;
+  c.queued->event.series_count = c.count;
+  c.queued->event.series_last_observed_time = c.event.series_last_observed_time;
+  c.written = c.count;
+  return true;
+}
+
+void EventRecorder::DispatchSeries(const std::string& key, Cached& c) {
+  if (UpdateQueuedSeries(c)) return;
+  c.written = c.count;
+  auto w = std::make_shared<SeriesWrite>();
+  {
+    MutexLock l(w->mu);
+    w->event = c.event;
+  }
+  c.queued = w;
+  Dispatch(key, [this, w] {
+    api::EventRecord e;
+    {
+      MutexLock l(w->mu);
+      w->started = true;
+      e = w->event;
+    }
+    WriteSeries(e);
+  });
+}
+
+void EventRecorder::Forget(const std::string& uid) {
+  const std::string prefix = KeyPrefix(uid);
+  EraseWithPrefix(series_, prefix, [this](const std::string& key, Cached& c) {
+    // The series ends here rather than 6 minutes on: its last count is written now.
+    if (c.count >= 2 && c.count != c.written) DispatchSeries(key, c);
+  });
+  EraseWithPrefix(spam_, prefix, [](const std::string&, Bucket&) {});
 }
 
 bool EventRecorder::AllowSpam(const api::EventRecord& e, MonoTime now) {
@@ -336,8 +421,14 @@ void EventRecorder::RunPeriodic(MonoTime now) {
       Cached& c = it->second;
       bool forget = false;
       if (c.count >= 2) {
-        c.event.series_count = c.count;
-        forget = c.last_observed + options_.series_finish_interval < now && WriteSeries(c.event);
+        if (c.last_observed + options_.series_finish_interval < now) {
+          // A write still queued carries the final count; otherwise it is written here.
+          forget = UpdateQueuedSeries(c);
+          if (!forget) {
+            c.written = c.count;
+            forget = WriteSeries(c.event);
+          }
+        }
       } else {
         forget = c.first_seen + options_.series_finish_interval < now;
       }
@@ -355,8 +446,8 @@ void EventRecorder::RunPeriodic(MonoTime now) {
   if (now >= next_refresh_) {
     // upstream's refreshExistingEventSeries: every live series gets its current count.
     for (auto& [key, c] : series_) {
-      if (c.count < 2) continue;
-      c.event.series_count = c.count;
+      if (c.count < 2 || UpdateQueuedSeries(c)) continue;
+      c.written = c.count;
       WriteSeries(c.event);
     }
     next_refresh_ = now + options_.series_refresh_interval;

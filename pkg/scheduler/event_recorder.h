@@ -26,11 +26,25 @@
 //    right. Filtered events are counted.
 //  * Notes longer than the API's 1024-byte limit are cut, ending in " ..." as schedule_one.go's
 //    truncateMessage does (the cut backs off to a UTF-8 character boundary).
+//  * Deleted objects. Series and buckets are kept per object, so without more they would hold
+//    every pod of the last 6 to 12 minutes (upstream's eventCache does): under churn, memory
+//    that grows with the pod rate, about 1.8 KB per pod. A pod's deletion (ForgetObject) ends
+//    its series at once, writing the count not yet written as the final PATCH, and drops its
+//    bucket, since no event will be about it again; so what is kept follows the live pods, and
+//    only an event recorded after its pod's deletion waits for the 6-minute pass. An event keeps
+//    only the reference fields of its objects (namespace, name, uid, resourceVersion).
+//  * Writes that wait. A series has at most one write waiting for a writer: a newer count
+//    updates the waiting write instead of queueing another (the API server ends with the same
+//    count, sent once). When events come faster than the event client's rate limit allows
+//    (a pod that failed a few times and is deleted costs a count-2 PATCH and a final one),
+//    the backlog therefore stops growing once it is long enough for the two to meet, instead of
+//    growing with every pod.
 //
 // Writes use the RestClient's retries; an event that still fails is logged and dropped (upstream
-// retries up to 12 times, 10 s apart, from a goroutine per event). Thread-safe: Record() may be
-// called from any thread; the series and spam state belong to the worker thread. On destruction
-// writes not yet started are dropped.
+// retries up to 12 times, 10 s apart, from a goroutine per event). Thread-safe: Record() and
+// ForgetObject() may be called from any thread; the series and spam state belong to the worker
+// thread, which handles a forget after every event recorded before it. On destruction writes
+// not yet started are dropped.
 #pragma once
 
 #include <atomic>
@@ -81,6 +95,11 @@ class EventRecorder {
               std::string_view reason, std::string_view action, std::string note,
               const api::Pod* related = nullptr);
 
+  // The object with this uid is gone (the pod was deleted): its series end now, each with a
+  // final write of a count not yet written, and its spam bucket is dropped. Never blocks; an
+  // empty uid is ignored.
+  void ForgetObject(std::string uid);
+
   // Events dropped because a queue was full.
   uint64_t dropped() const { return dropped_.load(); }
   // Events dropped by the per-object spam filter.
@@ -91,17 +110,33 @@ class EventRecorder {
   // Waits until the worker has handled everything recorded before the call and has run the
   // periodic series work that is due by the clock's current time, and the writers are idle.
   void SyncForTest();
+  // What the worker kept at the end of its last pass: event series (single events included)
+  // and spam buckets. Call after SyncForTest.
+  struct Sizes {
+    size_t series = 0;
+    size_t spam_buckets = 0;
+  };
+  Sizes SizesForTest();
 
  private:
   struct Pending {
     api::EventRecord event;
     MonoTime at;
   };
+  // A series write queued on a writer: until a writer starts it, a newer count of the series
+  // goes into it instead of into a write of its own.
+  struct SeriesWrite {
+    Mutex mu;
+    api::EventRecord event GUARDED_BY(mu);
+    bool started GUARDED_BY(mu) = false;
+  };
   struct Cached {
     api::EventRecord event;  // as first written
     MonoTime first_seen;
     MonoTime last_observed;
-    int32_t count = 1;  // >= 2 once a series
+    int32_t count = 1;    // >= 2 once a series
+    int32_t written = 1;  // the count the API server was last sent (or will be, when queued)
+    std::shared_ptr<SeriesWrite> queued;  // the series' last queued write
   };
   struct Bucket {
     double tokens;
@@ -121,6 +156,13 @@ class EventRecorder {
   void Dispatch(const std::string& key, std::function<void()> write);
   void CountDrop();
   void Process(Pending& p);
+  // Ends the series and drops the bucket of the object with uid.
+  void Forget(const std::string& uid);
+  // Queues the write of c's count as its series, or puts the count into its queued write when
+  // no writer has started that yet.
+  void DispatchSeries(const std::string& key, Cached& c);
+  // Puts c's count into its queued write if no writer has started it; false otherwise.
+  bool UpdateQueuedSeries(Cached& c);
   void RunPeriodic(MonoTime now);
   bool AllowSpam(const api::EventRecord& e, MonoTime now);
   // Writes the series of e (series_count set); false when the failure is worth retrying later.
@@ -137,11 +179,16 @@ class EventRecorder {
   CondVarAny cv_;       // work for the worker
   CondVarAny sync_cv_;  // a worker pass finished
   std::deque<Pending> queue_ GUARDED_BY(mu_);
+  // UIDs of deleted objects, handled after the events queued with them (at most
+  // kMaxQueuedForgets; past it a deleted object's state waits for the 6-minute pass).
+  std::vector<std::string> forget_ GUARDED_BY(mu_);
+  Sizes sizes_ GUARDED_BY(mu_);
   bool sync_requested_ GUARDED_BY(mu_) = false;
   uint64_t passes_started_ GUARDED_BY(mu_) = 0;
   uint64_t passes_done_ GUARDED_BY(mu_) = 0;
 
-  // Worker-thread state.
+  // Worker-thread state. Keys begin with the regarding object's uid, so an object's entries are
+  // adjacent and ForgetObject finds them without a scan.
   std::map<std::string, Cached> series_;
   std::map<std::string, Bucket> spam_;
   MonoTime next_finish_;

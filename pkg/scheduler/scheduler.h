@@ -103,6 +103,7 @@ class Scheduler {
   // Every non-terminal pod the scheduler's pod informer holds (for /metrics/resources).
   std::vector<api::PodPtr> ListPods() const;
   queue::SchedulingQueue& queue() { return *queue_; }
+  EventRecorder& events() { return *events_; }
   // Upstream's cache debugger, which SIGUSR2 runs: compares the cache and the queue with the
   // informers, then dumps both to the log (cache_debugger.h). Safe from any thread.
   void DebugCache() const;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cmd/stowage/app/endpoints.h"
+#include "pkg/common/heap_trimmer.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/sdnotify.h"
 #include "pkg/metrics/component.h"
@@ -279,6 +280,8 @@ void Process::SyncInformers() {
   LOG_INFO("starting stowage against {} ({}), {} profile(s)", rc_.server, rc_.source,
            cfg_.profiles.size());
   informers_->Start();
+  // From here on pods come and go; freed pages go back to the kernel (heap_trimmer.h).
+  heap_trimmer_ = StartHeapTrimmer(std::chrono::minutes(1));
   // Waited for in steps of a second so a SIGTERM is seen promptly; a stop before the caches
   // synced must not tell systemd the service is ready.
   for (int waited = 1; !informers_->WaitForCacheSync(std::chrono::seconds(1)); ++waited) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <thread>
 
 #include "cmd/stowage/app/options.h"
 #include "cmd/stowage/app/secure_port.h"
@@ -89,6 +90,7 @@ class Process {
   std::shared_ptr<server::Router> router_;
   std::unique_ptr<server::SecureServer> https_;
   SecurePortAuth port_auth_;
+  std::jthread heap_trimmer_;  // started with the informers
 };
 
 }  // namespace stowage::app

@@ -180,5 +180,47 @@ TEST(Cache, ImageNameListedTwiceTakesTheFirstSize) {
   EXPECT_EQ(s.Get("n1")->image_states().at("img@sha").size, 500);
 }
 
+// Issue 26: every way a pod goes through the cache (assumed and confirmed, assumed and
+// forgotten, added bound, on a node not yet known) ends with nothing of it left once it is gone.
+TEST(Cache, DeletedPodsLeaveNothingBehind) {
+  Cache c;
+  c.AddNode(Node("n1"));
+  Snapshot s;
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  auto confirmed = Assumed("confirmed", "n1");
+  ASSERT_TRUE(c.AssumePod(confirmed).ok());
+  ASSERT_TRUE(c.FinishBinding(*confirmed->pod).ok());
+  ASSERT_TRUE(c.AddPod(confirmed->pod).ok());
+  auto forgotten = Assumed("forgotten", "n1");  // its binding failed, or it was deleted unbound
+  ASSERT_TRUE(c.AssumePod(forgotten).ok());
+  auto bound = BuildPod()
+                   .Name("bound")
+                   .UID("bound")
+                   .Node("n1")
+                   .PodAntiAffinityExists("app", "kubernetes.io/hostname",
+                                          testing::PodAffinityKind::kPreferred)
+                   .Obj();
+  ASSERT_TRUE(c.AddPod(bound).ok());
+  auto early = BuildPod().Name("early").UID("early").Node("unknown").Obj();
+  ASSERT_TRUE(c.AddPod(early).ok());
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(c.PodCount(), 4u);
+  EXPECT_EQ(c.DumpAll().nodes.size(), 2u);
+  EXPECT_EQ(s.HavePodsWithAffinityList().size(), 1u);
+
+  ASSERT_TRUE(c.RemovePod(*confirmed->pod).ok());
+  ASSERT_TRUE(c.ForgetPod(*forgotten->pod).ok());
+  ASSERT_TRUE(c.RemovePod(*bound).ok());
+  ASSERT_TRUE(c.RemovePod(*early).ok());
+  ASSERT_TRUE(c.UpdateSnapshot(s).ok());
+  EXPECT_EQ(c.PodCount(), 0u);
+  EXPECT_FALSE(c.IsAssumedPod(*forgotten->pod));
+  EXPECT_EQ(c.DumpAll().nodes.size(), 1u) << "the entry of the unknown node goes with its pod";
+  EXPECT_EQ(c.NodeCount(), 1u);
+  EXPECT_TRUE(s.Get("n1")->pods().empty());
+  EXPECT_TRUE(s.HavePodsWithAffinityList().empty());
+  EXPECT_EQ(s.Get("n1")->requested().milli_cpu, 0);
+}
+
 }  // namespace
 }  // namespace stowage::cache

@@ -154,6 +154,26 @@ TEST(SharedInformer, HandlersSeeAddUpdateAndDeleteInOrder) {
   EXPECT_EQ(f.informer->LastResourceVersion(), "13");
 }
 
+// Issue 26: objects that come and go, by watch events or missed and found gone by a relist,
+// leave the store empty.
+TEST(SharedInformer, DeletedObjectsLeaveTheStoreEmpty) {
+  Fixture f;
+  f.Start({Node("listed", "1")});
+  for (int i = 0; i < 50; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    f.api.Push(kNodes, "ADDED", Node(name, std::to_string(100 + 2 * i)));
+    f.api.Push(kNodes, "DELETED", Node(name, std::to_string(101 + 2 * i)));
+  }
+  f.api.Push(kNodes, "ADDED", Node("missed", "200"));
+  ASSERT_TRUE(f.recorder->WaitFor(102));
+  EXPECT_EQ(f.informer->store().Size(), 2u);
+  // Both are deleted while the watch is down: the relist finds them gone.
+  f.api.SetList(kNodes, {}, "300");
+  f.api.PushError(kNodes, 410, "too old resource version");
+  ASSERT_TRUE(f.recorder->WaitFor(104));
+  EXPECT_EQ(f.informer->store().Size(), 0u);
+}
+
 TEST(SharedInformer, AHandlerAddedLateReceivesTheObjectsHeldOnceThenChanges) {
   Fixture f;
   f.Start({Node("n1", "1"), Node("n2", "2")});

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <prometheus/gauge.h>
 
+#include <ostream>
 #include <set>
 #include <thread>
 
@@ -13,6 +14,14 @@
 #include "tests/testing/stub_plugins.h"
 
 namespace stowage::queue {
+
+// gtest prints the sizes by name when a comparison fails.
+void PrintTo(const SchedulingQueue::Sizes& s, std::ostream* os) {
+  *os << "{active " << s.active << ", backoff " << s.backoff << ", unschedulable "
+      << s.unschedulable << ", flushed " << s.flushed << ", in-flight pods " << s.in_flight_pods
+      << ", in-flight events " << s.in_flight_events << ", nominated " << s.nominated << "}";
+}
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -501,6 +510,58 @@ TEST_F(QueueTest, APodFailingRepeatedlyDoesNotBlockANewerPod) {
   ASSERT_EQ(q_->ActiveSize(), 2u);
   EXPECT_EQ(q_->Pop()->pod().metadata.name, "new");
   EXPECT_EQ(q_->Pop()->pod().metadata.name, "old");
+}
+
+// Every way through the queue, then every pod deleted: no part keeps anything of them.
+TEST_F(QueueTest, DeletedPodsLeaveNothingBehind) {
+  std::vector<api::PodPtr> pods;
+  auto add = [&](const std::string& name, bool gated = false) {
+    auto w = BuildPod().Name(name).UID(name).SchedulerName("default-scheduler");
+    if (gated) w.Label("gated", "yes");
+    pods.push_back(w.Obj());
+    q_->Add(pods.back());
+    return pods.back();
+  };
+  add("rejected");
+  Reject("rejected");
+  add("erred");
+  q_->AddUnschedulableIfNotPresent(q_->Pop(), /*error=*/true);  // backoffQ
+  add("flushed");
+  Reject("flushed");
+  clock_.Advance(5min + 1s);
+  q_->FlushUnschedulablePodsLeftover();  // both rejected pods, back in activeQ
+  auto in_flight = q_->Pop();
+  auto nominated = add("nominated");
+  q_->AddNominatedPod(framework::NewPodInfo(nominated),
+                      {framework::NominatingInfo::Mode::kOverride, "n1"});
+  add("gated", /*gated=*/true);
+  AddNode(false);  // kept for the pod in flight
+  const SchedulingQueue::Sizes held = q_->SizesForTest();
+  EXPECT_EQ(held.active, 2u);
+  EXPECT_EQ(held.backoff, 1u);
+  EXPECT_EQ(held.unschedulable, 1u);
+  EXPECT_EQ(held.flushed, 2u);
+  EXPECT_EQ(held.in_flight_pods, 1u);
+  EXPECT_EQ(held.in_flight_events, 1u);
+  EXPECT_EQ(held.nominated, 1u);
+  for (const api::PodPtr& p : pods) q_->Delete(*p);
+  q_->Done(in_flight->pod());  // its cycle ends after its deletion, as the scheduler's may
+  EXPECT_EQ(q_->SizesForTest(), SchedulingQueue::Sizes{});
+}
+
+// A failed pod that the informer queued again meanwhile is no longer in flight: upstream's
+// AddUnschedulableIfNotPresent calls Done in any case. Kept in flight, it would hold every later
+// event in the log until it was popped again.
+TEST_F(QueueTest, AFailedPodQueuedAlreadyIsNoLongerInFlight) {
+  auto pod = BuildPod().Name("p").UID("p").Obj();
+  q_->Add(pod);
+  auto popped = q_->Pop();
+  q_->Add(pod);
+  popped->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(popped, false);
+  AddNode(false);
+  q_->Delete(*pod);
+  EXPECT_EQ(q_->SizesForTest(), SchedulingQueue::Sizes{});
 }
 
 TEST_F(QueueTest, CloseWakesABlockedPop) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "pkg/metrics/registry.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
 namespace stowage::scheduler {
@@ -89,6 +90,58 @@ TEST_F(EventHandlersTest, PendingPodLeavesTheQueueWhenBoundOrDeleted) {
   Barrier();
   EXPECT_EQ(Pending(), 0u);
   EXPECT_EQ(h_.scheduler().cache_errors(), 0u);
+}
+
+// Issue 26: the event recorder kept every pod's series and spam bucket for 6 to 12 minutes,
+// so under churn it grew with the pod rate. A pod's deletion leaves nothing behind.
+TEST_F(EventHandlersTest, DeletedPodsLeaveNoEventStateBehind) {
+  Start();
+  for (int i = 0; i < 3; ++i) {
+    h_.api().Push(kPodsPath, "ADDED", PodJson("p" + std::to_string(i), "u" + std::to_string(i)));
+  }
+  Barrier();
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().queue().UnschedulableSize() == 3; }));
+  EventRecorder& events = h_.scheduler().events();
+  // Each failure recorded a FailedScheduling event, kept as a (single-event) series.
+  ASSERT_TRUE(Eventually([&] {
+    events.SyncForTest();
+    return events.SizesForTest().series == 3;
+  }));
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 3u);
+  for (int i = 0; i < 3; ++i) {
+    h_.api().Push(kPodsPath, "DELETED", PodJson("p" + std::to_string(i), "u" + std::to_string(i)));
+  }
+  Barrier();
+  EXPECT_EQ(Pending(), 0u);
+  events.SyncForTest();
+  EXPECT_EQ(events.SizesForTest().series, 0u);
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
+}
+
+// Issue 26: pods that come, fail (an event, a status patch, a wait in the queue) and go leave
+// nothing in the queue, the cache, the event recorder or the pod store, and name no metric series.
+TEST_F(EventHandlersTest, ChurnedPodsLeaveNothingBehind) {
+  Start();
+  auto pod = [](int i) {
+    return PodJson("churned-pod-" + std::to_string(i), "churned-uid-" + std::to_string(i));
+  };
+  constexpr int kPods = 20;
+  for (int i = 0; i < kPods; ++i) h_.api().Push(kPodsPath, "ADDED", pod(i));
+  Barrier();
+  ASSERT_TRUE(Eventually([&] { return h_.scheduler().queue().UnschedulableSize() == kPods; }));
+  for (int i = 0; i < kPods; ++i) h_.api().Push(kPodsPath, "DELETED", pod(i));
+  Barrier();
+  EXPECT_EQ(h_.scheduler().queue().SizesForTest(), queue::SchedulingQueue::Sizes{});
+  EXPECT_EQ(h_.scheduler().cache().PodCount(), 0u);
+  for (const auto& p : h_.scheduler().ListPods()) {
+    EXPECT_NE(p->spec.scheduler_name, "default-scheduler") << p->metadata.name << " still held";
+  }
+  EventRecorder& events = h_.scheduler().events();
+  events.SyncForTest();
+  EXPECT_EQ(events.SizesForTest().series, 0u);
+  EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
+  const std::string text = metrics::Registry::Global().Render();
+  EXPECT_EQ(text.find("churned-"), std::string::npos) << "a metric series names a pod";
 }
 
 TEST_F(EventHandlersTest, NodesComeAndGo) {

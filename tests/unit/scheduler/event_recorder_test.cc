@@ -164,6 +164,80 @@ TEST(EventRecorder, SingleEventsAreForgottenAfterSixMinutes) {
   EXPECT_EQ(g.transport->RequestsOf("PATCH").size(), 0u);
 }
 
+// Issue 26: a deleted pod's series and spam bucket are dropped at once instead of after 6 to 12
+// minutes, a series ending with the write of its last count; other pods' are kept.
+TEST(EventRecorder, ForgottenObjectsLeaveNothingBehind) {
+  Fixture f;
+  for (int i = 0; i < 3; ++i) f.Failed(MakePod("p"));  // a series of 3 (2 written so far)
+  f.Failed(MakePod("q"));
+  f.Failed(MakePod("q"));  // a series of 2, all written
+  const api::Pod preemptor = MakePod("p");
+  f.recorder->Record(MakePod("victim"), "default-scheduler", "Normal", "Preempted", "Preempting",
+                     "Preempted by pod uid-p on node n1", &preemptor);
+  f.Failed(MakePod("p2"));  // its uid begins with p's
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 4u);
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 4u);
+  ASSERT_EQ(f.transport->RequestsOf("PATCH").size(), 2u);
+
+  for (const char* uid : {"uid-p", "uid-q", "uid-victim", "uid-unknown", ""}) {
+    f.recorder->ForgetObject(uid);
+  }
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 1u);  // p2's
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 1u);
+  auto patches = f.transport->RequestsOf("PATCH");
+  ASSERT_EQ(patches.size(), 3u);  // p's final count; q's was written already
+  EXPECT_EQ(json::parse(patches[2].body)["series"]["count"], 3);
+
+  f.recorder->ForgetObject("uid-p2");
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.recorder->SizesForTest().series, 0u);
+  EXPECT_EQ(f.recorder->SizesForTest().spam_buckets, 0u);
+  EXPECT_EQ(f.transport->RequestsOf("PATCH").size(), 3u);
+}
+
+// Issue 26: when writes wait (the event client's rate limit is below the events' rate), a
+// series' final count goes into its count-2 PATCH still waiting rather than into a second write,
+// so the backlog does not grow by one write per deleted pod.
+TEST(EventRecorder, WaitingSeriesWriteTakesTheNewerCount) {
+  Mutex mu;
+  CondVar cv;
+  bool entered = false, release = false;
+  EventRecorderOptions options;
+  options.writers = 1;
+  Fixture f(options);
+  f.transport->SetAnswer([&](const client::HttpRequest&) -> std::optional<int> {
+    MutexLock l(mu);
+    entered = true;
+    cv.SignalAll();
+    while (!release) cv.Wait(mu);
+    return std::nullopt;
+  });
+  f.Failed(MakePod("blocker"));
+  {
+    MutexLock l(mu);
+    while (!entered) cv.Wait(mu);  // the one writer is stuck writing "blocker"
+  }
+  for (int i = 0; i < 4; ++i) f.Failed(MakePod("p"));  // POST, then PATCH count 2, waiting
+  f.recorder->ForgetObject("uid-p");                   // the final count, 4
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (f.recorder->SizesForTest().series != 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(f.recorder->SizesForTest().series, 1u);  // "blocker" only: p's forget was handled
+  {
+    MutexLock l(mu);
+    release = true;
+  }
+  cv.SignalAll();
+  f.recorder->SyncForTest();
+  EXPECT_EQ(f.transport->RequestsOf("POST").size(), 2u);
+  auto patches = f.transport->RequestsOf("PATCH");
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(json::parse(patches[0].body)["series"]["count"], 4);
+}
+
 TEST(EventRecorder, WhatMakesEventsIsomorphic) {
   Fixture f;
   // As client-go's eventKey, the note is not part of the key: another note joins the series.

@@ -92,6 +92,18 @@ TEST_F(StatusWriterTest, WaitForPodWaitsForThatPodsPatchOnly) {
   waiter.join();
 }
 
+// Issue 26: the patches of pods deleted meanwhile (answered 404) leave nothing queued or in
+// flight.
+TEST_F(StatusWriterTest, PatchesOfDeletedPodsLeaveNothingBehind) {
+  api_->SetAnswer([](const client::HttpRequest&) -> std::optional<int> { return 404; });
+  StatusWriter writer(*client_, 2);
+  for (int i = 0; i < 50; ++i) {
+    writer.Submit(Pod("gone-" + std::to_string(i % 10)), "{\"n\":" + std::to_string(i) + "}");
+  }
+  EXPECT_EQ(writer.Drain(std::chrono::seconds(20)), 0u);
+  EXPECT_GE(api_->RequestsOf("PATCH").size(), 10u);
+}
+
 TEST_F(StatusWriterTest, ShutdownDropsQueuedPatches) {
   Gate hold;
   api_->SetAnswer([&](const client::HttpRequest&) -> std::optional<int> {
