@@ -9,6 +9,8 @@
 #include <limits>
 
 #include "pkg/api/decode_internal.h"
+#include "pkg/api/json_out.h"
+#include "pkg/api/schema_generated.h"
 
 namespace stowage::api {
 
@@ -18,26 +20,7 @@ namespace stowage::api {
   std::string_view KindName<T>() { \
     return #T;                     \
   }
-STOWAGE_KIND_NAME(Pod)
-STOWAGE_KIND_NAME(Node)
-STOWAGE_KIND_NAME(PersistentVolume)
-STOWAGE_KIND_NAME(PersistentVolumeClaim)
-STOWAGE_KIND_NAME(StorageClass)
-STOWAGE_KIND_NAME(CSINode)
-STOWAGE_KIND_NAME(CSIDriver)
-STOWAGE_KIND_NAME(PodDisruptionBudget)
-STOWAGE_KIND_NAME(Namespace)
-STOWAGE_KIND_NAME(Service)
-STOWAGE_KIND_NAME(ReplicaSet)
-STOWAGE_KIND_NAME(StatefulSet)
-STOWAGE_KIND_NAME(ReplicationController)
-STOWAGE_KIND_NAME(Lease)
-STOWAGE_KIND_NAME(CSIStorageCapacity)
-STOWAGE_KIND_NAME(ResourceSlice)
-STOWAGE_KIND_NAME(ResourceClaim)
-STOWAGE_KIND_NAME(ResourceClaimTemplate)
-STOWAGE_KIND_NAME(DeviceClass)
-STOWAGE_KIND_NAME(DeviceTaintRule)
+STOWAGE_SCHEMA_KINDS(STOWAGE_KIND_NAME)
 #undef STOWAGE_KIND_NAME
 
 namespace dom = simdjson::dom;
@@ -431,30 +414,74 @@ ApiStatus DecodeApiStatus(std::string_view body, int32_t http_code) {
   return s;
 }
 
+StatusOr<std::vector<std::string>> DecodeStrings(std::string_view json) {
+  auto root = Parse("string list", json, kMaxObjectBytes);
+  if (!root.ok()) return root.status();
+  dom::array a;
+  if (root->get_array().get(a) != simdjson::SUCCESS) {
+    return InvalidArgumentError("string list: expected an array of strings");
+  }
+  Reader r;
+  std::vector<std::string> out;
+  out.reserve(a.size());
+  int64_t i = 0;
+  for (dom::element item : a) {
+    Reader::Scope s(r, i++);
+    r.ReadString(item, out.emplace_back());
+    if (!r.ok()) return InvalidArgumentError("string list: " + r.error());
+  }
+  return out;
+}
+
+StatusOr<std::string> OverlayObject(std::string_view base, std::string_view overlay) {
+  // One parser holds one document: overlay's members are written out before base is parsed.
+  auto top = Parse("overlay", overlay, kMaxObjectBytes);
+  if (!top.ok()) return top.status();
+  dom::object o;
+  if (top->get_object().get(o) != simdjson::SUCCESS) {
+    return InvalidArgumentError("overlay: expected a JSON object");
+  }
+  std::vector<std::pair<std::string, std::string>> members;
+  for (auto field : o) {
+    std::string value;
+    decode_internal::AppendJson(value, field.value);
+    members.emplace_back(std::string(field.key), std::move(value));
+  }
+  auto root = Parse("object", base, kMaxObjectBytes);
+  if (!root.ok()) return root.status();
+  if (root->get_object().get(o) != simdjson::SUCCESS) {
+    return InvalidArgumentError("object: expected a JSON object");
+  }
+  std::vector<bool> written(members.size(), false);
+  std::string out = "{";
+  auto append = [&](std::string_view key, auto&& write_value) {
+    if (out.size() > 1) out += ',';
+    json_out::AppendString(out, key);
+    out += ':';
+    write_value();
+  };
+  for (auto field : o) {
+    size_t m = 0;
+    while (m < members.size() && members[m].first != field.key) ++m;
+    if (m < members.size()) {
+      append(field.key, [&] { out += members[m].second; });
+      written[m] = true;
+    } else {
+      append(field.key, [&] { decode_internal::AppendJson(out, field.value); });
+    }
+  }
+  for (size_t m = 0; m < members.size(); ++m) {
+    if (!written[m]) append(members[m].first, [&] { out += members[m].second; });
+  }
+  out += '}';
+  return out;
+}
+
 #define STOWAGE_DECODABLE(T)                                        \
   template StatusOr<T> Decode<T>(std::string_view, Keep);           \
   template StatusOr<List<T>> DecodeList<T>(std::string_view, Keep); \
   template StatusOr<WatchEvent<T>> DecodeWatchEvent<T>(std::string_view, Keep);
-STOWAGE_DECODABLE(Pod)
-STOWAGE_DECODABLE(Node)
-STOWAGE_DECODABLE(PersistentVolume)
-STOWAGE_DECODABLE(PersistentVolumeClaim)
-STOWAGE_DECODABLE(StorageClass)
-STOWAGE_DECODABLE(CSINode)
-STOWAGE_DECODABLE(CSIDriver)
-STOWAGE_DECODABLE(PodDisruptionBudget)
-STOWAGE_DECODABLE(Namespace)
-STOWAGE_DECODABLE(Service)
-STOWAGE_DECODABLE(ReplicaSet)
-STOWAGE_DECODABLE(StatefulSet)
-STOWAGE_DECODABLE(ReplicationController)
-STOWAGE_DECODABLE(Lease)
-STOWAGE_DECODABLE(CSIStorageCapacity)
-STOWAGE_DECODABLE(ResourceSlice)
-STOWAGE_DECODABLE(ResourceClaim)
-STOWAGE_DECODABLE(ResourceClaimTemplate)
-STOWAGE_DECODABLE(DeviceClass)
-STOWAGE_DECODABLE(DeviceTaintRule)
+STOWAGE_SCHEMA_KINDS(STOWAGE_DECODABLE)
 #undef STOWAGE_DECODABLE
 
 }  // namespace stowage::api

@@ -71,6 +71,14 @@ StatusOr<WatchEvent<T>> DecodeWatchEvent(std::string_view json, Keep keep = Keep
 // ApiStatus whose message is the start of the body.
 ApiStatus DecodeApiStatus(std::string_view body, int32_t http_code);
 
+// A JSON array of strings (the requestheader-* values of the authentication ConfigMap).
+StatusOr<std::vector<std::string>> DecodeStrings(std::string_view json);
+
+// The JSON object base with each top-level member of overlay in place of base's (or added after
+// them), every other member of base kept: how an update writes back an object stowage does not
+// model whole (a new spec into the Lease last read), losing none of its fields.
+StatusOr<std::string> OverlayObject(std::string_view base, std::string_view overlay);
+
 // The kind's name, as the API spells it ("Pod"), for error messages and logs.
 template <typename T>
 std::string_view KindName();

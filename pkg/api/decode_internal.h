@@ -109,31 +109,15 @@ class Reader {
   std::string error_;
 };
 
-// One reader per kind, overloaded on the output type: decode_schema.cc's, for every kind declared
-// in pkg/api/schema/.
-void Read(Reader& r, dom::object o, Pod& out);
-void Read(Reader& r, dom::object o, Node& out);
-void Read(Reader& r, dom::object o, PersistentVolume& out);
-void Read(Reader& r, dom::object o, PersistentVolumeClaim& out);
-void Read(Reader& r, dom::object o, StorageClass& out);
-void Read(Reader& r, dom::object o, CSINode& out);
-void Read(Reader& r, dom::object o, CSIDriver& out);
-void Read(Reader& r, dom::object o, PodDisruptionBudget& out);
-void Read(Reader& r, dom::object o, Namespace& out);
-void Read(Reader& r, dom::object o, Service& out);
-void Read(Reader& r, dom::object o, ReplicaSet& out);
-void Read(Reader& r, dom::object o, StatefulSet& out);
-void Read(Reader& r, dom::object o, ReplicationController& out);
-void Read(Reader& r, dom::object o, Lease& out);
-void Read(Reader& r, dom::object o, CSIStorageCapacity& out);
-void Read(Reader& r, dom::object o, ResourceSlice& out);
-void Read(Reader& r, dom::object o, ResourceClaim& out);
-void Read(Reader& r, dom::object o, ResourceClaimTemplate& out);
-void Read(Reader& r, dom::object o, DeviceClass& out);
-void Read(Reader& r, dom::object o, DeviceTaintRule& out);
+// Reads kind T: decode_schema.cc instantiates it for every kind declared in pkg/api/schema/
+// (STOWAGE_SCHEMA_KINDS).
+template <typename T>
+void Read(Reader& r, dom::object o, T& out);
 
 // The object o written back as JSON, whole but for what upstream's informers drop: kind and
 // apiVersion (client-go clears them on decode) and metadata.managedFields (whole_json.cc).
 std::string WholeObject(dom::object o);
+// Appends the value e as compact JSON, unchanged but for Go's escaping of strings.
+void AppendJson(std::string& out, dom::element e);
 
 }  // namespace stowage::api::decode_internal

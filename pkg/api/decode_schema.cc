@@ -36,6 +36,16 @@ void ReadElement(Reader& r, dom::element e, M& out) {
     r.ReadString(e, out);
   } else if constexpr (kIs<M, Quantity>) {
     r.ReadQuantity(e, out);
+  } else if constexpr (kIs<M, std::vector<std::string>>) {  // a map's list of values
+    dom::array a;
+    if (e.get_array().get(a) != simdjson::SUCCESS) return r.Fail("expected an array of strings");
+    out.reserve(a.size());
+    int64_t i = 0;
+    for (dom::element item : a) {
+      Reader::Scope si(r, i++);
+      r.ReadString(item, out.emplace_back());
+      if (!r.ok()) return;
+    }
   } else {
     static_assert(Object<M>, "the schema engine reads no list elements or map values of this type");
     dom::object o;
@@ -181,8 +191,12 @@ void ReadStruct(Reader& r, dom::object o, S& out) {
 
 }  // namespace
 
-#define STOWAGE_SCHEMA_READ(T) \
-  void Read(Reader& r, dom::object o, T& out) { ReadStruct(r, o, out); }
+template <typename T>
+void Read(Reader& r, dom::object o, T& out) {
+  ReadStruct(r, o, out);
+}
+
+#define STOWAGE_SCHEMA_READ(T) template void Read(Reader&, dom::object, T&);
 STOWAGE_SCHEMA_KINDS(STOWAGE_SCHEMA_READ)
 #undef STOWAGE_SCHEMA_READ
 

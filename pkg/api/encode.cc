@@ -101,13 +101,6 @@ std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name) {
   return Dump(j);
 }
 
-std::string EncodeLease(const Lease& lease) {
-  // The engine's object always opens with '{'; kind and apiVersion go first, as Go writes them.
-  std::string body = EncodeJson(lease);
-  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease")" +
-         (body.size() > 2 ? "," + body.substr(1) : std::string("}"));
-}
-
 namespace {
 // A v1.ObjectReference to an object, with the fields client-go's reference.GetReference fills.
 json ReferenceTo(const std::string& kind, const std::string& api_version, const ObjectMeta& meta) {

@@ -1,6 +1,6 @@
-// Encoding of the request bodies stowage writes: Bindings, Events, Leases and pod status
-// patches, plus the RFC 3339 timestamps they carry. Small, infrequent documents, so this uses
-// nlohmann_json for clarity. Thread-safe; never throws.
+// Encoding of the request bodies stowage writes: any declared kind through the schema's JSON
+// engine (Leases, reviews), and Bindings, Events and pod status patches, plus the RFC 3339
+// timestamps they carry. Thread-safe; never throws.
 #pragma once
 
 #include <optional>
@@ -27,8 +27,10 @@ std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name);
 template <typename T>
 std::string EncodeJson(const T& object);
 
-// A coordination.k8s.io/v1 Lease for create (no resourceVersion) or update (with it).
-std::string EncodeLease(const Lease& lease);
+// The same as a request body: apiVersion and kind first, as Go writes them (a Lease to create or
+// update, a TokenReview to post).
+template <typename T>
+std::string EncodeObject(const T& object);
 
 // An events.k8s.io/v1 Event about an object.
 struct EventRecord {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/api/json_out.h"
 #include "pkg/api/schema_generated.h"
@@ -182,7 +183,28 @@ std::string EncodeJson(const T& object) {
   return out;
 }
 
-#define STOWAGE_SCHEMA_WRITE(T) template std::string EncodeJson<T>(const T&);
+template <typename T>
+std::string EncodeObject(const T& object) {
+  std::string out = "{\"apiVersion\":";
+  json_out::AppendString(out, schema::kApiVersion<T>);
+  out += ",\"kind\":";
+  json_out::AppendString(out, KindName<T>());
+  const size_t fields = out.size();
+  WriteStruct(out, object);
+  // The struct's own braces go: its fields, if any, follow kind.
+  if (out.size() - fields == 2) {
+    out.resize(fields);
+  } else {
+    out[fields] = ',';
+    out.pop_back();
+  }
+  out += '}';
+  return out;
+}
+
+#define STOWAGE_SCHEMA_WRITE(T)                 \
+  template std::string EncodeJson<T>(const T&); \
+  template std::string EncodeObject<T>(const T&);
 STOWAGE_SCHEMA_KINDS(STOWAGE_SCHEMA_WRITE)
 #undef STOWAGE_SCHEMA_WRITE
 

@@ -66,7 +66,8 @@ enum class Type : uint8_t {
 
 // One upstream field: its JSON name (empty for an embedded struct JSON inlines), protobuf
 // number and wire type, the type of its value (of its elements, for a list; of its values, for a
-// map), whether it is a list, and whether it is a map from string keys (a Map<V> member; in
+// map), whether it is a list (for a map: whether its values are lists, which protobuf wraps in a
+// message whose field 1 repeats), and whether it is a map from string keys (a Map<V> member; in
 // protobuf, repeated entries of key 1 and value 2). kStringMap and kResourceList are single
 // values, not maps.
 struct Tag {
@@ -103,25 +104,26 @@ constexpr bool kIsMap<Map<V>> = true;
 
 // Whether a member of C++ type M can hold an upstream value of type t; list says the value is a
 // list, lists how many lists its path crossed (each a level of std::vector), map that it is a
-// map (a Map<V> whose V holds a t), and S is the declared struct of a kMessage. std::optional is
+// map (a Map<V> whose V holds a t, or a list of t when list is also set), and S is the declared
+// struct of a kMessage. std::optional is
 // accepted at every level (a pointer upstream).
 template <typename M, Type t, bool list, int lists, typename S, bool map = false>
 constexpr bool Fits() {
   using U = fits_internal::Unwrap<M>;
-  if constexpr (lists > 0 || list) {
+  if constexpr (map && lists == 0) {  // a map of values, or of lists of values when list is set
+    using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;
+    if constexpr (!U::kVector && fits_internal::kIsMap<V>) {
+      return Fits<typename V::mapped_type, t, list, 0, S>();
+    } else {
+      return false;
+    }
+  } else if constexpr (lists > 0 || list) {
     if constexpr (!U::kVector) {
       return false;
     } else if constexpr (lists > 0) {
       return Fits<typename U::type, t, list, lists - 1, S, map>();
     } else {
       return Fits<typename U::type, t, false, 0, S, map>();
-    }
-  } else if constexpr (map) {
-    using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;
-    if constexpr (!U::kVector && fits_internal::kIsMap<V>) {
-      return Fits<typename V::mapped_type, t, false, 0, S>();
-    } else {
-      return false;
     }
   } else {
     using V = typename fits_internal::Unwrap<std::remove_cvref_t<M>>::type;
@@ -193,6 +195,11 @@ concept HasTable = requires(AnyVisitor& v, S& s) {
   VisitFields(v, s);
   VisitNumber(v, s, 1u);
 };
+
+// The apiVersion of kind T ("storage.k8s.io/v1"), as client-go's scheme registers it; generated
+// for every declared kind.
+template <typename T>
+inline constexpr std::string_view kApiVersion = {};
 
 // kubectl's client-side apply copy of the whole object: it can be large and nothing in a
 // scheduler reads it, so ObjectMeta drops it.

@@ -592,11 +592,12 @@ struct ReplicationController {
 // coordination.k8s.io/v1 Lease, for leader election.
 struct Lease {
   ObjectMeta metadata;
-  std::string holder_identity;
+  // Pointers upstream, which leader election always sets: "" and 0 are written, not left out.
+  std::optional<std::string> holder_identity;
   std::optional<int32_t> lease_duration_seconds;
   std::string acquire_time;  // RFC 3339 with microseconds, as the API writes MicroTime
   std::string renew_time;
-  int32_t lease_transitions = 0;
+  std::optional<int32_t> lease_transitions;
   std::string strategy;  // coordinated leader election only
   std::string preferred_holder;
   friend bool operator==(const Lease&, const Lease&) = default;

@@ -1,6 +1,6 @@
-// The whole object kept for extenders (decode_internal.h, WholeObject): the parsed document
-// written back as compact JSON, as Go's encoding/json writes the object upstream's informer
-// holds.
+// Parsed documents written back as compact JSON, as Go's encoding/json writes them: the whole
+// object kept for extenders (decode_internal.h, WholeObject), which is the object upstream's
+// informer holds, and any value (AppendJson).
 #include <string>
 #include <string_view>
 
@@ -70,5 +70,7 @@ std::string WholeObject(dom::object o) {
   AppendObject(out, o, true, false);
   return out;
 }
+
+void AppendJson(std::string& out, dom::element e) { AppendElement(out, e, false); }
 
 }  // namespace stowage::api::decode_internal

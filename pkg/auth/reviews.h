@@ -1,8 +1,9 @@
 // The JSON of the API objects delegated auth exchanges with the API server: TokenReview
 // (authentication.k8s.io/v1), SubjectAccessReview (authorization.k8s.io/v1) and the data of
-// ConfigMap kube-system/extension-apiserver-authentication. Encoding never fails (invalid UTF-8
-// is replaced, as Go's encoder does); decoding treats the body as untrusted and reports what was
-// wrong without throwing. Thread-safe.
+// ConfigMap kube-system/extension-apiserver-authentication, through the schema's JSON engines
+// (pkg/api/schema/auth.txt). Encoding never fails (invalid UTF-8 is replaced, as Go's encoder
+// does); decoding treats the body as untrusted and reports what was wrong without throwing.
+// Thread-safe.
 #pragma once
 
 #include <map>

@@ -132,6 +132,12 @@ void ReadMap(WireReader& r, std::string_view message, const Field& f, const Tag&
             r.Str(kv, e.second);
           } else if constexpr (kIs<M, api::ResourceList>) {
             ReadQuantity(r, kv, e.second, e.first);
+          } else if constexpr (kIs<typename M::mapped_type, std::vector<std::string>>) {
+            // A list value is a message of its own whose field 1 repeats (authentication/v1
+            // ExtraValue).
+            r.Sub(kv, [&](const Field& item) {
+              if (item.number == 1) r.Str(item, e.second.emplace_back());
+            });
           } else {
             ReadValue(r, kv, tag, e.second);
           }

@@ -100,14 +100,14 @@ Status PatchPodStatus(RestClient& c, std::string_view ns, std::string_view name,
 
 StatusOr<api::Lease> CreateLease(RestClient& c, const api::Lease& lease) {
   auto body =
-      c.Post(CollectionPath<api::Lease>(lease.metadata.namespace_), api::EncodeLease(lease));
+      c.Post(CollectionPath<api::Lease>(lease.metadata.namespace_), api::EncodeObject(lease));
   if (!body.ok()) return body.status();
   return api::Decode<api::Lease>(*body);
 }
 
 StatusOr<api::Lease> UpdateLease(RestClient& c, const api::Lease& lease) {
   auto body = c.Put(ObjectPath<api::Lease>(lease.metadata.namespace_, lease.metadata.name),
-                    api::EncodeLease(lease));
+                    api::EncodeObject(lease));
   if (!body.ok()) return body.status();
   return api::Decode<api::Lease>(*body);
 }

@@ -1,6 +1,5 @@
 #include "pkg/leaderelection/lease_lock.h"
 
-#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "pkg/api/decode.h"
@@ -12,27 +11,26 @@
 namespace stowage::leaderelection {
 namespace {
 
-using json = nlohmann::json;
-
-std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
-
-json SpecJson(const LeaderElectionRecord& r) {
-  json spec = {{"holderIdentity", r.holder_identity},
-               {"leaseDurationSeconds", r.lease_duration_seconds}};
-  if (r.acquire_time) spec["acquireTime"] = api::FormatTime(*r.acquire_time, /*micro=*/true);
-  if (r.renew_time) spec["renewTime"] = api::FormatTime(*r.renew_time, /*micro=*/true);
-  spec["leaseTransitions"] = r.leader_transitions;
-  if (!r.strategy.empty()) spec["strategy"] = r.strategy;
-  if (!r.preferred_holder.empty()) spec["preferredHolder"] = r.preferred_holder;
-  return spec;
+// The Lease's spec as upstream's LeaderElectionRecordToLeaseSpec fills it: holder and
+// transitions always, the times when known.
+api::Lease LeaseOf(const LeaderElectionRecord& r) {
+  api::Lease lease;
+  lease.holder_identity = r.holder_identity;
+  lease.lease_duration_seconds = r.lease_duration_seconds;
+  if (r.acquire_time) lease.acquire_time = api::FormatTime(*r.acquire_time, /*micro=*/true);
+  if (r.renew_time) lease.renew_time = api::FormatTime(*r.renew_time, /*micro=*/true);
+  lease.lease_transitions = r.leader_transitions;
+  lease.strategy = r.strategy;
+  lease.preferred_holder = r.preferred_holder;
+  return lease;
 }
 
 // The record a Lease holds; the decoder has checked the fields' types, the times are parsed here.
 StatusOr<LeaderElectionRecord> RecordOf(const api::Lease& lease) {
   LeaderElectionRecord r;
-  r.holder_identity = lease.holder_identity;
+  r.holder_identity = lease.holder_identity.value_or("");
   r.lease_duration_seconds = lease.lease_duration_seconds.value_or(0);
-  r.leader_transitions = lease.lease_transitions;
+  r.leader_transitions = lease.lease_transitions.value_or(0);
   r.strategy = lease.strategy;
   r.preferred_holder = lease.preferred_holder;
   for (auto [key, text, out] : {std::tuple{"acquireTime", &lease.acquire_time, &r.acquire_time},
@@ -48,8 +46,6 @@ StatusOr<LeaderElectionRecord> RecordOf(const api::Lease& lease) {
 }
 
 }  // namespace
-
-std::string EncodeLeaseSpec(const LeaderElectionRecord& record) { return Dump(SpecJson(record)); }
 
 StatusOr<LeaderElectionRecord> DecodeLeaseRecord(std::string_view lease_json) {
   auto lease = api::Decode<api::Lease>(lease_json);
@@ -93,11 +89,11 @@ StatusOr<ResourceLock::Observed> LeaseLock::Get() {
 }
 
 Status LeaseLock::Create(const LeaderElectionRecord& record) {
-  json lease = {{"apiVersion", "coordination.k8s.io/v1"},
-                {"kind", "Lease"},
-                {"metadata", {{"name", name_}, {"namespace", namespace_}}},
-                {"spec", SpecJson(record)}};
-  auto body = client_.Post(client::CollectionPath<api::Lease>(namespace_), Dump(lease));
+  api::Lease lease = LeaseOf(record);
+  lease.metadata.name = name_;
+  lease.metadata.namespace_ = namespace_;
+  auto body =
+      client_.Post(client::CollectionPath<api::Lease>(namespace_), api::EncodeObject(lease));
   if (!body.ok()) return body.status();
   return Remember(*body, "create").status();
 }
@@ -112,13 +108,14 @@ Status LeaseLock::Update(const LeaderElectionRecord& record) {
     return FailedPreconditionError("lease " + Describe() +
                                    " not initialized: Get or Create must succeed before Update");
   }
-  // Remember only stores objects that decoded, so this parse succeeds; the whole object is kept
-  // so that fields stowage does not model are written back unchanged.
-  json lease = json::parse(last, nullptr, /*allow_exceptions=*/false);
-  if (!lease.is_object())
-    return InternalError("lease " + Describe() + ": the kept object no longer parses");
-  lease["spec"] = SpecJson(record);
-  auto body = client_.Put(client::ObjectPath<api::Lease>(namespace_, name_), Dump(lease));
+  // The new spec goes into the whole object last read, so that fields stowage does not model are
+  // written back unchanged; Remember only kept objects that decoded.
+  auto lease = api::OverlayObject(last, api::EncodeJson(LeaseOf(record)));
+  if (!lease.ok()) {
+    return InternalError("lease " + Describe() + ": the kept object no longer parses: " +
+                         std::string(lease.status().message()));
+  }
+  auto body = client_.Put(client::ObjectPath<api::Lease>(namespace_, name_), *lease);
   if (!body.ok()) return body.status();
   return Remember(*body, "update").status();
 }

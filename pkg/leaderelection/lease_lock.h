@@ -45,10 +45,6 @@ class LeaseLock : public ResourceLock {
   ObjectReference reference_ GUARDED_BY(mu_);
 };
 
-// The Lease spec for record (JSON object text), as client-go's LeaderElectionRecordToLeaseSpec:
-// holderIdentity is written even when empty (a released lease), the strategy fields only when
-// set.
-std::string EncodeLeaseSpec(const LeaderElectionRecord& record);
 // The record held in a Lease (JSON text of the whole object); errors name the bad field.
 StatusOr<LeaderElectionRecord> DecodeLeaseRecord(std::string_view lease_json);
 

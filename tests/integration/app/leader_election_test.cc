@@ -87,7 +87,7 @@ TEST(LeaderElection, ExactlyOneSchedulesAndSigkillFailsOverAfterTheLease) {
   auto [leader, standby] = StartPair(ElectionFlags("stowage-le-kill", 6, 4, 1));
   ASSERT_TRUE(leader && standby);
   api::Lease held = GetLease("stowage-le-kill");
-  EXPECT_FALSE(held.holder_identity.empty());
+  EXPECT_FALSE(held.holder_identity.value_or("").empty());
   EXPECT_EQ(held.lease_duration_seconds.value_or(0), 6);
   EXPECT_FALSE(held.acquire_time.empty());
   EXPECT_FALSE(held.renew_time.empty());
@@ -111,7 +111,7 @@ TEST(LeaderElection, ExactlyOneSchedulesAndSigkillFailsOverAfterTheLease) {
   EXPECT_EQ(WaitBound("le-kill", "second", 6, 60s), 6);
   api::Lease after = GetLease("stowage-le-kill");
   EXPECT_NE(after.holder_identity, held.holder_identity);
-  EXPECT_EQ(after.lease_transitions, held.lease_transitions + 1);
+  EXPECT_EQ(after.lease_transitions.value_or(0), held.lease_transitions.value_or(0) + 1);
 }
 
 TEST(LeaderElection, SigtermReleasesTheLeaseAndExitsZero) {
@@ -134,7 +134,7 @@ TEST(LeaderElection, SigtermReleasesTheLeaseAndExitsZero) {
   EXPECT_EQ(WaitBound("le-term", "after", 4, 60s), 4);
   api::Lease after = GetLease("stowage-le-term");
   EXPECT_NE(after.holder_identity, held.holder_identity);
-  EXPECT_EQ(after.lease_transitions, held.lease_transitions + 1);
+  EXPECT_EQ(after.lease_transitions.value_or(0), held.lease_transitions.value_or(0) + 1);
 }
 
 // The lease handed to another holder, as a standby that took over would write it.

@@ -204,7 +204,7 @@ TEST_F(LeaderElectionIntegration, AReleasedLeaseIsTakenOverWellBeforeItWouldExpi
   ASSERT_TRUE(Eventually([&] { return first.elector().IsLeader(); }));
   Candidate second(Timings(lease, duration));
   ASSERT_TRUE(Eventually([&] { return second.elector().GetLeader() == first.id(); }));
-  int transitions = GetLease(lease).lease_transitions;
+  int transitions = GetLease(lease).lease_transitions.value_or(0);
 
   first.Stop();  // releases: holderIdentity "", leaseDurationSeconds 1
   auto released_at = std::chrono::steady_clock::now();
@@ -216,7 +216,7 @@ TEST_F(LeaderElectionIntegration, AReleasedLeaseIsTakenOverWellBeforeItWouldExpi
   RecordProperty("handover_after_release_ms", Millis(second.acquired_at() - released_at));
   api::Lease l = GetLease(lease);
   EXPECT_EQ(l.holder_identity, second.id());
-  EXPECT_EQ(l.lease_transitions, transitions + 1);
+  EXPECT_EQ(l.lease_transitions.value_or(0), transitions + 1);
   EXPECT_EQ(l.lease_duration_seconds, 30);
   // Events are written in the background; the new leader's may still be on its way.
   EXPECT_TRUE(Eventually(
@@ -238,7 +238,7 @@ TEST_F(LeaderElectionIntegration, AnAbandonedLeaseIsTakenOverOnlyAfterItExpires)
   ASSERT_TRUE(Eventually([&] { return first.elector().IsLeader(); }));
   Candidate second(Timings(lease, duration));
   ASSERT_TRUE(Eventually([&] { return second.elector().GetLeader() == first.id(); }));
-  int transitions = GetLease(lease).lease_transitions;
+  int transitions = GetLease(lease).lease_transitions.value_or(0);
 
   auto abandoned_at = std::chrono::steady_clock::now();
   first.Stop();
@@ -254,7 +254,7 @@ TEST_F(LeaderElectionIntegration, AnAbandonedLeaseIsTakenOverOnlyAfterItExpires)
   RecordProperty("takeover_after_abandon_ms", Millis(second.acquired_at() - abandoned_at));
   api::Lease l = GetLease(lease);
   EXPECT_EQ(l.holder_identity, second.id());
-  EXPECT_EQ(l.lease_transitions, transitions + 1);
+  EXPECT_EQ(l.lease_transitions.value_or(0), transitions + 1);
 }
 
 // Writes holderIdentity over the lease through the API, retrying on Conflict (the leader renews

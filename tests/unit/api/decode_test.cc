@@ -294,5 +294,29 @@ TEST(DecodeLimits, NullMeansAbsent) {
   EXPECT_FALSE(p->spec.affinity.has_value());
 }
 
+// How a Lease update keeps the fields stowage does not model: the new spec replaces the old one
+// in place, every other member (finalizers, unknown fields, numbers) is written back.
+TEST(OverlayObject, ReplacesAndAddsMembersKeepingTheRest) {
+  auto out = OverlayObject(
+      R"({"kind":"Lease","metadata":{"name":"l","finalizers":["f"],"x":1.5},"spec":{"a":1},)"
+      R"("future":[true,null,"<"]})",
+      R"({"spec":{"b":"c"},"status":{}})");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(
+      *out,
+      R"({"kind":"Lease","metadata":{"name":"l","finalizers":["f"],"x":1.5},"spec":{"b":"c"},)"
+      R"("future":[true,null,"\u003c"],"status":{}})");
+  EXPECT_THAT(OverlayObject("[1]", "{}").status().message(), HasSubstr("expected a JSON object"));
+  EXPECT_THAT(OverlayObject("{}", "{").status().message(), HasSubstr("overlay: malformed JSON"));
+}
+
+TEST(DecodeStrings, ReadsAnArrayOfStringsOnly) {
+  auto list = DecodeStrings(R"(["a","b"])");
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_THAT(*list, ElementsAre("a", "b"));
+  EXPECT_THAT(DecodeStrings("[1]").status().message(), HasSubstr("[0]: expected a string"));
+  EXPECT_THAT(DecodeStrings(R"({"a":1})").status().message(), HasSubstr("expected an array"));
+}
+
 }  // namespace
 }  // namespace stowage::api

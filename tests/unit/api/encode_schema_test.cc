@@ -59,7 +59,7 @@ TEST(EncodeJson, StringsAreEscapedAsGoEscapesThem) {
   EXPECT_EQ(EncodeJson(pod), R"({"metadata":{"name":"a\"b\\c\n\u003c\u0026\u003e\u0001\ufffd"}})");
 }
 
-TEST(EncodeLease, CarriesKindAndTheKeptFields) {
+TEST(EncodeObject, CarriesKindAndTheKeptFields) {
   Lease lease;
   lease.metadata.name = "kube-scheduler";
   lease.metadata.namespace_ = "kube-system";
@@ -67,10 +67,18 @@ TEST(EncodeLease, CarriesKindAndTheKeptFields) {
   lease.holder_identity = "me";
   lease.lease_duration_seconds = 15;
   lease.lease_transitions = 3;
-  EXPECT_EQ(json::parse(EncodeLease(lease)), json::parse(R"({"apiVersion":"coordination.k8s.io/v1",
+  EXPECT_EQ(json::parse(EncodeObject(lease)), json::parse(R"({"apiVersion":"coordination.k8s.io/v1",
       "kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system",
       "resourceVersion":"42"},"spec":{"holderIdentity":"me","leaseDurationSeconds":15,
       "leaseTransitions":3}})"));
+  // Set pointers are written even when zero, as Go writes a pointer to "" or 0.
+  Lease released;
+  released.holder_identity = "";
+  released.lease_transitions = 0;
+  EXPECT_EQ(EncodeObject(released), R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",)"
+                                    R"("spec":{"holderIdentity":"","leaseTransitions":0}})");
+  EXPECT_EQ(EncodeObject(TokenReview()),
+            R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview"})");
 }
 
 }  // namespace

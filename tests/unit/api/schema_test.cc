@@ -169,6 +169,9 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<ResourceClaimTemplate>(65);
   ExpectGolden<DeviceClass>(18);
   ExpectGolden<DeviceTaintRule>(23);
+  ExpectGolden<TokenReview>(24);
+  ExpectGolden<SubjectAccessReview>(25);
+  ExpectGolden<ConfigMap>(17);
   ExpectGolden<Pod>(214);
   ExpectGolden<Node>(36);
 }
@@ -382,6 +385,10 @@ static_assert(
     !Fits<std::vector<DeviceAttribute>, Type::kMessage, false, 0, DeviceAttribute, true>());
 static_assert(Fits<Map<std::string>, Type::kTime, false, 0, void, true>());
 static_assert(!Fits<StringMap, Type::kTime, false, 0, void, true>());
+// A map whose values are lists (a user's extra).
+static_assert(Fits<Map<std::vector<std::string>>, Type::kString, true, 0, void, true>());
+static_assert(!Fits<Map<std::string>, Type::kString, true, 0, void, true>());
+static_assert(!Fits<std::vector<std::string>, Type::kString, true, 0, void, true>());
 
 }  // namespace
 }  // namespace stowage::api::schema

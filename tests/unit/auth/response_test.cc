@@ -74,5 +74,17 @@ TEST(Reviews, EncodingSurvivesInvalidUtf8) {
   EXPECT_THAT(sar, HasSubstr(R"("nonResourceAttributes":{"path":"/m","verb":"get"})"));
 }
 
+// What the API server is asked is upstream's SubjectAccessReview for the user, extra included.
+TEST(Reviews, SubjectAccessReviewCarriesTheWholeUser) {
+  UserInfo user{"alice", "u-1", {"g1", "g2"}, {{"scopes", {"a", "b"}}, {"x", {}}}};
+  EXPECT_EQ(EncodeSubjectAccessReview(user, "get", "/metrics"),
+            R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",)"
+            R"("spec":{"nonResourceAttributes":{"path":"/metrics","verb":"get"},"user":"alice",)"
+            R"("groups":["g1","g2"],"extra":{"scopes":["a","b"],"x":[]},"uid":"u-1"}})");
+  EXPECT_EQ(EncodeTokenReview("t"),
+            R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview",)"
+            R"("spec":{"token":"t"}})");
+}
+
 }  // namespace
 }  // namespace stowage::auth

@@ -109,13 +109,22 @@ TEST(LeaseLock, UpdateWritesTheWholeObjectBackWithTheNewSpecAndItsVersion) {
 }
 
 TEST(LeaseLock, AReleasedRecordWritesAnEmptyHolder) {
+  Fixture f;
+  f.Answer(200, kLease);
+  f.Answer(200, kLease);
+  LeaseLock lock = f.Lock();
+  ASSERT_TRUE(lock.Get().ok());
   LeaderElectionRecord r;
   r.lease_duration_seconds = 1;
   r.acquire_time = r.renew_time = At("2026-01-02T03:05:00Z");
-  r.leader_transitions = 7;
-  EXPECT_EQ(json::parse(EncodeLeaseSpec(r)), json::parse(R"({"holderIdentity":"",
+  r.leader_transitions = 0;
+  ASSERT_TRUE(lock.Update(r).ok());
+  auto reqs = f.t->Requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  // Upstream's spec holds pointers to the holder and the transitions: "" and 0 are written.
+  EXPECT_EQ(json::parse(reqs[1].body)["spec"], json::parse(R"({"holderIdentity":"",
       "leaseDurationSeconds":1,"acquireTime":"2026-01-02T03:05:00.000000Z",
-      "renewTime":"2026-01-02T03:05:00.000000Z","leaseTransitions":7})"));
+      "renewTime":"2026-01-02T03:05:00.000000Z","leaseTransitions":0})"));
 }
 
 TEST(LeaseLock, UpdateBeforeAnyReadFailsWithoutARequest) {

@@ -29,7 +29,12 @@ type Decl struct {
 	SameShape []string
 	Fields    []FieldDecl
 	Pos       string // file:line, for errors
+	// The C++ header that declares the struct: the file's "header" line, else pkg/api/types.h.
+	Header string
 }
+
+// DefaultHeader declares the structs of files with no "header" line.
+const DefaultHeader = "pkg/api/types.h"
 
 // FieldDecl is one kept field of a Decl.
 type FieldDecl struct {
@@ -49,12 +54,14 @@ var (
 	protoRE = regexp.MustCompile(`^[1-9][0-9]*(\.[1-9][0-9]*)*$`)
 	// A presence field: "*" alone, or the numbers of the hops to the one-of object then ".*".
 	presentRE = regexp.MustCompile(`^([1-9][0-9]*\.)*\*$`)
+	headerRE  = regexp.MustCompile(`^[a-z0-9_/]+\.h$`)
 	goTypeRE  = regexp.MustCompile(`^[A-Za-z0-9./_-]+\.[A-Z][A-Za-z0-9]*$`)
 )
 
 // ParseDecls reads one declaration file; name is used in errors.
 func ParseDecls(name string, r io.Reader) ([]*Decl, error) {
 	var decls []*Decl
+	header := DefaultHeader
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
@@ -67,11 +74,19 @@ func ParseDecls(name string, r io.Reader) ([]*Decl, error) {
 		}
 		pos := fmt.Sprintf("%s:%d", name, line)
 		indented := text[0] == ' ' || text[0] == '\t'
+		if !indented && cols[0] == "header" {
+			if len(cols) != 2 || !headerRE.MatchString(cols[1]) || len(decls) > 0 {
+				return nil, fmt.Errorf("%s: want one \"header <path under the source root>.h\" line before the first kind or struct", pos)
+			}
+			header = cols[1]
+			continue
+		}
 		if !indented {
 			d, err := parseDeclLine(cols, pos)
 			if err != nil {
 				return nil, err
 			}
+			d.Header = header
 			decls = append(decls, d)
 			continue
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -97,7 +99,18 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 	p("//\n// Per declared struct: its Tags (one per upstream field crossed), VisitFields (every kept\n")
 	p("// field, nested hops as Group/Each) and VisitNumber (the same, entered by protobuf field\n")
 	p("// number). pkg/api/schema.h describes the visitor contract.\n")
-	p("#pragma once\n\n#include <cstdint>\n\n#include \"pkg/api/schema.h\"\n#include \"pkg/api/types.h\"\n\n")
+	p("#pragma once\n\n#include <cstdint>\n\n#include \"pkg/api/schema.h\"\n")
+	headers := []string{DefaultHeader}
+	for _, s := range schemas {
+		if s.Decl.Header != "" && !slices.Contains(headers, s.Decl.Header) {
+			headers = append(headers, s.Decl.Header)
+		}
+	}
+	sort.Strings(headers)
+	for _, h := range headers {
+		p("#include \"%s\"\n", h)
+	}
+	p("\n")
 	p("namespace stowage::api::schema {\n\n")
 	var kinds []string
 	for _, s := range schemas {
@@ -113,11 +126,11 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 		p("struct %sTags {\n", cxx)
 		for _, t := range order {
 			h := tags[t]
-			typ, isMap := "kMessage", false
+			typ, isMap, list := "kMessage", false, h.Repeated
 			if f := leaves[t]; f != nil {
-				typ, isMap = f.Type, f.Map
+				typ, isMap, list = f.Type, f.Map, list || f.MapOfLists
 			}
-			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t, %t};\n", t, h.JSON, h.Number, h.Wire, typ, h.Repeated, isMap)
+			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t, %t};\n", t, h.JSON, h.Number, h.Wire, typ, list, isMap)
 		}
 		emitOptionArrays(w, root)
 		p("};\n\n")
@@ -138,17 +151,21 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 			if f.Struct != nil {
 				st, what = f.Struct.Decl.CXX, f.Struct.Decl.CXX
 			}
+			list := f.Hops[len(f.Hops)-1].Repeated || f.MapOfLists
+			if list {
+				what = "a list of " + what
+			}
 			if f.Map {
 				what = "a map of " + what
-			}
-			if f.Hops[len(f.Hops)-1].Repeated {
-				what = "a list of " + what
 			}
 			for i := 0; i < f.ListHops; i++ {
 				what = "a list of " + what
 			}
 			p("static_assert(Fits<decltype(%s::%s), Type::%s, %t, %d, %s, %t>(),\n              \"%s: %s::%s must hold %s\");\n",
-				cxx, f.Decl.Member, f.Type, f.Hops[len(f.Hops)-1].Repeated, f.ListHops, st, f.Map, f.Decl.Pos, cxx, f.Decl.Member, what)
+				cxx, f.Decl.Member, f.Type, list, f.ListHops, st, f.Map, f.Decl.Pos, cxx, f.Decl.Member, what)
+		}
+		if s.APIVersion != "" {
+			p("template <>\ninline constexpr std::string_view kApiVersion<%s> = \"%s\";\n\n", cxx, s.APIVersion)
 		}
 		p("\n")
 	}

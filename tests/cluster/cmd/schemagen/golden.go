@@ -114,7 +114,12 @@ func fillValue(v reflect.Value, f *Field, path string) error {
 		// One entry, keyed by the path, whose value is derived from the same path.
 		m := reflect.MakeMap(v.Type())
 		e := reflect.New(v.Type().Elem()).Elem()
-		if err := fillOne(alloc(e), f, path); err != nil {
+		one := alloc(e)
+		if f.MapOfLists {
+			one.Set(reflect.MakeSlice(one.Type(), 1, 1))
+			one = one.Index(0)
+		}
+		if err := fillOne(one, f, path); err != nil {
 			return err
 		}
 		m.SetMapIndex(reflect.ValueOf(path).Convert(v.Type().Key()), e)

@@ -58,6 +58,11 @@ func run(root, release, golden string, files []string) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range schemas {
+		if s.Decl.Role == RoleKind {
+			s.APIVersion = gvks[s.Go][0]
+		}
+	}
 	var out bytes.Buffer
 	if err := Emit(&out, schemas, files, release); err != nil {
 		return err

@@ -34,6 +34,9 @@ type Field struct {
 	// type). map[string]string and map[string]Quantity are not Maps but the single values
 	// kStringMap and kResourceList, which have C++ types of their own.
 	Map bool
+	// MapOfLists says the map's values are lists of Type (a user's extra values); in protobuf
+	// each is a message whose field 1 repeats.
+	MapOfLists bool
 	// Options are the fields of the one-of object a presence field names (Decl.Present); Hops
 	// then lead to that object and may be none.
 	Options []Hop
@@ -45,6 +48,9 @@ type Schema struct {
 	Go     reflect.Type
 	Also   []reflect.Type // Decl.SameShape
 	Fields []*Field
+	// APIVersion is a kind's group and version as client-go's scheme registers it
+	// ("storage.k8s.io/v1"); empty for a struct.
+	APIVersion string
 }
 
 var (
@@ -149,7 +155,7 @@ func sameShape(f *Field, t reflect.Type) error {
 	if err != nil {
 		return fmt.Errorf("%s (on %s, which the struct also holds)", err, GoName(t))
 	}
-	same := len(g.Hops) == len(f.Hops) && g.Type == f.Type && g.Map == f.Map && len(g.Options) == len(f.Options)
+	same := len(g.Hops) == len(f.Hops) && g.Type == f.Type && g.Map == f.Map && g.MapOfLists == f.MapOfLists && len(g.Options) == len(f.Options)
 	for i := 0; same && i < len(g.Hops); i++ {
 		same = g.Hops[i].JSON == f.Hops[i].JSON && g.Hops[i].Number == f.Hops[i].Number && g.Hops[i].Repeated == f.Hops[i].Repeated
 	}
@@ -332,8 +338,12 @@ func mapValue(f *Field, t reflect.Type, inList bool) (reflect.Type, error) {
 		return nil, fmt.Errorf("a list of maps (%s) is not supported by the schema", t)
 	}
 	v := deref(t.Elem())
+	if v.Kind() == reflect.Slice && v.Elem().Kind() == reflect.String {
+		f.Map, f.MapOfLists = true, true
+		return v.Elem(), nil
+	}
 	if v.Kind() == reflect.Slice || v.Kind() == reflect.Map {
-		return nil, fmt.Errorf("values of Go type %s are not supported by the schema: map values must be single values or objects", t)
+		return nil, fmt.Errorf("values of Go type %s are not supported by the schema: map values must be single values, lists of strings or objects", t)
 	}
 	f.Map = true
 	return v, nil

@@ -361,3 +361,54 @@ struct Condition k8s.io/api/core/v1.PodCondition k8s.io/api/core/v1.NodeConditio
 	_, err = resolveText(t, "kind Pod k8s.io/api/core/v1.Pod k8s.io/api/core/v1.Node\n")
 	wantError(t, err, "test.txt:1: only a struct may hold several Go types")
 }
+
+const userDecls = `header pkg/api/auth_types.h
+kind TokenReview k8s.io/api/authentication/v1.TokenReview
+  status.user.extra 3.2.4 extra
+`
+
+func TestResolvesAMapOfStringListsAndItsHeader(t *testing.T) {
+	s, err := resolveText(t, userDecls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s[0].Fields[0]
+	if !f.Map || !f.MapOfLists || f.Type != "kString" {
+		t.Fatalf("extra: map %t, lists %t, type %s; want a map of lists of kString", f.Map, f.MapOfLists, f.Type)
+	}
+	s[0].APIVersion = "authentication.k8s.io/v1"
+	var b strings.Builder
+	if err := Emit(&b, s, []string{"test.txt"}, "v0"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`#include "pkg/api/auth_types.h"`,
+		`#include "pkg/api/types.h"`,
+		`static constexpr Tag kStatusUserExtra{"extra", 4, Wire::kLen, Type::kString, true, true};`,
+		`Fits<decltype(TokenReview::extra), Type::kString, true, 0, void, true>()`,
+		`TokenReview::extra must hold a map of a list of a std::string`,
+		`inline constexpr std::string_view kApiVersion<TokenReview> = "authentication.k8s.io/v1";`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("generated header lacks %s", want)
+		}
+	}
+	j, _, err := Golden(s[0], "authentication.k8s.io/v1", "TokenReview")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"status.user.extra": [ "status.user.extra" ]`; !strings.Contains(strings.Join(strings.Fields(string(j)), " "), want) {
+		t.Errorf("golden lacks %s:\n%s", want, j)
+	}
+}
+
+func TestRefusesAMisplacedHeaderLine(t *testing.T) {
+	for _, decls := range []string{
+		"kind Namespace k8s.io/api/core/v1.Namespace\nheader pkg/api/x.h\n",
+		"header\n",
+		"header pkg/api/x.hpp\n",
+	} {
+		_, err := resolveText(t, decls)
+		wantError(t, err, `want one "header <path under the source root>.h" line before the first kind or struct`)
+	}
+}
