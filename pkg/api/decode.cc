@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -37,7 +38,8 @@ void Reader::Fail(std::string_view what) {
 
 std::string Reader::Path() const {
   std::string p;
-  for (const auto& e : path_) {
+  for (size_t i = 0; i < std::min(depth_, kMaxPath); ++i) {
+    const PathElem& e = path_[i];
     if (e.index >= 0) {
       p += '[';
       p += std::to_string(e.index);

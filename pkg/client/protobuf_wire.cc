@@ -15,7 +15,7 @@ void WireReader::Fail(std::string_view what) {
   error_ += what;
 }
 
-bool WireReader::Varint(std::string_view bytes, size_t& pos, uint64_t& out) {
+bool WireReader::LongVarint(std::string_view bytes, size_t& pos, uint64_t& out) {
   out = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (pos >= bytes.size()) {
@@ -30,43 +30,29 @@ bool WireReader::Varint(std::string_view bytes, size_t& pos, uint64_t& out) {
   return false;
 }
 
-bool WireReader::Next(std::string_view bytes, size_t& pos, Field& out) {
-  uint64_t tag = 0;
-  if (!Varint(bytes, pos, tag)) return false;
-  out.number = static_cast<uint32_t>(tag >> 3);
-  out.wire_type = static_cast<uint32_t>(tag & 7);
-  if (out.number == 0 || (tag >> 3) > 0x1fffffff) {
-    Fail("invalid field number");
+bool WireReader::Invalid(uint64_t) {
+  Fail("invalid field number");
+  return false;
+}
+
+bool WireReader::Overrun(uint64_t len, size_t left) {
+  Fail("length " + std::to_string(len) + " runs past the end of the message (" +
+       std::to_string(left) + " bytes left)");
+  return false;
+}
+
+bool WireReader::Fixed(std::string_view bytes, size_t& pos, const Field& f) {
+  if (f.wire_type != kFixed64 && f.wire_type != kFixed32) {
+    Fail("unsupported wire type " + std::to_string(f.wire_type));
     return false;
   }
-  // The field's number is on the path for the errors below.
-  if (depth_ > 0) path_[depth_ - 1] = out.number, index_[depth_ - 1] = -1;
-  switch (out.wire_type) {
-    case kVarint: return Varint(bytes, pos, out.varint);
-    case kBytes: {
-      uint64_t len = 0;
-      if (!Varint(bytes, pos, len)) return false;
-      if (len > bytes.size() - pos) {
-        Fail("length " + std::to_string(len) + " runs past the end of the message (" +
-             std::to_string(bytes.size() - pos) + " bytes left)");
-        return false;
-      }
-      out.bytes = bytes.substr(pos, len);
-      pos += len;
-      return true;
-    }
-    case kFixed64:
-    case kFixed32: {
-      const size_t n = out.wire_type == kFixed64 ? 8 : 4;
-      if (n > bytes.size() - pos) {
-        Fail("truncated fixed-size value");
-        return false;
-      }
-      pos += n;
-      return true;
-    }
-    default: Fail("unsupported wire type " + std::to_string(out.wire_type)); return false;
+  const size_t n = f.wire_type == kFixed64 ? 8 : 4;
+  if (n > bytes.size() - pos) {
+    Fail("truncated fixed-size value");
+    return false;
   }
+  pos += n;
+  return true;
 }
 
 bool WireReader::ExpectBytes(const Field& field) {

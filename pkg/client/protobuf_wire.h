@@ -45,19 +45,29 @@ class WireReader {
     ++depth_;
     size_t pos = 0;
     Field field;
+    resume_[depth_ - 1] = nullptr;
     while (ok() && pos < bytes.size()) {
       if (!Next(bytes, pos, field)) break;
       path_[depth_ - 1] = field.number;
       index_[depth_ - 1] = -1;
       f(static_cast<const Field&>(field));
+      if (const char* r = resume_[depth_ - 1]) {
+        pos = static_cast<size_t>(r - bytes.data());
+        resume_[depth_ - 1] = nullptr;
+      }
     }
     --depth_;
   }
 
   // Reads the field at pos of a message whose fields are being walked, for a caller that reads
-  // a run of fields ahead of the walk; false at the end or on an error.
+  // a run of fields ahead of the walk (a map's entries); false at the end or on an error.
   bool Peek(std::string_view bytes, size_t& pos, Field& out) {
     return ok() && pos < bytes.size() && Next(bytes, pos, out);
+  }
+  // Continues the innermost walk at end, a point past the current field in the same message,
+  // once the callback returns: the fields a caller read ahead with Peek are not read again.
+  void ResumeAt(const char* end) {
+    if (depth_ > 0) resume_[depth_ - 1] = end;
   }
 
   // Reads field as a nested message, calling f for each of its fields. index, when not
@@ -77,13 +87,41 @@ class WireReader {
   bool ExpectBytes(const Field& field);
 
  private:
-  // Reads one tag and its value at pos; false (with an error) on malformed input.
-  bool Next(std::string_view bytes, size_t& pos, Field& out);
-  bool Varint(std::string_view bytes, size_t& pos, uint64_t& out);
+  // Reads one tag and its value at pos; false (with an error) on malformed input. Inline with a
+  // one-byte fast path: nearly every tag and length the apiserver writes is one byte.
+  bool Next(std::string_view bytes, size_t& pos, Field& out) {
+    uint64_t tag = 0;
+    if (!Varint(bytes, pos, tag)) return false;
+    out.number = static_cast<uint32_t>(tag >> 3);
+    out.wire_type = static_cast<uint32_t>(tag & 7);
+    if (out.number == 0 || (tag >> 3) > 0x1fffffff) return Invalid(tag);
+    // The field's number is on the path for the errors below.
+    if (depth_ > 0) path_[depth_ - 1] = out.number, index_[depth_ - 1] = -1;
+    if (out.wire_type == kVarint) return Varint(bytes, pos, out.varint);
+    if (out.wire_type != kBytes) return Fixed(bytes, pos, out);
+    uint64_t len = 0;
+    if (!Varint(bytes, pos, len)) return false;
+    if (len > bytes.size() - pos) return Overrun(len, bytes.size() - pos);
+    out.bytes = bytes.substr(pos, len);
+    pos += len;
+    return true;
+  }
+  bool Varint(std::string_view bytes, size_t& pos, uint64_t& out) {
+    if (pos < bytes.size() && static_cast<uint8_t>(bytes[pos]) < 0x80) {
+      out = static_cast<uint8_t>(bytes[pos++]);
+      return true;
+    }
+    return LongVarint(bytes, pos, out);
+  }
+  bool LongVarint(std::string_view bytes, size_t& pos, uint64_t& out);
+  bool Fixed(std::string_view bytes, size_t& pos, const Field& f);  // fixed32, fixed64, others
+  bool Invalid(uint64_t tag);
+  bool Overrun(uint64_t len, size_t left);
 
   int depth_ = 0;
   uint32_t path_[kMaxWireDepth] = {};
   int64_t index_[kMaxWireDepth] = {};
+  const char* resume_[kMaxWireDepth] = {};  // ResumeAt's point per walk, null when none
   std::string error_;
 };
 
