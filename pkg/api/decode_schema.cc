@@ -17,6 +17,7 @@ using schema::HasTable;
 using schema::kIs;
 using schema::kMap;
 using schema::kOptional;
+using schema::kVector;
 using schema::Tag;
 
 template <typename S>
@@ -29,21 +30,22 @@ concept Object = requires(Reader& r, dom::object o, S& s) {
 };
 
 // Reads a value that has no key of its own (a list element, a map value) into out, inside the
-// caller's path scope: a string (or a time), a quantity, or an object with a reader.
+// caller's path scope: a string (or a time), a quantity, an object with a reader, or a list of
+// them.
 template <typename M>
 void ReadElement(Reader& r, dom::element e, M& out) {
   if constexpr (kIs<M, std::string>) {
     r.ReadString(e, out);
   } else if constexpr (kIs<M, Quantity>) {
     r.ReadQuantity(e, out);
-  } else if constexpr (kIs<M, std::vector<std::string>>) {  // a map's list of values
+  } else if constexpr (kVector<M>) {  // a list of such values (of quantities; a map's values)
     dom::array a;
-    if (e.get_array().get(a) != simdjson::SUCCESS) return r.Fail("expected an array of strings");
+    if (e.get_array().get(a) != simdjson::SUCCESS) return r.Fail("expected an array");
     out.reserve(a.size());
     int64_t i = 0;
     for (dom::element item : a) {
       Reader::Scope si(r, i++);
-      r.ReadString(item, out.emplace_back());
+      ReadElement(r, item, out.emplace_back());
       if (!r.ok()) return;
     }
   } else {
@@ -76,15 +78,7 @@ void ReadScalars(Reader& r, dom::object o, std::string_view key, std::vector<E>&
   dom::element e;
   if (!r.Get(o, key, e)) return;
   Reader::Scope s(r, key);
-  dom::array a;
-  if (e.get_array().get(a) != simdjson::SUCCESS) return r.Fail("expected an array");
-  out.reserve(a.size());
-  int64_t i = 0;
-  for (dom::element item : a) {
-    Reader::Scope si(r, i++);
-    ReadElement(r, item, out.emplace_back());
-    if (!r.ok()) return;
-  }
+  ReadElement(r, e, out);
 }
 
 // Reads the kept value at key into out, by the C++ type of its member; any other type fails
