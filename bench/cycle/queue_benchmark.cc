@@ -16,7 +16,7 @@
 #include <string>
 
 #include "pkg/config/defaults.h"
-#include "pkg/framework/events.h"
+#include "stowage/framework/events.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/setup.h"

@@ -13,7 +13,7 @@
 #include "pkg/client/kubeconfig.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 #include "pkg/informer/informer_factory.h"
 
 namespace stowage {

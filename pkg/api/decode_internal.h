@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::decode_internal {
 

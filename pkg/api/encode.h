@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/api/types.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/api/types.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::api {
 

@@ -42,7 +42,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::schema {
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "pkg/api/schema.h"
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::schema {
 

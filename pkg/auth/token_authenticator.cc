@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "pkg/auth/reviews.h"
-#include "pkg/common/assert.h"
+#include "stowage/common/assert.h"
 #include "pkg/common/logging.h"
 
 namespace stowage::auth {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::cache {

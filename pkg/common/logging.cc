@@ -13,7 +13,7 @@
 
 #include "pkg/common/go_quote.h"
 #include "pkg/common/log_value.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/common/strconv.h"
 
 namespace stowage::logging {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/config/types.h"
 
 namespace stowage::config {

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/config/types.h"
 
 namespace stowage::config {

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/config/duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/validation_args.h"

@@ -11,7 +11,7 @@
 // The function is pure and thread-safe.
 #pragma once
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/config/expand.h"
 #include "pkg/config/types.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
 

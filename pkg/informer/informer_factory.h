@@ -9,7 +9,7 @@
 #include <typeindex>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/informer/shared_informer.h"
 
 namespace stowage::informer {

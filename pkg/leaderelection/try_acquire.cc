@@ -3,7 +3,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 
 namespace stowage::leaderelection {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/metrics/child_cache.h"
 
 namespace stowage::metrics {

@@ -19,7 +19,7 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/thread_annotations.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::metrics {

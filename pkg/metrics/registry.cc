@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/metrics/process.h"
 #include "pkg/metrics/text_format.h"
 

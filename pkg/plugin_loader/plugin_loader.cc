@@ -8,7 +8,7 @@
 #include "pkg/common/go_quote.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/macros.h"
-#include "pkg/framework/plugin_library.h"
+#include "stowage/framework/plugin_library.h"
 #include "pkg/plugin_loader/root_owned_file.h"
 
 namespace stowage::plugin_loader {

@@ -1,6 +1,6 @@
 #include "pkg/plugins/registry.h"
 
-#include "pkg/common/assert.h"
+#include "stowage/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/plugins/default_preemption/default_preemption.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"

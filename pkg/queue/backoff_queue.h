@@ -17,7 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/queue/indexed_pods.h"
 #include "pkg/queue/queued_pod.h"
 

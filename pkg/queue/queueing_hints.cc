@@ -4,7 +4,7 @@
 #include <set>
 #include <utility>
 
-#include "pkg/framework/extender.h"
+#include "stowage/framework/extender.h"
 #include "pkg/metrics/metrics.h"
 
 namespace stowage::queue {

@@ -13,7 +13,7 @@
 #include <map>
 #include <string>
 
-#include "pkg/framework/events.h"
+#include "stowage/framework/events.h"
 #include "pkg/framework/runtime/runtime.h"
 
 namespace stowage::queue {

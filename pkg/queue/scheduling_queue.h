@@ -45,9 +45,9 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/queue/active_queue.h"
 #include "pkg/queue/backoff_queue.h"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/handle.h"
+#include "stowage/framework/handle.h"
 #include "pkg/informer/shared_informer.h"
 
 namespace stowage::scheduler {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pkg/config/types.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/registry.h"
 #include "pkg/framework/runtime/runtime.h"
 
 namespace stowage::scheduler {

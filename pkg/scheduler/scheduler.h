@@ -27,9 +27,9 @@
 
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/extender.h"
-#include "pkg/framework/registry.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/extender.h"
+#include "stowage/framework/registry.h"
 #include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"

@@ -4,7 +4,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/scheduler/pod_status.h"
 
 namespace stowage::scheduler {

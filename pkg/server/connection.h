@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/server/server_core.h"
 #include "pkg/server/tls_context.h"
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/server/router.h"
 #include "pkg/server/slis.h"
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/server/http.h"
 #include "pkg/server/serving_options.h"
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 #include "pkg/server/http.h"
 
 namespace stowage::server {

@@ -16,9 +16,9 @@
 #include <memory>
 #include <string>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 #include "pkg/server/tls_context.h"
 
 namespace stowage::server {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/server/serving_certificate.h"
 
 namespace stowage::server {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "pkg/server/self_signed.h"
 
 typedef struct ssl_st SSL;

@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "pkg/api/decode.h"
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "pkg/common/assert.h"
+#include "stowage/common/assert.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/load.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/registry.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
 

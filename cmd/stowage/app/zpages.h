@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "cmd/stowage/app/options.h"
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/config/types.h"
 
 namespace stowage::app {

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/plugins/helper/resize.h"
+#include "stowage/plugins/helper/resize.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/inter_pod_affinity/query_key.h"
 

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 #include "pkg/plugins/inter_pod_affinity/counts_view.h"
 #include "pkg/plugins/inter_pod_affinity/topology_counts.h"
 

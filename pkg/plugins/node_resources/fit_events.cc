@@ -2,7 +2,7 @@
 // isSchedulableAfterNodeChange, haveAnyRequestedResourcesIncreased).
 #include <memory>
 
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/event_objects.h"
 #include "pkg/plugins/node_resources/fit.h"
 
 namespace stowage::plugins::node_resources {

@@ -1,7 +1,7 @@
 // LeastAllocated (upstream noderesources/least_allocated.go): favours nodes with more room left.
 #include <utility>
 
-#include "pkg/framework/interface.h"
+#include "stowage/framework/interface.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
 
 namespace stowage::plugins::node_resources {

@@ -2,7 +2,7 @@
 // packing pods onto fewer nodes.
 #include <utility>
 
-#include "pkg/framework/interface.h"
+#include "stowage/framework/interface.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
 
 namespace stowage::plugins::node_resources {

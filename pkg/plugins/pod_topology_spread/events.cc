@@ -2,7 +2,7 @@
 #include <string>
 #include <utility>
 
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/event_objects.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
 
 namespace stowage::plugins::pod_topology_spread {

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "pkg/plugins/helper/resize.h"
+#include "stowage/plugins/helper/resize.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
 
 namespace stowage::plugins::pod_topology_spread {

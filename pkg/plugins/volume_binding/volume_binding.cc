@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "pkg/api/labels.h"
+#include "stowage/api/labels.h"
 #include "pkg/plugins/volume_binding/claims.h"
 
 namespace stowage::plugins::volume_binding {

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/informer/informer_factory.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/eventually.h"

@@ -17,7 +17,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/eventually.h"

@@ -22,7 +22,7 @@
 #include "pkg/config/defaults.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/scheduler/profile.h"
 #include "tests/testing/cluster.h"

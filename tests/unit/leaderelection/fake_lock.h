@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
 #include "pkg/leaderelection/lock.h"
 
 namespace stowage::leaderelection {

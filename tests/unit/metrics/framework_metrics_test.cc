@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "pkg/framework/runtime/runtime.h"
-#include "pkg/framework/status.h"
+#include "stowage/framework/status.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"
 #include "tests/testing/builders.h"

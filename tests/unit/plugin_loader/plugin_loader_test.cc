@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pkg/framework/plugin_library.h"
+#include "stowage/framework/plugin_library.h"
 #include "pkg/plugin_loader/root_owned_file.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"

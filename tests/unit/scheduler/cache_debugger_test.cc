@@ -9,7 +9,7 @@
 #include <memory>
 #include <sstream>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/common/logging.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"

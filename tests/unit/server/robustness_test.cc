@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "pkg/server/healthz.h"
 #include "pkg/server/https_server.h"
 #include "pkg/server/router.h"

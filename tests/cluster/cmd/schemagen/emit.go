@@ -97,7 +97,7 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 	p("//\n// Per declared struct: its Tags (one per upstream field crossed), VisitFields (every kept\n")
 	p("// field, nested hops as Group/Each) and VisitNumber (the same, entered by protobuf field\n")
 	p("// number). pkg/api/schema.h describes the visitor contract.\n")
-	p("#pragma once\n\n#include <cstdint>\n\n#include \"pkg/api/schema.h\"\n#include \"pkg/api/types.h\"\n\n")
+	p("#pragma once\n\n#include <cstdint>\n\n#include \"pkg/api/schema.h\"\n#include \"stowage/api/types.h\"\n\n")
 	p("namespace stowage::api::schema {\n\n")
 	var kinds []string
 	for _, s := range schemas {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/interface.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/interface.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/testing/builders.h"

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/plugin_config/args.h"
+#include "stowage/plugin_config/args.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
