@@ -74,10 +74,15 @@ endfunction()
 # HEADERS, or all but EXCLUDE_HEADERS, where several libraries share a folder) and, with SDK, the
 # plugin API headers it defines, those of sdk/include/stowage/<folder> (only SDK_HEADERS, or all
 # but EXCLUDE_HEADERS).
+#
+# Its code is compiled with hidden visibility: nothing of it is exported from a program but what
+# the SDK's headers declare (they open `#pragma GCC visibility push(default)`), so plugin
+# libraries reach the plugin API and nothing else (cmake/PluginApi.cmake, tests/sdk/exports).
 function(stowage_library name)
   cmake_parse_arguments(ARG "" "SDK" "SOURCES;DEPS;PRIVATE_DEPS;HEADERS;EXCLUDE_HEADERS;SDK_HEADERS"
                         ${ARGN})
   add_library(stowage_${name} STATIC ${ARG_SOURCES})
+  set_target_properties(stowage_${name} PROPERTIES CXX_VISIBILITY_PRESET hidden)
   stowage_publish_headers(stowage_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                           HEADERS ${ARG_HEADERS} EXCLUDE_HEADERS ${ARG_EXCLUDE_HEADERS})
   if(ARG_SDK)

@@ -14,6 +14,7 @@
 #include "stowage/api/types.h"
 #include "stowage/common/status.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::api {
 
@@ -93,3 +94,5 @@ class NodeSelectorMatcher {
 };
 
 }  // namespace stowage::api
+
+#pragma GCC visibility pop

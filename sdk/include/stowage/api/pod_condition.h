@@ -4,6 +4,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::api {
 
@@ -13,3 +14,5 @@ namespace stowage::api {
 bool UpdatePodCondition(PodStatus& status, Condition condition);
 
 }  // namespace stowage::api
+
+#pragma GCC visibility pop

@@ -17,6 +17,7 @@
 
 #include "stowage/common/status.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::api {
 
@@ -60,3 +61,5 @@ class Quantity {
 };
 
 }  // namespace stowage::api
+
+#pragma GCC visibility pop

@@ -21,6 +21,7 @@
 
 #include "stowage/api/quantity.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::api {
 
@@ -836,3 +837,5 @@ using NodePtr = std::shared_ptr<const Node>;
 std::string NamespacedName(const ObjectMeta& meta);
 
 }  // namespace stowage::api
+
+#pragma GCC visibility pop

@@ -18,6 +18,7 @@
 #include "stowage/common/status.h"
 #include "stowage/framework/registry.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::app {
 
@@ -38,3 +39,5 @@ int Run(int argc, char** argv, const std::vector<Option>& options = {});
 StatusOr<framework::Registry> OutOfTreeRegistry(const std::vector<Option>& options);
 
 }  // namespace stowage::app
+
+#pragma GCC visibility pop

@@ -9,6 +9,7 @@
 #include "stowage/common/clock.h"
 #include "stowage/common/status.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage {
 
@@ -47,3 +48,5 @@ Status RetryOnError(Clock& clock, const std::function<bool(const Status&)>& retr
                     const std::function<Status()>& fn);
 
 }  // namespace stowage
+
+#pragma GCC visibility pop

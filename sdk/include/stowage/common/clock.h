@@ -10,6 +10,7 @@
 
 #include "stowage/common/mutex.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage {
 
@@ -67,3 +68,5 @@ namespace stowage {
 // Sleeps for d of real time; returns false early if stop is requested.
 bool SleepFor(Duration d, std::stop_token stop = {});
 }  // namespace stowage
+
+#pragma GCC visibility pop

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::logging {
 
@@ -82,3 +83,5 @@ class LineStream {
     ::stowage::logging::internal::LineStream(::stowage::logging::Severity::kInfo, (n), __FILE__, \
                                              __LINE__)                                           \
         .stream()
+
+#pragma GCC visibility pop

@@ -21,6 +21,7 @@
 
 #include "stowage/common/thread_annotations.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage {
 
@@ -158,3 +159,5 @@ class CondVarAny {
 };
 
 }  // namespace stowage
+
+#pragma GCC visibility pop

@@ -15,6 +15,7 @@
 #include <utility>
 #include <variant>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage {
 
@@ -115,3 +116,5 @@ class [[nodiscard]] StatusOr {
 };
 
 }  // namespace stowage
+
+#pragma GCC visibility pop

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage {
 
@@ -19,3 +20,5 @@ template <typename V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 }  // namespace stowage
+
+#pragma GCC visibility pop

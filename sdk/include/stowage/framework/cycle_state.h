@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -86,3 +87,5 @@ class CycleState {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -20,6 +20,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -119,3 +120,5 @@ struct ClusterEventWithHint {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -23,6 +23,7 @@
 #include "stowage/framework/interface.h"
 #include "stowage/framework/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -84,3 +85,5 @@ class Extender {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -17,6 +17,7 @@
 #include "stowage/common/status.h"
 #include "stowage/framework/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 class WaitingPod;
@@ -212,3 +213,5 @@ class Handle {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -24,6 +24,7 @@
 #include "stowage/framework/types.h"
 #include "stowage/plugin_config/extension_point.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -276,3 +277,5 @@ struct PointInterface<ExtensionPoint::kPostBind> {
 bool Implements(const Plugin& plugin, ExtensionPoint point);
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -69,6 +69,7 @@
   "; " STOWAGE_PLUGIN_ABI_STDLIB \
   "; c++ " STOWAGE_PLUGIN_STR(__cplusplus) "; stowage-sdk " STOWAGE_SDK_VERSION
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -94,3 +95,5 @@ inline constexpr std::string_view kPluginAbiTag = STOWAGE_PLUGIN_ABI_TAG;
       *status = ::stowage::InternalError(std::string("registration threw: ") + e.what()); \
     }                                                                                     \
   }
+
+#pragma GCC visibility pop

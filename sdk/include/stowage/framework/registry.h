@@ -17,6 +17,7 @@
 #include "stowage/plugin_config/args.h"
 #include "stowage/plugin_config/features.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -65,3 +66,5 @@ class Registry {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -79,3 +80,5 @@ class Status {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

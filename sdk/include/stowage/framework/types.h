@@ -20,6 +20,7 @@
 #include "stowage/api/types.h"
 #include "stowage/common/clock.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -222,3 +223,5 @@ struct QueuedPodInfo {
 };
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

@@ -19,6 +19,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::config {
 
@@ -173,3 +174,5 @@ std::string_view ArgsKind(const PluginArgs& args);
 std::optional<PluginArgs> NewArgsForPlugin(std::string_view plugin_name);
 
 }  // namespace stowage::config
+
+#pragma GCC visibility pop

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::framework {
 
@@ -105,3 +106,5 @@ static_assert([] {
 }());
 
 }  // namespace stowage::framework
+
+#pragma GCC visibility pop

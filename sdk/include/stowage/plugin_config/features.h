@@ -8,6 +8,7 @@
 // Each field is named after its gate in snake_case.
 #pragma once
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::config {
 
@@ -38,3 +39,5 @@ struct Features {
 };
 
 }  // namespace stowage::config
+
+#pragma GCC visibility pop

@@ -22,6 +22,7 @@
 #include "stowage/common/status.h"
 #include "stowage/plugin_config/args.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::config {
 
@@ -70,3 +71,5 @@ StatusOr<T> DecodeArgs(std::string_view plugin, const PluginArgs& args) {
 }
 
 }  // namespace stowage::config
+
+#pragma GCC visibility pop

@@ -11,6 +11,7 @@
 
 #include "stowage/framework/events.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -41,3 +42,5 @@ bool As(const framework::EventObject& old_obj, const framework::EventObject& new
 }
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

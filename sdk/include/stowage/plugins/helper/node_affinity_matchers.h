@@ -14,6 +14,7 @@
 #include "stowage/api/types.h"
 #include "stowage/common/status.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -55,3 +56,5 @@ class PreferredSchedulingTerms {
 };
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

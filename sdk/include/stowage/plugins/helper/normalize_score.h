@@ -6,6 +6,7 @@
 #include "stowage/framework/interface.h"
 #include "stowage/framework/status.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -18,3 +19,5 @@ framework::Status DefaultNormalizeScore(int64_t max_priority, bool reverse,
                                         framework::NodeScoreList& scores);
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

@@ -6,6 +6,7 @@
 
 #include "stowage/framework/interface.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -16,3 +17,5 @@ class PreFilterWithExtensions : public framework::PreFilterPlugin,
 };
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

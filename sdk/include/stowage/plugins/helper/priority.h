@@ -5,6 +5,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -13,3 +14,5 @@ namespace stowage::plugins::helper {
 inline int32_t PodPriority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

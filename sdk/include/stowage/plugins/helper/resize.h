@@ -7,6 +7,7 @@
 #include "stowage/api/types.h"
 #include "stowage/framework/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -19,3 +20,5 @@ inline bool IsDeferredResize(bool enable_resize_preemption, const api::Pod& pod)
 }
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

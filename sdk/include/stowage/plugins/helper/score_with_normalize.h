@@ -5,6 +5,7 @@
 
 #include "stowage/framework/interface.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -14,3 +15,5 @@ class ScoreWithNormalize : public framework::ScorePlugin, public framework::Scor
 };
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

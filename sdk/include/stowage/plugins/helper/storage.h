@@ -7,6 +7,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -18,3 +19,5 @@ inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes
 std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop

@@ -13,6 +13,7 @@
 
 #include "stowage/api/types.h"
 
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
 
 namespace stowage::plugins::helper {
 
@@ -38,3 +39,5 @@ const api::Taint* FindMatchingUntoleratedTaint(
     bool enable_comparison_operators = kDefaultEnableComparisonOperators);
 
 }  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop
