@@ -7,9 +7,9 @@
 // (converted) types in which a nil pointer has become 0.
 #pragma once
 
-#include "stowage/common/status.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
+#include "stowage/common/status.h"
 #include "stowage/plugin_config/features.h"
 
 namespace stowage::config {

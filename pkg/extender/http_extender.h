@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "pkg/client/transport.h"
+#include "pkg/config/types.h"
 #include "stowage/common/clock.h"
 #include "stowage/common/status.h"
-#include "pkg/config/types.h"
 #include "stowage/framework/extender.h"
 
 namespace stowage::extender {

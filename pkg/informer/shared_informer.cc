@@ -7,8 +7,8 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "stowage/common/backoff.h"
 #include "pkg/common/logging.h"
+#include "stowage/common/backoff.h"
 #include "stowage/common/mutex.h"
 
 namespace stowage::informer {

@@ -5,8 +5,8 @@
 
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
-#include "stowage/api/types.h"
 #include "pkg/client/resources.h"
+#include "stowage/api/types.h"
 #include "stowage/common/mutex.h"
 
 namespace stowage::leaderelection {

@@ -16,10 +16,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/framework/runtime/runtime.h"
 #include "stowage/framework/cycle_state.h"
 #include "stowage/framework/extender.h"
 #include "stowage/framework/handle.h"
-#include "pkg/framework/runtime/runtime.h"
 #include "stowage/framework/types.h"
 
 namespace stowage::scheduler {

@@ -1,9 +1,9 @@
 #include "pkg/scheduler/pod_status.h"
 
 #include "pkg/api/encode.h"
-#include "stowage/api/pod_condition.h"
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
+#include "stowage/api/pod_condition.h"
 #include "stowage/common/backoff.h"
 
 namespace stowage::scheduler {

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
-#include "stowage/api/types.h"
 #include "pkg/client/rest_client.h"
+#include "stowage/api/types.h"
 #include "stowage/common/clock.h"
 #include "stowage/common/status.h"
 

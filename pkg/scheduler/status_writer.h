@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "stowage/api/types.h"
 #include "pkg/client/rest_client.h"
+#include "stowage/api/types.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"
 

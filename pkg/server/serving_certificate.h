@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
+#include "pkg/server/tls_context.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/status.h"
 #include "stowage/common/thread_annotations.h"
-#include "pkg/server/tls_context.h"
 
 namespace stowage::server {
 

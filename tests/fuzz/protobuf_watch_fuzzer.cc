@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "stowage/api/types.h"
 #include "pkg/client/protobuf_decode.h"
+#include "stowage/api/types.h"
 #include "stowage/common/assert.h"
 
 namespace {

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/common/strconv.h"
 #include "stowage/api/labels.h"
 #include "stowage/api/types.h"
 #include "stowage/common/assert.h"
-#include "pkg/common/strconv.h"
 
 namespace {
 

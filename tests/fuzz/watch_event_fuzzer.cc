@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "pkg/api/decode.h"
-#include "stowage/api/types.h"
 #include "pkg/client/line_splitter.h"
+#include "stowage/api/types.h"
 #include "stowage/common/assert.h"
 
 namespace {

@@ -41,9 +41,9 @@
 #include <vector>
 
 #include "cmd/stowage/app/flags.h"
+#include "pkg/config/types.h"
 #include "stowage/api/quantity.h"
 #include "stowage/common/status.h"
-#include "pkg/config/types.h"
 #include "stowage/plugin_config/features.h"
 
 namespace stowage::app {

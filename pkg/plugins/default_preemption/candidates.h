@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "pkg/plugins/default_preemption/pdb.h"
+#include "pkg/plugins/default_preemption/victims.h"
 #include "stowage/framework/cycle_state.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
-#include "pkg/plugins/default_preemption/pdb.h"
-#include "pkg/plugins/default_preemption/victims.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "pkg/api/encode.h"
+#include "pkg/common/logging.h"
 #include "stowage/api/pod_condition.h"
 #include "stowage/common/clock.h"
-#include "pkg/common/logging.h"
 #include "stowage/framework/interface.h"
 
 namespace stowage::plugins::default_preemption {

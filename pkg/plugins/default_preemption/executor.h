@@ -14,13 +14,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "pkg/plugins/default_preemption/candidates.h"
 #include "stowage/api/types.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/status.h"
 #include "stowage/common/thread_annotations.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/status.h"
-#include "pkg/plugins/default_preemption/candidates.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -5,11 +5,11 @@
 
 #include <vector>
 
+#include "pkg/plugins/default_preemption/candidates.h"
 #include "stowage/api/types.h"
 #include "stowage/framework/extender.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/status.h"
-#include "pkg/plugins/default_preemption/candidates.h"
 
 namespace stowage::plugins::default_preemption {
 

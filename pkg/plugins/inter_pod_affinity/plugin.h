@@ -28,6 +28,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "pkg/plugins/inter_pod_affinity/namespace_resolver.h"
+#include "pkg/plugins/inter_pod_affinity/node_counts_memo.h"
+#include "pkg/plugins/inter_pod_affinity/state.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
@@ -35,9 +38,6 @@
 #include "stowage/plugin_config/args.h"
 #include "stowage/plugins/helper/pre_filter_with_extensions.h"
 #include "stowage/plugins/helper/score_with_normalize.h"
-#include "pkg/plugins/inter_pod_affinity/namespace_resolver.h"
-#include "pkg/plugins/inter_pod_affinity/node_counts_memo.h"
-#include "pkg/plugins/inter_pod_affinity/state.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

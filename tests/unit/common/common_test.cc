@@ -3,10 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stowage/common/backoff.h"
-#include "stowage/common/clock.h"
 #include "pkg/common/file.h"
 #include "pkg/common/macros.h"
+#include "stowage/common/backoff.h"
+#include "stowage/common/clock.h"
 #include "stowage/common/status.h"
 
 namespace stowage {

@@ -1,6 +1,6 @@
 // Mutex, SharedMutex, their scoped locks and condition variables: std::mutex and friends with
-// the clang thread-safety annotations of stowage/common/thread_annotations.h, so that GUARDED_BY and
-// REQUIRES are checked by the clang build. Every lock in the tree is one of these.
+// the clang thread-safety annotations of stowage/common/thread_annotations.h, so that GUARDED_BY
+// and REQUIRES are checked by the clang build. Every lock in the tree is one of these.
 //
 // Each type holds exactly its std counterpart and every member is an inline forward, so there is
 // no cost over the std types. Thread-safety: the usual one for locks; CondVar's waits must be
