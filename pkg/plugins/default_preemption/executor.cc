@@ -4,9 +4,9 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/encode.h"
 #include "pkg/common/logging.h"
 #include "stowage/api/pod_condition.h"
+#include "stowage/api/time_format.h"
 #include "stowage/common/clock.h"
 #include "stowage/framework/interface.h"
 
