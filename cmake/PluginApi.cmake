@@ -2,8 +2,11 @@
 # (--plugin-library, docs/plugin-libraries.md). Libraries link no stowage archive; their references
 # to the plugin API resolve against the program when dlopen maps them, so there is one copy of
 # every global (logging, registries, typeinfo). For that the program
-#   * exports stowage's symbols, and only those (cmake/plugin_api.dynamic-list): the dynamic
-#     symbol table stays far smaller than with -rdynamic;
+#   * exports the SDK's symbols, and only those: stowage's libraries are compiled with hidden
+#     visibility but for what the headers of sdk/include/stowage/ declare (their `#pragma GCC
+#     visibility push(default)`), and the dynamic list (cmake/plugin_api.dynamic-list) exports the
+#     default-visibility `stowage::` symbols and nothing of the libraries stowage links (spdlog,
+#     the standard library, ...). tests/sdk/exports checks the result;
 #   * contains the whole plugin API, not just the members its own code happens to use: the
 #     libraries of the API are linked whole (--whole-archive), ahead of the ordinary link line.
 set(_stowage_plugin_api_list ${CMAKE_CURRENT_LIST_DIR}/plugin_api.dynamic-list)

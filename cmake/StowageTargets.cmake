@@ -2,15 +2,24 @@
 # targets it links, nothing else, so an #include without the matching link dependency fails to
 # compile. Each target's headers are published as symlinks under
 # ${CMAKE_BINARY_DIR}/include/<target>/<folder>/, keeping include lines rooted at the repository
-# ("pkg/api/types.h") while exposing one folder only (pkg/framework does not expose
-# pkg/framework/runtime).
+# ("stowage/api/types.h") while exposing one folder only (pkg/framework does not expose
+# pkg/framework/runtime). The plugin API's headers live in the SDK's folder, sdk/include/stowage/
+# (sdk/README.md), and are published the same way under their installed names
+# ("stowage/framework/interface.h") by the library that defines them (stowage_library's SDK).
+set(STOWAGE_SDK_INCLUDE_DIR ${PROJECT_SOURCE_DIR}/sdk/include)
 
 # stowage_publish_headers(<target> <PUBLIC|PRIVATE> <dir> [HEADERS h...] [EXCLUDE_HEADERS h...]):
 # links the headers of dir (every *.h and *.inc directly in it but the excluded, or the HEADERS
 # given) into the target's include root.
 function(stowage_publish_headers target scope dir)
   cmake_parse_arguments(ARG "" "" "HEADERS;EXCLUDE_HEADERS" ${ARGN})
-  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+  # Included by their path under the repository, or under sdk/include for the SDK's.
+  cmake_path(IS_PREFIX STOWAGE_SDK_INCLUDE_DIR ${dir} NORMALIZE in_sdk)
+  if(in_sdk)
+    file(RELATIVE_PATH rel ${STOWAGE_SDK_INCLUDE_DIR} ${dir})
+  else()
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+  endif()
   set(root ${CMAKE_BINARY_DIR}/include/${target})
   if(ARG_HEADERS)
     set(headers ${ARG_HEADERS})
@@ -50,7 +59,9 @@ function(stowage_check_headers target rel)
       list(APPEND srcs ${src})
     endif()
   endforeach()
-  if(srcs)
+  if(srcs AND TARGET check_headers_${target})  # a library publishing two folders (an SDK one)
+    target_sources(check_headers_${target} PRIVATE ${srcs})
+  elseif(srcs)
     add_library(check_headers_${target} OBJECT EXCLUDE_FROM_ALL ${srcs})
     target_link_libraries(check_headers_${target} PRIVATE ${target})
     add_dependencies(check_headers check_headers_${target})
@@ -58,14 +69,26 @@ function(stowage_check_headers target rel)
 endfunction()
 
 # stowage_library(<name> SOURCES ... DEPS ... [PRIVATE_DEPS ...] [HEADERS ...]
-#                 [EXCLUDE_HEADERS ...]): one static library per folder, named stowage_<name>,
-# publishing the headers of the folder it is declared in (only HEADERS, or all but
-# EXCLUDE_HEADERS, where several libraries share a folder).
+#                 [EXCLUDE_HEADERS ...] [SDK <folder> [SDK_HEADERS ...]]): one static library per
+# folder, named stowage_<name>, publishing the headers of the folder it is declared in (only
+# HEADERS, or all but EXCLUDE_HEADERS, where several libraries share a folder) and, with SDK, the
+# plugin API headers it defines, those of sdk/include/stowage/<folder> (only SDK_HEADERS, or all
+# but EXCLUDE_HEADERS).
+#
+# Its code is compiled with hidden visibility: nothing of it is exported from a program but what
+# the SDK's headers declare (they open `#pragma GCC visibility push(default)`), so plugin
+# libraries reach the plugin API and nothing else (cmake/PluginApi.cmake, tests/sdk/exports).
 function(stowage_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS;HEADERS;EXCLUDE_HEADERS" ${ARGN})
+  cmake_parse_arguments(ARG "" "SDK" "SOURCES;DEPS;PRIVATE_DEPS;HEADERS;EXCLUDE_HEADERS;SDK_HEADERS"
+                        ${ARGN})
   add_library(stowage_${name} STATIC ${ARG_SOURCES})
+  set_target_properties(stowage_${name} PROPERTIES CXX_VISIBILITY_PRESET hidden)
   stowage_publish_headers(stowage_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                           HEADERS ${ARG_HEADERS} EXCLUDE_HEADERS ${ARG_EXCLUDE_HEADERS})
+  if(ARG_SDK)
+    stowage_publish_headers(stowage_${name} PUBLIC ${STOWAGE_SDK_INCLUDE_DIR}/stowage/${ARG_SDK}
+                            HEADERS ${ARG_SDK_HEADERS} EXCLUDE_HEADERS ${ARG_EXCLUDE_HEADERS})
+  endif()
   target_link_libraries(stowage_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   # The libraries of pkg/ and cmd/ are installed with the SDK (cmake/StowageInstall.cmake); test
   # helpers are not.

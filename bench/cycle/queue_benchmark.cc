@@ -16,10 +16,10 @@
 #include <string>
 
 #include "pkg/config/defaults.h"
-#include "pkg/framework/events.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/setup.h"
+#include "stowage/framework/events.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

@@ -13,8 +13,8 @@
 #include "pkg/client/kubeconfig.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
-#include "pkg/framework/types.h"
 #include "pkg/informer/informer_factory.h"
+#include "stowage/framework/types.h"
 
 namespace stowage {
 namespace {

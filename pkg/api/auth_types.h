@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api {
 

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/common/status.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::api {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "pkg/api/decode.h"
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::decode_internal {
 

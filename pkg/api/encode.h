@@ -1,22 +1,18 @@
 // Encoding of the request bodies stowage writes: any declared kind through the schema's JSON
 // engine (Leases, reviews), and Bindings, Events and pod status patches, plus the RFC 3339
-// timestamps they carry. Thread-safe; never throws.
+// timestamps they carry (stowage/api/time_format.h). Thread-safe; never throws.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "pkg/api/types.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/api/time_format.h"  // FormatTime and ParseTime, defined in encode.cc
+#include "stowage/api/types.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::api {
-
-// "2026-11-22T19:44:01Z", or with micro = true "2026-11-22T19:44:01.123456Z" (MicroTime).
-std::string FormatTime(WallTime t, bool micro = false);
-// Parses both forms above and numeric offsets ("+02:00").
-StatusOr<WallTime> ParseTime(std::string_view s);
 
 // The v1 Binding posted to pods/<name>/binding to place pod on node.
 std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name);

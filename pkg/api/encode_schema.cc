@@ -186,7 +186,7 @@ std::string EncodeJson(const T& object) {
 template <typename T>
 std::string EncodeObject(const T& object) {
   std::string out = "{\"apiVersion\":";
-  json_out::AppendString(out, schema::kApiVersion<T>);
+  json_out::AppendString(out, schema::KindTags<T>::kApiVersion);
   out += ",\"kind\":";
   json_out::AppendString(out, KindName<T>());
   const size_t fields = out.size();

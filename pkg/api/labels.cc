@@ -1,4 +1,4 @@
-#include "pkg/api/labels.h"
+#include "stowage/api/labels.h"
 
 #include <algorithm>
 #include <cstdint>

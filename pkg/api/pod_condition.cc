@@ -1,4 +1,4 @@
-#include "pkg/api/pod_condition.h"
+#include "stowage/api/pod_condition.h"
 
 #include <utility>
 

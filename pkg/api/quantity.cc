@@ -1,4 +1,4 @@
-#include "pkg/api/quantity.h"
+#include "stowage/api/quantity.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -42,7 +42,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::schema {
 
@@ -196,10 +196,14 @@ concept HasTable = requires(AnyVisitor& v, S& s) {
   VisitNumber(v, s, 1u);
 };
 
-// The apiVersion of kind T ("storage.k8s.io/v1"), as client-go's scheme registers it; generated
-// for every declared kind.
+// A kind's Tags also hold its apiVersion ("storage.k8s.io/v1", as client-go's scheme registers
+// it): KindTags<T>::kApiVersion. The generated TagsOf(Kind<T>) overloads, declared for decltype
+// only, map a kind to its Tags; members of the Tags structs stay internal to the program, where a
+// variable template's specialisations were exported to plugin libraries.
 template <typename T>
-inline constexpr std::string_view kApiVersion = {};
+struct Kind {};
+template <typename T>
+using KindTags = decltype(TagsOf(Kind<T>()));
 
 // kubectl's client-side apply copy of the whole object: it can be large and nothing in a
 // scheduler reads it, so ObjectMeta drops it.

@@ -12,7 +12,7 @@
 
 #include "pkg/api/auth_types.h"
 #include "pkg/api/schema.h"
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::api::schema {
 
@@ -23,7 +23,10 @@ struct ReplicaSetTags {
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSelector{"selector", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecReplicas{"replicas", 1, Wire::kVarint, Type::kInt32, false, false};
+  static constexpr std::string_view kApiVersion = "apps/v1";
 };
+
+ReplicaSetTags TagsOf(Kind<ReplicaSet>);  // for KindTags only
 
 template <typename V, Is<ReplicaSet> T>
 void VisitFields(V& v, T& o) {
@@ -60,8 +63,6 @@ static_assert(
     "pkg/api/schema/apps.txt:6: ReplicaSet::selector must hold LabelSelector");
 static_assert(Fits<decltype(ReplicaSet::replicas), Type::kInt32, false, 0, void, false>(),
               "pkg/api/schema/apps.txt:7: ReplicaSet::replicas must hold an int32_t");
-template <>
-inline constexpr std::string_view kApiVersion<ReplicaSet> = "apps/v1";
 
 // --- StatefulSet <- k8s.io/api/apps/v1.StatefulSet (pkg/api/schema/apps.txt:9)
 
@@ -70,7 +71,10 @@ struct StatefulSetTags {
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSelector{"selector", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecReplicas{"replicas", 1, Wire::kVarint, Type::kInt32, false, false};
+  static constexpr std::string_view kApiVersion = "apps/v1";
 };
+
+StatefulSetTags TagsOf(Kind<StatefulSet>);  // for KindTags only
 
 template <typename V, Is<StatefulSet> T>
 void VisitFields(V& v, T& o) {
@@ -107,8 +111,6 @@ static_assert(
     "pkg/api/schema/apps.txt:11: StatefulSet::selector must hold LabelSelector");
 static_assert(Fits<decltype(StatefulSet::replicas), Type::kInt32, false, 0, void, false>(),
               "pkg/api/schema/apps.txt:12: StatefulSet::replicas must hold an int32_t");
-template <>
-inline constexpr std::string_view kApiVersion<StatefulSet> = "apps/v1";
 
 // --- TokenReview <- k8s.io/api/authentication/v1.TokenReview (pkg/api/schema/auth.txt:5)
 
@@ -121,7 +123,10 @@ struct TokenReviewTags {
                                             Type::kBool,     false, false};
   static constexpr Tag kStatusUser{"user", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusError{"error", 3, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "authentication.k8s.io/v1";
 };
+
+TokenReviewTags TagsOf(Kind<TokenReview>);  // for KindTags only
 
 template <typename V, Is<TokenReview> T>
 void VisitFields(V& v, T& o) {
@@ -172,8 +177,6 @@ static_assert(Fits<decltype(TokenReview::user), Type::kMessage, false, 0, Review
               "pkg/api/schema/auth.txt:9: TokenReview::user must hold ReviewUser");
 static_assert(Fits<decltype(TokenReview::error), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/auth.txt:10: TokenReview::error must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<TokenReview> = "authentication.k8s.io/v1";
 
 // --- ReviewUser <- k8s.io/api/authentication/v1.UserInfo (pkg/api/schema/auth.txt:12)
 
@@ -235,7 +238,10 @@ struct SubjectAccessReviewTags {
   static constexpr Tag kStatusAllowed{"allowed", 1, Wire::kVarint, Type::kBool, false, false};
   static constexpr Tag kStatusDenied{"denied", 4, Wire::kVarint, Type::kBool, false, false};
   static constexpr Tag kStatusReason{"reason", 2, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "authorization.k8s.io/v1";
 };
+
+SubjectAccessReviewTags TagsOf(Kind<SubjectAccessReview>);  // for KindTags only
 
 template <typename V, Is<SubjectAccessReview> T>
 void VisitFields(V& v, T& o) {
@@ -320,15 +326,16 @@ static_assert(Fits<decltype(SubjectAccessReview::denied), Type::kBool, false, 0,
               "pkg/api/schema/auth.txt:27: SubjectAccessReview::denied must hold a bool");
 static_assert(Fits<decltype(SubjectAccessReview::reason), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/auth.txt:28: SubjectAccessReview::reason must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<SubjectAccessReview> = "authorization.k8s.io/v1";
 
 // --- ConfigMap <- k8s.io/api/core/v1.ConfigMap (pkg/api/schema/auth.txt:30)
 
 struct ConfigMapTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kData{"data", 2, Wire::kLen, Type::kStringMap, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+ConfigMapTags TagsOf(Kind<ConfigMap>);  // for KindTags only
 
 template <typename V, Is<ConfigMap> T>
 void VisitFields(V& v, T& o) {
@@ -351,8 +358,6 @@ static_assert(Fits<decltype(ConfigMap::metadata), Type::kMessage, false, 0, Obje
               "pkg/api/schema/auth.txt:31: ConfigMap::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(ConfigMap::data), Type::kStringMap, false, 0, void, false>(),
               "pkg/api/schema/auth.txt:32: ConfigMap::data must hold a StringMap");
-template <>
-inline constexpr std::string_view kApiVersion<ConfigMap> = "v1";
 
 // --- Lease <- k8s.io/api/coordination/v1.Lease (pkg/api/schema/coordination.txt:4)
 
@@ -371,7 +376,10 @@ struct LeaseTags {
   static constexpr Tag kSpecStrategy{"strategy", 6, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kSpecPreferredHolder{"preferredHolder", 7,     Wire::kLen,
                                             Type::kString,     false, false};
+  static constexpr std::string_view kApiVersion = "coordination.k8s.io/v1";
 };
+
+LeaseTags TagsOf(Kind<Lease>);  // for KindTags only
 
 template <typename V, Is<Lease> T>
 void VisitFields(V& v, T& o) {
@@ -431,8 +439,6 @@ static_assert(Fits<decltype(Lease::strategy), Type::kString, false, 0, void, fal
 static_assert(
     Fits<decltype(Lease::preferred_holder), Type::kString, false, 0, void, false>(),
     "pkg/api/schema/coordination.txt:12: Lease::preferred_holder must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<Lease> = "coordination.k8s.io/v1";
 
 // --- Pod <- k8s.io/api/core/v1.Pod (pkg/api/schema/core.txt:5)
 
@@ -440,7 +446,10 @@ struct PodTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+PodTags TagsOf(Kind<Pod>);  // for KindTags only
 
 template <typename V, Is<Pod> T>
 void VisitFields(V& v, T& o) {
@@ -467,8 +476,6 @@ static_assert(Fits<decltype(Pod::spec), Type::kMessage, false, 0, PodSpec, false
               "pkg/api/schema/core.txt:7: Pod::spec must hold PodSpec");
 static_assert(Fits<decltype(Pod::status), Type::kMessage, false, 0, PodStatus, false>(),
               "pkg/api/schema/core.txt:8: Pod::status must hold PodStatus");
-template <>
-inline constexpr std::string_view kApiVersion<Pod> = "v1";
 
 // --- ObjectMeta <- k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta (pkg/api/schema/core.txt:11)
 
@@ -1988,7 +1995,10 @@ struct NodeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+NodeTags TagsOf(Kind<Node>);  // for KindTags only
 
 template <typename V, Is<Node> T>
 void VisitFields(V& v, T& o) {
@@ -2015,8 +2025,6 @@ static_assert(Fits<decltype(Node::spec), Type::kMessage, false, 0, NodeSpec, fal
               "pkg/api/schema/core.txt:200: Node::spec must hold NodeSpec");
 static_assert(Fits<decltype(Node::status), Type::kMessage, false, 0, NodeStatus, false>(),
               "pkg/api/schema/core.txt:201: Node::status must hold NodeStatus");
-template <>
-inline constexpr std::string_view kApiVersion<Node> = "v1";
 
 // --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:203)
 
@@ -2217,7 +2225,10 @@ struct NamespaceTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+NamespaceTags TagsOf(Kind<Namespace>);  // for KindTags only
 
 template <typename V, Is<Namespace> T>
 void VisitFields(V& v, T& o) {
@@ -2247,8 +2258,6 @@ static_assert(Fits<decltype(Namespace::metadata), Type::kMessage, false, 0, Obje
               "pkg/api/schema/core_other.txt:5: Namespace::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(Namespace::phase), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/core_other.txt:6: Namespace::phase must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<Namespace> = "v1";
 
 // --- Service <- k8s.io/api/core/v1.Service (pkg/api/schema/core_other.txt:9)
 
@@ -2257,7 +2266,10 @@ struct ServiceTags {
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSelector{"selector", 2, Wire::kLen, Type::kStringMap, false, false};
   static constexpr Tag kSpecType{"type", 4, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+ServiceTags TagsOf(Kind<Service>);  // for KindTags only
 
 template <typename V, Is<Service> T>
 void VisitFields(V& v, T& o) {
@@ -2293,8 +2305,6 @@ static_assert(Fits<decltype(Service::selector), Type::kStringMap, false, 0, void
               "pkg/api/schema/core_other.txt:11: Service::selector must hold a StringMap");
 static_assert(Fits<decltype(Service::type), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/core_other.txt:12: Service::type must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<Service> = "v1";
 
 // --- ReplicationController <- k8s.io/api/core/v1.ReplicationController
 // (pkg/api/schema/core_other.txt:14)
@@ -2304,7 +2314,10 @@ struct ReplicationControllerTags {
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSelector{"selector", 2, Wire::kLen, Type::kStringMap, false, false};
   static constexpr Tag kSpecReplicas{"replicas", 1, Wire::kVarint, Type::kInt32, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+ReplicationControllerTags TagsOf(Kind<ReplicationController>);  // for KindTags only
 
 template <typename V, Is<ReplicationController> T>
 void VisitFields(V& v, T& o) {
@@ -2343,8 +2356,6 @@ static_assert(
 static_assert(
     Fits<decltype(ReplicationController::replicas), Type::kInt32, false, 0, void, false>(),
     "pkg/api/schema/core_other.txt:17: ReplicationController::replicas must hold an int32_t");
-template <>
-inline constexpr std::string_view kApiVersion<ReplicationController> = "v1";
 
 // --- PodDisruptionBudget <- k8s.io/api/policy/v1.PodDisruptionBudget (pkg/api/schema/policy.txt:4)
 
@@ -2367,7 +2378,10 @@ struct PodDisruptionBudgetTags {
                                            Type::kInt32,   false, false};
   static constexpr Tag kStatusDisruptedPods{"disruptedPods", 2,     Wire::kLen,
                                             Type::kTime,     false, true};
+  static constexpr std::string_view kApiVersion = "policy/v1";
 };
+
+PodDisruptionBudgetTags TagsOf(Kind<PodDisruptionBudget>);  // for KindTags only
 
 template <typename V, Is<PodDisruptionBudget> T>
 void VisitFields(V& v, T& o) {
@@ -2447,8 +2461,6 @@ static_assert(
     Fits<decltype(PodDisruptionBudget::disrupted_pods), Type::kTime, false, 0, void, true>(),
     "pkg/api/schema/policy.txt:13: PodDisruptionBudget::disrupted_pods must hold a map of a "
     "std::string (RFC 3339)");
-template <>
-inline constexpr std::string_view kApiVersion<PodDisruptionBudget> = "policy/v1";
 
 // --- ResourceSlice <- k8s.io/api/resource/v1.ResourceSlice (pkg/api/schema/resource.txt:8)
 
@@ -2471,7 +2483,10 @@ struct ResourceSliceTags {
       "perDeviceNodeSelection", 7, Wire::kVarint, Type::kBool, false, false};
   static constexpr Tag kSpecSharedCounters{"sharedCounters", 8,    Wire::kLen,
                                            Type::kMessage,   true, false};
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
 };
+
+ResourceSliceTags TagsOf(Kind<ResourceSlice>);  // for KindTags only
 
 template <typename V, Is<ResourceSlice> T>
 void VisitFields(V& v, T& o) {
@@ -2560,8 +2575,6 @@ static_assert(
     Fits<decltype(ResourceSlice::shared_counters), Type::kMessage, true, 0, CounterSet, false>(),
     "pkg/api/schema/resource.txt:19: ResourceSlice::shared_counters must hold a list of "
     "CounterSet");
-template <>
-inline constexpr std::string_view kApiVersion<ResourceSlice> = "resource.k8s.io/v1";
 
 // --- Device <- k8s.io/api/resource/v1.Device (pkg/api/schema/resource.txt:21)
 
@@ -2919,7 +2932,10 @@ struct ResourceClaimTags {
   static constexpr Tag kStatusReservedFor{"reservedFor",  2,    Wire::kLen,
                                           Type::kMessage, true, false};
   static constexpr Tag kStatusDevices{"devices", 4, Wire::kLen, Type::kMessage, true, false};
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
 };
+
+ResourceClaimTags TagsOf(Kind<ResourceClaim>);  // for KindTags only
 
 template <typename V, Is<ResourceClaim> T>
 void VisitFields(V& v, T& o) {
@@ -2977,8 +2993,6 @@ static_assert(Fits<decltype(ResourceClaim::device_status), Type::kMessage, true,
                    AllocatedDeviceStatus, false>(),
               "pkg/api/schema/resource.txt:75: ResourceClaim::device_status must hold a list of "
               "AllocatedDeviceStatus");
-template <>
-inline constexpr std::string_view kApiVersion<ResourceClaim> = "resource.k8s.io/v1";
 
 // --- DeviceClaim <- k8s.io/api/resource/v1.DeviceClaim (pkg/api/schema/resource.txt:77)
 
@@ -3607,7 +3621,10 @@ struct ResourceClaimTemplateTags {
   static constexpr Tag kSpecMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecSpecDevices{"devices", 1, Wire::kLen, Type::kMessage, false, false};
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
 };
+
+ResourceClaimTemplateTags TagsOf(Kind<ResourceClaimTemplate>);  // for KindTags only
 
 template <typename V, Is<ResourceClaimTemplate> T>
 void VisitFields(V& v, T& o) {
@@ -3654,8 +3671,6 @@ static_assert(
 static_assert(
     Fits<decltype(ResourceClaimTemplate::devices), Type::kMessage, false, 0, DeviceClaim, false>(),
     "pkg/api/schema/resource.txt:156: ResourceClaimTemplate::devices must hold DeviceClaim");
-template <>
-inline constexpr std::string_view kApiVersion<ResourceClaimTemplate> = "resource.k8s.io/v1";
 
 // --- DeviceClass <- k8s.io/api/resource/v1.DeviceClass (pkg/api/schema/resource.txt:159)
 
@@ -3668,7 +3683,10 @@ struct DeviceClassTags {
                                                    Type::kString, false, false};
   static constexpr Tag kSpecExtendedResourceName{"extendedResourceName", 4,     Wire::kLen,
                                                  Type::kString,          false, false};
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
 };
+
+DeviceClassTags TagsOf(Kind<DeviceClass>);  // for KindTags only
 
 template <typename V, Is<DeviceClass> T>
 void VisitFields(V& v, T& o) {
@@ -3724,8 +3742,6 @@ static_assert(
 static_assert(
     Fits<decltype(DeviceClass::extended_resource_name), Type::kString, false, 0, void, false>(),
     "pkg/api/schema/resource.txt:162: DeviceClass::extended_resource_name must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<DeviceClass> = "resource.k8s.io/v1";
 
 // --- DeviceTaintRule <- k8s.io/api/resource/v1.DeviceTaintRule (pkg/api/schema/resource.txt:165)
 
@@ -3740,7 +3756,10 @@ struct DeviceTaintRuleTags {
   static constexpr Tag kSpecDeviceSelectorDevice{"device",      4,     Wire::kLen,
                                                  Type::kString, false, false};
   static constexpr Tag kSpecTaint{"taint", 2, Wire::kLen, Type::kMessage, false, false};
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
 };
+
+DeviceTaintRuleTags TagsOf(Kind<DeviceTaintRule>);  // for KindTags only
 
 template <typename V, Is<DeviceTaintRule> T>
 void VisitFields(V& v, T& o) {
@@ -3795,8 +3814,6 @@ static_assert(Fits<decltype(DeviceTaintRule::device), Type::kString, false, 0, v
 static_assert(
     Fits<decltype(DeviceTaintRule::taint), Type::kMessage, false, 0, DeviceTaint, false>(),
     "pkg/api/schema/resource.txt:170: DeviceTaintRule::taint must hold DeviceTaint");
-template <>
-inline constexpr std::string_view kApiVersion<DeviceTaintRule> = "resource.k8s.io/v1";
 
 // --- StorageClass <- k8s.io/api/storage/v1.StorageClass (pkg/api/schema/storage.txt:30)
 
@@ -3810,7 +3827,10 @@ struct StorageClassTags {
                                           Type::kMessage,      true, false};
   static constexpr Tag kAllowedTopologiesMatchLabelExpressions{
       "matchLabelExpressions", 1, Wire::kLen, Type::kMessage, true, false};
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
 };
+
+StorageClassTags TagsOf(Kind<StorageClass>);  // for KindTags only
 
 template <typename V, Is<StorageClass> T>
 void VisitFields(V& v, T& o) {
@@ -3858,8 +3878,6 @@ static_assert(Fits<decltype(StorageClass::allowed_topologies), Type::kMessage, t
                    TopologySelectorRequirement, false>(),
               "pkg/api/schema/storage.txt:35: StorageClass::allowed_topologies must hold a list of "
               "a list of TopologySelectorRequirement");
-template <>
-inline constexpr std::string_view kApiVersion<StorageClass> = "storage.k8s.io/v1";
 
 // --- TopologySelectorRequirement <- k8s.io/api/core/v1.TopologySelectorLabelRequirement
 // (pkg/api/schema/storage.txt:37)
@@ -3900,7 +3918,10 @@ struct CSINodeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecDrivers{"drivers", 1, Wire::kLen, Type::kMessage, true, false};
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
 };
+
+CSINodeTags TagsOf(Kind<CSINode>);  // for KindTags only
 
 template <typename V, Is<CSINode> T>
 void VisitFields(V& v, T& o) {
@@ -3930,8 +3951,6 @@ static_assert(Fits<decltype(CSINode::metadata), Type::kMessage, false, 0, Object
               "pkg/api/schema/storage.txt:42: CSINode::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(CSINode::drivers), Type::kMessage, true, 0, CSINodeDriver, false>(),
               "pkg/api/schema/storage.txt:43: CSINode::drivers must hold a list of CSINodeDriver");
-template <>
-inline constexpr std::string_view kApiVersion<CSINode> = "storage.k8s.io/v1";
 
 // --- CSINodeDriver <- k8s.io/api/storage/v1.CSINodeDriver (pkg/api/schema/storage.txt:45)
 
@@ -3994,7 +4013,10 @@ struct CSIDriverTags {
                                             Type::kBool,       false, false};
   static constexpr Tag kSpecRequiresRepublish{"requiresRepublish", 7,     Wire::kVarint,
                                               Type::kBool,         false, false};
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
 };
+
+CSIDriverTags TagsOf(Kind<CSIDriver>);  // for KindTags only
 
 template <typename V, Is<CSIDriver> T>
 void VisitFields(V& v, T& o) {
@@ -4034,8 +4056,6 @@ static_assert(Fits<decltype(CSIDriver::storage_capacity), Type::kBool, false, 0,
               "pkg/api/schema/storage.txt:54: CSIDriver::storage_capacity must hold a bool");
 static_assert(Fits<decltype(CSIDriver::requires_republish), Type::kBool, false, 0, void, false>(),
               "pkg/api/schema/storage.txt:55: CSIDriver::requires_republish must hold a bool");
-template <>
-inline constexpr std::string_view kApiVersion<CSIDriver> = "storage.k8s.io/v1";
 
 // --- PersistentVolume <- k8s.io/api/core/v1.PersistentVolume (pkg/api/schema/storage.txt:57)
 
@@ -4061,7 +4081,10 @@ struct PersistentVolumeTags {
                                                                   Type::kString,  false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+PersistentVolumeTags TagsOf(Kind<PersistentVolume>);  // for KindTags only
 
 template <typename V, Is<PersistentVolume> T>
 void VisitFields(V& v, T& o) {
@@ -4174,8 +4197,6 @@ static_assert(
     "pkg/api/schema/storage.txt:66: PersistentVolume::csi_volume_handle must hold a std::string");
 static_assert(Fits<decltype(PersistentVolume::phase), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/storage.txt:67: PersistentVolume::phase must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<PersistentVolume> = "v1";
 
 // --- ObjectReference <- k8s.io/api/core/v1.ObjectReference (pkg/api/schema/storage.txt:69)
 
@@ -4233,7 +4254,10 @@ struct PersistentVolumeClaimTags {
   static constexpr Tag kSpecSelector{"selector", 4, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "v1";
 };
+
+PersistentVolumeClaimTags TagsOf(Kind<PersistentVolumeClaim>);  // for KindTags only
 
 template <typename V, Is<PersistentVolumeClaim> T>
 void VisitFields(V& v, T& o) {
@@ -4315,8 +4339,6 @@ static_assert(
 static_assert(
     Fits<decltype(PersistentVolumeClaim::phase), Type::kString, false, 0, void, false>(),
     "pkg/api/schema/storage.txt:83: PersistentVolumeClaim::phase must hold a std::string");
-template <>
-inline constexpr std::string_view kApiVersion<PersistentVolumeClaim> = "v1";
 
 // --- CSIStorageCapacity <- k8s.io/api/storage/v1.CSIStorageCapacity
 // (pkg/api/schema/storage.txt:86)
@@ -4329,7 +4351,10 @@ struct CSIStorageCapacityTags {
   static constexpr Tag kCapacity{"capacity", 4, Wire::kLen, Type::kQuantity, false, false};
   static constexpr Tag kMaximumVolumeSize{"maximumVolumeSize", 5,     Wire::kLen,
                                           Type::kQuantity,     false, false};
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
 };
+
+CSIStorageCapacityTags TagsOf(Kind<CSIStorageCapacity>);  // for KindTags only
 
 template <typename V, Is<CSIStorageCapacity> T>
 void VisitFields(V& v, T& o) {
@@ -4372,8 +4397,6 @@ static_assert(
     Fits<decltype(CSIStorageCapacity::maximum_volume_size), Type::kQuantity, false, 0, void,
          false>(),
     "pkg/api/schema/storage.txt:91: CSIStorageCapacity::maximum_volume_size must hold a Quantity");
-template <>
-inline constexpr std::string_view kApiVersion<CSIStorageCapacity> = "storage.k8s.io/v1";
 
 }  // namespace stowage::api::schema
 

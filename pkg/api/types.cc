@@ -1,4 +1,4 @@
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 #include <algorithm>
 

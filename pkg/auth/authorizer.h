@@ -20,8 +20,8 @@
 #include "pkg/auth/single_flight.h"
 #include "pkg/auth/user_info.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::auth {
 

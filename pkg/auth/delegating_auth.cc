@@ -4,7 +4,7 @@
 
 #include "pkg/auth/negotiation.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::auth {
 namespace {

@@ -38,9 +38,9 @@
 #include "pkg/auth/trust_source.h"
 #include "pkg/auth/user_info.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
 
 namespace stowage::auth {
 

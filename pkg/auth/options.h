@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::auth {
 

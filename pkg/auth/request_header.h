@@ -17,8 +17,8 @@
 
 #include "pkg/auth/user_info.h"
 #include "pkg/auth/x509.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::auth {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "pkg/auth/user_info.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::auth {
 

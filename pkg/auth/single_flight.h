@@ -13,8 +13,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::auth {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "pkg/auth/reviews.h"
-#include "pkg/common/assert.h"
 #include "pkg/common/logging.h"
+#include "stowage/common/assert.h"
 
 namespace stowage::auth {
 namespace {

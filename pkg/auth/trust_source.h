@@ -25,9 +25,9 @@
 #include "pkg/auth/request_header.h"
 #include "pkg/auth/x509.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::auth {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "pkg/auth/user_info.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::auth {
 

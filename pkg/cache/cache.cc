@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
 #include "pkg/metrics/metrics.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::cache {
 

@@ -28,10 +28,10 @@
 
 #include "pkg/cache/node_tree.h"
 #include "pkg/cache/snapshot.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::cache {
 

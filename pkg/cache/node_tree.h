@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::cache {
 

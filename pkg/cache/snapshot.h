@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/common/string_map.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
+#include "stowage/common/string_map.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::cache {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "pkg/api/decode.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

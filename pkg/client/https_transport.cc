@@ -23,8 +23,8 @@
 #include "pkg/client/token_file.h"
 #include "pkg/client/transport.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::client {
 namespace {

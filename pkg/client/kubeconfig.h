@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "pkg/client/rest_config.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

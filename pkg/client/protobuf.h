@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "pkg/api/encode.h"
-#include "pkg/api/types.h"
-#include "pkg/common/status.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "pkg/api/decode.h"
-#include "pkg/api/types.h"
-#include "pkg/common/status.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::client {
 

@@ -12,10 +12,10 @@
 
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
-#include "pkg/api/types.h"
 #include "pkg/client/protobuf.h"
 #include "pkg/client/protobuf_decode.h"
 #include "pkg/client/rest_client.h"
+#include "stowage/api/types.h"
 
 namespace stowage::client {
 

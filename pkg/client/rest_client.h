@@ -22,7 +22,7 @@
 #include "pkg/client/rate_limiter.h"
 #include "pkg/client/rest_config.h"
 #include "pkg/client/transport.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

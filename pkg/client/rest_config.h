@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::client {
 

@@ -14,10 +14,10 @@
 #include <cstddef>
 #include <string>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::client {
 

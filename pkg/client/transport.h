@@ -16,8 +16,8 @@
 #include <string_view>
 
 #include "pkg/client/rest_config.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::client {
 

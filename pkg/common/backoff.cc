@@ -1,4 +1,4 @@
-#include "pkg/common/backoff.h"
+#include "stowage/common/backoff.h"
 
 #include <algorithm>
 #include <random>

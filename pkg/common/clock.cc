@@ -1,8 +1,8 @@
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 
 #include <limits>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage {
 namespace {

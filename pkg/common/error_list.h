@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage {
 

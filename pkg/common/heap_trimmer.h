@@ -15,7 +15,7 @@
 #include <functional>
 #include <thread>
 
-#include "pkg/common/clock.h"
+#include "stowage/common/clock.h"
 
 namespace stowage {
 

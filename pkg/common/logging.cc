@@ -13,8 +13,8 @@
 
 #include "pkg/common/go_quote.h"
 #include "pkg/common/log_value.h"
-#include "pkg/common/mutex.h"
 #include "pkg/common/strconv.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::logging {
 namespace internal {

@@ -1,5 +1,5 @@
 // Logging as kube-scheduler writes it, through spdlog. The in-tree macros (LOG_INFO, VLOG, with
-// fmt syntax) live here; pkg/common/log.h holds the spdlog-free entry plugins use.
+// fmt syntax) live here; stowage/common/log.h holds the spdlog-free entry plugins use.
 //
 // Text (the default) is klog's header format, one line per message:
 //   I1122 19:44:01.123456   12345 schedule_one.cc:213] msg
@@ -28,8 +28,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/log.h"
-#include "pkg/common/status.h"
+#include "stowage/common/log.h"
+#include "stowage/common/status.h"
 
 namespace stowage::logging {
 

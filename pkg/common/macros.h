@@ -2,7 +2,7 @@
 // status_macros (which Debian's libabsl does not ship).
 #pragma once
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 #define STOWAGE_CONCAT_INNER(a, b) a##b
 #define STOWAGE_CONCAT(a, b) STOWAGE_CONCAT_INNER(a, b)

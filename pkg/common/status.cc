@@ -1,4 +1,4 @@
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage {
 

@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "pkg/config/types.h"
-#include "pkg/plugin_config/features.h"
+#include "stowage/plugin_config/features.h"
 
 namespace stowage::config {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/status.h"
 #include "pkg/config/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::config {
 

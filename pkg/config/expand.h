@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/status.h"
 #include "pkg/config/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::config {
 

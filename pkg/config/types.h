@@ -13,7 +13,7 @@
 // EncodeYaml (encode.h) writes a configuration back out.
 //
 // Plugin args (PluginArgs, a std::variant of the typed in-tree kinds, RawArgs and "none") live in
-// pkg/plugin_config/args.h, a target of their own that plugins link without the rest of config.
+// stowage/plugin_config/args.h, a target of their own that plugins link without the rest of config.
 //
 // These are value types with no internal synchronisation; a configuration is built once at
 // startup and then only read, which is safe from any number of threads.
@@ -28,9 +28,9 @@
 #include <variant>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/plugin_config/args.h"
-#include "pkg/plugin_config/extension_point.h"
+#include "stowage/api/types.h"
+#include "stowage/plugin_config/args.h"
+#include "stowage/plugin_config/extension_point.h"
 
 namespace stowage::config {
 
@@ -40,7 +40,7 @@ inline constexpr std::string_view kKind = "KubeSchedulerConfiguration";
 inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 
 // The extension points a profile configures plugins for, MultiPoint excluded: the framework's
-// one table (pkg/plugin_config/extension_point.h), of which config uses the configurable part.
+// one table (stowage/plugin_config/extension_point.h), of which config uses the configurable part.
 using framework::ExtensionPoint;
 using framework::kNumConfigurableExtensionPoints;
 inline constexpr const auto& kAllExtensionPoints = framework::kConfigurableExtensionPoints;

@@ -5,10 +5,10 @@
 #include <set>
 #include <string>
 
-#include "pkg/common/clock.h"
 #include "pkg/config/duration.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/validation_args.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::config {
 namespace {

@@ -24,10 +24,10 @@
 // Unlike upstream, errors come out in a fixed order (upstream walks a Go map for some checks).
 #pragma once
 
-#include "pkg/common/status.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
-#include "pkg/plugin_config/features.h"
+#include "stowage/common/status.h"
+#include "stowage/plugin_config/features.h"
 
 namespace stowage::config {
 

@@ -7,10 +7,10 @@
 // (converted) types in which a nil pointer has become 0.
 #pragma once
 
-#include "pkg/common/status.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
-#include "pkg/plugin_config/features.h"
+#include "stowage/common/status.h"
+#include "stowage/plugin_config/features.h"
 
 namespace stowage::config {
 

@@ -11,9 +11,9 @@
 // The function is pure and thread-safe.
 #pragma once
 
-#include "pkg/common/status.h"
 #include "pkg/config/expand.h"
 #include "pkg/config/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::config {
 

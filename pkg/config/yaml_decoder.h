@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/types.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::config::internal {
 

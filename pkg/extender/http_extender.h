@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "pkg/client/transport.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
 #include "pkg/config/types.h"
-#include "pkg/framework/extender.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/extender.h"
 
 namespace stowage::extender {
 

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/common/status.h"
-#include "pkg/framework/extender.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/extender.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::extender {
 

@@ -1,4 +1,4 @@
-#include "pkg/framework/cycle_state.h"
+#include "stowage/framework/cycle_state.h"
 
 namespace stowage::framework {
 

@@ -1,8 +1,8 @@
-#include "pkg/framework/events.h"
+#include "stowage/framework/events.h"
 
 #include <map>
 
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::framework {
 

@@ -1,4 +1,4 @@
-#include "pkg/framework/interface.h"
+#include "stowage/framework/interface.h"
 
 #include <algorithm>
 #include <array>

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::framework {
 namespace {

@@ -1,4 +1,4 @@
-#include "pkg/framework/registry.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::framework {
 

@@ -1,4 +1,4 @@
-#include "pkg/framework/status.h"
+#include "stowage/framework/status.h"
 
 #include <atomic>
 

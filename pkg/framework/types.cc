@@ -1,4 +1,4 @@
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 
 #include <algorithm>
 #include <atomic>

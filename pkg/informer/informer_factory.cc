@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::informer {
 

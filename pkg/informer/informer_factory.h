@@ -9,8 +9,8 @@
 #include <typeindex>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
 #include "pkg/informer/shared_informer.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::informer {
 

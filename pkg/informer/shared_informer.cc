@@ -7,9 +7,9 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "pkg/common/backoff.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/backoff.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::informer {
 

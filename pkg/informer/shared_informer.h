@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/informer/event_handler.h"
 #include "pkg/informer/store.h"
 #include "pkg/metrics/informer.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::informer {
 

@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::informer {
 

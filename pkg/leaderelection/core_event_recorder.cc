@@ -6,7 +6,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::leaderelection {
 

@@ -16,9 +16,9 @@
 #include <thread>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::leaderelection {
 

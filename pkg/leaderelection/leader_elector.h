@@ -27,12 +27,12 @@
 
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/lock.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::leaderelection {
 

@@ -4,9 +4,9 @@
 
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
-#include "pkg/api/types.h"
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::leaderelection {
 namespace {

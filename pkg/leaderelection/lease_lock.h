@@ -11,10 +11,10 @@
 #include <string>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/lock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::leaderelection {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::leaderelection {
 

@@ -3,8 +3,8 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/leader_elector.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::leaderelection {
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::metrics {
 

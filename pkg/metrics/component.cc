@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "pkg/common/mutex.h"
 #include "pkg/metrics/child_cache.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::metrics {
 namespace {

@@ -31,7 +31,7 @@
 
 #include "pkg/metrics/child_cache.h"
 #include "pkg/metrics/registry.h"
-#include "pkg/plugin_config/extension_point.h"
+#include "stowage/plugin_config/extension_point.h"
 
 namespace stowage::metrics {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/common/thread_annotations.h"
 #include "pkg/metrics/metrics.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::metrics {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <utility>
 
-#include "pkg/common/mutex.h"
 #include "pkg/metrics/process.h"
 #include "pkg/metrics/text_format.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::metrics {
 namespace {

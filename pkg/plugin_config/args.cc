@@ -1,4 +1,4 @@
-#include "pkg/plugin_config/args.h"
+#include "stowage/plugin_config/args.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "pkg/plugin_config/raw_args.h"
+#include "stowage/plugin_config/raw_args.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>

@@ -8,8 +8,8 @@
 #include "pkg/common/go_quote.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/macros.h"
-#include "pkg/framework/plugin_library.h"
 #include "pkg/plugin_loader/root_owned_file.h"
+#include "stowage/framework/plugin_library.h"
 
 namespace stowage::plugin_loader {
 namespace {

@@ -2,9 +2,9 @@
 //
 // Each library is opened through OpenRootOwnedFile and mapped with dlopen on that descriptor
 // (/proc/self/fd/N), so the file checked is the file loaded. Before anything in it is called, its
-// ABI tag (pkg/framework/plugin_library.h) must equal the scheduler's own; then its registration
-// function fills a registry of its own, whose names are merged into the scheduler's only if none
-// is taken already. A library is never unloaded: its plugins' code lives in it.
+// ABI tag (stowage/framework/plugin_library.h) must equal the scheduler's own; then its
+// registration function fills a registry of its own, whose names are merged into the scheduler's
+// only if none is taken already. A library is never unloaded: its plugins' code lives in it.
 //
 // Call from main's thread before the sandbox is entered (opening and mapping files is what the
 // sandbox takes away) and before profiles are built. Not thread-safe.
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/registry.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::plugin_loader {
 

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::plugin_loader {
 

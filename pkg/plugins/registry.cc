@@ -1,6 +1,5 @@
 #include "pkg/plugins/registry.h"
 
-#include "pkg/common/assert.h"
 #include "pkg/plugins/default_binder/default_binder.h"
 #include "pkg/plugins/default_preemption/default_preemption.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
@@ -21,6 +20,7 @@
 #include "pkg/plugins/volume_binding/volume_binding.h"
 #include "pkg/plugins/volume_restrictions/volume_restrictions.h"
 #include "pkg/plugins/volume_zone/volume_zone.h"
+#include "stowage/common/assert.h"
 
 namespace stowage::plugins {
 

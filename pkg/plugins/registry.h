@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/registry.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::plugins {
 

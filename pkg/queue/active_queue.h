@@ -23,9 +23,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "pkg/framework/events.h"
 #include "pkg/queue/indexed_pods.h"
 #include "pkg/queue/queued_pod.h"
+#include "stowage/framework/events.h"
 
 namespace prometheus {
 class Gauge;

@@ -17,9 +17,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "pkg/common/clock.h"
 #include "pkg/queue/indexed_pods.h"
 #include "pkg/queue/queued_pod.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::queue {
 

@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pkg/framework/interface.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::queue {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::queue {
 

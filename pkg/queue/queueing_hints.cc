@@ -4,8 +4,8 @@
 #include <set>
 #include <utility>
 
-#include "pkg/framework/extender.h"
 #include "pkg/metrics/metrics.h"
+#include "stowage/framework/extender.h"
 
 namespace stowage::queue {
 

@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
-#include "pkg/framework/events.h"
 #include "pkg/framework/runtime/runtime.h"
+#include "stowage/framework/events.h"
 
 namespace stowage::queue {
 

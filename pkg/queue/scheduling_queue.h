@@ -45,9 +45,6 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/queue/active_queue.h"
 #include "pkg/queue/backoff_queue.h"
@@ -55,6 +52,9 @@
 #include "pkg/queue/queued_pod.h"
 #include "pkg/queue/queueing_hints.h"
 #include "pkg/queue/unschedulable_pods.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::queue {
 

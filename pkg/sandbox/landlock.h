@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::sandbox {
 

@@ -16,11 +16,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/extender.h"
-#include "pkg/framework/handle.h"
 #include "pkg/framework/runtime/runtime.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/extender.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::scheduler {
 

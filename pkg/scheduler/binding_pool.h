@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::scheduler {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/types.h"
 #include "pkg/cache/cache.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
 #include "pkg/queue/scheduling_queue.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::scheduler {
 

@@ -8,7 +8,7 @@
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::scheduler {
 

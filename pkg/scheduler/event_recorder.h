@@ -59,9 +59,9 @@
 
 #include "pkg/api/encode.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::scheduler {
 

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/framework/handle.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/scheduler/informer_lister.h"
+#include "stowage/common/mutex.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::scheduler {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/handle.h"
 #include "pkg/informer/shared_informer.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::scheduler {
 

@@ -1,10 +1,10 @@
 #include "pkg/scheduler/pod_status.h"
 
 #include "pkg/api/encode.h"
-#include "pkg/api/pod_condition.h"
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "pkg/common/backoff.h"
+#include "stowage/api/pod_condition.h"
+#include "stowage/common/backoff.h"
 
 namespace stowage::scheduler {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/api/types.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/clock.h"
-#include "pkg/common/status.h"
+#include "stowage/api/types.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage::scheduler {
 

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/framework/handle.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::scheduler {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/interface.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::scheduler {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "pkg/config/types.h"
-#include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/runtime.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::scheduler {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::scheduler {
 

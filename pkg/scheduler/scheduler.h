@@ -27,9 +27,6 @@
 
 #include "pkg/cache/cache.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/extender.h"
-#include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/parallelize.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
@@ -41,6 +38,9 @@
 #include "pkg/scheduler/pod_writer.h"
 #include "pkg/scheduler/pods_in_pre_bind.h"
 #include "pkg/scheduler/status_writer.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/extender.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::scheduler {
 

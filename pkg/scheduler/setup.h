@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/status.h"
 #include "pkg/config/types.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/registry.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::scheduler {
 

@@ -4,8 +4,8 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
 #include "pkg/scheduler/pod_status.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::scheduler {
 namespace {

@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/api/types.h"
 #include "pkg/client/rest_client.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::scheduler {
 

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
 #include "pkg/server/server_core.h"
 #include "pkg/server/tls_context.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::server::internal {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
 #include "pkg/server/router.h"
 #include "pkg/server/slis.h"
+#include "stowage/common/status.h"
 
 namespace stowage::server {
 

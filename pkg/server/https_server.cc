@@ -6,9 +6,9 @@
 #include <boost/asio/post.hpp>
 
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
 #include "pkg/server/connection.h"
 #include "pkg/server/server_core.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::server {
 namespace {

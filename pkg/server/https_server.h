@@ -28,9 +28,9 @@
 #include <string>
 #include <thread>
 
-#include "pkg/common/status.h"
 #include "pkg/server/http.h"
 #include "pkg/server/serving_options.h"
+#include "stowage/common/status.h"
 
 namespace stowage::server {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::server {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::server {
 

@@ -17,13 +17,13 @@
 #include <memory>
 #include <optional>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
 #include "pkg/server/serving_certificate.h"
 #include "pkg/server/serving_options.h"
 #include "pkg/server/worker_pool.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::server::internal {
 

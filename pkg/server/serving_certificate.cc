@@ -5,7 +5,7 @@
 
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::server {
 

@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/server/tls_context.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::server {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/status.h"
 #include "pkg/server/serving_certificate.h"
+#include "stowage/common/status.h"
 
 namespace stowage::server {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::server {
 namespace {

@@ -14,10 +14,10 @@
 #include <string_view>
 #include <tuple>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
 #include "pkg/server/http.h"
 #include "pkg/server/router.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::server {
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/common/status.h"
 #include "pkg/server/self_signed.h"
+#include "stowage/common/status.h"
 
 typedef struct ssl_st SSL;
 

@@ -2,7 +2,7 @@
 #include "pkg/server/worker_pool.h"
 
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::server {
 

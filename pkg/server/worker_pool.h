@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::server {
 

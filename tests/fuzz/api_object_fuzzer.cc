@@ -10,9 +10,9 @@
 #include <type_traits>
 
 #include "pkg/api/decode.h"
-#include "pkg/api/labels.h"
 #include "pkg/api/schema_generated.h"
-#include "pkg/api/types.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
 
 namespace {
 

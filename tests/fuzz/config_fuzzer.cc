@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "pkg/common/assert.h"
 #include "pkg/config/defaults.h"
 #include "pkg/config/encode.h"
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
+#include "stowage/common/assert.h"
 
 namespace {
 

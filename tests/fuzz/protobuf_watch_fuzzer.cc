@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "pkg/api/types.h"
 #include "pkg/client/protobuf_decode.h"
-#include "pkg/common/assert.h"
+#include "stowage/api/types.h"
+#include "stowage/common/assert.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/api/quantity.h"
-#include "pkg/common/assert.h"
+#include "stowage/api/quantity.h"
+#include "stowage/common/assert.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Fuzzes label and node selectors (pkg/api/labels.h) as pods and nodes carry them: a label
+// Fuzzes label and node selectors (stowage/api/labels.h) as pods and nodes carry them: a label
 // selector and a node selector are built from the input, compiled, and matched against a label
 // set and a node name. stowage parses no selector strings from outside (the informers' field
 // selectors are its own constants), so there is no string round trip to check; instead every
@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
-#include "pkg/common/assert.h"
 #include "pkg/common/strconv.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
+#include "stowage/common/assert.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "pkg/api/decode.h"
-#include "pkg/api/types.h"
 #include "pkg/client/line_splitter.h"
-#include "pkg/common/assert.h"
+#include "stowage/api/types.h"
+#include "stowage/common/assert.h"
 
 namespace {
 

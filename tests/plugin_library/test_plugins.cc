@@ -10,9 +10,9 @@
 #include <string_view>
 #include <type_traits>
 
-#include "pkg/framework/interface.h"
-#include "pkg/framework/plugin_library.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/plugin_library.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::testplugins {
 namespace {

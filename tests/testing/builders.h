@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/quantity.h"
-#include "pkg/api/types.h"
+#include "stowage/api/quantity.h"
+#include "stowage/api/types.h"
 
 namespace stowage::testing {
 

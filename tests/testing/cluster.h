@@ -15,7 +15,7 @@
 
 #include "pkg/client/rest_client.h"
 #include "pkg/client/rest_config.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::testing {
 

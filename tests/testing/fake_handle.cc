@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::testing {
 

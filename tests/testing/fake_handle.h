@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 #include "tests/testing/fake_lister.h"
 
 namespace stowage::testing {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/framework/handle.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::testing {
 

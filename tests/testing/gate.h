@@ -2,7 +2,7 @@
 // opens it, and says how many wait, so a test can create a backlog and release it.
 #pragma once
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::testing {
 

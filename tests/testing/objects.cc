@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "pkg/client/errors.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::testing {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 #include "tests/testing/builders.h"
 
 namespace stowage::testing {

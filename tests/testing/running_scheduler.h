@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "pkg/client/rest_client.h"
-#include "pkg/framework/registry.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/scheduler/scheduler.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::testing {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::testing {
 

@@ -10,7 +10,7 @@
 
 #include "cmd/stowage/app/flags.h"
 #include "cmd/stowage/app/options.h"
-#include "pkg/api/quantity.h"
+#include "stowage/api/quantity.h"
 
 namespace stowage::app {
 

@@ -41,10 +41,10 @@
 #include <vector>
 
 #include "cmd/stowage/app/flags.h"
-#include "pkg/api/quantity.h"
-#include "pkg/common/status.h"
 #include "pkg/config/types.h"
-#include "pkg/plugin_config/features.h"
+#include "stowage/api/quantity.h"
+#include "stowage/common/status.h"
+#include "stowage/plugin_config/features.h"
 
 namespace stowage::app {
 

@@ -22,15 +22,15 @@
 #include "cmd/stowage/app/secure_port.h"
 #include "cmd/stowage/app/signal_watcher.h"
 #include "pkg/client/kubeconfig.h"
-#include "pkg/common/clock.h"
 #include "pkg/config/types.h"
-#include "pkg/framework/registry.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/server/https_server.h"
 #include "pkg/server/router.h"
 #include "pkg/server/slis.h"
+#include "stowage/common/clock.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::app {
 

@@ -1,4 +1,4 @@
-#include "cmd/stowage/app/run.h"
+#include "stowage/app/run.h"
 
 #include <unistd.h>
 

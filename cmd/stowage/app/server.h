@@ -9,7 +9,7 @@
 #include "cmd/stowage/app/options.h"
 #include "pkg/common/logging.h"
 #include "pkg/config/types.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::app {
 

@@ -12,8 +12,8 @@
 #include <stop_token>
 #include <thread>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::app {
 

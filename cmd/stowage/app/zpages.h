@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "cmd/stowage/app/options.h"
-#include "pkg/common/clock.h"
 #include "pkg/config/types.h"
+#include "stowage/common/clock.h"
 
 namespace stowage::app {
 

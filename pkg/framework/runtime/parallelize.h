@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/handle.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::framework {
 

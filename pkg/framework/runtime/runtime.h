@@ -29,12 +29,12 @@
 #include <vector>
 
 #include "pkg/common/macros.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
 #include "pkg/metrics/profile_metrics.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::framework {
 

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/interface.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::framework {
 

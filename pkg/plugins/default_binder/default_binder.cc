@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "pkg/common/backoff.h"
+#include "stowage/common/backoff.h"
 
 namespace stowage::plugins::default_binder {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <limits>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
 #include "pkg/plugins/default_preemption/pdb.h"
 #include "pkg/plugins/default_preemption/victims.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -4,11 +4,11 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/encode.h"
-#include "pkg/api/pod_condition.h"
-#include "pkg/common/clock.h"
 #include "pkg/common/logging.h"
-#include "pkg/framework/interface.h"
+#include "stowage/api/pod_condition.h"
+#include "stowage/api/time_format.h"
+#include "stowage/common/clock.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -14,13 +14,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "pkg/api/types.h"
-#include "pkg/common/mutex.h"
-#include "pkg/common/status.h"
-#include "pkg/common/thread_annotations.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/status.h"
 #include "pkg/plugins/default_preemption/candidates.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/status.h"
 
 namespace stowage::plugins::default_preemption {
 

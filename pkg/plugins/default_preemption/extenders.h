@@ -5,11 +5,11 @@
 
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/extender.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/status.h"
 #include "pkg/plugins/default_preemption/candidates.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/extender.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/status.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::default_preemption {
 

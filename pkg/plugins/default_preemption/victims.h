@@ -8,12 +8,12 @@
 
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/status.h"
-#include "pkg/framework/types.h"
 #include "pkg/plugins/default_preemption/pdb.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/status.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::default_preemption {
 

@@ -16,10 +16,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::plugins::dynamic_resources {
 

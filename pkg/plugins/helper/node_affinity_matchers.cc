@@ -1,4 +1,4 @@
-#include "pkg/plugins/helper/node_affinity_matchers.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
 
 #include <string>
 #include <vector>

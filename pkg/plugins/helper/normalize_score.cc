@@ -1,4 +1,4 @@
-#include "pkg/plugins/helper/normalize_score.h"
+#include "stowage/plugins/helper/normalize_score.h"
 
 #include <algorithm>
 

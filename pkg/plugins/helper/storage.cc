@@ -1,4 +1,4 @@
-#include "pkg/plugins/helper/storage.h"
+#include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::helper {
 

@@ -1,4 +1,4 @@
-#include "pkg/plugins/helper/taint.h"
+#include "stowage/plugins/helper/taint.h"
 
 #include <charconv>
 #include <optional>

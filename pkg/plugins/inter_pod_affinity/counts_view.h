@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/types.h"
 #include "pkg/plugins/inter_pod_affinity/topology_counts.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/plugins/helper/resize.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/inter_pod_affinity/query_key.h"
+#include "stowage/plugins/helper/resize.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 namespace {

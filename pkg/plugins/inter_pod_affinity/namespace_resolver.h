@@ -17,9 +17,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
 #include "pkg/plugins/inter_pod_affinity/counts_view.h"
 #include "pkg/plugins/inter_pod_affinity/topology_counts.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 namespace {

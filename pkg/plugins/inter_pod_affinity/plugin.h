@@ -28,16 +28,16 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
-#include "pkg/plugin_config/args.h"
-#include "pkg/plugins/helper/pre_filter_with_extensions.h"
-#include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/inter_pod_affinity/namespace_resolver.h"
 #include "pkg/plugins/inter_pod_affinity/node_counts_memo.h"
 #include "pkg/plugins/inter_pod_affinity/state.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
+#include "stowage/plugin_config/args.h"
+#include "stowage/plugins/helper/pre_filter_with_extensions.h"
+#include "stowage/plugins/helper/score_with_normalize.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -6,10 +6,10 @@
 #include <memory>
 #include <string_view>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/types.h"
 #include "pkg/plugins/inter_pod_affinity/counts_view.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 namespace stowage::plugins::inter_pod_affinity {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "pkg/plugins/helper/event_objects.h"
-#include "pkg/plugins/helper/normalize_score.h"
+#include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/normalize_score.h"
 
 namespace stowage::plugins::node_affinity {
 namespace {

@@ -20,13 +20,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
-#include "pkg/plugins/helper/node_affinity_matchers.h"
-#include "pkg/plugins/helper/score_with_normalize.h"
+#include "stowage/api/labels.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
+#include "stowage/plugins/helper/score_with_normalize.h"
 
 namespace stowage::plugins::node_affinity {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "pkg/common/assert.h"
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/common/assert.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::node_declared_features {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::node_ports {
 namespace {

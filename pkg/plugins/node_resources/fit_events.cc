@@ -2,8 +2,8 @@
 // isSchedulableAfterNodeChange, haveAnyRequestedResourcesIncreased).
 #include <memory>
 
-#include "pkg/plugins/helper/event_objects.h"
 #include "pkg/plugins/node_resources/fit.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::node_resources {
 namespace {

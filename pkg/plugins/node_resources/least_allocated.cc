@@ -1,8 +1,8 @@
 // LeastAllocated (upstream noderesources/least_allocated.go): favours nodes with more room left.
 #include <utility>
 
-#include "pkg/framework/interface.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::plugins::node_resources {
 namespace {

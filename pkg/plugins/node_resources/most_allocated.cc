@@ -2,8 +2,8 @@
 // packing pods onto fewer nodes.
 #include <utility>
 
-#include "pkg/framework/interface.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::plugins::node_resources {
 namespace {

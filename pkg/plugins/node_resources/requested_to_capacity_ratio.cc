@@ -4,8 +4,8 @@
 #include <cmath>
 #include <utility>
 
-#include "pkg/framework/interface.h"
 #include "pkg/plugins/node_resources/resource_allocation.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::plugins::node_resources {
 namespace {

@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/framework/status.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/status.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::node_resources {
 

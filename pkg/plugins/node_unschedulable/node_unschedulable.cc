@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "pkg/plugins/helper/event_objects.h"
-#include "pkg/plugins/helper/taint.h"
+#include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/taint.h"
 
 namespace stowage::plugins::node_unschedulable {
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "pkg/plugins/helper/taint.h"
+#include "stowage/plugins/helper/taint.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
-#include "pkg/common/status.h"
-#include "pkg/framework/types.h"
-#include "pkg/plugins/helper/node_affinity_matchers.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/types.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

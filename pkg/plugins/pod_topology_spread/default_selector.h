@@ -4,9 +4,9 @@
 // Reads the listers only; thread-safe as they are.
 #pragma once
 
-#include "pkg/api/labels.h"
-#include "pkg/api/types.h"
-#include "pkg/framework/handle.h"
+#include "stowage/api/labels.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/handle.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

@@ -2,8 +2,8 @@
 #include <string>
 #include <utility>
 
-#include "pkg/plugins/helper/event_objects.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::pod_topology_spread {
 namespace {

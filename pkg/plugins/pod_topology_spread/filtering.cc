@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "pkg/plugins/helper/resize.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
+#include "stowage/plugins/helper/resize.h"
 
 namespace stowage::plugins::pod_topology_spread {
 namespace {

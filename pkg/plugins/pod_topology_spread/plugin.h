@@ -33,16 +33,16 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
-#include "pkg/plugins/helper/pre_filter_with_extensions.h"
-#include "pkg/plugins/helper/score_with_normalize.h"
 #include "pkg/plugins/pod_topology_spread/common.h"
 #include "pkg/plugins/pod_topology_spread/default_selector.h"
 #include "pkg/plugins/pod_topology_spread/spread_memo.h"
 #include "pkg/plugins/pod_topology_spread/state.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
+#include "stowage/plugins/helper/pre_filter_with_extensions.h"
+#include "stowage/plugins/helper/score_with_normalize.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

@@ -20,10 +20,10 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/labels.h"
-#include "pkg/common/string_map.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/labels.h"
+#include "stowage/common/string_map.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

@@ -11,10 +11,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "pkg/common/string_map.h"
-#include "pkg/framework/cycle_state.h"
 #include "pkg/plugins/pod_topology_spread/common.h"
 #include "pkg/plugins/pod_topology_spread/spread_memo.h"
+#include "stowage/common/string_map.h"
+#include "stowage/framework/cycle_state.h"
 
 namespace stowage::plugins::pod_topology_spread {
 

@@ -1,6 +1,6 @@
 #include "pkg/plugins/queue_sort/queue_sort.h"
 
-#include "pkg/plugins/helper/priority.h"
+#include "stowage/plugins/helper/priority.h"
 
 namespace stowage::plugins::queue_sort {
 

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <type_traits>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::plugins::queue_sort {
 

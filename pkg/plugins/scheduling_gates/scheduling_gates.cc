@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "pkg/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::scheduling_gates {
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "pkg/plugins/helper/event_objects.h"
-#include "pkg/plugins/helper/normalize_score.h"
+#include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/normalize_score.h"
 
 namespace stowage::plugins::taint_toleration {
 namespace {

@@ -19,13 +19,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/common/status.h"
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
-#include "pkg/plugins/helper/resize.h"
-#include "pkg/plugins/helper/score_with_normalize.h"
-#include "pkg/plugins/helper/taint.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
+#include "stowage/plugins/helper/resize.h"
+#include "stowage/plugins/helper/score_with_normalize.h"
+#include "stowage/plugins/helper/taint.h"
 
 namespace stowage::plugins::taint_toleration {
 

@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "pkg/api/labels.h"
 #include "pkg/plugins/volume_binding/claims.h"
+#include "stowage/api/labels.h"
 
 namespace stowage::plugins::volume_binding {
 namespace {

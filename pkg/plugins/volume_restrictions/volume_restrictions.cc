@@ -4,8 +4,8 @@
 #include <set>
 #include <string>
 
-#include "pkg/plugins/helper/event_objects.h"
-#include "pkg/plugins/helper/resize.h"
+#include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/resize.h"
 
 namespace stowage::plugins::volume_restrictions {
 namespace {

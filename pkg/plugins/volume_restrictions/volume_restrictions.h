@@ -14,9 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "pkg/framework/handle.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
+#include "stowage/framework/handle.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 
 namespace stowage::plugins::volume_restrictions {
 

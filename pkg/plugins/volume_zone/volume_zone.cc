@@ -5,8 +5,8 @@
 #include <cctype>
 #include <string>
 
-#include "pkg/plugins/helper/resize.h"
-#include "pkg/plugins/helper/storage.h"
+#include "stowage/plugins/helper/resize.h"
+#include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_zone {
 namespace {

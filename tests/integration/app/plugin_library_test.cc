@@ -1,7 +1,7 @@
 // The stowage binary with --plugin-library against the real test cluster: a library's Score and
 // Filter plugins (tests/plugin_library) decide where a pod of the profile that enables them goes,
 // and a library built against another SDK version keeps stowage from starting, saying why.
-#include "pkg/framework/plugin_library.h"
+#include "stowage/framework/plugin_library.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

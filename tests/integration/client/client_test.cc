@@ -16,7 +16,7 @@
 #include "pkg/client/resources.h"
 #include "pkg/common/file.h"
 #include "pkg/common/logging.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/objects.h"

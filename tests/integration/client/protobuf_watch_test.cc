@@ -9,7 +9,7 @@
 #include "pkg/client/protobuf.h"
 #include "pkg/client/protobuf_decode.h"
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
 

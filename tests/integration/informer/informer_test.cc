@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
 #include "pkg/informer/informer_factory.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"

@@ -17,7 +17,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "pkg/client/resources.h"
-#include "pkg/common/mutex.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/registry.h"
+#include "stowage/common/mutex.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/registry.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"

@@ -1,7 +1,7 @@
 // Tests for label selectors and node selectors, following the behaviour of upstream's
 // apimachinery labels.Selector / metav1.LabelSelectorAsSelector and component-helpers'
 // nodeaffinity (v1.36).
-#include "pkg/api/labels.h"
+#include "stowage/api/labels.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // checked against the v1.36 Go code itself (k8s.io/apimachinery v0.36.3). Where a value does not
 // fit int64, upstream's Value()/MilliValue() return 0 or a wrapped number; ours saturate, and
 // those rows say so.
-#include "pkg/api/quantity.h"
+#include "stowage/api/quantity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Tests for the sorted maps of pkg/api/types.h: lookups find every key and only those, whether
+// Tests for the sorted maps of stowage/api/types.h: lookups find every key and only those, whether
 // the map is small enough to be scanned or large enough to be bisected.
-#include "pkg/api/types.h"
+#include "stowage/api/types.h"
 
 #include <gtest/gtest.h>
 

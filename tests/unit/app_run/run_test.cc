@@ -1,5 +1,5 @@
 // app::Run's out-of-tree registry: plugins added by options, refused when a name is taken.
-#include "cmd/stowage/app/run.h"
+#include "stowage/app/run.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

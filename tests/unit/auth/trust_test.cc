@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "pkg/auth/delegating_auth.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/unit/auth/auth_env.h"
 
 namespace stowage::auth {

@@ -3,11 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pkg/common/backoff.h"
-#include "pkg/common/clock.h"
 #include "pkg/common/file.h"
 #include "pkg/common/macros.h"
-#include "pkg/common/status.h"
+#include "stowage/common/backoff.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/status.h"
 
 namespace stowage {
 namespace {

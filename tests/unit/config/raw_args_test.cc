@@ -1,6 +1,6 @@
 // DecodeArgs: an out-of-tree plugin's RawArgs decoded into its struct, strictly, with errors
 // naming the plugin and the field.
-#include "pkg/plugin_config/raw_args.h"
+#include "stowage/plugin_config/raw_args.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/framework/types.h"
+#include "stowage/framework/types.h"
 #include "tests/testing/builders.h"
 
 namespace stowage::framework {

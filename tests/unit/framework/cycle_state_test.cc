@@ -1,5 +1,5 @@
 // CycleState: reads are checked against the type written, and clones carry every entry.
-#include "pkg/framework/cycle_state.h"
+#include "stowage/framework/cycle_state.h"
 
 #include <gtest/gtest.h>
 

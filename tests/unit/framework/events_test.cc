@@ -1,7 +1,7 @@
 // Cluster events: upstream's matching rule (a registration covers an observed event of its
 // resource whose action is one of, or more specific than, its own), labels, and the
 // classification of pod and node updates.
-#include "pkg/framework/events.h"
+#include "stowage/framework/events.h"
 
 #include <gtest/gtest.h>
 

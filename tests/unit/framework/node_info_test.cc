@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::framework {
 namespace {

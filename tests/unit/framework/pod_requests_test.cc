@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/types.h"
 
 namespace stowage::framework {
 namespace {

@@ -13,7 +13,7 @@
 #include <typeinfo>
 #include <utility>
 
-#include "pkg/framework/interface.h"
+#include "stowage/framework/interface.h"
 
 namespace stowage::framework {
 namespace {

@@ -1,5 +1,5 @@
 // framework::Status: copies share a failure's data until one of them changes it.
-#include "pkg/framework/status.h"
+#include "stowage/framework/status.h"
 
 #include <gtest/gtest.h>
 

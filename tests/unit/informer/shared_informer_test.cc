@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/fake_api_server.h"
 

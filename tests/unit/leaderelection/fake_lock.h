@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
-#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/lock.h"
+#include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
 
 namespace stowage::leaderelection {
 

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "pkg/client/errors.h"
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/unit/leaderelection/fake_lock.h"
 
 namespace stowage::leaderelection {

@@ -14,9 +14,9 @@
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
-#include "pkg/common/mutex.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/leader_elector.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/fake_api_server.h"
 
 namespace stowage::leaderelection {

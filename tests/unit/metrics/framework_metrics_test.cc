@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "pkg/framework/runtime/runtime.h"
-#include "pkg/framework/status.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/metrics/registry.h"
+#include "stowage/framework/status.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pkg/framework/plugin_library.h"
 #include "pkg/plugin_loader/root_owned_file.h"
+#include "stowage/framework/plugin_library.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

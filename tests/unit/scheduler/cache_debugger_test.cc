@@ -9,8 +9,8 @@
 #include <memory>
 #include <sstream>
 
-#include "pkg/common/clock.h"
 #include "pkg/common/logging.h"
+#include "stowage/common/clock.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"

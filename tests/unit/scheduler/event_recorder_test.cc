@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "pkg/common/mutex.h"
+#include "stowage/common/mutex.h"
 #include "tests/testing/fake_api_server.h"
 
 namespace stowage::scheduler {

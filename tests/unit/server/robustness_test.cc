@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "pkg/common/mutex.h"
 #include "pkg/server/healthz.h"
 #include "pkg/server/https_server.h"
 #include "pkg/server/router.h"
+#include "stowage/common/mutex.h"
 #include "tests/unit/server/tls_test_client.h"
 
 namespace stowage::server {

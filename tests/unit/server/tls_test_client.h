@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/common/status.h"
+#include "stowage/common/status.h"
 
 namespace stowage::server::testing {
 

@@ -22,19 +22,19 @@ const (
 // Decl is one declared C++ struct.
 type Decl struct {
 	Role   Role
-	CXX    string // the C++ struct of pkg/api/types.h
+	CXX    string // the C++ struct (of stowage/api/types.h unless a header line names another)
 	GoType string // e.g. k8s.io/api/storage/v1.StorageClass
 	// More Go types of the same shape the struct also holds (PodAffinity and PodAntiAffinity):
 	// every field must resolve to the same names and numbers on each.
 	SameShape []string
 	Fields    []FieldDecl
 	Pos       string // file:line, for errors
-	// The C++ header that declares the struct: the file's "header" line, else pkg/api/types.h.
+	// The C++ header that declares the struct: the file's "header" line, else DefaultHeader.
 	Header string
 }
 
 // DefaultHeader declares the structs of files with no "header" line.
-const DefaultHeader = "pkg/api/types.h"
+const DefaultHeader = "stowage/api/types.h"
 
 // FieldDecl is one kept field of a Decl.
 type FieldDecl struct {

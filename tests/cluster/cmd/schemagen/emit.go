@@ -132,8 +132,14 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 			}
 			p("  static constexpr Tag %s{\"%s\", %d, Wire::%s, Type::%s, %t, %t};\n", t, h.JSON, h.Number, h.Wire, typ, list, isMap)
 		}
+		if s.APIVersion != "" {
+			p("  static constexpr std::string_view kApiVersion = \"%s\";\n", s.APIVersion)
+		}
 		emitOptionArrays(w, root)
 		p("};\n\n")
+		if s.Decl.Role == RoleKind {
+			p("%sTags TagsOf(Kind<%s>);  // for KindTags only\n\n", cxx, cxx)
+		}
 		p("template <typename V, Is<%s> T>\nvoid VisitFields(V& v, T& o) {\n  using Tags = %sTags;\n", cxx, cxx)
 		emitChildren(w, root, 0, 0)
 		p("}\n\n")
@@ -163,9 +169,6 @@ func Emit(w io.Writer, schemas []*Schema, sources []string, release string) erro
 			}
 			p("static_assert(Fits<decltype(%s::%s), Type::%s, %t, %d, %s, %t>(),\n              \"%s: %s::%s must hold %s\");\n",
 				cxx, f.Decl.Member, f.Type, list, f.ListHops, st, f.Map, f.Decl.Pos, cxx, f.Decl.Member, what)
-		}
-		if s.APIVersion != "" {
-			p("template <>\ninline constexpr std::string_view kApiVersion<%s> = \"%s\";\n\n", cxx, s.APIVersion)
 		}
 		p("\n")
 	}

@@ -383,11 +383,12 @@ func TestResolvesAMapOfStringListsAndItsHeader(t *testing.T) {
 	}
 	for _, want := range []string{
 		`#include "pkg/api/auth_types.h"`,
-		`#include "pkg/api/types.h"`,
+		`#include "stowage/api/types.h"`,
 		`static constexpr Tag kStatusUserExtra{"extra", 4, Wire::kLen, Type::kString, true, true};`,
 		`Fits<decltype(TokenReview::extra), Type::kString, true, 0, void, true>()`,
 		`TokenReview::extra must hold a map of a list of a std::string`,
-		`inline constexpr std::string_view kApiVersion<TokenReview> = "authentication.k8s.io/v1";`,
+		`static constexpr std::string_view kApiVersion = "authentication.k8s.io/v1";`,
+		`TokenReviewTags TagsOf(Kind<TokenReview>);`,
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("generated header lacks %s", want)

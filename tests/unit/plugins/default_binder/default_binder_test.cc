@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/common/clock.h"
 #include "pkg/plugins/names.h"
+#include "stowage/common/clock.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

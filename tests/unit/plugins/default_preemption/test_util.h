@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/interface.h"
 #include "pkg/plugins/inter_pod_affinity/plugin.h"
 #include "pkg/plugins/node_resources/fit.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/interface.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

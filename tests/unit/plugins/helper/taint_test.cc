@@ -1,4 +1,4 @@
-#include "pkg/plugins/helper/taint.h"
+#include "stowage/plugins/helper/taint.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plugins/helper/event_objects.h"
-#include "pkg/plugins/helper/priority.h"
+#include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/priority.h"
 #include "tests/testing/builders.h"
 
 namespace stowage::plugins::helper {

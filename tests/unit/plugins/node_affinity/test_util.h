@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/plugin_config/args.h"
 #include "pkg/plugins/node_affinity/node_affinity.h"
+#include "stowage/plugin_config/args.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plugin_config/args.h"
+#include "stowage/plugin_config/args.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
 namespace stowage::plugins::node_resources {

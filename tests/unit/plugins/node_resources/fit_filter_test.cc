@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "pkg/plugin_config/args.h"
 #include "pkg/plugins/node_resources/fit.h"
+#include "stowage/plugin_config/args.h"
 #include "tests/testing/fixtures.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/api/types.h"
-#include "pkg/framework/cycle_state.h"
-#include "pkg/framework/interface.h"
-#include "pkg/framework/types.h"
+#include "stowage/api/types.h"
+#include "stowage/framework/cycle_state.h"
+#include "stowage/framework/interface.h"
+#include "stowage/framework/types.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 

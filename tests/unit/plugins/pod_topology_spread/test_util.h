@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "pkg/plugin_config/args.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
+#include "stowage/plugin_config/args.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"

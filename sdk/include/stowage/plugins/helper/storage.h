@@ -1,0 +1,23 @@
+// What several volume plugins read of storage objects, as component-helpers' storage/volume
+// helpers define it. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "stowage/api/types.h"
+
+#pragma GCC visibility push(default)  // the SDK: exported to plugin libraries
+
+namespace stowage::plugins::helper {
+
+// The annotation that named a claim's class before spec.storageClassName existed; it still wins.
+inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes.io/storage-class";
+
+// The claim's class: the beta annotation first, then spec.storageClassName (upstream's
+// GetPersistentVolumeClaimClass); empty for none.
+std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
+
+}  // namespace stowage::plugins::helper
+
+#pragma GCC visibility pop
