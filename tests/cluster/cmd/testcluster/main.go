@@ -227,7 +227,8 @@ func main() {
 		"--service-account-signing-key-file=" + s.path("sa.key"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
-		// No controller-manager runs: ServiceAccount admission would reject every pod and
+		// No controller-manager runs (with -storage only its PersistentVolume controllers
+		// do): ServiceAccount admission would reject every pod and
 		// TaintNodesByCondition would leave every new node tainted not-ready forever.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--profiling=false",
