@@ -182,7 +182,7 @@ func TestStorageFlow(t *testing.T) {
 	t.Logf("testcluster -storage READY after %v", time.Since(began).Round(time.Millisecond))
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, f := range []string{"kube-controller-manager.log", "testprovisioner.log"} {
+			for _, f := range []string{"kube-controller-manager.log", "testprovisioner.log", "kube-scheduler.out"} {
 				if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
 					t.Logf("%s:\n%s", f, b)
 				}
