@@ -1,13 +1,17 @@
 // Command testcluster runs a real etcd and a real kube-apiserver (the release go.mod pins) in one process, on
 // loopback only, for stowage's integration tests, demo and benchmarks.
 //
-// Usage: testcluster -dir DIR [-port N]
+// Usage: testcluster -dir DIR [-port N] [-storage]
 //
 // DIR keeps everything: etcd's data, the serving certificate, the admin token, the chosen port
 // and the admin kubeconfig (DIR/kubeconfig). Starting again with the same DIR restarts the same
 // cluster (same port, credentials and objects), which is how tests stop and restart the
 // apiserver under a running client. The program prints "READY <url>" once /readyz answers 200
 // and shuts down cleanly on SIGTERM or SIGINT; it never deletes DIR (tests/cluster/down does).
+//
+// With -storage it also runs, once the apiserver is ready and before READY, upstream
+// kube-controller-manager with only the PersistentVolume controllers and the test provisioner
+// (stowage.dev/test-provisioner), so claims really get volumes (storage.go; logs in DIR).
 package main
 
 import (
@@ -20,10 +24,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"stowage.dev/tests/cluster/internal/loopback"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -122,9 +128,9 @@ func writeKubeconfig(s state, server string, ca []byte, token string) {
 	}
 }
 
-// announceReady prints READY once the apiserver's /readyz answers 200. The probe skips
-// certificate checks because it only looks at our own loopback server; clients verify the CA.
-func announceReady(server, token string) {
+// waitReady returns once the apiserver's /readyz answers 200. The probe skips certificate
+// checks because it only looks at our own loopback server; clients verify the CA.
+func waitReady(server, token string) {
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	for {
@@ -133,7 +139,6 @@ func announceReady(server, token string) {
 		if r, err := hc.Do(req); err == nil {
 			r.Body.Close()
 			if r.StatusCode == http.StatusOK {
-				fmt.Println("READY", server)
 				return
 			}
 		}
@@ -145,9 +150,15 @@ func main() {
 	dir := flag.String("dir", "", "state directory (created if missing, reused on restart)")
 	port := flag.Int("port", 0, "apiserver port on 127.0.0.1 for a new cluster (0: any free port)")
 	extra := flag.String("apiserver-args", "", "extra kube-apiserver flags, space separated")
+	storage := flag.Bool("storage", false,
+		"also run kube-controller-manager's PersistentVolume controllers and the test provisioner")
 	flag.Parse()
 	if *dir == "" {
 		fail(errors.New("-dir is required"))
+	}
+	var kcm, provisioner string
+	if *storage {
+		kcm, provisioner = storageBinaries()
 	}
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		fail(err)
@@ -190,7 +201,18 @@ func main() {
 		fail(err)
 	}
 
-	go announceReady(server, token)
+	// Children start once the apiserver is ready and stop on the signal that stops it.
+	var children children
+	go func() {
+		waitReady(server, token)
+		if *storage {
+			children.Start(func() []*child { return startStorage(s, kcm, provisioner) })
+		}
+		fmt.Println("READY", server)
+	}()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	go func() { <-signals; children.Stop() }()
 
 	issuer := "https://kubernetes.default.svc.cluster.local"
 	args := []string{
@@ -205,7 +227,8 @@ func main() {
 		"--service-account-signing-key-file=" + s.path("sa.key"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
-		// No controller-manager runs: ServiceAccount admission would reject every pod and
+		// No controller-manager runs (with -storage only its PersistentVolume controllers
+		// do): ServiceAccount admission would reject every pod and
 		// TaintNodesByCondition would leave every new node tainted not-ready forever.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 		"--profiling=false",
@@ -216,6 +239,7 @@ func main() {
 	cmd := app.NewAPIServerCommand()
 	cmd.SetArgs(args)
 	code := cli.Run(cmd) // blocks until SIGTERM/SIGINT
+	children.Stop()
 	etcd.Close()
 	os.Exit(code)
 }

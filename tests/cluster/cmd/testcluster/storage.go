@@ -1,0 +1,144 @@
+package main
+
+// The opt-in storage flow (-storage): upstream kube-controller-manager running only the
+// controllers that give claims volumes, and the test provisioner, as child processes of
+// testcluster, both found beside its executable (tests/cluster/bin). Neither listens on any
+// port: kube-controller-manager runs with --secure-port=0 and no leader election, the
+// provisioner serves nothing.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// StorageControllers are the kube-controller-manager controllers -storage runs: the PV binder
+// (binds claims to volumes, hands claims of a dynamic class to their provisioner, and for a
+// WaitForFirstConsumer class waits for the scheduler's selected-node annotation first) and the
+// two protection controllers, without which the apiserver's StorageObjectInUseProtection
+// finalizers keep every deleted claim and volume forever.
+var StorageControllers = []string{
+	"persistentvolume-binder-controller",
+	"persistentvolumeclaim-protection-controller",
+	"persistentvolume-protection-controller",
+}
+
+// children are the processes testcluster started; Stop ends them once, Start after Stop
+// starts nothing. Safe for concurrent use.
+type children struct {
+	mu      sync.Mutex
+	stopped bool
+	list    []*child
+	once    sync.Once
+}
+
+// Start runs start unless Stop came first.
+func (cs *children) Start(start func() []*child) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if !cs.stopped {
+		cs.list = start()
+	}
+}
+
+// Stop sends SIGTERM to every child and waits up to 10 s for each before killing it; later
+// calls wait for the first to finish.
+func (cs *children) Stop() {
+	cs.once.Do(func() {
+		cs.mu.Lock()
+		cs.stopped = true
+		list := cs.list
+		cs.mu.Unlock()
+		for _, c := range list {
+			c.stopping.Store(true)
+			_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		}
+		for _, c := range list {
+			select {
+			case <-c.exited:
+			case <-time.After(10 * time.Second):
+				_ = c.cmd.Process.Kill()
+				<-c.exited
+			}
+		}
+	})
+}
+
+// child is a process testcluster started and stops.
+type child struct {
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	stopping atomic.Bool // an exit is expected, not reported
+}
+
+// storageBinaries returns the paths of kube-controller-manager and testprovisioner beside this
+// executable, failing early when one is missing.
+func storageBinaries() (kcm, provisioner string) {
+	self, err := os.Executable()
+	if err != nil {
+		fail(err)
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		fail(err)
+	}
+	dir := filepath.Dir(self)
+	kcm, provisioner = filepath.Join(dir, "kube-controller-manager"), filepath.Join(dir, "testprovisioner")
+	for _, b := range []string{kcm, provisioner} {
+		if _, err := os.Stat(b); err != nil {
+			fail(fmt.Errorf("-storage needs %s (tests/cluster/build makes it): %w", b, err))
+		}
+	}
+	return kcm, provisioner
+}
+
+// startStorage starts the storage flow's processes against the cluster of s.
+func startStorage(s state, kcm, provisioner string) []*child {
+	kc := s.path("kubeconfig")
+	return []*child{
+		startChild("kube-controller-manager", kcm, s.path("kube-controller-manager.log"),
+			"--kubeconfig="+kc, "--controllers="+strings.Join(StorageControllers, ","),
+			"--leader-elect=false", "--secure-port=0"),
+		startChild("testprovisioner", provisioner, s.path("testprovisioner.log"),
+			"-kubeconfig="+kc, "-root="+s.path("volumes")),
+	}
+}
+
+// startChild starts bin with its output appended to logPath. The child gets SIGTERM if
+// testcluster dies without stopping it: Pdeathsig follows the thread that forked, so that
+// goroutine keeps its thread until the child exits.
+func startChild(name, bin, logPath string, args ...string) *child {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		fail(err)
+	}
+	c := &child{exited: make(chan struct{})}
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		defer log.Close()
+		c.cmd = exec.Command(bin, args...)
+		c.cmd.Stdout, c.cmd.Stderr = log, log
+		c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+		if err := c.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		err := c.cmd.Wait()
+		close(c.exited)
+		if !c.stopping.Load() {
+			fmt.Fprintf(os.Stderr, "testcluster: %s exited (%v); see %s\n", name, err, logPath)
+		}
+	}()
+	if err := <-started; err != nil {
+		fail(fmt.Errorf("starting %s: %w", bin, err))
+	}
+	return c
+}
