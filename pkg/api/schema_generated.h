@@ -4072,6 +4072,8 @@ struct PersistentVolumeTags {
   static constexpr Tag kSpecNodeAffinityRequired{"required",     1,     Wire::kLen,
                                                  Type::kMessage, false, false};
   static constexpr Tag kSpecVolumeMode{"volumeMode", 8, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecVolumeAttributesClassName{
+      "volumeAttributesClassName", 10, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kSpecPersistentVolumeSource{"", 2, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kSpecPersistentVolumeSourceCsi{"csi",          22,    Wire::kLen,
                                                       Type::kMessage, false, false};
@@ -4098,6 +4100,7 @@ void VisitFields(V& v, T& o) {
     v1.Group(Tags::kSpecNodeAffinity,
              [&](auto& v2) { v2.Field(Tags::kSpecNodeAffinityRequired, o.node_affinity); });
     v1.Field(Tags::kSpecVolumeMode, o.volume_mode);
+    v1.Field(Tags::kSpecVolumeAttributesClassName, o.volume_attributes_class_name);
     v1.Group(Tags::kSpecPersistentVolumeSource, [&](auto& v2) {
       v2.Group(Tags::kSpecPersistentVolumeSourceCsi, [&](auto& v3) {
         v3.Field(Tags::kSpecPersistentVolumeSourceCsiDriver, o.csi_driver);
@@ -4129,6 +4132,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
             });
             return true;
           case 8: v1.Field(Tags::kSpecVolumeMode, o.volume_mode); return true;
+          case 10:
+            v1.Field(Tags::kSpecVolumeAttributesClassName, o.volume_attributes_class_name);
+            return true;
           case 2:
             v1.Group(Tags::kSpecPersistentVolumeSource, [&](auto& v2, uint32_t n2) -> bool {
               switch (n2) {
@@ -4189,22 +4195,29 @@ static_assert(
 static_assert(
     Fits<decltype(PersistentVolume::volume_mode), Type::kString, false, 0, void, false>(),
     "pkg/api/schema/storage.txt:64: PersistentVolume::volume_mode must hold a std::string");
+static_assert(Fits<decltype(PersistentVolume::volume_attributes_class_name), Type::kString, false,
+                   0, void, false>(),
+              "pkg/api/schema/storage.txt:65: PersistentVolume::volume_attributes_class_name must "
+              "hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolume::csi_driver), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:65: PersistentVolume::csi_driver must hold a std::string");
+    "pkg/api/schema/storage.txt:66: PersistentVolume::csi_driver must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolume::csi_volume_handle), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:66: PersistentVolume::csi_volume_handle must hold a std::string");
+    "pkg/api/schema/storage.txt:67: PersistentVolume::csi_volume_handle must hold a std::string");
 static_assert(Fits<decltype(PersistentVolume::phase), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:67: PersistentVolume::phase must hold a std::string");
+              "pkg/api/schema/storage.txt:68: PersistentVolume::phase must hold a std::string");
 
-// --- ObjectReference <- k8s.io/api/core/v1.ObjectReference (pkg/api/schema/storage.txt:69)
+// --- ObjectReference <- k8s.io/api/core/v1.ObjectReference (pkg/api/schema/storage.txt:70)
 
 struct ObjectReferenceTags {
   static constexpr Tag kKind{"kind", 1, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kNamespace{"namespace", 2, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kName{"name", 3, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kUid{"uid", 4, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kApiVersion{"apiVersion", 5, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kResourceVersion{"resourceVersion", 6,     Wire::kLen,
+                                        Type::kString,     false, false};
 };
 
 template <typename V, Is<ObjectReference> T>
@@ -4214,6 +4227,8 @@ void VisitFields(V& v, T& o) {
   v.Field(Tags::kNamespace, o.namespace_);
   v.Field(Tags::kName, o.name);
   v.Field(Tags::kUid, o.uid);
+  v.Field(Tags::kApiVersion, o.api_version);
+  v.Field(Tags::kResourceVersion, o.resource_version);
 }
 
 template <typename V, Is<ObjectReference> T>
@@ -4224,21 +4239,29 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
     case 2: v.Field(Tags::kNamespace, o.namespace_); return true;
     case 3: v.Field(Tags::kName, o.name); return true;
     case 4: v.Field(Tags::kUid, o.uid); return true;
+    case 5: v.Field(Tags::kApiVersion, o.api_version); return true;
+    case 6: v.Field(Tags::kResourceVersion, o.resource_version); return true;
   }
   return false;
 }
 
 static_assert(Fits<decltype(ObjectReference::kind), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:70: ObjectReference::kind must hold a std::string");
+              "pkg/api/schema/storage.txt:71: ObjectReference::kind must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::namespace_), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:71: ObjectReference::namespace_ must hold a std::string");
+              "pkg/api/schema/storage.txt:72: ObjectReference::namespace_ must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:72: ObjectReference::name must hold a std::string");
+              "pkg/api/schema/storage.txt:73: ObjectReference::name must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::uid), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:73: ObjectReference::uid must hold a std::string");
+              "pkg/api/schema/storage.txt:74: ObjectReference::uid must hold a std::string");
+static_assert(
+    Fits<decltype(ObjectReference::api_version), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:75: ObjectReference::api_version must hold a std::string");
+static_assert(
+    Fits<decltype(ObjectReference::resource_version), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:76: ObjectReference::resource_version must hold a std::string");
 
 // --- PersistentVolumeClaim <- k8s.io/api/core/v1.PersistentVolumeClaim
-// (pkg/api/schema/storage.txt:75)
+// (pkg/api/schema/storage.txt:78)
 
 struct PersistentVolumeClaimTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -4251,6 +4274,8 @@ struct PersistentVolumeClaimTags {
   static constexpr Tag kSpecResourcesRequests{"requests",          2,     Wire::kLen,
                                               Type::kResourceList, false, false};
   static constexpr Tag kSpecVolumeMode{"volumeMode", 6, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecVolumeAttributesClassName{
+      "volumeAttributesClassName", 9, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kSpecSelector{"selector", 4, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
@@ -4270,6 +4295,7 @@ void VisitFields(V& v, T& o) {
     v1.Group(Tags::kSpecResources,
              [&](auto& v2) { v2.Field(Tags::kSpecResourcesRequests, o.requests); });
     v1.Field(Tags::kSpecVolumeMode, o.volume_mode);
+    v1.Field(Tags::kSpecVolumeAttributesClassName, o.volume_attributes_class_name);
     v1.Field(Tags::kSpecSelector, o.selector);
   });
   v.Group(Tags::kStatus, [&](auto& v1) { v1.Field(Tags::kStatusPhase, o.phase); });
@@ -4295,6 +4321,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
             });
             return true;
           case 6: v1.Field(Tags::kSpecVolumeMode, o.volume_mode); return true;
+          case 9:
+            v1.Field(Tags::kSpecVolumeAttributesClassName, o.volume_attributes_class_name);
+            return true;
           case 4: v1.Field(Tags::kSpecSelector, o.selector); return true;
         }
         return false;
@@ -4314,34 +4343,38 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PersistentVolumeClaim::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/storage.txt:76: PersistentVolumeClaim::metadata must hold ObjectMeta");
+    "pkg/api/schema/storage.txt:79: PersistentVolumeClaim::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::access_modes), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/storage.txt:77: PersistentVolumeClaim::access_modes must hold a list of a "
+    "pkg/api/schema/storage.txt:80: PersistentVolumeClaim::access_modes must hold a list of a "
     "std::string");
 static_assert(Fits<decltype(PersistentVolumeClaim::storage_class_name), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/storage.txt:78: PersistentVolumeClaim::storage_class_name must hold "
+              "pkg/api/schema/storage.txt:81: PersistentVolumeClaim::storage_class_name must hold "
               "a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::volume_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:79: PersistentVolumeClaim::volume_name must hold a std::string");
+    "pkg/api/schema/storage.txt:82: PersistentVolumeClaim::volume_name must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:80: PersistentVolumeClaim::requests must hold a ResourceList");
+    "pkg/api/schema/storage.txt:83: PersistentVolumeClaim::requests must hold a ResourceList");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::volume_mode), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:81: PersistentVolumeClaim::volume_mode must hold a std::string");
+    "pkg/api/schema/storage.txt:84: PersistentVolumeClaim::volume_mode must hold a std::string");
+static_assert(Fits<decltype(PersistentVolumeClaim::volume_attributes_class_name), Type::kString,
+                   false, 0, void, false>(),
+              "pkg/api/schema/storage.txt:85: PersistentVolumeClaim::volume_attributes_class_name "
+              "must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/storage.txt:82: PersistentVolumeClaim::selector must hold LabelSelector");
+    "pkg/api/schema/storage.txt:86: PersistentVolumeClaim::selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::phase), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:83: PersistentVolumeClaim::phase must hold a std::string");
+    "pkg/api/schema/storage.txt:87: PersistentVolumeClaim::phase must hold a std::string");
 
 // --- CSIStorageCapacity <- k8s.io/api/storage/v1.CSIStorageCapacity
-// (pkg/api/schema/storage.txt:86)
+// (pkg/api/schema/storage.txt:90)
 
 struct CSIStorageCapacityTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -4381,22 +4414,22 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(CSIStorageCapacity::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/storage.txt:87: CSIStorageCapacity::metadata must hold ObjectMeta");
+    "pkg/api/schema/storage.txt:91: CSIStorageCapacity::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(CSIStorageCapacity::node_topology), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/storage.txt:88: CSIStorageCapacity::node_topology must hold LabelSelector");
+    "pkg/api/schema/storage.txt:92: CSIStorageCapacity::node_topology must hold LabelSelector");
 static_assert(
     Fits<decltype(CSIStorageCapacity::storage_class_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:89: CSIStorageCapacity::storage_class_name must hold a "
+    "pkg/api/schema/storage.txt:93: CSIStorageCapacity::storage_class_name must hold a "
     "std::string");
 static_assert(
     Fits<decltype(CSIStorageCapacity::capacity), Type::kQuantity, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:90: CSIStorageCapacity::capacity must hold a Quantity");
+    "pkg/api/schema/storage.txt:94: CSIStorageCapacity::capacity must hold a Quantity");
 static_assert(
     Fits<decltype(CSIStorageCapacity::maximum_volume_size), Type::kQuantity, false, 0, void,
          false>(),
-    "pkg/api/schema/storage.txt:91: CSIStorageCapacity::maximum_volume_size must hold a Quantity");
+    "pkg/api/schema/storage.txt:95: CSIStorageCapacity::maximum_volume_size must hold a Quantity");
 
 }  // namespace stowage::api::schema
 

@@ -18,6 +18,8 @@ std::string_view ResourceName(EventResource r) {
     case EventResource::kStorageClass: return "storage.k8s.io/StorageClass";
     case EventResource::kCSINode: return "storage.k8s.io/CSINode";
     case EventResource::kCSIDriver: return "storage.k8s.io/CSIDriver";
+    case EventResource::kCSIStorageCapacity: return "storage.k8s.io/CSIStorageCapacity";
+    case EventResource::kVolumeAttachment: return "storage.k8s.io/VolumeAttachment";
     case EventResource::kWildCard: return "*";
   }
   return "";

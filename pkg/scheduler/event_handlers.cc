@@ -34,20 +34,24 @@ template <typename T>
 void Scheduler::RequeueOnChangesOf(framework::EventResource resource) {
   const uint32_t registered = queue_->RegisteredActions(resource);
   if (registered == 0) return;  // no plugin cares: the kind is not even watched
-  // Each change is a plain event of the kind: these objects reach no queueing hint yet.
-  auto on = [this, registered, resource](uint32_t action) {
+  // Hints get the objects as upstream passes them: the new one of an Add, both of an Update,
+  // the deleted one (as the old) of a Delete.
+  using Ptr = std::shared_ptr<const T>;
+  auto on = [this, registered, resource](uint32_t action, const Ptr& o, const Ptr& n) {
     if ((registered & action) == 0) return;
     const ClusterEvent ev{resource, action};
     HandlingTimer t(Handling(ev.Label()));
-    queue_->MoveAllToActiveOrBackoffQueue(ev, {}, {});
+    framework::EventObject old_obj, new_obj;
+    if (o) old_obj = o;
+    if (n) new_obj = n;
+    queue_->MoveAllToActiveOrBackoffQueue(ev, old_obj, new_obj);
   };
-  using Ptr = std::shared_ptr<const T>;
   auto h = std::make_shared<informer::FuncHandler<T>>();
-  h->add = [on](const Ptr&, bool) { on(framework::kAdd); };
+  h->add = [on](const Ptr& n, bool) { on(framework::kAdd, nullptr, n); };
   h->update = [on](const Ptr& o, const Ptr& n) {
-    if (o->metadata.resource_version != n->metadata.resource_version) on(framework::kUpdate);
+    if (o->metadata.resource_version != n->metadata.resource_version) on(framework::kUpdate, o, n);
   };
-  h->del = [on](const Ptr&, bool) { on(framework::kDelete); };
+  h->del = [on](const Ptr& o, bool) { on(framework::kDelete, o, nullptr); };
   informers_.For<T>().AddEventHandler(h);
 }
 
@@ -156,6 +160,9 @@ void Scheduler::RegisterHandlers() {
   RequeueOnChangesOf<api::PersistentVolume>(framework::EventResource::kPersistentVolume);
   RequeueOnChangesOf<api::PersistentVolumeClaim>(framework::EventResource::kPersistentVolumeClaim);
   RequeueOnChangesOf<api::StorageClass>(framework::EventResource::kStorageClass);
+  RequeueOnChangesOf<api::CSINode>(framework::EventResource::kCSINode);
+  RequeueOnChangesOf<api::CSIDriver>(framework::EventResource::kCSIDriver);
+  RequeueOnChangesOf<api::CSIStorageCapacity>(framework::EventResource::kCSIStorageCapacity);
 }
 
 }  // namespace stowage::scheduler

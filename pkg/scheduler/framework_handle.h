@@ -33,6 +33,8 @@ struct SchedulerHooks {
   std::function<std::shared_ptr<framework::PodInPreBind>(std::string_view)> pod_in_pre_bind;
   // The configured extenders, for preemption (framework/extender.h).
   std::vector<framework::Extender*> extenders;
+  // Where VolumeBinding writes PVs and PVCs.
+  framework::VolumeWriter* volume_writer = nullptr;
 };
 
 class FrameworkHandle final : public framework::Handle {
@@ -90,6 +92,16 @@ class FrameworkHandle final : public framework::Handle {
   const framework::Lister<api::StorageClass>& storage_classes() override {
     return Get(&FrameworkHandle::storage_classes_);
   }
+  const framework::Lister<api::CSINode>& csi_nodes() override {
+    return Get(&FrameworkHandle::csi_nodes_);
+  }
+  const framework::Lister<api::CSIDriver>& csi_drivers() override {
+    return Get(&FrameworkHandle::csi_drivers_);
+  }
+  const framework::Lister<api::CSIStorageCapacity>& csi_storage_capacities() override {
+    return Get(&FrameworkHandle::csi_storage_capacities_);
+  }
+  framework::VolumeWriter* volume_writer() override { return hooks_.volume_writer; }
   const framework::Lister<api::Pod>& pods() override {
     if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
     return *pods_;
@@ -156,6 +168,10 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::PersistentVolumeClaim>> persistent_volume_claims_
       GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::StorageClass>> storage_classes_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::CSINode>> csi_nodes_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::CSIDriver>> csi_drivers_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::CSIStorageCapacity>> csi_storage_capacities_
+      GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::scheduler

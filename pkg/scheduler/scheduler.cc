@@ -30,6 +30,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       options_(std::move(options)),
       pool_(options_.parallelism),
       pod_writer_(client_, options_.may_bind),
+      volume_writer_(client_, options_.may_bind),
       handle_(
           snapshot_, pool_, pod_writer_,
           [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers,
@@ -53,7 +54,8 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
                   [this](std::string_view uid) -> std::shared_ptr<framework::PodInPreBind> {
                 return pods_in_pre_bind_.Get(uid);
               },
-              .extenders = ExtenderPointers(options_.extenders)}),
+              .extenders = ExtenderPointers(options_.extenders),
+              .volume_writer = &volume_writer_}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
                  ExtenderPointers(options_.extenders)),
       status_writer_(client_, options_.status_workers),

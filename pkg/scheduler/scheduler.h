@@ -36,6 +36,7 @@
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework_handle.h"
 #include "pkg/scheduler/pod_writer.h"
+#include "pkg/scheduler/volume_writer.h"
 #include "pkg/scheduler/pods_in_pre_bind.h"
 #include "pkg/scheduler/status_writer.h"
 #include "stowage/common/thread_annotations.h"
@@ -147,6 +148,7 @@ class Scheduler {
   cache::Snapshot snapshot_;
   framework::WorkerPool pool_;
   ClientPodWriter pod_writer_;
+  ClientVolumeWriter volume_writer_;
   PodsInPreBind pods_in_pre_bind_;
   // After snapshot_, pool_ and pod_writer_, which it refers to, and before profiles_, whose
   // plugins refer to it.

@@ -455,6 +455,8 @@ struct ObjectReference {
   std::string namespace_;
   std::string name;
   std::string uid;
+  std::string api_version;
+  std::string resource_version;
   friend bool operator==(const ObjectReference&, const ObjectReference&) = default;
 };
 
@@ -466,6 +468,7 @@ struct PersistentVolume {
   std::optional<ObjectReference> claim_ref;
   std::optional<NodeSelector> node_affinity;  // spec.nodeAffinity.required
   std::string volume_mode;
+  std::string volume_attributes_class_name;
   std::string csi_driver;
   std::string csi_volume_handle;
   std::string phase;
@@ -479,6 +482,7 @@ struct PersistentVolumeClaim {
   std::string volume_name;
   ResourceList requests;
   std::string volume_mode;
+  std::string volume_attributes_class_name;
   std::optional<LabelSelector> selector;
   std::string phase;
   friend bool operator==(const PersistentVolumeClaim&, const PersistentVolumeClaim&) = default;

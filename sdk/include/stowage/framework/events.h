@@ -59,6 +59,9 @@ enum class EventResource : uint8_t {
   kCSINode,
   kCSIDriver,
   kWildCard,
+  // Appended after kWildCard so plugin libraries built before them keep their values.
+  kCSIStorageCapacity,
+  kVolumeAttachment,
 };
 
 // Upstream's spelling: "Pod", "AssignedPod", "storage.k8s.io/CSINode", "*".
@@ -105,8 +108,15 @@ std::vector<ClusterEvent> PodSchedulingPropertiesChange(const api::Pod& new_pod,
 std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& new_node,
                                                          const api::Node& old_node);
 
-// The objects of an event: a pod, a node, or nothing (wildcard events).
-using EventObject = std::variant<std::monostate, api::PodPtr, api::NodePtr>;
+// The objects of an event: a pod, a node, a storage object the volume plugins read, or nothing
+// (wildcard events).
+using EventObject =
+    std::variant<std::monostate, api::PodPtr, api::NodePtr,
+                 std::shared_ptr<const api::PersistentVolume>,
+                 std::shared_ptr<const api::PersistentVolumeClaim>,
+                 std::shared_ptr<const api::StorageClass>, std::shared_ptr<const api::CSINode>,
+                 std::shared_ptr<const api::CSIDriver>,
+                 std::shared_ptr<const api::CSIStorageCapacity>>;
 
 enum class QueueingHint : uint8_t { kSkip, kQueue };
 

@@ -80,6 +80,22 @@ class PodWriter {
   virtual stowage::Status DeletePod(const api::Pod& pod) = 0;
 };
 
+// The API writes of volume binding: upstream's binder updates a PV's claimRef (a static
+// binding) and a PVC's selected-node annotation (a provisioning request), and the PV controller
+// does the rest. Each call is one request that fails with a Conflict when the object changed
+// since the resource version it carries, and answers the object as the apiserver stored it.
+// Implementations are thread-safe.
+class VolumeWriter {
+ public:
+  virtual ~VolumeWriter() = default;
+  // Writes pv's spec.claimRef and metadata.annotations.
+  virtual StatusOr<std::shared_ptr<const api::PersistentVolume>> UpdateVolume(
+      const api::PersistentVolume& pv) = 0;
+  // Writes claim's metadata.annotations.
+  virtual StatusOr<std::shared_ptr<const api::PersistentVolumeClaim>> UpdateClaim(
+      const api::PersistentVolumeClaim& claim) = 0;
+};
+
 // Read access to the informer cache of one kind (upstream's listers). Thread-safe; the objects
 // are immutable and shared, so a result stays valid however the cache changes afterwards.
 template <typename T>
@@ -210,6 +226,16 @@ class Handle {
   virtual const Lister<api::StorageClass>& storage_classes() {
     return EmptyLister<api::StorageClass>::Instance();
   }
+  // The CSI kinds VolumeBinding and NodeVolumeLimits read.
+  virtual const Lister<api::CSINode>& csi_nodes() { return EmptyLister<api::CSINode>::Instance(); }
+  virtual const Lister<api::CSIDriver>& csi_drivers() {
+    return EmptyLister<api::CSIDriver>::Instance();
+  }
+  virtual const Lister<api::CSIStorageCapacity>& csi_storage_capacities() {
+    return EmptyLister<api::CSIStorageCapacity>::Instance();
+  }
+  // Where VolumeBinding writes its PV and PVC updates; null when the handle reaches no API.
+  virtual VolumeWriter* volume_writer() { return nullptr; }
 };
 
 }  // namespace stowage::framework

@@ -15,7 +15,8 @@
 
 namespace stowage::plugins::helper {
 
-// The objects of an event as T (api::Pod or api::Node); nullptr where the event has none.
+// The objects of an event as T (api::Pod, api::Node or a storage kind of EventObject); nullptr
+// where the event has none.
 template <typename T>
 struct TypedEventObjects {
   const T* old_obj = nullptr;
