@@ -5,6 +5,7 @@
 // referred to outlive the frameworks. Thread-safe as the objects it refers to are.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,8 @@ struct SchedulerHooks {
   std::vector<framework::Extender*> extenders;
   // Where VolumeBinding writes PVs and PVCs.
   framework::VolumeWriter* volume_writer = nullptr;
+  // Set when the scheduler begins to stop.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 class FrameworkHandle final : public framework::Handle {
@@ -102,6 +105,7 @@ class FrameworkHandle final : public framework::Handle {
     return Get(&FrameworkHandle::csi_storage_capacities_);
   }
   framework::VolumeWriter* volume_writer() override { return hooks_.volume_writer; }
+  bool Stopping() const override { return hooks_.stopping != nullptr && hooks_.stopping->load(); }
   const framework::Lister<api::Pod>& pods() override {
     if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
     return *pods_;

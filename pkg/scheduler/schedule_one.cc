@@ -120,13 +120,19 @@ void Scheduler::ScheduleOne() {
   }
   VLOG(4, "attempting to bind pod {} to node {} ({} evaluated, {} feasible)",
        api::NamespacedName(pod.metadata), result.host, result.evaluated, result.feasible);
+  // Asked here, before the cycle is handed over, so that a PreBind that will wait (for volumes
+  // to be bound) gets a thread of its own rather than a binding worker.
+  Status preflight = fw->HasPreBindPlugins()
+                         ? fw->RunPreBindPreFlights(*state, *bound, result.host)
+                         : Status::Skip();
+  const bool own_thread = permit.IsWait() || preflight.IsSuccess();
   auto cycle = [this, fw, st = state.release(), qpod, assumed, host = result.host, wait,
-                start]() mutable {
+                preflight = std::move(preflight), start]() mutable {
     BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
-                 std::move(host), wait, start);
+                 std::move(host), wait, std::move(preflight), start);
   };
   // A pod held at Permit waits on a thread of its own (upstream's goroutine), never a worker.
-  if (permit.IsWait()) {
+  if (own_thread) {
     binding_.SubmitWaiting(std::move(cycle));
   } else {
     binding_.Submit(std::move(cycle));
@@ -136,7 +142,7 @@ void Scheduler::ScheduleOne() {
 void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleState> state,
                              queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed,
                              std::string host, std::chrono::milliseconds permit_wait,
-                             MonoTime start) {
+                             Status preflight, MonoTime start) {
   static prometheus::Gauge& binding_goroutines = metrics::Goroutines(metrics::kBindingOperation);
   binding_goroutines.Increment();
   struct Done {
@@ -150,7 +156,17 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
   // A Permit rejection (or timeout) while waiting is still a FitError on the chosen node, as
   // upstream's bindingCycle builds it; later failures are errors.
   FitError permit_fit;
-  if (permit_wait.count() > 0) {
+  if (!preflight.IsSuccess() && !preflight.IsSkip()) {
+    s = std::move(preflight);
+  } else if (preflight.IsSuccess() || permit_wait.count() > 0) {
+    // Permit's wait or PreBind's work may take long: tell others (the cluster autoscaler) where
+    // the pod is going, as upstream does with NominatedNodeNameForExpectation (beta, on).
+    api::PodStatus nominated = pod.status;
+    nominated.nominated_node_name = host;
+    std::string patch = api::EncodePodStatusPatch(pod.status, nominated);
+    if (patch != "{}") status_writer_.Submit(assumed->pod, std::move(patch));
+  }
+  if (s.IsSuccess() && permit_wait.count() > 0) {
     s = fw->WaitOnPermit(pod);
     if (s.IsRejected()) {
       permit_fit.num_all_nodes = 1;

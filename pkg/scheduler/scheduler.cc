@@ -55,7 +55,8 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
                 return pods_in_pre_bind_.Get(uid);
               },
               .extenders = ExtenderPointers(options_.extenders),
-              .volume_writer = &volume_writer_}),
+              .volume_writer = &volume_writer_,
+              .stopping = &stopping_}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
                  ExtenderPointers(options_.extenders)),
       status_writer_(client_, options_.status_workers),
@@ -65,6 +66,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
 }
 
 Scheduler::~Scheduler() {
+  stopping_ = true;  // ends PreBind's waits for volumes, which the shutdown below joins
   // Pods still held at Permit would keep their threads (which use this object) waiting.
   binding_.Shutdown([this] {
     for (auto& [name, fw] : profiles_) fw->RejectWaitingPods("the scheduler is stopping");

@@ -115,7 +115,8 @@ class Scheduler {
   // start is when the pod's scheduling cycle began (the attempt's metrics measure from it).
   void BindingCycle(framework::Framework* fw, std::unique_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpod, framework::PodInfoPtr assumed, std::string host,
-                    std::chrono::milliseconds permit_wait, MonoTime start);
+                    std::chrono::milliseconds permit_wait, framework::Status preflight,
+                    MonoTime start);
   // Binds through the first interested binder extender (an ignorable one that fails is
   // skipped), or else through the Bind plugins (upstream's bind and extendersBinding).
   framework::Status Bind(framework::Framework& fw, framework::CycleState& state,
@@ -147,6 +148,7 @@ class Scheduler {
   cache::Cache cache_;
   cache::Snapshot snapshot_;
   framework::WorkerPool pool_;
+  std::atomic<bool> stopping_{false};
   ClientPodWriter pod_writer_;
   ClientVolumeWriter volume_writer_;
   PodsInPreBind pods_in_pre_bind_;

@@ -37,7 +37,7 @@ StatusOr<std::shared_ptr<const T>> Answer(StatusOr<std::string> body, std::strin
   auto obj = api::Decode<T>(*body);
   if (!obj.ok()) {
     return InternalError("decoding the updated " + std::string(what) + ": " +
-                         obj.status().message());
+                         std::string(obj.status().message()));
   }
   return std::make_shared<const T>(std::move(*obj));
 }

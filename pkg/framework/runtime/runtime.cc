@@ -522,6 +522,33 @@ void Framework::RejectWaitingPods(const std::string& message) {
   for (const auto& w : pods) w->Reject("", message);  // outside the lock: Reject wakes waiters
 }
 
+Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod,
+                                       std::string_view node) {
+  const bool record = ShouldRecordPluginMetrics(state);
+  auto start = SteadyClock::now();
+  Status result = Status::Skip();
+  for (auto& e : entries<EP::kPreBind>()) {
+    Status s = Timed(record, e.metrics, EP::kPreBindPreFlight,
+                     [&] { return e.plugin->PreBindPreFlight(state, pod, node); });
+    if (s.IsSkip()) continue;
+    if (s.code() == framework::Code::kError) {
+      result = Status::Error("running PreBindPreFlight \"" + e.name + "\": " + s.Message());
+    } else if (!s.IsSuccess()) {
+      result = Status::Error("PreBindPreFlight " + e.name + " returned \"" +
+                             std::string(framework::CodeName(s.code())) +
+                             "\", which is unsupported. It is supposed to return Success, "
+                             "Skip, or Error status");
+    }
+    if (!s.IsSuccess()) {
+      result.WithPlugin(e.name);
+      break;
+    }
+    result = Status();
+  }
+  metrics_->ObserveExtensionPoint(EP::kPreBindPreFlight, CodeOf(result), Since(start));
+  return result;
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   const bool record = ShouldRecordPluginMetrics(state);
   auto start = SteadyClock::now();

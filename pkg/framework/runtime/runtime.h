@@ -143,6 +143,9 @@ class Framework {
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) const;
   // Rejects every pod held at Permit (on shutdown, so their binding cycles end).
   void RejectWaitingPods(const std::string& message);
+  // Success when some PreBind plugin will do work for pod on node, Skip when none will, and the
+  // first failure (naming its plugin) otherwise; Unschedulable is a failure too, as upstream.
+  Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);

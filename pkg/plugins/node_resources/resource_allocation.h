@@ -23,6 +23,7 @@
 
 #include "stowage/framework/status.h"
 #include "stowage/framework/types.h"
+#include "stowage/plugins/helper/shape_score.h"
 
 namespace stowage::plugins::node_resources {
 
@@ -64,14 +65,8 @@ ScorerFn LeastAllocatedScorer(std::vector<ResourceSpec> resources);
 ScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources);
 
 // A point of a RequestedToCapacityRatio shape: utilization in [0, 100], score in [0, 10].
-struct ShapePoint {
-  int64_t utilization = 0;
-  int64_t score = 0;
-  friend bool operator==(const ShapePoint&, const ShapePoint&) = default;
-};
-// helper.BuildBrokenLinearFunction: shape[0].score up to the first point, linear (integer
-// arithmetic) between points, the last score after the last point (0 for an empty shape).
-std::function<int64_t(int64_t)> BuildBrokenLinearFunction(std::vector<ShapePoint> shape);
+using helper::ShapePoint;
+using helper::BuildBrokenLinearFunction;
 // RequestedToCapacityRatio: each resource scores f(req·100/cap) (f(100) when cap is 0 or
 // req > cap) with the shape's scores scaled by kMaxNodeScore / 10; only resources scoring above
 // 0 count, and the weighted mean is rounded half away from zero.

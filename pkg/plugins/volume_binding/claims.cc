@@ -32,6 +32,7 @@ bool FullyBound(const api::PersistentVolumeClaim& pvc) {
 
 ClaimsOrReason SortPodClaims(const api::Pod& pod,
                              const framework::Lister<api::PersistentVolumeClaim>& claims,
+                             const framework::Lister<api::PersistentVolumeClaim>& current,
                              const framework::Lister<api::StorageClass>& classes) {
   ClaimsOrReason out;
   std::vector<ClaimPtr> found;
@@ -68,6 +69,9 @@ ClaimsOrReason SortPodClaims(const api::Pod& pod,
   }
   // Second pass, GetPodVolumeClaims: bound, or unbound by the binding mode of the class.
   for (ClaimPtr& pvc : found) {
+    if (ClaimPtr assumed = current.Get(pvc->metadata.namespace_, pvc->metadata.name)) {
+      pvc = std::move(assumed);
+    }
     if (FullyBound(*pvc)) {
       out.claims.bound.push_back(std::move(pvc));
       continue;

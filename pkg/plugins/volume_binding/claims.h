@@ -10,11 +10,10 @@
 
 #include "stowage/api/types.h"
 #include "stowage/framework/handle.h"
+#include "pkg/plugins/volume_binding/matching.h"
 #include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_binding {
-
-using ClaimPtr = std::shared_ptr<const api::PersistentVolumeClaim>;
 
 // The annotations upstream's helpers read.
 inline constexpr std::string_view kAnnBindCompleted = "pv.kubernetes.io/bind-completed";
@@ -39,8 +38,11 @@ struct ClaimsOrReason {
   std::optional<std::string> unschedulable;
   std::optional<std::string> error;
 };
+// claims is the informer's view (upstream's PVC lister), current the binder's assumed view, in
+// which a claim whose provisioning this scheduler started already names its node.
 ClaimsOrReason SortPodClaims(const api::Pod& pod,
                              const framework::Lister<api::PersistentVolumeClaim>& claims,
+                             const framework::Lister<api::PersistentVolumeClaim>& current,
                              const framework::Lister<api::StorageClass>& classes);
 
 }  // namespace stowage::plugins::volume_binding

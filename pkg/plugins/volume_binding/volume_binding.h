@@ -1,66 +1,81 @@
-// VolumeBinding (upstream plugins/volumebinding), in part: the checks that keep a pod whose
-// PersistentVolumeClaims stowage cannot serve from being bound.
+// VolumeBinding (upstream plugins/volumebinding): a pod's PersistentVolumeClaims decide where
+// it may go, and the scheduler binds the claims that wait for their first consumer.
 //
 // PreFilter rejects, as UnschedulableAndUnresolvable with upstream's words, a pod whose claim is
 // missing, lost, terminating, not owned (generic ephemeral volumes) or unbound with immediate
-// binding; Filter rejects nodes that a bound claim's PersistentVolume does not allow by its node
-// affinity, or all nodes when that volume does not exist. What upstream does next (binding
-// unbound WaitForFirstConsumer claims: static matching, provisioning, capacity scoring, Reserve
-// and PreBind) is not implemented yet, so such a pod is rejected at PreFilter with kGuardReason
-// rather than bound to a node where its volume would never appear. Thread-safe.
+// binding. Filter keeps the nodes that bound claims' volumes allow by their node affinity and
+// where each unbound WaitForFirstConsumer claim gets a volume: a matching static PV, or
+// provisioning that the class's allowed topologies and the driver's CSIStorageCapacity allow.
+// Score prefers, by VolumeBindingArgs.shape, nodes whose volumes the claims fill least (or
+// most). Reserve assumes the choice, PreBind writes it and waits up to bindTimeoutSeconds for
+// the PV controller to bind, Unreserve forgets it. Thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
+#include "pkg/plugins/volume_binding/binder.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
 #include "stowage/framework/registry.h"
+#include "stowage/plugin_config/args.h"
 
 namespace stowage::plugins::volume_binding {
 
 inline constexpr std::string_view kName = "VolumeBinding";
 inline constexpr std::string_view kStateKey = "PreFilterVolumeBinding";
-// Upstream's reasons (binder.go, volume_binding.go).
-inline constexpr std::string_view kErrUnboundImmediate =
-    "pod has unbound immediate PersistentVolumeClaims";
-inline constexpr std::string_view kErrReasonNodeConflict =
-    "node(s) didn't match PersistentVolume's node affinity";
-inline constexpr std::string_view kErrReasonPVNotExist =
-    "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
-// stowage's own: the claim must be bound on a node the scheduler chooses, which it cannot do yet.
-inline constexpr std::string_view kGuardReason =
-    "pod has unbound PersistentVolumeClaims of a WaitForFirstConsumer StorageClass, which "
-    "stowage cannot bind or provision yet";
 
 class VolumeBinding final : public framework::PreFilterPlugin,
                             public framework::FilterPlugin,
+                            public framework::PreScorePlugin,
+                            public framework::ScorePlugin,
+                            public framework::ReservePlugin,
+                            public framework::PreBindPlugin,
                             public framework::EnqueueExtensions {
  public:
-  explicit VolumeBinding(framework::Handle& handle);
+  // scorer: the capacity score of a node from (requested, capacity) per class; null when
+  // StorageCapacityScoring is off, which turns Score off too.
+  using Scorer = std::function<int64_t(const std::vector<std::pair<int64_t, int64_t>>&)>;
+  VolumeBinding(framework::Handle& handle, Binder::Options options, Scorer scorer,
+                bool capacity_scoring);
   std::string_view Name() const override { return kName; }
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               const std::vector<const framework::NodeInfo*>& nodes,
                               framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Upstream's StorageClass, PVC and PV Add/Update and Node Add/UpdateNodeLabel events, without
-  // hints yet (always Queue). CSINode, CSIDriver and CSIStorageCapacity come with the binder.
+  framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                             const std::vector<const framework::NodeInfo*>& nodes) override;
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t& score) override;
+  framework::Status Reserve(framework::CycleState& state, const api::Pod& pod,
+                            std::string_view node) override;
+  void Unreserve(framework::CycleState& state, const api::Pod& pod,
+                 std::string_view node) override;
+  // Skip when every claim is bound already, so the scheduler need not nominate the node first.
+  framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
+                                     std::string_view node) override;
+  framework::Status PreBind(framework::CycleState& state, const api::Pod& pod,
+                            std::string_view node) override;
+  // Upstream's events: StorageClass, PVC and CSIStorageCapacity Add/Update, PV Add/Update,
+  // Node Add/UpdateNodeLabel, CSINode Add/Update and CSIDriver Update, with upstream's hints.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
+  Binder& binder() { return binder_; }
+
  private:
-  const framework::Lister<api::PersistentVolume>& volumes_;
   const framework::Lister<api::PersistentVolumeClaim>& claims_;
   const framework::Lister<api::StorageClass>& classes_;
+  Binder binder_;
+  const Scorer scorer_;
+  const bool capacity_scoring_;
 };
-static_assert(std::is_base_of_v<framework::PreFilterPlugin, VolumeBinding>);
-static_assert(std::is_base_of_v<framework::FilterPlugin, VolumeBinding>);
 
-// Takes VolumeBindingArgs (bindTimeoutSeconds and shape are for the binder, not used yet).
-StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+// Takes VolumeBindingArgs (bindTimeoutSeconds, shape).
+StatusOr<std::unique_ptr<framework::Plugin>> New(const config::VolumeBindingArgs& args,
                                                  framework::Handle& handle,
                                                  const framework::Features& features);
 

@@ -236,6 +236,8 @@ class Handle {
   }
   // Where VolumeBinding writes its PV and PVC updates; null when the handle reaches no API.
   virtual VolumeWriter* volume_writer() { return nullptr; }
+  // True once the scheduler has begun to stop: long waits in plugins (PreBind's) end early.
+  virtual bool Stopping() const { return false; }
 };
 
 }  // namespace stowage::framework

@@ -196,6 +196,13 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+  // Says, before Permit's wait, whether PreBind will do work for this pod on node (Success) or
+  // not (Skip); when some plugin will, the scheduler first records node as the pod's nominated
+  // node, so others see where it is going during a long PreBind. Error fails the binding.
+  virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) {
+    (void)state, (void)pod, (void)node;
+    return {};
+  }
 };
 
 // Binds the pod. Skip passes to the next bind plugin; the first non-Skip result is final.
