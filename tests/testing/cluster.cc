@@ -45,6 +45,7 @@ Status TestCluster::Start() {
   std::string extra;
   for (const auto& a : extra_args_) extra += (extra.empty() ? "" : " ") + a;
   std::vector<std::string> args = {bin, "-dir", dir_};
+  if (storage_) args.push_back("-storage");
   if (!extra.empty()) {
     args.push_back("-apiserver-args");
     args.push_back(extra);
@@ -122,11 +123,18 @@ client::RestClient& TestCluster::Admin() {
 
 namespace {
 TestCluster* g_shared = nullptr;
+bool g_shared_storage = false;
+}  // namespace
+
+bool UseStorageFlow() {
+  g_shared_storage = true;
+  return true;
 }
 
 TestCluster& SharedCluster() {
   if (g_shared == nullptr) {
     g_shared = new TestCluster();
+    if (g_shared_storage) g_shared->EnableStorageFlow();
     if (auto s = g_shared->Start(); !s.ok()) {
       std::fprintf(stderr, "cannot start the test cluster: %s\n", s.ToString().c_str());
       std::abort();

@@ -25,6 +25,9 @@ class TestCluster {
   explicit TestCluster(std::vector<std::string> extra_args = {});
   ~TestCluster();
 
+  // Also runs the PersistentVolume controllers and the test provisioner
+  // (stowage.dev/test-provisioner), as testcluster -storage does; call before Start().
+  void EnableStorageFlow() { storage_ = true; }
   // Starts the cluster (again) and waits until the apiserver is ready.
   Status Start();
   // Stops it with SIGTERM and waits for the process; keeps the data.
@@ -44,6 +47,7 @@ class TestCluster {
 
  private:
   std::vector<std::string> extra_args_;
+  bool storage_ = false;
   std::string dir_;
   std::string server_;
   pid_t pid_ = -1;
@@ -52,5 +56,8 @@ class TestCluster {
 
 // One cluster shared by all tests of a test binary, started on first use.
 TestCluster& SharedCluster();
+// Makes SharedCluster() run the storage flow; a test binary calls it before any test starts
+// (from a namespace-scope initializer). Returns true.
+bool UseStorageFlow();
 
 }  // namespace stowage::testing

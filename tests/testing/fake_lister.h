@@ -39,6 +39,14 @@ class FakeLister final : public framework::Lister<T> {
     Add(std::move(object));
   }
 
+  // Removes the object of the same namespace and name, as a deletion does.
+  void Remove(std::string_view ns, std::string_view name) {
+    std::erase_if(objects_, [&](const Ptr& o) {
+      return o->metadata.namespace_ == ns && o->metadata.name == name;
+    });
+    ++version_;
+  }
+
   std::vector<Ptr> List() const override {
     ++lists_;
     return objects_;

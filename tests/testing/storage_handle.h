@@ -17,11 +17,21 @@ class StorageHandle final : public FakeHandle {
   FakeLister<api::PersistentVolume> pvs;
   FakeLister<api::PersistentVolumeClaim> pvcs;
   FakeLister<api::StorageClass> classes;
+  FakeLister<api::CSIDriver> drivers;
+  FakeLister<api::CSIStorageCapacity> capacities;
+  FakeLister<api::Pod> pod_list;
+  framework::VolumeWriter* writer = nullptr;
   const framework::Lister<api::PersistentVolume>& persistent_volumes() override { return pvs; }
   const framework::Lister<api::PersistentVolumeClaim>& persistent_volume_claims() override {
     return pvcs;
   }
   const framework::Lister<api::StorageClass>& storage_classes() override { return classes; }
+  const framework::Lister<api::CSIDriver>& csi_drivers() override { return drivers; }
+  const framework::Lister<api::CSIStorageCapacity>& csi_storage_capacities() override {
+    return capacities;
+  }
+  const framework::Lister<api::Pod>& pods() override { return pod_list; }
+  framework::VolumeWriter* volume_writer() override { return writer; }
 };
 
 // A claim of namespace "default", bound to volume when it is given, of class cls if any.

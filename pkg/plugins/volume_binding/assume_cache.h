@@ -55,12 +55,16 @@ class AssumeCache final : public framework::Lister<T> {
     assumed_[key] = std::move(obj);
     return OkStatus();
   }
-  // Drops the assumed version of obj's object if it is obj's version.
+  // Drops the assumed version of obj's object if it is obj's version, or if the API has moved
+  // past it (obj was written meanwhile).
   void Restore(const T& obj) {
+    Ptr current = informer_.Get(obj.metadata.namespace_, obj.metadata.name);
     MutexLock l(mu_);
     auto it = assumed_.find(Key(obj.metadata));
-    if (it != assumed_.end() &&
-        it->second->metadata.resource_version == obj.metadata.resource_version) {
+    if (it == assumed_.end()) return;
+    const std::string& version = it->second->metadata.resource_version;
+    if (version == obj.metadata.resource_version || current == nullptr ||
+        current->metadata.resource_version != version) {
       assumed_.erase(it);
     }
   }

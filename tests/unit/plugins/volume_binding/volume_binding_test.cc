@@ -1,5 +1,5 @@
 // VolumeBinding's checks, table-driven after upstream's volume_binding_test.go PreFilter and
-// Filter cases for the claims stowage serves today, plus the guard for delayed binding.
+// Filter cases; binder_test.cc covers what it does with unbound delayed claims.
 #include "pkg/plugins/volume_binding/volume_binding.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +24,12 @@ using testing::Claim;
 using testing::Class;
 
 using testing::StorageHandle;
+
+std::unique_ptr<VolumeBinding> Make(StorageHandle& handle) {
+  auto p = New(config::VolumeBindingArgs{}, handle, framework::Features{});
+  EXPECT_TRUE(p.ok());
+  return std::unique_ptr<VolumeBinding>(dynamic_cast<VolumeBinding*>(p->release()));
+}
 
 // A claim the PV controller has bound to volume.
 api::PersistentVolumeClaim BoundClaim(std::string name, std::string volume) {
@@ -155,8 +161,10 @@ TEST(VolumeBinding, PreFilterAndFilter) {
        {ephemeral_owned},
        {},
        classes,
+       Code::kSuccess,
+       "",
        Code::kUnschedulableAndUnresolvable,
-       std::string(kGuardReason)},
+       std::string(kErrReasonBindConflict)},
       {"unbound claim without a class binds immediately",
        WithPVCs({"pvc-a"}),
        {Claim("pvc-a")},
@@ -190,15 +198,19 @@ TEST(VolumeBinding, PreFilterAndFilter) {
        {Claim("pvc-a", "", "wait")},
        {},
        classes,
+       Code::kSuccess,
+       "",
        Code::kUnschedulableAndUnresolvable,
-       std::string(kGuardReason)},
+       std::string(kErrReasonBindConflict)},
       {"the beta annotation names the class",
        WithPVCs({"pvc-a"}),
        {beta},
        {},
        classes,
+       Code::kSuccess,
+       "",
        Code::kUnschedulableAndUnresolvable,
-       std::string(kGuardReason)},
+       std::string(kErrReasonBindConflict)},
       {"a class without a binding mode is an error",
        WithPVCs({"pvc-a"}),
        {Claim("pvc-a", "", "odd")},
@@ -254,7 +266,8 @@ TEST(VolumeBinding, PreFilterAndFilter) {
     for (const auto& o : c.pvcs) handle.pvcs.Add(o);
     for (const auto& o : c.pvs) handle.pvs.Add(o);
     for (const auto& o : c.classes) handle.classes.Add(o);
-    VolumeBinding pl(handle);
+    auto owned = Make(handle);
+    VolumeBinding& pl = *owned;
     framework::CycleState state;
     framework::PreFilterResult result;
     auto pod = framework::NewPodInfo(c.pod);
@@ -279,7 +292,8 @@ TEST(VolumeBinding, MessagesAreUpstreams) {
 
 TEST(VolumeBinding, FilterWithoutPreFilterIsAnError) {
   StorageHandle handle;
-  VolumeBinding pl(handle);
+  auto owned = Make(handle);
+  VolumeBinding& pl = *owned;
   framework::CycleState state;
   auto info = testing::MakeNodeInfo(BuildNode().Obj());
   framework::Status s = pl.Filter(state, *framework::NewPodInfo(BuildPod().Obj()), *info);
@@ -289,7 +303,8 @@ TEST(VolumeBinding, FilterWithoutPreFilterIsAnError) {
 TEST(VolumeBinding, RegistersTheStorageEvents) {
   using framework::EventResource;
   StorageHandle handle;
-  VolumeBinding pl(handle);
+  auto owned = Make(handle);
+  VolumeBinding& pl = *owned;
   std::vector<std::pair<EventResource, uint32_t>> got;
   for (const auto& e : pl.EventsToRegister()) got.emplace_back(e.event.resource, e.event.action);
   const uint32_t add_update = framework::kAdd | framework::kUpdate;
@@ -297,7 +312,10 @@ TEST(VolumeBinding, RegistersTheStorageEvents) {
                      {EventResource::kStorageClass, add_update},
                      {EventResource::kPersistentVolumeClaim, add_update},
                      {EventResource::kPersistentVolume, add_update},
-                     {EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel}}));
+                     {EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel},
+                     {EventResource::kCSINode, add_update},
+                     {EventResource::kCSIDriver, framework::kUpdate},
+                     {EventResource::kCSIStorageCapacity, add_update}}));
 }
 
 }  // namespace
