@@ -557,8 +557,14 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
     Status s =
         Timed(record, e.metrics, EP::kPreBind, [&] { return e.plugin->PreBind(state, pod, node); });
     if (s.IsSkip()) continue;
-    if (!s.IsSuccess()) {
+    if (s.IsRejected()) {
       result = std::move(s.WithPlugin(e.name));
+      break;
+    }
+    if (!s.IsSuccess()) {
+      // As upstream, an error names the plugin it came from.
+      result = Status::Error("running PreBind plugin \"" + e.name + "\": " + s.Message());
+      result.WithPlugin(e.name);
       break;
     }
   }

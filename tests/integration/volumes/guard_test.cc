@@ -1,7 +1,8 @@
-// The guards for storage and dynamic resources on a real kube-apiserver: a pod whose claims
-// stowage cannot serve stays pending with upstream's message (or one naming why), a new claim
-// requeues it at once, and a bound claim's volume pins its pod to the nodes its affinity and its
-// zone labels allow.
+// The volume plugins and the dynamic resources guard on a real kube-apiserver with the PV
+// controllers and a provisioner: a pod whose claims cannot be served stays pending with
+// upstream's message, a new claim requeues it at once, a WaitForFirstConsumer claim is
+// provisioned where the pod goes, and a bound claim's volume pins its pod to the nodes its
+// affinity and its zone labels allow.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,9 @@
 
 namespace stowage {
 namespace {
+
+// The cluster runs the PV controllers and the test provisioner (docs/test-cluster.md).
+[[maybe_unused]] const bool kStorageFlow = testing::UseStorageFlow();
 
 using json = nlohmann::json;
 using testing::BuildClusterNode;
@@ -43,8 +47,7 @@ json Claim(const std::string& name, const std::string& cls, const std::string& v
             {"kind", "PersistentVolumeClaim"},
             {"metadata", {{"name", name}}},
             {"spec", spec}};
-  // What the PV controller writes once it has bound the claim (no controller runs here).
-  if (!volume.empty()) c["metadata"]["annotations"] = {{"pv.kubernetes.io/bind-completed", "yes"}};
+  // With volume, the claim is pre-bound; the PV controller completes the binding.
   return c;
 }
 
@@ -89,10 +92,12 @@ class VolumeGuard : public ::testing::Test {
   static void SetUpTestSuite() {
     ASSERT_TRUE(testing::EnsureNamespace(Admin(), kNs).ok());
     for (const char* zone : {"a", "b"}) {
-      ASSERT_TRUE(testing::CreateNode(Admin(), BuildClusterNode()
-                                                   .Name(std::string("vg-") + zone)
-                                                   .Label("stowage-test/zone", zone)
-                                                   .Label(kZoneLabel, std::string("zone-") + zone))
+      ASSERT_TRUE(testing::CreateNode(
+                      Admin(), BuildClusterNode()
+                                   .Name(std::string("vg-") + zone)
+                                   .Label("kubernetes.io/hostname", std::string("vg-") + zone)
+                                   .Label("stowage-test/zone", zone)
+                                   .Label(kZoneLabel, std::string("zone-") + zone))
                       .ok());
     }
     Create("/apis/storage.k8s.io/v1/storageclasses",
@@ -101,6 +106,12 @@ class VolumeGuard : public ::testing::Test {
             {"metadata", {{"name", "wffc"}}},
             {"provisioner", "example.com/none"},
             {"volumeBindingMode", "WaitForFirstConsumer"}});
+    Create("/apis/storage.k8s.io/v1/storageclasses",
+           json::parse(R"({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+             "metadata": {"name": "provisioned"}, "provisioner": "stowage.dev/test-provisioner",
+             "volumeBindingMode": "WaitForFirstConsumer",
+             "allowedTopologies": [{"matchLabelExpressions": [
+               {"key": "stowage-test/zone", "values": ["b"]}]}]})"));
   }
   static constexpr const char* kNs = "volume-guard";
   static constexpr const char* kZoneLabel = "topology.kubernetes.io/zone";
@@ -126,20 +137,45 @@ TEST_F(VolumeGuard, MissingClaimIsUpstreamsMessageAndItsCreationRequeuesThePod) 
       << PendingMessage(kNs, "missing");
 }
 
-TEST_F(VolumeGuard, WaitForFirstConsumerClaimIsNeverBound) {
+TEST_F(VolumeGuard, WaitForFirstConsumerClaimIsProvisionedOnTheChosenNode) {
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
-  Create(claims_, Claim("data", "wffc"));
+  Create(claims_, Claim("data", "provisioned"));
   ASSERT_TRUE(
       testing::CreatePod(
           Admin(), BuildPod().Namespace(kNs).Name("wffc").SchedulerName("stowage").PVC("data"))
           .ok());
+  // The class allows zone b only, so the claim is provisioned there and the pod follows it.
+  EXPECT_EQ(BoundNode(kNs, "wffc"), "vg-b") << PendingMessage(kNs, "wffc");
+  auto pvc = client::GetObject<api::PersistentVolumeClaim>(Admin(), kNs, "data");
+  ASSERT_TRUE(pvc.ok()) << pvc.status();
+  ASSERT_NE(pvc->metadata.annotations.Get("volume.kubernetes.io/selected-node"), nullptr);
+  EXPECT_EQ(*pvc->metadata.annotations.Get("volume.kubernetes.io/selected-node"), "vg-b");
+  EXPECT_FALSE(pvc->volume_name.empty());
+}
+
+// A provisioner that never answers: PreBind gives up after bindTimeoutSeconds, the pod goes back
+// to the queue with upstream's error, and nothing stays assumed (it is retried, not lost).
+TEST_F(VolumeGuard, ProvisionerThatNeverAnswersSendsThePodBack) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}) +
+                         "  pluginConfig:\n  - name: VolumeBinding\n    args:\n"
+                         "      bindTimeoutSeconds: 2\n");
+  Create(claims_, Claim("silent", "wffc"));
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(), BuildPod().Namespace(kNs).Name("silent").SchedulerName("stowage").PVC("silent"))
+          .ok());
   const std::string want =
-      RejectedEverywhere(std::string(plugins::volume_binding::kGuardReason), 2);
-  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "wffc") == want; }))
-      << PendingMessage(kNs, "wffc");
-  auto pod = client::GetObject<api::Pod>(Admin(), kNs, "wffc");
+      "running PreBind plugin \"VolumeBinding\": binding volumes: context "
+      "deadline exceeded";
+  ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "silent") == want; }))
+      << PendingMessage(kNs, "silent");
+  auto pod = client::GetObject<api::Pod>(Admin(), kNs, "silent");
   ASSERT_TRUE(pod.ok());
   EXPECT_EQ(pod->spec.node_name, "");
+  // The claim keeps the node the scheduler selected, as upstream leaves it for the provisioner.
+  auto pvc = client::GetObject<api::PersistentVolumeClaim>(Admin(), kNs, "silent");
+  ASSERT_TRUE(pvc.ok());
+  EXPECT_NE(pvc->metadata.annotations.Get("volume.kubernetes.io/selected-node"), nullptr);
 }
 
 TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
@@ -265,6 +301,72 @@ TEST_F(VolumeGuard, ReadWriteOncePodClaimHasOneUserAndPreemptionFreesIt) {
     return !nominated.empty();
   }));
   EXPECT_EQ(nominated, first_node);
+}
+
+// A StatefulSet with a volume claim template of a WaitForFirstConsumer class: each replica's
+// claim is provisioned on the node its pod is scheduled to; scaled to zero and back, each pod
+// returns to its volume's node.
+TEST_F(VolumeGuard, StatefulSetScalesToThreeAndBack) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Create("/apis/storage.k8s.io/v1/storageclasses",
+         json::parse(R"({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+           "metadata": {"name": "sts-local"}, "provisioner": "stowage.dev/test-provisioner",
+           "volumeBindingMode": "WaitForFirstConsumer"})"));
+  const std::string sts = std::string("/apis/apps/v1/namespaces/") + kNs + "/statefulsets";
+  Create(sts, json::parse(R"({"apiVersion": "apps/v1", "kind": "StatefulSet",
+    "metadata": {"name": "web"},
+    "spec": {"replicas": 3, "podManagementPolicy": "Parallel", "serviceName": "web",
+      "selector": {"matchLabels": {"app": "web"}},
+      "template": {"metadata": {"labels": {"app": "web"}},
+        "spec": {"schedulerName": "stowage", "containers": [{"name": "c", "image": "x"}]}},
+      "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+        "accessModes": ["ReadWriteOnce"], "storageClassName": "sts-local",
+        "resources": {"requests": {"storage": "1Gi"}}}}]}})"));
+  // Each pod is on the node its claim's volume was provisioned for.
+  auto placed = [&] {
+    std::vector<std::string> nodes;
+    for (int i = 0; i < 3; ++i) {
+      const std::string pod = "web-" + std::to_string(i);
+      const std::string node = BoundNode(kNs, pod);
+      auto pvc = client::GetObject<api::PersistentVolumeClaim>(Admin(), kNs, "data-" + pod);
+      EXPECT_TRUE(pvc.ok()) << pod << ": " << pvc.status();
+      if (!pvc.ok()) return nodes;
+      const std::string* selected =
+          pvc->metadata.annotations.Get("volume.kubernetes.io/selected-node");
+      EXPECT_NE(selected, nullptr) << pod;
+      if (selected != nullptr) EXPECT_EQ(*selected, node) << pod;
+      EXPECT_TRUE(WaitFor([&] {
+        auto c = client::GetObject<api::PersistentVolumeClaim>(Admin(), kNs, "data-" + pod);
+        return c.ok() && c->phase == "Bound";
+      })) << pod
+          << "'s claim is not bound";
+      nodes.push_back(node);
+    }
+    return nodes;
+  };
+  const std::vector<std::string> first = placed();
+  ASSERT_EQ(first.size(), 3u);
+  for (const auto& n : first) EXPECT_FALSE(n.empty());
+  auto scale = [&](int replicas) {
+    auto r =
+        Admin().Patch(sts + "/web", R"({"spec":{"replicas":)" + std::to_string(replicas) + "}}",
+                      client::kMergePatch);
+    ASSERT_TRUE(r.ok()) << r.status();
+  };
+  scale(0);
+  // No kubelet confirms the graceful deletions, so the test does.
+  for (int i = 0; i < 3; ++i) {
+    const std::string pod = "web-" + std::to_string(i);
+    ASSERT_TRUE(WaitFor([&] {
+      auto p = client::GetObject<api::Pod>(Admin(), kNs, pod);
+      if (!p.ok()) return true;
+      if (p->metadata.deletion_timestamp) (void)testing::DeletePod(Admin(), kNs, pod);
+      return false;
+    })) << pod
+        << " was not deleted";
+  }
+  scale(3);
+  EXPECT_EQ(placed(), first);
 }
 
 }  // namespace

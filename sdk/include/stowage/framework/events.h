@@ -110,13 +110,11 @@ std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& new_no
 
 // The objects of an event: a pod, a node, a storage object the volume plugins read, or nothing
 // (wildcard events).
-using EventObject =
-    std::variant<std::monostate, api::PodPtr, api::NodePtr,
-                 std::shared_ptr<const api::PersistentVolume>,
-                 std::shared_ptr<const api::PersistentVolumeClaim>,
-                 std::shared_ptr<const api::StorageClass>, std::shared_ptr<const api::CSINode>,
-                 std::shared_ptr<const api::CSIDriver>,
-                 std::shared_ptr<const api::CSIStorageCapacity>>;
+using EventObject = std::variant<
+    std::monostate, api::PodPtr, api::NodePtr, std::shared_ptr<const api::PersistentVolume>,
+    std::shared_ptr<const api::PersistentVolumeClaim>, std::shared_ptr<const api::StorageClass>,
+    std::shared_ptr<const api::CSINode>, std::shared_ptr<const api::CSIDriver>,
+    std::shared_ptr<const api::CSIStorageCapacity>>;
 
 enum class QueueingHint : uint8_t { kSkip, kQueue };
 

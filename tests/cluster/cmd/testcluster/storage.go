@@ -23,9 +23,12 @@ import (
 // (binds claims to volumes, hands claims of a dynamic class to their provisioner, and for a
 // WaitForFirstConsumer class waits for the scheduler's selected-node annotation first) and the
 // two protection controllers, without which the apiserver's StorageObjectInUseProtection
-// finalizers keep every deleted claim and volume forever.
+// finalizers keep every deleted claim and volume forever. The StatefulSet controller comes too,
+// because a StatefulSet's volume claim templates are how most claims of a WaitForFirstConsumer
+// class are made (its pods never run here, so use podManagementPolicy Parallel).
 var StorageControllers = []string{
 	"persistentvolume-binder-controller",
+	"statefulset-controller",
 	"persistentvolumeclaim-protection-controller",
 	"persistentvolume-protection-controller",
 }
