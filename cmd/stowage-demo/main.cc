@@ -1,6 +1,9 @@
 // stowage-demo: creates a sample workload in a cluster where stowage is running, waits until
 // every pod is either bound or reported unschedulable, and prints where each pod went and, for
-// pods left pending, the scheduler's reason. It watches through stowage's own informers.
+// pods left pending, the scheduler's reason. The workload includes a StatefulSet whose volume
+// claims wait for their first consumer, so the report shows each replica's node beside the
+// volume provisioned for it (the cluster must run the storage flow: tests/cluster/up --storage).
+// It watches through stowage's own informers.
 //   stowage-demo --kubeconfig FILE [--scheduler-name NAME]
 #include <algorithm>
 #include <cstdio>
@@ -60,6 +63,37 @@ const PodSpec kPods[] = {
     {"zone-x-only", "100m", "128Mi", R"("nodeSelector":{"topology.kubernetes.io/zone":"zone-x"})"},
 };
 
+// A StatefulSet of three replicas, each with a claim of a WaitForFirstConsumer class that the
+// test provisioner serves; Parallel, because no kubelet ever makes a replica Ready.
+constexpr int kReplicas = 3;
+constexpr const char* kStorageClass =
+    R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"demo-local"},)"
+    R"("provisioner":"stowage.dev/test-provisioner","volumeBindingMode":"WaitForFirstConsumer"})";
+
+std::string StatefulSetJson(const std::string& scheduler) {
+  return std::string(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},)") +
+         R"("spec":{"replicas":)" + std::to_string(kReplicas) +
+         R"(,"podManagementPolicy":"Parallel","serviceName":"db",)"
+         R"("selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},)"
+         R"("spec":{"schedulerName":")" + scheduler +
+         R"(","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)"
+         R"("resources":{"requests":{"cpu":"250m","memory":"256Mi"}}}]}},)"
+         R"("volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":)"
+         R"(["ReadWriteOnce"],"storageClassName":"demo-local",)"
+         R"("resources":{"requests":{"storage":"1Gi"}}}}]}})";
+}
+
+// The node a provisioned volume is pinned to (its kubernetes.io/hostname affinity), or "".
+std::string VolumeNode(const api::PersistentVolume& pv) {
+  if (!pv.node_affinity) return "";
+  for (const auto& term : pv.node_affinity->terms) {
+    for (const auto& r : term.match_expressions) {
+      if (r.key == "kubernetes.io/hostname" && !r.values.empty()) return r.values[0];
+    }
+  }
+  return "";
+}
+
 std::string NodeJson(const NodeSpec& n) {
   std::string spec = std::strlen(n.extra) ? std::string(",\"spec\":{") + n.extra + "}" : "";
   return std::string(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")") + n.name +
@@ -97,25 +131,34 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
       std::exit(1);
     }
   };
-  std::printf("creating %zu nodes and %zu pods (schedulerName %s) through %s\n", std::size(kNodes),
-              std::size(kPods), scheduler.c_str(), cfg->server.c_str());
+  std::printf(
+      "creating %zu nodes, %zu pods and a StatefulSet of %d replicas with volume claims "
+      "(schedulerName %s) through %s\n",
+      std::size(kNodes), std::size(kPods), kReplicas, scheduler.c_str(), cfg->server.c_str());
   check(api.Post("/api/v1/namespaces", R"({"metadata":{"name":"demo"}})").status());
   for (const auto& n : kNodes) check(api.Post("/api/v1/nodes", NodeJson(n)).status());
   informer::InformerFactory factory(api);
   auto& pods = factory.For<api::Pod>(informer::Filter{.namespace_ = "demo"});
+  auto& claims = factory.For<api::PersistentVolumeClaim>(informer::Filter{.namespace_ = "demo"});
+  auto& volumes = factory.For<api::PersistentVolume>();
   factory.Start();
   factory.WaitForCacheSync(std::chrono::seconds(30));
+  check(api.Post("/apis/storage.k8s.io/v1/storageclasses", kStorageClass).status());
+  check(api.Post("/apis/apps/v1/namespaces/demo/statefulsets", StatefulSetJson(scheduler)).status());
   for (const auto& p : kPods) {
     check(api.Post("/api/v1/namespaces/demo/pods", PodJson(p, scheduler)).status());
   }
 
+  // Every pod decided, and each replica's claim bound to its volume.
   auto settled = [&] {
     size_t done = 0;
     for (const auto& p : pods.store().List()) {
       const api::Condition* cond = Scheduled(*p);
       if (!p->spec.node_name.empty() || (cond && cond->status == "False")) ++done;
     }
-    return done == std::size(kPods);
+    size_t bound = 0;
+    for (const auto& c : claims.store().List()) bound += c->phase == "Bound";
+    return done == std::size(kPods) + kReplicas && bound == size_t{kReplicas};
   };
   for (int i = 0; i < 600 && !settled(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -146,6 +189,17 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
                                                                : "";
     std::printf("%-8s %-7s %5lldm/%-4s %s\n", n.name, n.zone, static_cast<long long>(u.milli_cpu),
                 n.cpu, note.c_str());
+  }
+  std::printf("\n%-6s %-8s %-10s %-42s %s\n", "POD", "NODE", "CLAIM", "VOLUME", "VOLUME'S NODE");
+  for (int i = 0; i < kReplicas; ++i) {
+    const std::string pod = "db-" + std::to_string(i), claim = "data-" + pod;
+    auto p = pods.store().Get("demo/" + pod);
+    auto c = claims.store().Get("demo/" + claim);
+    auto v = c && !c->volume_name.empty() ? volumes.store().Get(c->volume_name) : nullptr;
+    std::printf("%-6s %-8s %-10s %-42s %s\n", pod.c_str(),
+                p && !p->spec.node_name.empty() ? p->spec.node_name.c_str() : "-", claim.c_str(),
+                c && !c->volume_name.empty() ? c->volume_name.c_str() : "(not bound)",
+                v ? VolumeNode(*v).c_str() : "-");
   }
   factory.Stop();
   return settled() ? 0 : 1;
