@@ -7,8 +7,8 @@
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
-// pod; BM_PodAffinity, BM_RequiredPodAffinity, BM_PodAntiAffinityNSSelector and
-// BM_TopologySpread time pods with inter-pod
+// pod; BM_BoundVolume a pod with a bound claim; BM_PodAffinity, BM_RequiredPodAffinity,
+// BM_PodAntiAffinityNSSelector and BM_TopologySpread time pods with inter-pod
 // affinity terms and with spread constraints over nodes already holding pods those terms match,
 // so InterPodAffinity's
 // and PodTopologySpread's PreFilter, Filter, PreScore and Score are in the time (when the
@@ -52,6 +52,10 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
   const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
+  const framework::Lister<api::PersistentVolume>& persistent_volumes() override { return pvs_; }
+  const framework::Lister<api::PersistentVolumeClaim>& persistent_volume_claims() override {
+    return pvcs_;
+  }
   framework::PodWriter& pod_writer() override { return *this; }
   Status Bind(const api::Pod&, std::string_view) override {
     return InternalError("bench_cycle: the scheduling cycle never binds");
@@ -67,6 +71,30 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   const cache::Snapshot& snapshot_;
   framework::Parallelizer& pool_;
   testing::FakeLister<api::Namespace> namespaces_ = BenchNamespaces();
+  testing::FakeLister<api::PersistentVolume> pvs_{{BoundVolume()}};
+  testing::FakeLister<api::PersistentVolumeClaim> pvcs_{{BoundClaim()}};
+
+  // BM_BoundVolume's claim "data", bound by the PV controller to "pv-data", a volume reachable
+  // from two of the three zones.
+  static api::PersistentVolume BoundVolume() {
+    api::PersistentVolume pv;
+    pv.metadata.name = "pv-data";
+    pv.access_modes = {"ReadWriteMany"};
+    api::NodeSelectorTerm term;
+    term.match_expressions.push_back({"topology.kubernetes.io/zone", "In", {"zone-0", "zone-1"}});
+    pv.node_affinity.emplace().terms.push_back(std::move(term));
+    return pv;
+  }
+  static api::PersistentVolumeClaim BoundClaim() {
+    api::PersistentVolumeClaim pvc;
+    pvc.metadata.name = "data";
+    pvc.metadata.namespace_ = "bench";
+    pvc.metadata.annotations = testing::MakeStringMap({{"pv.kubernetes.io/bind-completed", "yes"}});
+    pvc.access_modes = {"ReadWriteMany"};
+    pvc.volume_name = "pv-data";
+    pvc.phase = "Bound";
+    return pvc;
+  }
 
   // scheduler_perf's namespaces of the NSSelector shape: sched-init-0..99 labelled team=devops,
   // and the measured pods' "bench".
@@ -275,6 +303,18 @@ void BM_TopologySpread(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   RunCycles(state, measured, {{existing, nodes, 0}});
 }
+
+// A pod whose claim is bound to a volume with node affinity (scheduler_perf's PV shapes have one
+// such pair per pod): VolumeBinding's PreFilter reads the claim and compiles the volume's
+// affinity, Filter matches it on every node, and a third of the nodes are out of its zones.
+void BM_BoundVolume(benchmark::State& state) { RunCycles(state, PerfPod().PVC("data").Obj(), {}); }
+
+BENCHMARK(BM_BoundVolume)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->UseRealTime()
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_SchedulePod)
     ->ArgNames({"nodes", "parallelism"})

@@ -75,7 +75,8 @@ std::string StatefulSetJson(const std::string& scheduler) {
          R"("spec":{"replicas":)" + std::to_string(kReplicas) +
          R"(,"podManagementPolicy":"Parallel","serviceName":"db",)"
          R"("selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},)"
-         R"("spec":{"schedulerName":")" + scheduler +
+         R"("spec":{"schedulerName":")" +
+         scheduler +
          R"(","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10",)"
          R"("resources":{"requests":{"cpu":"250m","memory":"256Mi"}}}]}},)"
          R"("volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":)"
@@ -144,7 +145,8 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
   factory.Start();
   factory.WaitForCacheSync(std::chrono::seconds(30));
   check(api.Post("/apis/storage.k8s.io/v1/storageclasses", kStorageClass).status());
-  check(api.Post("/apis/apps/v1/namespaces/demo/statefulsets", StatefulSetJson(scheduler)).status());
+  check(
+      api.Post("/apis/apps/v1/namespaces/demo/statefulsets", StatefulSetJson(scheduler)).status());
   for (const auto& p : kPods) {
     check(api.Post("/api/v1/namespaces/demo/pods", PodJson(p, scheduler)).status());
   }
