@@ -198,15 +198,9 @@ StatusOr<CapacityPtr> Binder::EnoughCapacity(const std::string& provisioner,
 
 bool Binder::PodVolumesBound(const api::Pod& pod) const {
   for (const api::Volume& v : pod.spec.volumes) {
-    std::string name;
-    if (v.source == "persistentVolumeClaim") {
-      name = v.claim_name;
-    } else if (v.source == "ephemeral") {
-      name = pod.metadata.name + "-" + v.name;
-    } else {
-      continue;
-    }
-    auto pvc = pvc_cache_.Get(pod.metadata.namespace_, name);
+    std::optional<std::string> name = ClaimNameOf(pod, v);
+    if (!name) continue;
+    auto pvc = pvc_cache_.Get(pod.metadata.namespace_, *name);
     if (pvc == nullptr || !FullyBound(*pvc)) return false;
   }
   return true;

@@ -3,18 +3,6 @@
 namespace stowage::plugins::volume_binding {
 namespace {
 
-// The claim a volume uses, if any: its own name, or for a generic ephemeral volume the name the
-// ephemeral volume controller gives it (<pod>-<volume>).
-std::optional<std::string> ClaimName(const api::Pod& pod, const api::Volume& v, bool& ephemeral) {
-  ephemeral = false;
-  if (v.source == "persistentVolumeClaim") return v.claim_name;
-  if (v.source == "ephemeral") {
-    ephemeral = true;
-    return pod.metadata.name + "-" + v.name;
-  }
-  return std::nullopt;
-}
-
 // upstream's ephemeral.VolumeIsForPod: the pod must be the claim's controller.
 bool OwnedByPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc) {
   if (pvc.metadata.namespace_ != pod.metadata.namespace_) return false;
@@ -25,6 +13,12 @@ bool OwnedByPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc) {
 }
 
 }  // namespace
+
+std::optional<std::string> ClaimNameOf(const api::Pod& pod, const api::Volume& v) {
+  if (v.source == "persistentVolumeClaim") return v.claim_name;
+  if (v.source == "ephemeral") return pod.metadata.name + "-" + v.name;
+  return std::nullopt;
+}
 
 bool FullyBound(const api::PersistentVolumeClaim& pvc) {
   return !pvc.volume_name.empty() && pvc.metadata.annotations.Get(kAnnBindCompleted) != nullptr;
@@ -38,8 +32,8 @@ ClaimsOrReason SortPodClaims(const api::Pod& pod,
   std::vector<ClaimPtr> found;
   // First pass, upstream's podHasPVCs: the first volume whose claim is unusable names the reason.
   for (const api::Volume& v : pod.spec.volumes) {
-    bool ephemeral = false;
-    std::optional<std::string> name = ClaimName(pod, v, ephemeral);
+    const bool ephemeral = v.source == "ephemeral";
+    std::optional<std::string> name = ClaimNameOf(pod, v);
     if (!name) continue;
     out.claims.has_claims = true;
     ClaimPtr pvc = claims.Get(pod.metadata.namespace_, *name);

@@ -26,6 +26,10 @@ struct PodClaims {
   std::vector<ClaimPtr> unbound_delayed;
 };
 
+// The claim a volume uses, if any: its own name, or for a generic ephemeral volume the name the
+// ephemeral volume controller gives it (<pod>-<volume>).
+std::optional<std::string> ClaimNameOf(const api::Pod& pod, const api::Volume& v);
+
 // True when the claim names a volume and the PV controller finished binding it.
 bool FullyBound(const api::PersistentVolumeClaim& pvc);
 

@@ -1,5 +1,6 @@
 // VolumeBinding's events and queueing hints (upstream volume_binding.go): which storage changes
 // may make a pod it rejected schedulable.
+#include "pkg/plugins/volume_binding/claims.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
 #include "stowage/plugins/helper/event_objects.h"
 
@@ -26,15 +27,7 @@ QueueingHint AfterClaimChange(const api::Pod& pod, const EventObject& o, const E
   const api::PersistentVolumeClaim& pvc = *objs.new_obj;
   if (pvc.metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kSkip;
   for (const api::Volume& v : pod.spec.volumes) {
-    std::string name;
-    if (v.source == "persistentVolumeClaim") {
-      name = v.claim_name;
-    } else if (v.source == "ephemeral") {
-      name = pod.metadata.name + "-" + v.name;
-    } else {
-      continue;
-    }
-    if (name == pvc.metadata.name) return QueueingHint::kQueue;
+    if (ClaimNameOf(pod, v) == pvc.metadata.name) return QueueingHint::kQueue;
   }
   return QueueingHint::kSkip;
 }
