@@ -12,6 +12,14 @@ package main
 // Serial mode moves every pod to upstream's node (run.go), so each pod is compared. In batch
 // mode a different placement changes what every later pod sees, so comparison stops
 // at the first pod placed differently, tie or not; the rest count as not compared.
+//
+// Claims (storage profile): where both placed the pod on one node (or, in serial mode, both
+// left it unschedulable), each of its claims must end alike (ClaimsAgree): the same phase,
+// selected-node annotation and volume, a twin of upstream's static volume counting as a tie;
+// and the nominated node written before a binding that waits (PreBind) must be the same. Claims
+// ending differently, placed alike or not, leave the runs with different volumes: serial mode
+// cannot re-pin them, so its later pods using a claim that waited for its first consumer are
+// not compared; batch mode stops comparing there as after a placement.
 
 import (
 	"regexp"
@@ -59,6 +67,8 @@ type Result struct {
 	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
 	// Plugins: upstream's plugin scores of its node and stowage's, for a placement disagreement.
 	Plugins PluginScores `json:"plugins,omitempty"`
+	// ClaimTie: a claim of the pod got a twin of upstream's static volume.
+	ClaimTie bool `json:"claimTie,omitempty"`
 }
 
 // SplitOwed cuts the owed part off an upstream message.
@@ -92,6 +102,7 @@ type PreemptionContext struct {
 func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]Scores, pre *PreemptionContext) []Result {
 	var out []Result
 	diverged := false
+	volumesDiverged := false // serial mode: the claims of an earlier pod ended differently
 	for i := range up {
 		r := Result{Seed: seed, Mode: mode, Upstream: up[i], Stowage: st[i]}
 		if s := scores[up[i].Key()]; up[i].Node != "" && len(s) > 0 {
@@ -111,7 +122,7 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
 		preempted := pre != nil && (up[i].preempted() || st[i].preempted())
 		switch {
-		case diverged:
+		case diverged, volumesDiverged && usesDynamicClaim(up[i]):
 			r.Verdict = NotCompared
 		case preempted:
 			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()],
@@ -141,6 +152,27 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 		}
 		if r.Verdict == Disagree && !preempted {
 			r.Kind = Kind(up[i], st[i], core)
+		}
+		if pre == nil && r.Verdict != NotCompared && (len(up[i].Claims) > 0 || len(st[i].Claims) > 0) {
+			// Claims end alike or differently whatever the verdict; an unschedulable batch pod's
+			// claims may have been bound by a later pod, so only placed ones count there.
+			same, tie := ClaimsAgree(up[i].Claims, st[i].Claims)
+			if !same && (mode == ModeSerial || up[i].Node != "" || st[i].Node != "") {
+				volumesDiverged = mode == ModeSerial
+				diverged = diverged || mode != ModeSerial
+			}
+			judged := r.Verdict == Agree && (mode == ModeSerial || up[i].Node != "")
+			switch {
+			case judged && !same:
+				r.Verdict, r.Kind = Disagree, "claims"
+			case judged && tie:
+				r.Verdict, r.ClaimTie = TieAgree, true
+			}
+		}
+		if pre == nil && up[i].Node != "" && up[i].Node == st[i].Node && up[i].Nominated != st[i].Nominated &&
+			(r.Verdict == Agree || r.Verdict == TieAgree || r.Verdict == Disagree) {
+			r.Verdict = Disagree
+			r.Kind = strings.TrimPrefix(r.Kind+" + nominated node before binding", " + ")
 		}
 		out = append(out, r)
 	}
@@ -187,4 +219,31 @@ func reasonItems(msg string) []string {
 	items := strings.Split(strings.TrimSuffix(rest, "."), ", ")
 	slices.Sort(items)
 	return items
+}
+
+// ClaimsAgree compares the claims of one pod as the two runs left them. same: every claim
+// ended alike, its volume the same or an identical twin; tie: a twin.
+func ClaimsAgree(up, st []ClaimOutcome) (same, tie bool) {
+	if len(up) != len(st) {
+		return false, false
+	}
+	for i := range up {
+		a, b := up[i], st[i]
+		if a.Claim != b.Claim || a.Missing != b.Missing || a.Phase != b.Phase || a.SelectedNode != b.SelectedNode ||
+			!slices.Equal(a.ClaimRefs, b.ClaimRefs) {
+			return false, false
+		}
+		if a.Volume != b.Volume {
+			if a.Twin == "" || a.Twin != b.Twin {
+				return false, false
+			}
+			tie = true
+		}
+	}
+	return true, tie
+}
+
+// usesDynamicClaim: one of the pod's claims waited for its first consumer when the run began.
+func usesDynamicClaim(o Outcome) bool {
+	return slices.ContainsFunc(o.Claims, func(c ClaimOutcome) bool { return c.dynamic })
 }
