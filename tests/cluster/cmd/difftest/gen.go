@@ -79,7 +79,7 @@ type State struct {
 	CSIStorageCapacities   []storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitempty"`
 	PersistentVolumes      []v1.PersistentVolume          `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []v1.PersistentVolumeClaim     `json:"persistentVolumeClaims,omitempty"`
-	Nodes                  []v1.Node                  `json:"nodes"`
+	Nodes                  []v1.Node                      `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
