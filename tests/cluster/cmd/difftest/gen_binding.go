@@ -96,6 +96,24 @@ func addBinding(seed uint64, s *State) {
 			spec.Volumes = append(spec.Volumes, claimVolume("term", terminatingClaim, false))
 		}
 	}
+	// Pods of their own, a quarter as many (at least two), after the others: small requests, no
+	// tolerations, one or two of the waiting claims and sometimes a zone, so that most reach
+	// VolumeBinding's Filter and many get their claims bound.
+	for i, n := 0, max(2, len(s.Pods)/4); i < n; i++ {
+		pod := storagePod(fmt.Sprintf("vol-%02d", i))
+		pod.Spec.Containers[0].Resources.Requests = v1.ResourceList{
+			v1.ResourceCPU:    *resource.NewMilliQuantity(100, resource.DecimalSI),
+			v1.ResourceMemory: *resource.NewQuantity(128*mib, resource.BinarySI)}
+		first := pick(r, dynamic)
+		pod.Spec.Volumes = []v1.Volume{claimVolume("dyn-0", first, false)}
+		if c := pick(r, dynamic); chance(r, 25) && c != first {
+			pod.Spec.Volumes = append(pod.Spec.Volumes, claimVolume("dyn-1", c, false))
+		}
+		if chance(r, 25) {
+			pod.Spec.NodeSelector = map[string]string{v1.LabelTopologyZone: pick(r, zones)}
+		}
+		s.Pods = append(s.Pods, pod)
+	}
 }
 
 // someOf returns n distinct elements of xs in xs's order.

@@ -165,6 +165,9 @@ func TestBindingCoversFeaturesAndKeepsItsRules(t *testing.T) {
 				}
 			}
 		}
+		if n := len(s.Pods) - 16; n != 4 || s.Pods[16].Name != "vol-00" {
+			t.Fatalf("seed %d: %d pods of the profile's own, want 4 from vol-00", seed, n)
+		}
 		for n, k := range users {
 			if c, ok := claims[n]; ok && c.Spec.VolumeName == "" && k > 1 {
 				seen["claim waiting for several pods"] = true

@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // Modes in the order they run.
@@ -418,6 +419,7 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
 		return nil, logPath, err
 	}
+	klog.InfoS("Starting the scheduler", "scheduler", s.Name, "mode", mode)
 	proc, err := startScheduler(s, cfg, logPath)
 	if err != nil {
 		return nil, logPath, err
@@ -470,6 +472,7 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 		err = fmt.Errorf("%s exited during the run; see %s", s.Name, logPath)
 	}
 	proc.stop()
+	klog.InfoS("Scheduler stopped", "scheduler", s.Name, "mode", mode)
 	if err != nil {
 		return nil, logPath, err
 	}

@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 )
 
 const (
@@ -122,9 +123,11 @@ func newVolumeInfo(st *State) volumeInfo {
 // terminating claims held by their own finalizer only), so that the scheduler lists them as
 // they will stay.
 func (x *Runner) resetVolumes(ctx context.Context, st *State) error {
+	start := time.Now()
 	if err := x.clearVolumes(ctx); err != nil {
 		return err
 	}
+	cleared := time.Since(start)
 	uids := map[string]types.UID{}
 	for i := range st.PersistentVolumeClaims {
 		o := &st.PersistentVolumeClaims[i]
@@ -154,8 +157,12 @@ func (x *Runner) resetVolumes(ctx context.Context, st *State) error {
 	for _, c := range st.StorageClasses {
 		immediate[c.Name] = c.VolumeBindingMode == nil || *c.VolumeBindingMode == storagev1.VolumeBindingImmediate
 	}
+	// The PV controller syncs a claim when it changes or every 15 s: a claim created before its
+	// volume waits for the next sync unless it changes, so pending ones are touched every half second.
 	var pending string
+	var touch []string
 	settled := func() (bool, error) {
+		touch = nil
 		pvs, err := x.cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -184,7 +191,7 @@ func (x *Runner) resetVolumes(ctx context.Context, st *State) error {
 			case c.Spec.VolumeName != "":
 				if c.Status.Phase != v1.ClaimBound {
 					pending = fmt.Sprintf("claim %s is %s, not Bound", c.Name, c.Status.Phase)
-					return false, nil
+					touch = append(touch, c.Name)
 				}
 			case c.Spec.StorageClassName != nil && immediate[*c.Spec.StorageClassName]:
 				if c.Annotations[annClaimProvision] == "" {
@@ -193,15 +200,27 @@ func (x *Runner) resetVolumes(ctx context.Context, st *State) error {
 				}
 			}
 		}
-		return true, nil
+		return len(touch) == 0, nil
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline, next, n := time.Now().Add(30*time.Second), time.Now().Add(200*time.Millisecond), 0; ; {
 		ok, err := settled()
 		if err != nil {
 			return err
 		}
 		if ok {
 			break
+		}
+		if time.Now().After(next) {
+			n++
+			next = time.Now().Add(500 * time.Millisecond)
+			for _, name := range touch {
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"difftest.example.com/touched":"%d"}}}`, n)
+				_, err := x.cs.CoreV1().PersistentVolumeClaims(namespace).Patch(ctx, name, types.MergePatchType,
+					[]byte(patch), metav1.PatchOptions{})
+				if err != nil {
+					return err
+				}
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("volumes and claims not settled within 30 s (%s): the storage profile needs "+
@@ -210,6 +229,7 @@ func (x *Runner) resetVolumes(ctx context.Context, st *State) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	x.volumes = newVolumeInfo(st)
+	klog.InfoS("Volumes and claims made afresh", "cleared", cleared, "settled", time.Since(start)-cleared)
 	return nil
 }
 
