@@ -69,10 +69,10 @@ func addBinding(seed uint64, s *State) {
 	static := genStatic(r, "prov-static", classProvisioned, r.IntN(3), []int64{2, 4, 6}, s.Nodes)
 	s.PersistentVolumes = append(append(s.PersistentVolumes, local...), static...)
 
-	// Unbound claims of the four classes, and one terminating.
+	// Unbound claims, the first four of each class in turn, and one terminating.
 	var dynamic []string
-	for i := 0; i < 3+r.IntN(len(s.Pods)/3+2); i++ {
-		c := genDynamicClaim(r, fmt.Sprintf("dyn-%02d", i))
+	for i, n := 0, 4+r.IntN(len(s.Pods)/3+2); i < n; i++ {
+		c := genDynamicClaim(r, fmt.Sprintf("dyn-%02d", i), i)
 		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, c)
 		dynamic = append(dynamic, c.Name)
 	}
@@ -215,15 +215,20 @@ var accessModeSets = [][]v1.PersistentVolumeAccessMode{
 	{v1.ReadWriteOncePod}, {v1.ReadWriteMany},
 }
 
-// genDynamicClaim is an unbound claim of one of the four WaitForFirstConsumer classes. Only
-// claims of the local class get a selector: the test provisioner refuses claims with one.
-func genDynamicClaim(r *rand.Rand, name string) v1.PersistentVolumeClaim {
+// genDynamicClaim is the i-th unbound claim, of one of the four WaitForFirstConsumer classes
+// (class i for i < 4, else drawn). Only claims of the local class get a selector: the test
+// provisioner refuses claims with one.
+func genDynamicClaim(r *rand.Rand, name string, i int) v1.PersistentVolumeClaim {
 	c := v1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec:       v1.PersistentVolumeClaimSpec{AccessModes: pick(r, accessModeSets)},
 	}
 	var sizes []int64
-	switch k := r.IntN(100); {
+	k := r.IntN(100)
+	if i < 4 {
+		k = []int{0, 30, 50, 80}[i]
+	}
+	switch {
 	case k < 30:
 		c.Spec.StorageClassName, sizes = ptr(classProvisioned), []int64{1, 2, 5}
 	case k < 50:
