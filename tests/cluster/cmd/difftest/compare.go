@@ -16,7 +16,10 @@ package main
 // Claims (storage profile): where both placed the pod on one node (or, in serial mode, both
 // left it unschedulable), each of its claims must end alike (ClaimsAgree): the same phase,
 // selected-node annotation and volume, a twin of upstream's static volume counting as a tie;
-// and the nominated node written before a binding that waits (PreBind) must be the same. Claims
+// and, in serial mode, the nominated node written before a binding that waits (PreBind) must be
+// the same. (In batch mode whether a pod finds binding work depends on timing: a pod sharing a
+// claim with one whose PreBind runs finds it bound or not yet, and upstream itself nominated a
+// pod tried while the other's PreBind had not yet written the volume's claimRef.) Claims
 // ending differently, placed alike or not, leave the runs with different volumes: serial mode
 // cannot re-pin them, so its later pods using a claim that waited for its first consumer are
 // not compared; batch mode stops comparing there as after a placement.
@@ -169,7 +172,8 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 				r.Verdict, r.ClaimTie = TieAgree, true
 			}
 		}
-		if pre == nil && up[i].Node != "" && up[i].Node == st[i].Node && up[i].Nominated != st[i].Nominated &&
+		if pre == nil && mode == ModeSerial && up[i].Node != "" && up[i].Node == st[i].Node &&
+			up[i].Nominated != st[i].Nominated &&
 			(r.Verdict == Agree || r.Verdict == TieAgree || r.Verdict == Disagree) {
 			r.Verdict = Disagree
 			r.Kind = strings.TrimPrefix(r.Kind+" + nominated node before binding", " + ")

@@ -374,6 +374,8 @@ func TestCompareClaims(t *testing.T) {
 			nil, []Verdict{Disagree, NotCompared, Agree}, "claims"},
 		{"batch: another static volume", ModeBatch, with(bound("p", "a"), "a", static("local-00")),
 			with(bound("p", "a"), "a", static("local-02")), nil, []Verdict{Disagree, NotCompared, NotCompared}, "claims"},
+		{"batch: the nominated node is not judged", ModeBatch, with(bound("p", "a"), "a", prov("a")),
+			with(bound("p", "a"), "", prov("a")), nil, []Verdict{Agree, Agree, Agree}, ""},
 		{"batch: unschedulable pods' claims are not judged", ModeBatch,
 			with(unsched("p", msg), "", ClaimOutcome{Claim: "dyn-00", Phase: "Pending", dynamic: true}),
 			with(unsched("p", msg), "", prov("a")), nil, []Verdict{Agree, Agree, Agree}, ""},
