@@ -43,8 +43,11 @@ const (
 	// Retried: batch mode, both schedulers tried the pod more than once, and the outcomes differ
 	// (placement, or the message under one reason). A queueing hint requeues a pod when another
 	// pod is added or bound, and where its retry falls among the other pods' cycles depends on
-	// timing (upstream against itself differed so), so the last outcome is no verdict. A pod only
-	// one scheduler retried still disagrees; serial mode compares every pod's first attempt.
+	// timing (upstream against itself differed so), so the last outcome is no verdict. So is a
+	// pod one scheduler retried after a binding cycle failed in PreBind (a write conflict on a
+	// claim two pods' PreBinds share, which depends on timing; upstream then requeues every
+	// unschedulable pod). Any other pod only one scheduler retried still disagrees; serial
+	// mode compares every pod's first attempt.
 	Retried Verdict = "retried"
 	// Reordered: batch mode, the outcomes differ, both tried the pod as often, and the pods
 	// bound before its deciding cycle differ between the runs: another pod's retry fell elsewhere (upstream bound a retried
@@ -118,7 +121,10 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 		if st[i].Message != up[i].Message { // a stowage that has the plugin owes nothing
 			r.Owed = owed
 		}
-		retried := mode == ModeBatch && up[i].Attempts > 1 && st[i].Attempts > 1
+		// A binding cycle failing in PreBind (a conflict writing a claim or volume that another
+		// pod's PreBind wrote first, which depends on timing) requeues the unschedulable pods.
+		retried := mode == ModeBatch && ((up[i].Attempts > 1 && st[i].Attempts > 1) ||
+			up[i].retriedAfterBindingFailure || st[i].retriedAfterBindingFailure)
 		// A pod one scheduler retried and the other did not (a queueing hint missing) is no
 		// victim of another's retry, however its cycles fell.
 		reordered := mode == ModeBatch && up[i].Attempts == st[i].Attempts &&

@@ -80,6 +80,9 @@ type Outcome struct {
 	// boundBefore: the pods that ended bound whose last attempt came before this pod's last one,
 	// sorted: the pods its deciding cycle saw placed (batch mode).
 	boundBefore []string
+	// retriedAfterBindingFailure: the pod's second attempt came after a binding cycle failed in
+	// PreBind (batch mode; sched.go).
+	retriedAfterBindingFailure bool
 }
 
 // Key is "namespace/name", as schedulers log pods.

@@ -170,22 +170,40 @@ func ParsePluginScores(path string) (map[string]PluginScores, error) {
 // the message, stowage does not).
 var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
 
-// SetAttempts fills each outcome's Attempts and boundBefore from a scheduler's log. A pod that
-// ended bound was bound by its last attempt, and every cycle sees the pods bound (or assumed)
-// by the cycles before it.
+// bindingFailureLine matches the line both schedulers log when a binding cycle fails in PreBind
+// (upstream: "Error scheduling pod; retrying" err="running PreBind plugin ...", stowage:
+// "unable to schedule pod P: running PreBind plugin ..."). Upstream then moves every
+// unschedulable pod an assigned pod's deletion could help back to the queue.
+var bindingFailureLine = regexp.MustCompile(`running PreBind plugin`)
+
+// SetAttempts fills each outcome's Attempts, boundBefore and retriedAfterBindingFailure from a
+// scheduler's log. A pod that ended bound was bound by its last attempt, and every cycle sees
+// the pods bound (or assumed) by the cycles before it.
 func SetAttempts(path string, outcomes []Outcome) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	n, last := map[string]int{}, map[string]int{}
-	for i, m := range attemptLine.FindAllSubmatch(b, -1) {
-		n[string(m[1])]++
-		last[string(m[1])] = i
+	offsets := map[string][]int{} // of the first two attempts
+	for i, m := range attemptLine.FindAllSubmatchIndex(b, -1) {
+		k := string(b[m[2]:m[3]])
+		n[k]++
+		last[k] = i
+		if len(offsets[k]) < 2 {
+			offsets[k] = append(offsets[k], m[0])
+		}
 	}
+	failures := bindingFailureLine.FindAllIndex(b, -1)
 	for i := range outcomes {
 		k := outcomes[i].Key()
 		outcomes[i].Attempts = n[k]
+		outcomes[i].retriedAfterBindingFailure = false
+		if o := offsets[k]; len(o) == 2 {
+			outcomes[i].retriedAfterBindingFailure = slices.ContainsFunc(failures, func(f []int) bool {
+				return f[0] > o[0] && f[0] < o[1]
+			})
+		}
 		outcomes[i].boundBefore = nil
 		at, ok := last[k]
 		for _, o := range outcomes {
