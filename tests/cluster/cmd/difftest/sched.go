@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -170,11 +171,29 @@ func ParsePluginScores(path string) (map[string]PluginScores, error) {
 // the message, stowage does not).
 var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
 
-// bindingFailureLine matches the line both schedulers log when a binding cycle fails in PreBind
-// (upstream: "Error scheduling pod; retrying" err="running PreBind plugin ...", stowage:
-// "unable to schedule pod P: running PreBind plugin ..."). Upstream then moves every
-// unschedulable pod an assigned pod's deletion could help back to the queue.
-var bindingFailureLine = regexp.MustCompile(`running PreBind plugin`)
+// bindingFailureLine matches the lines the schedulers log when a plugin fails, as a binding
+// cycle does in PreBind (upstream: "Plugin failed" at once, then "Error scheduling pod;
+// retrying" err="running PreBind plugin ..."; stowage: "unable to schedule pod P: running
+// PreBind plugin ..."). Both then move every unschedulable pod an assigned pod's deletion could
+// help back to the queue, and log the failure's own line only after that: a pod requeued so
+// may be tried just before the line (failureSlack).
+var bindingFailureLine = regexp.MustCompile(`"Plugin failed"|running PreBind plugin`)
+
+const failureSlack = 100 * time.Millisecond
+
+// lineTime is the klog time of the line holding offset i ("I1129 17:58:34.275987 ..."), or
+// the zero time.
+func lineTime(b []byte, i int) time.Time {
+	start := bytes.LastIndexByte(b[:i], '\n') + 1
+	if len(b) < start+21 {
+		return time.Time{}
+	}
+	t, err := time.Parse("0102 15:04:05.000000", string(b[start+1:start+21]))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
 
 // SetAttempts fills each outcome's Attempts, boundBefore and retriedAfterBindingFailure from a
 // scheduler's log. A pod that ended bound was bound by its last attempt, and every cycle sees
@@ -185,23 +204,26 @@ func SetAttempts(path string, outcomes []Outcome) error {
 		return err
 	}
 	n, last := map[string]int{}, map[string]int{}
-	offsets := map[string][]int{} // of the first two attempts
+	times := map[string][]time.Time{} // of the first two attempts
 	for i, m := range attemptLine.FindAllSubmatchIndex(b, -1) {
 		k := string(b[m[2]:m[3]])
 		n[k]++
 		last[k] = i
-		if len(offsets[k]) < 2 {
-			offsets[k] = append(offsets[k], m[0])
+		if len(times[k]) < 2 {
+			times[k] = append(times[k], lineTime(b, m[0]))
 		}
 	}
-	failures := bindingFailureLine.FindAllIndex(b, -1)
+	var failures []time.Time
+	for _, m := range bindingFailureLine.FindAllIndex(b, -1) {
+		failures = append(failures, lineTime(b, m[0]))
+	}
 	for i := range outcomes {
 		k := outcomes[i].Key()
 		outcomes[i].Attempts = n[k]
 		outcomes[i].retriedAfterBindingFailure = false
-		if o := offsets[k]; len(o) == 2 {
-			outcomes[i].retriedAfterBindingFailure = slices.ContainsFunc(failures, func(f []int) bool {
-				return f[0] > o[0] && f[0] < o[1]
+		if t := times[k]; len(t) == 2 && !t[0].IsZero() {
+			outcomes[i].retriedAfterBindingFailure = slices.ContainsFunc(failures, func(f time.Time) bool {
+				return f.After(t[0]) && f.Before(t[1].Add(failureSlack))
 			})
 		}
 		outcomes[i].boundBefore = nil
