@@ -12,6 +12,17 @@ package main
 // Serial mode moves every pod to upstream's node (run.go), so each pod is compared. In batch
 // mode a different placement changes what every later pod sees, so comparison stops
 // at the first pod placed differently, tie or not; the rest count as not compared.
+//
+// Claims (storage profile): where both placed the pod on one node (or, in serial mode, both
+// left it unschedulable), each of its claims must end alike (ClaimsAgree): the same phase,
+// selected-node annotation and volume, a twin of upstream's static volume counting as a tie;
+// and, in serial mode, the nominated node written before a binding that waits (PreBind) must be
+// the same. (In batch mode whether a pod finds binding work depends on timing: a pod sharing a
+// claim with one whose PreBind runs finds it bound or not yet, and upstream itself nominated a
+// pod tried while the other's PreBind had not yet written the volume's claimRef.) Claims
+// ending differently, placed alike or not, leave the runs with different volumes: serial mode
+// cannot re-pin them, so its later pods using a claim that waited for its first consumer are
+// not compared; batch mode stops comparing there as after a placement.
 
 import (
 	"regexp"
@@ -32,8 +43,11 @@ const (
 	// Retried: batch mode, both schedulers tried the pod more than once, and the outcomes differ
 	// (placement, or the message under one reason). A queueing hint requeues a pod when another
 	// pod is added or bound, and where its retry falls among the other pods' cycles depends on
-	// timing (upstream against itself differed so), so the last outcome is no verdict. A pod only
-	// one scheduler retried still disagrees; serial mode compares every pod's first attempt.
+	// timing (upstream against itself differed so), so the last outcome is no verdict. So is a
+	// pod one scheduler retried after a binding cycle failed in PreBind (a write conflict on a
+	// claim two pods' PreBinds share, which depends on timing; upstream then requeues every
+	// unschedulable pod). Any other pod only one scheduler retried still disagrees; serial
+	// mode compares every pod's first attempt.
 	Retried Verdict = "retried"
 	// Reordered: batch mode, the outcomes differ, both tried the pod as often, and the pods
 	// bound before its deciding cycle differ between the runs: another pod's retry fell elsewhere (upstream bound a retried
@@ -59,6 +73,8 @@ type Result struct {
 	Kind     string   `json:"kind,omitempty"`   // what differs, for a disagreement
 	// Plugins: upstream's plugin scores of its node and stowage's, for a placement disagreement.
 	Plugins PluginScores `json:"plugins,omitempty"`
+	// ClaimTie: a claim of the pod got a twin of upstream's static volume.
+	ClaimTie bool `json:"claimTie,omitempty"`
 }
 
 // SplitOwed cuts the owed part off an upstream message.
@@ -92,6 +108,7 @@ type PreemptionContext struct {
 func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]Scores, pre *PreemptionContext) []Result {
 	var out []Result
 	diverged := false
+	volumesDiverged := false // serial mode: the claims of an earlier pod ended differently
 	for i := range up {
 		r := Result{Seed: seed, Mode: mode, Upstream: up[i], Stowage: st[i]}
 		if s := scores[up[i].Key()]; up[i].Node != "" && len(s) > 0 {
@@ -104,14 +121,17 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 		if st[i].Message != up[i].Message { // a stowage that has the plugin owes nothing
 			r.Owed = owed
 		}
-		retried := mode == ModeBatch && up[i].Attempts > 1 && st[i].Attempts > 1
+		// A binding cycle failing in PreBind (a conflict writing a claim or volume that another
+		// pod's PreBind wrote first, which depends on timing) requeues the unschedulable pods.
+		retried := mode == ModeBatch && ((up[i].Attempts > 1 && st[i].Attempts > 1) ||
+			up[i].retriedAfterBindingFailure || st[i].retriedAfterBindingFailure)
 		// A pod one scheduler retried and the other did not (a queueing hint missing) is no
 		// victim of another's retry, however its cycles fell.
 		reordered := mode == ModeBatch && up[i].Attempts == st[i].Attempts &&
 			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
 		preempted := pre != nil && (up[i].preempted() || st[i].preempted())
 		switch {
-		case diverged:
+		case diverged, volumesDiverged && usesDynamicClaim(up[i]):
 			r.Verdict = NotCompared
 		case preempted:
 			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()],
@@ -141,6 +161,28 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 		}
 		if r.Verdict == Disagree && !preempted {
 			r.Kind = Kind(up[i], st[i], core)
+		}
+		if pre == nil && r.Verdict != NotCompared && (len(up[i].Claims) > 0 || len(st[i].Claims) > 0) {
+			// Claims end alike or differently whatever the verdict; an unschedulable batch pod's
+			// claims may have been bound by a later pod, so only placed ones count there.
+			same, tie := ClaimsAgree(up[i].Claims, st[i].Claims)
+			if !same && (mode == ModeSerial || up[i].Node != "" || st[i].Node != "") {
+				volumesDiverged = mode == ModeSerial
+				diverged = diverged || mode != ModeSerial
+			}
+			judged := r.Verdict == Agree && (mode == ModeSerial || up[i].Node != "")
+			switch {
+			case judged && !same:
+				r.Verdict, r.Kind = Disagree, "claims"
+			case judged && tie:
+				r.Verdict, r.ClaimTie = TieAgree, true
+			}
+		}
+		if pre == nil && mode == ModeSerial && up[i].Node != "" && up[i].Node == st[i].Node &&
+			up[i].Nominated != st[i].Nominated &&
+			(r.Verdict == Agree || r.Verdict == TieAgree || r.Verdict == Disagree) {
+			r.Verdict = Disagree
+			r.Kind = strings.TrimPrefix(r.Kind+" + nominated node before binding", " + ")
 		}
 		out = append(out, r)
 	}
@@ -187,4 +229,31 @@ func reasonItems(msg string) []string {
 	items := strings.Split(strings.TrimSuffix(rest, "."), ", ")
 	slices.Sort(items)
 	return items
+}
+
+// ClaimsAgree compares the claims of one pod as the two runs left them. same: every claim
+// ended alike, its volume the same or an identical twin; tie: a twin.
+func ClaimsAgree(up, st []ClaimOutcome) (same, tie bool) {
+	if len(up) != len(st) {
+		return false, false
+	}
+	for i := range up {
+		a, b := up[i], st[i]
+		if a.Claim != b.Claim || a.Missing != b.Missing || a.Phase != b.Phase || a.SelectedNode != b.SelectedNode ||
+			!slices.Equal(a.ClaimRefs, b.ClaimRefs) {
+			return false, false
+		}
+		if a.Volume != b.Volume {
+			if a.Twin == "" || a.Twin != b.Twin {
+				return false, false
+			}
+			tie = true
+		}
+	}
+	return true, tie
+}
+
+// usesDynamicClaim: one of the pod's claims waited for its first consumer when the run began.
+func usesDynamicClaim(o Outcome) bool {
+	return slices.ContainsFunc(o.Claims, func(c ClaimOutcome) bool { return c.dynamic })
 }

@@ -158,6 +158,49 @@ I1126 04:06:40.435407   2 schedule_one.cc:64] Attempting to schedule pod pod="di
 	}
 }
 
+// A pod retried after a binding cycle failed in PreBind (in either log format) is marked so.
+func TestSetAttemptsSeesBindingFailures(t *testing.T) {
+	log := `I1129 17:51:46.327430   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-00"
+I1129 17:51:46.335430   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-01"
+I1129 17:51:46.764378   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-00"
+E1129 17:51:46.764008   1 schedule_one.go:1198] "Error scheduling pod; retrying" err="running PreBind plugin \"VolumeBinding\": Operation cannot be fulfilled" pod="difftest/vol-04"
+I1129 17:51:46.833019   1 schedule_one.go:117] "Attempting to schedule pod" pod="difftest/pod-00"
+I1129 17:52:58.200000   2 schedule_one.cc:44] Attempting to schedule pod pod="difftest/pod-02"
+I1129 17:52:58.250000   2 schedule_one.cc:44] Attempting to schedule pod pod="difftest/pod-02"
+I1129 17:52:58.497050   2 schedule_one.cc:255] unable to schedule pod difftest/pod-03: running PreBind plugin "VolumeBinding": HTTP 409 Conflict
+I1129 17:52:58.500000   2 schedule_one.cc:44] Attempting to schedule pod pod="difftest/pod-02"
+I1129 17:53:00.100000   2 schedule_one.cc:44] Attempting to schedule pod pod="difftest/pod-04"
+I1129 17:53:00.200000   2 schedule_one.cc:44] Attempting to schedule pod pod="difftest/pod-04"
+I1129 17:53:00.250000   2 schedule_one.cc:255] unable to schedule pod difftest/pod-05: running PreBind plugin "VolumeBinding": HTTP 409 Conflict
+`
+	path := filepath.Join(t.TempDir(), "sched.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outs := []Outcome{{Pod: "pod-00"}, {Pod: "pod-01"}, {Pod: "pod-02"}, {Pod: "pod-04"}}
+	if err := SetAttempts(path, outs); err != nil {
+		t.Fatal(err)
+	}
+	// pod-00's retry came just before the failure's line (logged after the requeue); pod-02's
+	// second attempt long before the failure; pod-04's just before one.
+	var got []bool
+	for _, o := range outs {
+		got = append(got, o.retriedAfterBindingFailure)
+	}
+	if want := []bool{true, false, false, true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("retriedAfterBindingFailure %v, want %v", got, want)
+	}
+	// In batch mode a differing message of such a pod is no verdict; in serial mode it is.
+	up, st := unsched("p", fitMsg), unsched("p", "0/3 nodes are available: 3 Insufficient cpu.")
+	up.Attempts, up.retriedAfterBindingFailure, st.Attempts = 2, true, 1
+	if rs := Compare(1, ModeBatch, []Outcome{up}, []Outcome{st}, nil); rs[0].Verdict != Retried {
+		t.Errorf("batch: %s, want retried", rs[0].Verdict)
+	}
+	if rs := Compare(1, ModeSerial, []Outcome{up}, []Outcome{st}, nil); rs[0].Verdict != Disagree {
+		t.Errorf("serial: %s, want disagree", rs[0].Verdict)
+	}
+}
+
 // After a placement differs, later pods of a batch saw another cluster: they are not compared;
 // serial mode re-pins every pod, so it keeps comparing.
 func TestCompareStopsBatchAtFirstDivergence(t *testing.T) {
@@ -289,5 +332,106 @@ func TestNothingIsOwedByDefault(t *testing.T) {
 	msg := fitMsg + " " + owed
 	if core, cut := SplitOwed(msg); core != msg || cut != "" {
 		t.Errorf("SplitOwed(%q) = %q, %q; the preemption part must be compared", msg, core, cut)
+	}
+}
+
+func TestClaimsAgree(t *testing.T) {
+	prov := ClaimOutcome{Claim: "dyn-00", Phase: "Bound", SelectedNode: "node-01",
+		Volume: "provisioned by " + TestProvisioner + " on kubernetes.io/hostname in node-01"}
+	static := ClaimOutcome{Claim: "dyn-01", Phase: "Bound", Volume: "local-00", Twin: "local-00=local-01"}
+	twin := static
+	twin.Volume = "local-01"
+	lone := ClaimOutcome{Claim: "dyn-01", Phase: "Bound", Volume: "local-02"}
+	pending := ClaimOutcome{Claim: "dyn-01", Phase: "Pending"}
+	selected := prov
+	selected.SelectedNode = "node-02"
+	claimed := pending
+	claimed.ClaimRefs = []string{"local-00"}
+	for _, tc := range []struct {
+		name      string
+		up, st    []ClaimOutcome
+		same, tie bool
+	}{
+		{"no claims", nil, nil, true, false},
+		{"provisioned alike", []ClaimOutcome{prov, static}, []ClaimOutcome{prov, static}, true, false},
+		{"a twin of upstream's volume", []ClaimOutcome{prov, static}, []ClaimOutcome{prov, twin}, true, true},
+		{"another volume", []ClaimOutcome{static}, []ClaimOutcome{lone}, false, false},
+		{"bound by one only", []ClaimOutcome{static}, []ClaimOutcome{pending}, false, false},
+		{"another selected node", []ClaimOutcome{prov}, []ClaimOutcome{selected}, false, false},
+		{"a claimRef written, the claim not bound", []ClaimOutcome{pending}, []ClaimOutcome{claimed}, false, false},
+		{"missing for one", []ClaimOutcome{{Claim: "x", Missing: true}}, []ClaimOutcome{{Claim: "x", Phase: "Pending"}}, false, false},
+	} {
+		if same, tie := ClaimsAgree(tc.up, tc.st); same != tc.same || tie != tc.tie {
+			t.Errorf("%s: got same %v tie %v, want %v %v", tc.name, same, tie, tc.same, tc.tie)
+		}
+	}
+}
+
+// Claims and the nominated node are judged where the placements agree; claims ending
+// differently leave the runs with different volumes: serial mode stops comparing the later
+// pods using a claim that waited for its first consumer, batch mode every later pod.
+func TestCompareClaims(t *testing.T) {
+	prov := func(node string) ClaimOutcome {
+		return ClaimOutcome{Claim: "dyn-00", Phase: "Bound", SelectedNode: node, dynamic: true,
+			Volume: "provisioned by " + TestProvisioner + " on kubernetes.io/hostname in " + node}
+	}
+	static := func(v string) ClaimOutcome {
+		c := ClaimOutcome{Claim: "dyn-01", Phase: "Bound", Volume: v, dynamic: true}
+		if v == "local-00" || v == "local-01" {
+			c.Twin = "local-00=local-01"
+		}
+		return c
+	}
+	with := func(o Outcome, nominated string, claims ...ClaimOutcome) Outcome {
+		o.Nominated, o.Claims = nominated, claims
+		return o
+	}
+	msg := "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind."
+	later := with(unsched("q", msg), "", ClaimOutcome{Claim: "dyn-02", Phase: "Pending", dynamic: true})
+	plain := with(bound("r", "a"), "", ClaimOutcome{Claim: "claim-00", Phase: "Bound", Volume: "pv-00"})
+	tie := map[string]Scores{"difftest/p": {"a": 50, "b": 50}}
+	for _, tc := range []struct {
+		name   string
+		mode   string
+		up, st Outcome
+		scores map[string]Scores
+		want   []Verdict
+		kind   string
+	}{
+		{"provisioned on the same node", ModeSerial, with(bound("p", "a"), "a", prov("a")),
+			with(bound("p", "a"), "a", prov("a")), nil, []Verdict{Agree, Agree, Agree}, ""},
+		{"a twin", ModeSerial, with(bound("p", "a"), "a", static("local-00")),
+			with(bound("p", "a"), "a", static("local-01")), nil, []Verdict{TieAgree, Agree, Agree}, ""},
+		{"another static volume", ModeSerial, with(bound("p", "a"), "a", static("local-00")),
+			with(bound("p", "a"), "a", static("local-02")), nil, []Verdict{Disagree, NotCompared, Agree}, "claims"},
+		{"no nominated node", ModeSerial, with(bound("p", "a"), "a", prov("a")),
+			with(bound("p", "a"), "", prov("a")), nil, []Verdict{Disagree, Agree, Agree}, "nominated node before binding"},
+		{"both: claims and nominated node", ModeSerial, with(bound("p", "a"), "a", static("local-00")),
+			with(bound("p", "a"), "", static("local-02")), nil, []Verdict{Disagree, NotCompared, Agree},
+			"claims + nominated node before binding"},
+		{"a tie, provisioned on each one's node", ModeSerial, with(bound("p", "a"), "a", prov("a")),
+			with(bound("p", "b"), "b", prov("b")), tie, []Verdict{TieAgree, NotCompared, Agree}, ""},
+		{"unschedulable in both, a selected node written by one", ModeSerial,
+			with(unsched("p", msg), "", ClaimOutcome{Claim: "dyn-00", Phase: "Pending", dynamic: true}),
+			with(unsched("p", msg), "", ClaimOutcome{Claim: "dyn-00", Phase: "Pending", SelectedNode: "a", dynamic: true}),
+			nil, []Verdict{Disagree, NotCompared, Agree}, "claims"},
+		{"batch: another static volume", ModeBatch, with(bound("p", "a"), "a", static("local-00")),
+			with(bound("p", "a"), "a", static("local-02")), nil, []Verdict{Disagree, NotCompared, NotCompared}, "claims"},
+		{"batch: the nominated node is not judged", ModeBatch, with(bound("p", "a"), "a", prov("a")),
+			with(bound("p", "a"), "", prov("a")), nil, []Verdict{Agree, Agree, Agree}, ""},
+		{"batch: unschedulable pods' claims are not judged", ModeBatch,
+			with(unsched("p", msg), "", ClaimOutcome{Claim: "dyn-00", Phase: "Pending", dynamic: true}),
+			with(unsched("p", msg), "", prov("a")), nil, []Verdict{Agree, Agree, Agree}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := Compare(7, tc.mode, []Outcome{tc.up, later, plain}, []Outcome{tc.st, later, plain}, tc.scores)
+			var got []Verdict
+			for _, r := range rs {
+				got = append(got, r.Verdict)
+			}
+			if !reflect.DeepEqual(got, tc.want) || rs[0].Kind != tc.kind {
+				t.Fatalf("got %v (kind %q), want %v (kind %q)", got, rs[0].Kind, tc.want, tc.kind)
+			}
+		})
 	}
 }

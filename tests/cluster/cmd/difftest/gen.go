@@ -68,12 +68,18 @@ type State struct {
 	PriorityClasses []schedulingv1.PriorityClass `json:"priorityClasses,omitempty"`
 	// PDBs are created with the status given here, which stays: no disruption controller runs.
 	PDBs []policyv1.PodDisruptionBudget `json:"pdbs,omitempty"`
-	// Storage (the storage profile): classes and volumes are cluster-wide, claims in difftest;
-	// claims are created bound, with the status given here.
-	StorageClasses         []storagev1.StorageClass   `json:"storageClasses,omitempty"`
-	PersistentVolumes      []v1.PersistentVolume      `json:"persistentVolumes,omitempty"`
-	PersistentVolumeClaims []v1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
-	Nodes                  []v1.Node                  `json:"nodes"`
+	// Storage (the storage profile): classes, CSI drivers and volumes are cluster-wide, claims
+	// and capacities in difftest. Classes, drivers and capacities are created once per state;
+	// volumes and claims afresh before every run (the PV controller, the provisioners and the
+	// schedulers change them). A claim with a status is created with it; a volume with a
+	// claimRef gets that claim's UID; a claim annotated terminateAnnotation is deleted once
+	// created (its own finalizer keeps it terminating).
+	StorageClasses         []storagev1.StorageClass       `json:"storageClasses,omitempty"`
+	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers,omitempty"`
+	CSIStorageCapacities   []storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitempty"`
+	PersistentVolumes      []v1.PersistentVolume          `json:"persistentVolumes,omitempty"`
+	PersistentVolumeClaims []v1.PersistentVolumeClaim     `json:"persistentVolumeClaims,omitempty"`
+	Nodes                  []v1.Node                      `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
@@ -97,6 +103,7 @@ func Generate(seed uint64, n, p int, profile string) State {
 	}
 	if profile == ProfileStorage {
 		addStorage(seed, &s)
+		addBinding(seed, &s)
 	}
 	return s
 }

@@ -5,9 +5,10 @@ package main
 // labels in both forms, multi-zone values, node affinity on the zone, ReadWriteOnce and
 // ReadWriteOncePod), a claim of an Immediate class no controller binds, existing pods holding
 // ReadWriteOncePod claims and iSCSI disks, and pods using those claims, missing ones and iSCSI
-// disks (read-only or not). No claim waits for its first consumer unbound (stowage does not
-// bind volumes yet), no volume is CSI or migrated to CSI (NodeVolumeLimits is not in stowage
-// yet), and claims are bound as the PV controller would have bound them: it does not run here.
+// disks (read-only or not). Each bound claim is created naming its volume, and the volume with
+// a claimRef holding the claim's UID: the PV controller of the storage flow completes the
+// binding before the scheduler starts (objects.go). gen_binding.go adds the claims that wait
+// for their first consumer unbound. No volume is CSI or migrated to CSI.
 
 import (
 	"fmt"
@@ -95,7 +96,8 @@ func addStorage(seed uint64, s *State) {
 	}
 }
 
-// genBoundVolume is PV pv-<i> bound to claim claim-<i>, with random topology and access mode.
+// genBoundVolume is PV pv-<i> pre-bound to claim claim-<i> (each names the other; the PV
+// controller completes the binding), with random topology and access mode.
 func genBoundVolume(r *rand.Rand, i int) (v1.PersistentVolume, v1.PersistentVolumeClaim) {
 	name, claim := fmt.Sprintf("pv-%02d", i), fmt.Sprintf("claim-%02d", i)
 	mode := v1.ReadWriteOnce
@@ -138,13 +140,9 @@ func genBoundVolume(r *rand.Rand, i int) (v1.PersistentVolume, v1.PersistentVolu
 				Values: []string{pick(r, zones), pick(r, zones)}}}}}}}
 	}
 	pvc := v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: namespace,
-			Annotations: map[string]string{"pv.kubernetes.io/bind-completed": "yes"}},
+		ObjectMeta: metav1.ObjectMeta{Name: claim, Namespace: namespace},
 		Spec: v1.PersistentVolumeClaimSpec{AccessModes: []v1.PersistentVolumeAccessMode{mode},
 			StorageClassName: ptr(class), VolumeName: name, Resources: claimSize()},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound,
-			AccessModes: []v1.PersistentVolumeAccessMode{mode},
-			Capacity:    v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
 	}
 	return pv, pvc
 }

@@ -6,8 +6,11 @@
 //
 // Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
 //
-//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption] [-modes serial,batch]
-//	[-state FILE] [-ci]
+//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption|storage]
+//	[-modes serial,batch] [-state FILE] [-ci] [-provisioner BIN]
+//
+// The storage profile needs a test cluster running the storage flow (tests/cluster/up
+// --storage); the driver runs a second test provisioner beside it (storage.go).
 package main
 
 import (
@@ -16,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +58,8 @@ func main() {
 	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the test cluster (required)")
 	stowage := flag.String("stowage", "build/cmd/stowage/stowage", "stowage binary")
 	upstream := flag.String("upstream", "tests/cluster/bin/kube-scheduler", "kube-scheduler binary")
+	provisioner := flag.String("provisioner", "tests/cluster/bin/testprovisioner",
+		"testprovisioner binary, run as the CSI driver "+CSIProvisioner+" (storage profile)")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the first state; state i uses seed+i")
 	states := flag.Int("states", 3, "number of states")
 	nodes := flag.Int("nodes", 8, "nodes per state (at most 100, so both schedulers score every node)")
@@ -62,7 +68,8 @@ func main() {
 	profile := flag.String("profile", ProfileAffinity, "generator profile: basic (nodes and bare pods) or affinity "+
 		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread) or preemption "+
 		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it) or storage "+
-		"(basic plus classes, bound volumes with zones and node affinity, ReadWriteOncePod claims, iSCSI disks)")
+		"(basic plus classes, bound volumes with zones and node affinity, ReadWriteOncePod claims, iSCSI disks, "+
+		"and claims waiting for their first consumer, statically matched or provisioned; needs tests/cluster/up --storage)")
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
@@ -142,8 +149,14 @@ func main() {
 			list = append(list, Generate(*seed+uint64(i), *nodes, *pods, *profile))
 		}
 	}
+	if slices.ContainsFunc(list, func(s State) bool { return s.Profile == ProfileStorage }) {
+		stop, err := startStorage(ctx, cs, *kubeconfig, *provisioner, *out)
+		fail(err)
+		atExit = append(atExit, stop)
+	}
 	start := time.Now()
-	rep := Report{Modes: modeList, Nodes: *nodes, Pods: *pods, Out: *out}
+	// The storage profile adds pods of its own (gen_binding.go): the report counts those run.
+	rep := Report{Modes: modeList, Nodes: *nodes, Pods: len(list[0].Pods), Out: *out}
 	for i, s := range list {
 		path := filepath.Join(*out, fmt.Sprintf("state-%d.yaml", s.Seed))
 		b, _ := yaml.Marshal(s)
@@ -161,8 +174,9 @@ func main() {
 	fail(rep.WriteJSON(filepath.Join(*out, "results.json")))
 	rep.Print(os.Stdout)
 	if rep.Disagreements() > 0 {
-		os.Exit(1)
+		exit(1)
 	}
+	exit(0)
 }
 
 // compareOne runs one state in one mode under upstream, then stowage, and compares.
@@ -226,9 +240,19 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	return rs, nil
 }
 
+// atExit runs before the driver exits (the processes it started stop).
+var atExit []func()
+
+func exit(code int) {
+	for i := len(atExit) - 1; i >= 0; i-- {
+		atExit[i]()
+	}
+	os.Exit(code)
+}
+
 func fail(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "\ndifftest:", err)
-		os.Exit(2)
+		exit(2)
 	}
 }

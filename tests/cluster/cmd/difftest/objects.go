@@ -2,10 +2,11 @@ package main
 
 // The objects of a state other than nodes and pods: namespaces with labels, Services,
 // ReplicaSets, StatefulSets, ReplicationControllers, PriorityClasses, PodDisruptionBudgets, and
-// StorageClasses, PersistentVolumes and PersistentVolumeClaims.
+// StorageClasses, CSIDrivers and CSIStorageCapacities.
 // They are applied while no scheduler runs, so each scheduler lists them at its start; no
-// controller runs on the test cluster, so they stay as created and are replaced only when the
-// next state comes.
+// controller changes them, so they stay as created and are replaced only when the next state
+// comes. Volumes and claims, which the storage flow's controllers and the schedulers change,
+// are made afresh before every run (volumes.go).
 
 import (
 	"context"
@@ -145,70 +146,42 @@ func (x *Runner) deleteObjects(ctx context.Context) error {
 	return x.deleteStorage(ctx)
 }
 
-// applyStorage creates the state's classes, volumes and claims, each claim with its status.
+// applyStorage creates the state's classes, CSI drivers and capacities; its volumes and claims
+// come before each run (resetVolumes).
 func (x *Runner) applyStorage(ctx context.Context, st *State) error {
 	for i := range st.StorageClasses {
 		if _, err := x.cs.StorageV1().StorageClasses().Create(ctx, &st.StorageClasses[i], metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating storageclass %s: %w", st.StorageClasses[i].Name, err)
 		}
 	}
-	for i := range st.PersistentVolumes {
-		if _, err := x.cs.CoreV1().PersistentVolumes().Create(ctx, &st.PersistentVolumes[i], metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("creating persistentvolume %s: %w", st.PersistentVolumes[i].Name, err)
+	for i := range st.CSIDrivers {
+		if _, err := x.cs.StorageV1().CSIDrivers().Create(ctx, &st.CSIDrivers[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating csidriver %s: %w", st.CSIDrivers[i].Name, err)
 		}
 	}
-	for i := range st.PersistentVolumeClaims {
-		o := &st.PersistentVolumeClaims[i]
-		got, err := x.cs.CoreV1().PersistentVolumeClaims(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-		if err != nil {
-			return fmt.Errorf("creating persistentvolumeclaim %s: %w", o.Name, err)
-		}
-		if o.Status.Phase == "" {
-			continue
-		}
-		got.Status = o.Status
-		if _, err := x.cs.CoreV1().PersistentVolumeClaims(o.Namespace).UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("setting the status of persistentvolumeclaim %s: %w", o.Name, err)
+	for i := range st.CSIStorageCapacities {
+		o := &st.CSIStorageCapacities[i]
+		if _, err := x.cs.StorageV1().CSIStorageCapacities(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating csistoragecapacity %s: %w", o.Name, err)
 		}
 	}
 	return nil
 }
 
-// deleteStorage deletes every claim of the difftest namespace, volume and class. With no
-// controller to remove it, a claim's protection finalizer is taken off by hand.
+// deleteStorage deletes every claim of the difftest namespace, volume, class, CSI driver and
+// capacity.
 func (x *Runner) deleteStorage(ctx context.Context) error {
-	pvcs := x.cs.CoreV1().PersistentVolumeClaims(namespace)
-	list, err := pvcs.List(ctx, metav1.ListOptions{})
-	if err != nil {
+	if err := x.clearVolumes(ctx); err != nil {
 		return err
 	}
-	for _, c := range list.Items {
-		if len(c.Finalizers) > 0 {
-			c.Finalizers = nil
-			if _, err := pvcs.Update(ctx, &c, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
-		}
-		if err := pvcs.Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	pvs, err := x.cs.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-	if err != nil {
+	opts, list := metav1.DeleteOptions{}, metav1.ListOptions{}
+	if err := x.cs.StorageV1().CSIStorageCapacities(namespace).DeleteCollection(ctx, opts, list); err != nil {
 		return err
 	}
-	for _, v := range pvs.Items {
-		if len(v.Finalizers) > 0 {
-			v.Finalizers = nil
-			if _, err := x.cs.CoreV1().PersistentVolumes().Update(ctx, &v, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return err
-			}
-		}
-		if err := x.cs.CoreV1().PersistentVolumes().Delete(ctx, v.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
+	if err := x.cs.StorageV1().CSIDrivers().DeleteCollection(ctx, opts, list); err != nil {
+		return err
 	}
-	return x.cs.StorageV1().StorageClasses().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+	return x.cs.StorageV1().StorageClasses().DeleteCollection(ctx, opts, list)
 }
 
 func (x *Runner) deleteNamespace(ctx context.Context, name string) error {

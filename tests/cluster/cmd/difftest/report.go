@@ -72,7 +72,7 @@ func Tally(rs []Result) string {
 	s := fmt.Sprintf("%d compared, %d agreed (%d by a tie), %d disagree", c.Compared, c.Agreed, c.Ties,
 		c.Disagreements)
 	if c.Retried > 0 {
-		s += fmt.Sprintf(", %d retried by both with another outcome (not compared)", c.Retried)
+		s += fmt.Sprintf(", %d retried by both (or after a binding failure) with another outcome (not compared)", c.Retried)
 	}
 	if c.Reordered > 0 {
 		s += fmt.Sprintf(", %d after another pod's retry fell elsewhere (not compared)", c.Reordered)

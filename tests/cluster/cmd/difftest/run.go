@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // Modes in the order they run.
@@ -70,6 +71,8 @@ type Outcome struct {
 	// left terminating with the DisruptionTarget condition while it was decided (serial mode).
 	Nominated string   `json:"nominated,omitempty"`
 	Victims   []string `json:"victims,omitempty"`
+	// Claims: what became of each of the pod's claims (storage profile, volumes.go).
+	Claims []ClaimOutcome `json:"claims,omitempty"`
 	// pod is the pod as the apiserver admitted it (its priority) and onNodes the pods bound to
 	// each node when it came: what the preemption model reads (preemption profile).
 	pod     *v1.Pod
@@ -77,6 +80,9 @@ type Outcome struct {
 	// boundBefore: the pods that ended bound whose last attempt came before this pod's last one,
 	// sorted: the pods its deciding cycle saw placed (batch mode).
 	boundBefore []string
+	// retriedAfterBindingFailure: the pod's second attempt came after a binding cycle failed in
+	// PreBind (batch mode; sched.go).
+	retriedAfterBindingFailure bool
 }
 
 // Key is "namespace/name", as schedulers log pods.
@@ -88,14 +94,23 @@ func (o Outcome) Key() string {
 }
 
 func (o Outcome) String() string {
-	var pre string
-	if o.preempted() {
+	var pre, claims string
+	if len(o.Victims) > 0 {
 		pre = fmt.Sprintf("nominated to %q evicting %v, ", o.Nominated, o.Victims)
+	} else if o.Nominated != "" {
+		pre = fmt.Sprintf("nominated to %q, ", o.Nominated)
+	}
+	if len(o.Claims) > 0 {
+		parts := make([]string, len(o.Claims))
+		for i, c := range o.Claims {
+			parts[i] = c.String()
+		}
+		claims = "; claims: " + strings.Join(parts, "; ")
 	}
 	if o.Node != "" {
-		return pre + "bound to " + o.Node
+		return pre + "bound to " + o.Node + claims
 	}
-	return pre + fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration)
+	return pre + fmt.Sprintf("%s %q (observedGeneration %d)", o.Reason, o.Message, o.ObservedGeneration) + claims
 }
 
 // Runner drives one apiserver.
@@ -110,6 +125,9 @@ type Runner struct {
 	// The objects of the state last applied (objects.go): its key and the UIDs of its owners.
 	applied string
 	uids    map[string]types.UID
+	// The storage profile: the state's volumes (volumes.go), and whether outcomes read claims.
+	volumes volumeInfo
+	storage bool
 	// What the pod informer saw of preemption since the state's pods began to come (evictions).
 	mu        sync.Mutex
 	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
@@ -395,9 +413,16 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	if err := x.applyObjects(ctx, &st); err != nil {
 		return nil, logPath, err
 	}
+	x.storage = st.Profile == ProfileStorage
+	if x.storage {
+		if err := x.resetVolumes(ctx, &st); err != nil {
+			return nil, logPath, err
+		}
+	}
 	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
 		return nil, logPath, err
 	}
+	klog.InfoS("Starting the scheduler", "scheduler", s.Name, "mode", mode)
 	proc, err := startScheduler(s, cfg, logPath)
 	if err != nil {
 		return nil, logPath, err
@@ -450,6 +475,7 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 		err = fmt.Errorf("%s exited during the run; see %s", s.Name, logPath)
 	}
 	proc.stop()
+	klog.InfoS("Scheduler stopped", "scheduler", s.Name, "mode", mode)
 	if err != nil {
 		return nil, logPath, err
 	}
@@ -491,6 +517,12 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 				o.pod = p
 			}
 			o.Victims, mark = x.victimsSince(mark)
+		}
+		if x.storage {
+			var err error
+			if o.Claims, err = x.claimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, o)
 		up, pinned := pin[name]
@@ -585,6 +617,12 @@ func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool)
 		o, ok := x.outcome(&pods[i])
 		if !ok {
 			o.Reason, o.Message = "Timeout", "no decision by the end of the batch"
+		}
+		if x.storage {
+			var err error
+			if o.Claims, err = x.claimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, o)
 	}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -170,22 +171,61 @@ func ParsePluginScores(path string) (map[string]PluginScores, error) {
 // the message, stowage does not).
 var attemptLine = regexp.MustCompile(`Attempting to schedule pod"? pod="([^"]+)"`)
 
-// SetAttempts fills each outcome's Attempts and boundBefore from a scheduler's log. A pod that
-// ended bound was bound by its last attempt, and every cycle sees the pods bound (or assumed)
-// by the cycles before it.
+// bindingFailureLine matches the lines the schedulers log when a plugin fails, as a binding
+// cycle does in PreBind (upstream: "Plugin failed" at once, then "Error scheduling pod;
+// retrying" err="running PreBind plugin ..."; stowage: "unable to schedule pod P: running
+// PreBind plugin ..."). Both then move every unschedulable pod an assigned pod's deletion could
+// help back to the queue, and log the failure's own line only after that: a pod requeued so
+// may be tried just before the line (failureSlack).
+var bindingFailureLine = regexp.MustCompile(`"Plugin failed"|running PreBind plugin`)
+
+const failureSlack = 100 * time.Millisecond
+
+// lineTime is the klog time of the line holding offset i ("I1129 17:58:34.275987 ..."), or
+// the zero time.
+func lineTime(b []byte, i int) time.Time {
+	start := bytes.LastIndexByte(b[:i], '\n') + 1
+	if len(b) < start+21 {
+		return time.Time{}
+	}
+	t, err := time.Parse("0102 15:04:05.000000", string(b[start+1:start+21]))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// SetAttempts fills each outcome's Attempts, boundBefore and retriedAfterBindingFailure from a
+// scheduler's log. A pod that ended bound was bound by its last attempt, and every cycle sees
+// the pods bound (or assumed) by the cycles before it.
 func SetAttempts(path string, outcomes []Outcome) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	n, last := map[string]int{}, map[string]int{}
-	for i, m := range attemptLine.FindAllSubmatch(b, -1) {
-		n[string(m[1])]++
-		last[string(m[1])] = i
+	times := map[string][]time.Time{} // of the first two attempts
+	for i, m := range attemptLine.FindAllSubmatchIndex(b, -1) {
+		k := string(b[m[2]:m[3]])
+		n[k]++
+		last[k] = i
+		if len(times[k]) < 2 {
+			times[k] = append(times[k], lineTime(b, m[0]))
+		}
+	}
+	var failures []time.Time
+	for _, m := range bindingFailureLine.FindAllIndex(b, -1) {
+		failures = append(failures, lineTime(b, m[0]))
 	}
 	for i := range outcomes {
 		k := outcomes[i].Key()
 		outcomes[i].Attempts = n[k]
+		outcomes[i].retriedAfterBindingFailure = false
+		if t := times[k]; len(t) == 2 && !t[0].IsZero() {
+			outcomes[i].retriedAfterBindingFailure = slices.ContainsFunc(failures, func(f time.Time) bool {
+				return f.After(t[0]) && f.Before(t[1].Add(failureSlack))
+			})
+		}
 		outcomes[i].boundBefore = nil
 		at, ok := last[k]
 		for _, o := range outcomes {
