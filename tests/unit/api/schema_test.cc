@@ -154,8 +154,8 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<StorageClass>(22);
   ExpectGolden<CSINode>(21);
   ExpectGolden<CSIDriver>(19);
-  ExpectGolden<PersistentVolume>(38);
-  ExpectGolden<PersistentVolumeClaim>(28);
+  ExpectGolden<PersistentVolume>(41);
+  ExpectGolden<PersistentVolumeClaim>(29);
   ExpectGolden<CSIStorageCapacity>(25);
   ExpectGolden<PodDisruptionBudget>(29);
   ExpectGolden<Namespace>(17);

@@ -129,15 +129,25 @@ class ScheduleOneTest : public ::testing::Test {
     return out;
   }
   // The first PodScheduled patch, once written.
+  // The first status patch with conditions (the failure's; a nomination may come before it).
   json StatusPatch() {
-    EXPECT_TRUE(Eventually([&] { return !api().Requests("PATCH", kStatus).empty(); }));
-    auto patches = api().Requests("PATCH", kStatus);
-    return patches.empty() ? json() : json::parse(patches.front().body);
+    json found;
+    EXPECT_TRUE(Eventually([&] {
+      for (const auto& r : api().Requests("PATCH", kStatus)) {
+        json patch = json::parse(r.body);
+        if (patch["status"].contains("conditions")) {
+          found = std::move(patch);
+          return true;
+        }
+      }
+      return false;
+    }));
+    return found;
   }
   // Waits until the failure has been fully handled: its event written and its patch sent.
   void WaitForFailure() {
     ASSERT_TRUE(Eventually([&] { return !Events("FailedScheduling").empty(); }));
-    ASSERT_TRUE(Eventually([&] { return !api().Requests("PATCH", kStatus).empty(); }));
+    ASSERT_FALSE(StatusPatch().is_null());
   }
   stowage::testing::FakeApiServer& api() { return h_.api(); }
   cache::Cache& cache() { return h_.scheduler().cache(); }
@@ -243,6 +253,10 @@ TEST_F(ScheduleOneTest, APermitTimeoutRejectsThePodAfterItWaited) {
   WaitForFailure();
   EXPECT_EQ(script_.unreserve_calls.load(), 1);
   EXPECT_FALSE(PodInCache());
+  // Before the wait, the node was written as the pod's nominated node, as upstream does.
+  EXPECT_EQ(
+      json::parse(api().Requests("PATCH", kStatus).front().body)["status"]["nominatedNodeName"],
+      "node-a");
   json condition = StatusPatch()["status"]["conditions"][0];
   EXPECT_EQ(condition["reason"], "Unschedulable");
   EXPECT_EQ(condition["message"],

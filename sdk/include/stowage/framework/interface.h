@@ -196,12 +196,14 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
-  // Says, before Permit's wait, whether PreBind will do work for this pod on node (Success) or
-  // not (Skip); when some plugin will, the scheduler first records node as the pod's nominated
-  // node, so others see where it is going during a long PreBind. Error fails the binding.
+  // Says, before Permit's wait, whether PreBind will do work for this pod on node that may take
+  // long (Success) or not (Skip, the default); when some plugin will, the scheduler first
+  // records node as the pod's nominated node, so others see where it is going, and runs the
+  // binding cycle on a thread of its own. Error fails the binding. Unlike upstream, PreBind is
+  // still called after a Skip (it should then have nothing to do).
   virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) {
     (void)state, (void)pod, (void)node;
-    return {};
+    return Status(Code::kSkip);
   }
 };
 
