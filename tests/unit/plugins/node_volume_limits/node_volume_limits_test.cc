@@ -180,7 +180,7 @@ struct Case {
 };
 
 // PreFilter then Filter, as upstream's TestCSILimits runs them.
-void Run(const Case& c, bool volume_limit_scaling = true,
+void Check(const Case& c, bool volume_limit_scaling = true,
          std::vector<api::CSIDriver> csi_drivers = {}) {
   SCOPED_TRACE(c.name);
   LimitsHandle h;
@@ -199,7 +199,9 @@ void Run(const Case& c, bool volume_limit_scaling = true,
   if (pre.IsSkip()) return;
   framework::Status s = pl.Filter(state, *info, *node);
   EXPECT_EQ(s.code(), c.want) << s.Message();
-  if (c.want != Code::kSuccess) EXPECT_EQ(s.Message(), c.want_message);
+  if (c.want != Code::kSuccess) {
+    EXPECT_EQ(s.Message(), c.want_message);
+  }
 }
 
 const std::string kMax(kErrReasonMaxVolumeCountExceeded);
@@ -327,8 +329,8 @@ TEST(NodeVolumeLimits, Filter) {
       {"filters pods with inline migratable volumes", inline_and_config, {in_tree_two}, in_tree,
        Limits::kCount, 2, 0, {}, kNo, kMax},
   };
-  for (const Case& c : cases) Run(c, /*volume_limit_scaling=*/false);
-  for (const Case& c : cases) Run(c, /*volume_limit_scaling=*/true);  // no CSIDriver: the same
+  for (const Case& c : cases) Check(c, /*volume_limit_scaling=*/false);
+  for (const Case& c : cases) Check(c, /*volume_limit_scaling=*/true);  // no CSIDriver: the same
 }
 
 // Upstream's TestVolumeLimitScalingGate: a driver whose CSIDriver sets
@@ -342,17 +344,17 @@ TEST(NodeVolumeLimits, DriverNotInstalled) {
     return std::vector<api::CSIDriver>{d};
   };
   const std::string not_installed = std::string(kEbs) + " CSI driver is not installed on the node";
-  Run({"without preventPodSchedulingIfMissing", pod, {}, {kEbs}, Limits::kNoDrivers},
+  Check({"without preventPodSchedulingIfMissing", pod, {}, {kEbs}, Limits::kNoDrivers},
       true, driver(std::nullopt));
-  Run({"missing from the CSINode", pod, {}, {kEbs}, Limits::kNoDrivers, 0, 0, {},
+  Check({"missing from the CSINode", pod, {}, {kEbs}, Limits::kNoDrivers, 0, 0, {},
        Code::kUnschedulable, not_installed},
       true, driver(true));
-  Run({"no CSINode at all", pod, {}, {kEbs}, Limits::kNone, 0, 0, {}, Code::kUnschedulable,
+  Check({"no CSINode at all", pod, {}, {kEbs}, Limits::kNone, 0, 0, {}, Code::kUnschedulable,
        not_installed},
       true, driver(true));
-  Run({"gate off", pod, {}, {kEbs}, Limits::kNoDrivers}, false, driver(true));
-  Run({"installed, within the limit", pod, {}, {kEbs}, Limits::kCount, 2}, true, driver(true));
-  Run({"no CSIDriver object", pod, {}, {kEbs}, Limits::kNoDrivers}, true, {});
+  Check({"gate off", pod, {}, {kEbs}, Limits::kNoDrivers}, false, driver(true));
+  Check({"installed, within the limit", pod, {}, {kEbs}, Limits::kCount, 2}, true, driver(true));
+  Check({"no CSIDriver object", pod, {}, {kEbs}, Limits::kNoDrivers}, true, {});
 }
 
 TEST(NodeVolumeLimits, DeferredResizeIsSkipped) {
