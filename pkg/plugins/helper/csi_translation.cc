@@ -164,7 +164,8 @@ StatusOr<CsiVolume> TranslateInlineVolumeToCsi(const api::Volume& v) {
   }
   if (m->in_tree == kAWSEBSInTreePluginName) return Ebs(v.aws_volume_id);
   if (m->in_tree == kCinderInTreePluginName) return CsiVolume{driver, v.cinder_volume_id};
-  if (m->in_tree == kAzureDiskInTreePluginName) return AzureDisk(v.azure_disk_uri, v.azure_disk_kind);
+  if (m->in_tree == kAzureDiskInTreePluginName)
+    return AzureDisk(v.azure_disk_uri, v.azure_disk_kind);
   if (m->in_tree == kPortworxInTreePluginName) return CsiVolume{driver, v.portworx_volume_id};
   return CsiVolume{driver, ""};  // Azure File, vSphere: see the header
 }

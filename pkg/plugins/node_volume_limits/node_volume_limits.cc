@@ -102,7 +102,8 @@ framework::Status NodeVolumeLimits::Filter(const framework::CycleState& state,
   if (options_.volume_limit_scaling) {
     for (const auto& [unique_name, driver] : new_volumes) {
       if (!DriverInstalled(driver, csi_node)) {
-        return framework::Status::Unschedulable(driver + " CSI driver is not installed on the node");
+        return framework::Status::Unschedulable(driver +
+                                                " CSI driver is not installed on the node");
       }
     }
   }
@@ -124,9 +125,9 @@ framework::Status NodeVolumeLimits::Filter(const framework::CycleState& state,
   }
 
   const auto* s = state.Read<PreFilterState>(kStateKey);
-  const auto attachments = s != nullptr ? s->attachments
-                                        : std::make_shared<const std::map<std::string, VolumeMap>>(
-                                              AttachmentsByNode());
+  const auto attachments =
+      s != nullptr ? s->attachments
+                   : std::make_shared<const std::map<std::string, VolumeMap>>(AttachmentsByNode());
   if (auto it = attachments->find(node.metadata.name); it != attachments->end()) {
     for (const auto& [unique_name, driver] : it->second) {
       if (attached.count(unique_name) == 0) ++attached_count[driver];
@@ -227,8 +228,8 @@ NodeVolumeLimits::CsiInfo NodeVolumeLimits::DriverInfoFromClass(
   if (sc == nullptr) return {};
   // A handle no real volume has: two pods of the node using the claim count it once, and a
   // claim bound meanwhile to a volume of the node is counted twice at worst.
-  std::string handle = options_.random_volume_id_prefix + "-" + pvc.metadata.namespace_ + "/" +
-                       pvc.metadata.name;
+  std::string handle =
+      options_.random_volume_id_prefix + "-" + pvc.metadata.namespace_ + "/" + pvc.metadata.name;
   if (helper::IsMigratableInTreePluginByName(sc->provisioner)) {
     if (!IsCSIMigrationOn(csi_node, sc->provisioner)) return {};
     return {std::string(*helper::CsiDriverOfInTreePlugin(sc->provisioner)), std::move(handle)};

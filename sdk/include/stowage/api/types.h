@@ -300,7 +300,7 @@ struct Volume {
   std::string csi_driver;   // csi.driver
   std::string gce_pd_name;  // gcePersistentDisk.pdName
   bool gce_read_only = false;
-  std::string aws_volume_id;    // awsElasticBlockStore.volumeID
+  std::string aws_volume_id;  // awsElasticBlockStore.volumeID
   // The in-tree sources NodeVolumeLimits counts through their CSI migration.
   std::string cinder_volume_id;                // cinder.volumeID
   std::string azure_disk_uri;                  // azureDisk.diskURI
@@ -547,7 +547,7 @@ struct CSIDriver {
 // NodeVolumeLimits counts against the node's limit for the driver.
 struct VolumeAttachment {
   ObjectMeta metadata;
-  std::string attacher;  // the CSI driver's name
+  std::string attacher;                               // the CSI driver's name
   std::optional<std::string> persistent_volume_name;  // spec.source.persistentVolumeName
   std::string node_name;
   friend bool operator==(const VolumeAttachment&, const VolumeAttachment&) = default;

@@ -117,8 +117,7 @@ TEST(CsiTranslation, OtherPlugins) {
   px.portworx_volume_id = "p1";
   EXPECT_EQ(TranslatePVToCsi(px)->volume_handle, "p1");
   EXPECT_EQ(TranslateInlineVolumeToCsi(Inline("azureFile"))->driver, "file.csi.azure.com");
-  EXPECT_EQ(TranslateInlineVolumeToCsi(Inline("vsphereVolume"))->driver,
-            "csi.vsphere.vmware.com");
+  EXPECT_EQ(TranslateInlineVolumeToCsi(Inline("vsphereVolume"))->driver, "csi.vsphere.vmware.com");
   EXPECT_EQ(TranslateInlineVolumeToCsi(Inline("hostPath")).status().message(),
             "could not find in-tree plugin translation logic for \"vol\"");
 }
