@@ -153,10 +153,11 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   // included; a field dropped from a declaration changes them.
   ExpectGolden<StorageClass>(22);
   ExpectGolden<CSINode>(21);
-  ExpectGolden<CSIDriver>(19);
-  ExpectGolden<PersistentVolume>(38);
-  ExpectGolden<PersistentVolumeClaim>(28);
+  ExpectGolden<CSIDriver>(20);
+  ExpectGolden<PersistentVolume>(40);
+  ExpectGolden<PersistentVolumeClaim>(29);
   ExpectGolden<CSIStorageCapacity>(25);
+  ExpectGolden<VolumeAttachment>(19);
   ExpectGolden<PodDisruptionBudget>(29);
   ExpectGolden<Namespace>(17);
   ExpectGolden<Service>(18);
