@@ -1,12 +1,18 @@
 // NodeVolumeLimits on a real kube-apiserver: with a limit of one volume of a CSI driver per node
 // (the CSINodes' allocatable.count), two pods with such volumes take one node each, a third
-// waits with upstream's reason, and a new CSINode that raises a node's limit lets it in.
+// waits with upstream's reason, and a new CSINode that raises a node's limit lets it in. Then
+// upstream's kube-scheduler, given a pod that fits nowhere either, writes the same message.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "pkg/client/resources.h"
 #include "pkg/plugins/node_volume_limits/node_volume_limits.h"
@@ -17,6 +23,8 @@
 
 namespace stowage {
 namespace {
+
+extern "C" char** environ;
 
 using json = nlohmann::json;
 using testing::BuildClusterNode;
@@ -126,6 +134,33 @@ TEST(NodeVolumeLimits, CSILimitKeepsAThirdVolumeOffBothNodes) {
   ASSERT_TRUE(Admin().Delete("/apis/storage.k8s.io/v1/csinodes/nvl-a").ok());
   Create("/apis/storage.k8s.io/v1/csinodes", CSINode("nvl-a", 2));
   EXPECT_EQ(BoundNode("pod-3"), "nvl-a");
+
+  // Both nodes are full now. Upstream and stowage reject a fourth and fifth volume alike.
+  for (int i = 4; i <= 5; ++i) CreateBoundVolume("vol-" + std::to_string(i));
+  std::string bin = testing::TestCluster::BinDir() + "/kube-scheduler";
+  std::vector<std::string> args = {bin, "--kubeconfig=" + testing::SharedCluster().kubeconfig(),
+                                   "--leader-elect=false", "--secure-port=0", "-v=0"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  const std::string log = testing::SharedCluster().dir() + "/kube-scheduler.log";
+  posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  ASSERT_TRUE(
+      testing::CreatePod(Admin(), BuildPod().Namespace(kNs).Name("up-4").PVC("vol-4")).ok());
+  ASSERT_TRUE(testing::CreatePod(Admin(), pod(5)).ok());
+  const bool upstream = WaitFor([&] { return !PendingMessage("up-4").empty(); });
+  const bool ours = WaitFor([&] { return !PendingMessage("pod-5").empty(); });
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(upstream) << "upstream wrote no condition; its log: " << log;
+  ASSERT_TRUE(ours);
+  EXPECT_EQ(PendingMessage("pod-5"), PendingMessage("up-4"));
+  EXPECT_EQ(PendingMessage("pod-5"), want);
 }
 
 }  // namespace
