@@ -177,8 +177,7 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::StorageClass>> storage_classes_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::CSINode>> csi_nodes_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::CSIDriver>> csi_drivers_ GUARDED_BY(mu_);
-  std::unique_ptr<InformerLister<api::CSIStorageCapacity>> csi_storage_capacities_
-      GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::CSIStorageCapacity>> csi_storage_capacities_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::VolumeAttachment>> volume_attachments_ GUARDED_BY(mu_);
 };
 

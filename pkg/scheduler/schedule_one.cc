@@ -122,9 +122,8 @@ void Scheduler::ScheduleOne() {
        api::NamespacedName(pod.metadata), result.host, result.evaluated, result.feasible);
   // Asked here, before the cycle is handed over, so that a PreBind that will wait (for volumes
   // to be bound) gets a thread of its own rather than a binding worker.
-  Status preflight = fw->HasPreBindPlugins()
-                         ? fw->RunPreBindPreFlights(*state, *bound, result.host)
-                         : Status::Skip();
+  Status preflight = fw->HasPreBindPlugins() ? fw->RunPreBindPreFlights(*state, *bound, result.host)
+                                             : Status::Skip();
   const bool own_thread = permit.IsWait() || preflight.IsSuccess();
   auto cycle = [this, fw, st = state.release(), qpod, assumed, host = result.host, wait,
                 preflight = std::move(preflight), start]() mutable {

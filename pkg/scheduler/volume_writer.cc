@@ -12,8 +12,8 @@ namespace {
 // {"resourceVersion":...,"annotations":{...}}: the precondition and every annotation (a merge
 // patch only adds and changes keys, and the binder never removes one).
 std::string MetadataPatch(const api::ObjectMeta& meta) {
-  std::string out = "{\"resourceVersion\":" + api::JsonQuote(meta.resource_version) +
-                    ",\"annotations\":{";
+  std::string out =
+      "{\"resourceVersion\":" + api::JsonQuote(meta.resource_version) + ",\"annotations\":{";
   bool first = true;
   for (const auto& [k, v] : meta.annotations.entries()) {
     if (!first) out += ',';
@@ -53,11 +53,11 @@ StatusOr<std::shared_ptr<const api::PersistentVolume>> ClientVolumeWriter::Updat
     patch += "null";
   } else {
     const api::ObjectReference& r = *pv.claim_ref;
-    patch += "{\"kind\":" + api::JsonQuote(r.kind) + ",\"namespace\":" +
-             api::JsonQuote(r.namespace_) + ",\"name\":" + api::JsonQuote(r.name) +
-             ",\"uid\":" + api::JsonQuote(r.uid) + ",\"apiVersion\":" +
-             api::JsonQuote(r.api_version) + ",\"resourceVersion\":" +
-             api::JsonQuote(r.resource_version) + "}";
+    patch += "{\"kind\":" + api::JsonQuote(r.kind) +
+             ",\"namespace\":" + api::JsonQuote(r.namespace_) +
+             ",\"name\":" + api::JsonQuote(r.name) + ",\"uid\":" + api::JsonQuote(r.uid) +
+             ",\"apiVersion\":" + api::JsonQuote(r.api_version) +
+             ",\"resourceVersion\":" + api::JsonQuote(r.resource_version) + "}";
   }
   patch += "}}";
   return Answer<api::PersistentVolume>(
@@ -68,8 +68,8 @@ StatusOr<std::shared_ptr<const api::PersistentVolume>> ClientVolumeWriter::Updat
 
 StatusOr<std::shared_ptr<const api::PersistentVolumeClaim>> ClientVolumeWriter::UpdateClaim(
     const api::PersistentVolumeClaim& claim) {
-  const std::string what = "persistentvolumeclaim \"" + claim.metadata.namespace_ + "/" +
-                           claim.metadata.name + "\"";
+  const std::string what =
+      "persistentvolumeclaim \"" + claim.metadata.namespace_ + "/" + claim.metadata.name + "\"";
   if (auto s = MayWrite(may_write_, what); !s.ok()) return s;
   std::string patch = "{\"metadata\":" + MetadataPatch(claim.metadata) + "}";
   return Answer<api::PersistentVolumeClaim>(

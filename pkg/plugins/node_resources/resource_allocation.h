@@ -65,8 +65,8 @@ ScorerFn LeastAllocatedScorer(std::vector<ResourceSpec> resources);
 ScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources);
 
 // A point of a RequestedToCapacityRatio shape: utilization in [0, 100], score in [0, 10].
-using helper::ShapePoint;
 using helper::BuildBrokenLinearFunction;
+using helper::ShapePoint;
 // RequestedToCapacityRatio: each resource scores f(req·100/cap) (f(100) when cap is 0 or
 // req > cap) with the shape's scores scaled by kMaxNodeScore / 10; only resources scoring above
 // 0 count, and the weighted mean is rounded half away from zero.

@@ -27,9 +27,7 @@ class AssumeCache final : public framework::Lister<T> {
 
   // The informer's objects, each replaced by its assumed version where that still counts.
   std::vector<Ptr> List() const override { return Overlay(informer_.List()); }
-  std::vector<Ptr> List(std::string_view ns) const override {
-    return Overlay(informer_.List(ns));
-  }
+  std::vector<Ptr> List(std::string_view ns) const override { return Overlay(informer_.List(ns)); }
   Ptr Get(std::string_view ns, std::string_view name) const override {
     Ptr obj = informer_.Get(ns, name);
     if (obj == nullptr) return nullptr;
@@ -47,9 +45,9 @@ class AssumeCache final : public framework::Lister<T> {
     Ptr stored = informer_.Get(obj->metadata.namespace_, obj->metadata.name);
     if (stored == nullptr) return NotFoundError("\"" + key + "\" not found");
     if (stored->metadata.resource_version != obj->metadata.resource_version) {
-      return FailedPreconditionError("\"" + key + "\" is out of sync (stored: " +
-                                     stored->metadata.resource_version +
-                                     ", assume: " + obj->metadata.resource_version + ")");
+      return FailedPreconditionError(
+          "\"" + key + "\" is out of sync (stored: " + stored->metadata.resource_version +
+          ", assume: " + obj->metadata.resource_version + ")");
     }
     MutexLock l(mu_);
     assumed_[key] = std::move(obj);

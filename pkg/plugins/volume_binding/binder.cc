@@ -67,8 +67,9 @@ PodVolumeClaims Binder::Resolve(const PodClaims& claims) const {
   return out;
 }
 
-framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims, const api::NodePtr& node_ptr,
-                              PodVolumes& out, std::vector<std::string_view>& reasons) const {
+framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims,
+                                         const api::NodePtr& node_ptr, PodVolumes& out,
+                                         std::vector<std::string_view>& reasons) const {
   const api::Node& node = *node_ptr;
   bool bound_satisfied = true, unbound_satisfied = true, sufficient = true, pvs_found = true;
   // As upstream's checkBoundClaims, the first volume that is missing or misses the node decides.
@@ -102,17 +103,18 @@ framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims, const ap
     } else {
       if (!to_match.empty()) {
         // The smallest claims first get the smallest volumes that fit them.
-        std::stable_sort(to_match.begin(), to_match.end(), [](const ClaimPtr& a, const ClaimPtr& b) {
-          return StorageBytes(a->requests) < StorageBytes(b->requests);
-        });
+        std::stable_sort(to_match.begin(), to_match.end(),
+                         [](const ClaimPtr& a, const ClaimPtr& b) {
+                           return StorageBytes(a->requests) < StorageBytes(b->requests);
+                         });
         std::set<std::string> chosen;
         static const std::vector<Candidate> kNone;
         for (const ClaimPtr& pvc : to_match) {
           auto it = claims.candidates.find(helper::ClaimClass(*pvc));
           std::string error;
-          const Candidate* c = FindMatchingVolume(
-              *pvc, it == claims.candidates.end() ? kNone : it->second, node.metadata.labels,
-              chosen, &error);
+          const Candidate* c =
+              FindMatchingVolume(*pvc, it == claims.candidates.end() ? kNone : it->second,
+                                 node.metadata.labels, chosen, &error);
           if (!error.empty()) return framework::Status::Error(std::move(error));
           if (c == nullptr) {
             to_provision.push_back(pvc);
@@ -124,8 +126,8 @@ framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims, const ap
         }
       }
       if (!to_provision.empty()) {
-        framework::Status s = ProvisionOn(to_provision, node, unbound_satisfied, sufficient,
-                               out.dynamic_provisions);
+        framework::Status s =
+            ProvisionOn(to_provision, node, unbound_satisfied, sufficient, out.dynamic_provisions);
         if (!s.IsSuccess()) return s;
       }
     }
@@ -138,14 +140,16 @@ framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims, const ap
 }
 
 framework::Status Binder::ProvisionOn(const std::vector<ClaimPtr>& claims, const api::Node& node,
-                           bool& satisfied, bool& sufficient,
-                           std::vector<DynamicProvision>& out) const {
+                                      bool& satisfied, bool& sufficient,
+                                      std::vector<DynamicProvision>& out) const {
   std::vector<DynamicProvision> provisions;
   for (const ClaimPtr& claim : claims) {
     const std::string cls = helper::ClaimClass(*claim);
-    if (cls.empty()) return framework::Status::Error("no class for claim \"" + ClaimKey(*claim) + "\"");
+    if (cls.empty())
+      return framework::Status::Error("no class for claim \"" + ClaimKey(*claim) + "\"");
     auto sc = classes_.Get("", cls);
-    if (sc == nullptr) return framework::Status::Error("failed to find storage class \"" + cls + "\"");
+    if (sc == nullptr)
+      return framework::Status::Error("failed to find storage class \"" + cls + "\"");
     if (sc->provisioner.empty() || sc->provisioner == kNotSupportedProvisioner ||
         !MatchTopology(sc->allowed_topologies, node.metadata.labels)) {
       satisfied = false;
@@ -289,7 +293,8 @@ framework::Status Binder::BindPodVolumes(const api::Pod& pod, PodVolumes& volume
       return framework::Status::Error("binding volumes: the scheduler is stopping");
     }
     auto done = CheckBindings(pod, volumes);
-    if (!done.ok()) return framework::Status::Error("binding volumes: " + std::string(done.status().message()));
+    if (!done.ok())
+      return framework::Status::Error("binding volumes: " + std::string(done.status().message()));
     if (*done) return {};
     if (std::chrono::steady_clock::now() >= deadline) {
       return framework::Status::Error("binding volumes: context deadline exceeded");
@@ -306,19 +311,19 @@ StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const PodVolumes& volu
   for (const StaticBinding& b : volumes.static_bindings) {
     auto pv = pv_cache_.GetApiObject("", b.pv->metadata.name);
     if (pv == nullptr) {
-      return NotFoundError("failed to check binding: persistentvolumes \"" +
-                           b.pv->metadata.name + "\" not found");
+      return NotFoundError("failed to check binding: persistentvolumes \"" + b.pv->metadata.name +
+                           "\" not found");
     }
     auto pvc = pvc_cache_.GetApiObject(b.pvc->metadata.namespace_, b.pvc->metadata.name);
     if (pvc == nullptr) {
-      return NotFoundError("failed to check binding: persistentvolumeclaims \"" +
-                           ClaimKey(*b.pvc) + "\" not found");
+      return NotFoundError("failed to check binding: persistentvolumeclaims \"" + ClaimKey(*b.pvc) +
+                           "\" not found");
     }
     if (OlderThan(pv->metadata, b.pv->metadata)) return false;
     if (!AffinityFits(*pv, node)) {
       return FailedPreconditionError("pv \"" + pv->metadata.name +
-                                     "\" node affinity doesn't match node \"" +
-                                     node.metadata.name + "\": no matching NodeSelectorTerms");
+                                     "\" node affinity doesn't match node \"" + node.metadata.name +
+                                     "\": no matching NodeSelectorTerms");
     }
     if (!pv->claim_ref || pv->claim_ref->uid.empty()) {
       return FailedPreconditionError("ClaimRef got reset for pv \"" + pv->metadata.name + "\"");
@@ -339,8 +344,7 @@ StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const PodVolumes& volu
     const std::string* selected = pvc->metadata.annotations.Get(kAnnSelectedNode);
     if (selected == nullptr || *selected != pod.spec.node_name) {
       // A provisioner that gives up removes the annotation to send the pod back.
-      return FailedPreconditionError("provisioning failed for PVC \"" + pvc->metadata.name +
-                                     "\"");
+      return FailedPreconditionError("provisioning failed for PVC \"" + pvc->metadata.name + "\"");
     }
     if (!pvc->volume_name.empty()) {
       auto pv = pv_cache_.GetApiObject("", pvc->volume_name);

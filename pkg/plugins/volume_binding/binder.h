@@ -82,7 +82,7 @@ class Binder {
   // What node gives the pod, or the reasons it gives nothing (empty on success); an error for
   // claims that cannot be read (a claim without class, a class that does not exist).
   framework::Status FindPodVolumes(const PodVolumeClaims& claims, const api::NodePtr& node,
-                        PodVolumes& out, std::vector<std::string_view>& reasons) const;
+                                   PodVolumes& out, std::vector<std::string_view>& reasons) const;
   // Reserve: true when every claim is bound already; otherwise assumes volumes' bindings and
   // claims' selected node, replacing them in volumes with the assumed objects.
   StatusOr<bool> AssumePodVolumes(const api::Pod& pod, std::string_view node, PodVolumes& volumes);
@@ -94,8 +94,9 @@ class Binder {
   bool PodVolumesBound(const api::Pod& pod) const;
   // True when bound, false to wait longer, an error to give up.
   StatusOr<bool> CheckBindings(const api::Pod& pod, const PodVolumes& volumes) const;
-  framework::Status ProvisionOn(const std::vector<ClaimPtr>& claims, const api::Node& node, bool& satisfied,
-                     bool& sufficient, std::vector<DynamicProvision>& out) const;
+  framework::Status ProvisionOn(const std::vector<ClaimPtr>& claims, const api::Node& node,
+                                bool& satisfied, bool& sufficient,
+                                std::vector<DynamicProvision>& out) const;
   StatusOr<CapacityPtr> EnoughCapacity(const std::string& provisioner,
                                        const api::PersistentVolumeClaim& claim,
                                        const api::StorageClass& cls, const api::Node& node,

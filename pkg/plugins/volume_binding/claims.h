@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "pkg/plugins/volume_binding/matching.h"
 #include "stowage/api/types.h"
 #include "stowage/framework/handle.h"
-#include "pkg/plugins/volume_binding/matching.h"
 #include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_binding {

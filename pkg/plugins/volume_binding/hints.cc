@@ -52,8 +52,7 @@ QueueingHint AfterCSINodeChange(const api::Pod&, const EventObject& o, const Eve
   return a != b ? QueueingHint::kQueue : QueueingHint::kSkip;
 }
 
-QueueingHint AfterCSIDriverChange(const api::Pod& pod, const EventObject& o,
-                                  const EventObject& n) {
+QueueingHint AfterCSIDriverChange(const api::Pod& pod, const EventObject& o, const EventObject& n) {
   helper::TypedEventObjects<api::CSIDriver> objs;
   if (!helper::As(o, n, objs) || objs.old_obj == nullptr || objs.new_obj == nullptr) {
     return QueueingHint::kQueue;

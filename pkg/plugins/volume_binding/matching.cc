@@ -107,8 +107,8 @@ VolumePtr BindVolumeToClaim(const VolumePtr& pv, const api::PersistentVolumeClai
   const bool was_bound = VolumeBoundToClaim(*pv, claim);
   auto out = std::make_shared<api::PersistentVolume>(*pv);
   const api::ObjectMeta& m = claim.metadata;
-  if (!pv->claim_ref || pv->claim_ref->name != m.name || pv->claim_ref->namespace_ != m.namespace_ ||
-      pv->claim_ref->uid != m.uid) {
+  if (!pv->claim_ref || pv->claim_ref->name != m.name ||
+      pv->claim_ref->namespace_ != m.namespace_ || pv->claim_ref->uid != m.uid) {
     out->claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
                                           .namespace_ = m.namespace_,
                                           .name = m.name,
@@ -118,7 +118,8 @@ VolumePtr BindVolumeToClaim(const VolumePtr& pv, const api::PersistentVolumeClai
     dirty = true;
   }
   if (!was_bound && !out->metadata.annotations.Has(kAnnBoundByController)) {
-    out->metadata.annotations = WithAnnotation(out->metadata.annotations, kAnnBoundByController, "yes");
+    out->metadata.annotations =
+        WithAnnotation(out->metadata.annotations, kAnnBoundByController, "yes");
     dirty = true;
   }
   return out;

@@ -203,8 +203,7 @@ framework::Status VolumeBinding::PreBind(framework::CycleState& state, const api
     if (d->all_bound) return {};
     auto it = d->by_node.find(std::string(node));
     if (it == d->by_node.end()) {
-      return framework::Status::Error("no pod volume found for node \"" + std::string(node) +
-                                      "\"");
+      return framework::Status::Error("no pod volume found for node \"" + std::string(node) + "\"");
     }
     // Only this binding cycle touches the chosen node's entry from here on.
     volumes = &it->second;
@@ -224,7 +223,8 @@ StatusOr<std::unique_ptr<framework::Plugin>> New(const config::VolumeBindingArgs
     std::vector<helper::ShapePoint> shape;
     if (a->shape && !a->shape->empty()) {
       for (const auto& p : *a->shape) {
-        shape.push_back({p.utilization, p.score * (framework::kMaxNodeScore / kMaxCustomPriorityScore)});
+        shape.push_back(
+            {p.utilization, p.score * (framework::kMaxNodeScore / kMaxCustomPriorityScore)});
       }
     } else {
       // Upstream's default shape: the emptier the volumes, the better.
@@ -235,8 +235,9 @@ StatusOr<std::unique_ptr<framework::Plugin>> New(const config::VolumeBindingArgs
       if (classes.empty()) return 0;
       int64_t sum = 0;
       for (const auto& [requested, capacity] : classes) {
-        sum += (capacity == 0 || requested > capacity) ? raw(kMaxUtilization)
-                                                       : raw(requested * kMaxUtilization / capacity);
+        sum += (capacity == 0 || requested > capacity)
+                   ? raw(kMaxUtilization)
+                   : raw(requested * kMaxUtilization / capacity);
       }
       return static_cast<int64_t>(std::round(static_cast<double>(sum) / classes.size()));
     };

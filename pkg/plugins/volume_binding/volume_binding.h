@@ -53,8 +53,7 @@ class VolumeBinding final : public framework::PreFilterPlugin,
                           const framework::NodeInfo& node, int64_t& score) override;
   framework::Status Reserve(framework::CycleState& state, const api::Pod& pod,
                             std::string_view node) override;
-  void Unreserve(framework::CycleState& state, const api::Pod& pod,
-                 std::string_view node) override;
+  void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node) override;
   // Skip when every claim is bound already, so the scheduler need not nominate the node first.
   framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
                                      std::string_view node) override;

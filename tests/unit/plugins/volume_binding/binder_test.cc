@@ -21,7 +21,9 @@ using testing::BuildNode;
 using testing::BuildPod;
 using testing::StorageHandle;
 
-api::Quantity Gi(int64_t n) { return api::Quantity::FromValue(n << 30, api::Quantity::Format::kBinarySI); }
+api::Quantity Gi(int64_t n) {
+  return api::Quantity::FromValue(n << 30, api::Quantity::Format::kBinarySI);
+}
 
 api::PersistentVolumeClaim Claim(std::string name, int64_t gi, std::string cls = "wait") {
   api::PersistentVolumeClaim c = testing::Claim(std::move(name), "", std::move(cls));
@@ -77,8 +79,8 @@ class ControllerWriter final : public framework::VolumeWriter {
   }
   StatusOr<std::shared_ptr<const api::PersistentVolumeClaim>> UpdateClaim(
       const api::PersistentVolumeClaim& claim) override {
-    written.push_back("pvc/" + claim.metadata.name + " selected-node=" +
-                      *claim.metadata.annotations.Get(kAnnSelectedNode));
+    written.push_back("pvc/" + claim.metadata.name +
+                      " selected-node=" + *claim.metadata.annotations.Get(kAnnSelectedNode));
     auto stored = std::make_shared<api::PersistentVolumeClaim>(claim);
     stored->metadata.resource_version = Next();
     h_.pvcs.Update(*stored);
@@ -93,8 +95,7 @@ class ControllerWriter final : public framework::VolumeWriter {
   }
   void Bind(api::PersistentVolumeClaim pvc, const std::string& volume) {
     pvc.volume_name = volume;
-    pvc.metadata.annotations =
-        WithAnnotation(pvc.metadata.annotations, kAnnBindCompleted, "yes");
+    pvc.metadata.annotations = WithAnnotation(pvc.metadata.annotations, kAnnBindCompleted, "yes");
     pvc.metadata.resource_version = Next();
     h_.pvcs.Update(std::move(pvc));
   }
@@ -156,27 +157,49 @@ TEST(Binder, FilterMatchesProvisionsOrExplainsWhy) {
   api::PersistentVolume bound_elsewhere = Volume("pv-1", 1);
   bound_elsewhere.claim_ref = api::ObjectReference{.namespace_ = "default", .name = "other"};
   api::PersistentVolumeClaim selected_b = Claim("data", 1, "any");
-  selected_b.metadata.annotations = api::StringMap(std::vector<api::StringMap::Entry>{{std::string(kAnnSelectedNode), "node-b"}});
+  selected_b.metadata.annotations =
+      api::StringMap(std::vector<api::StringMap::Entry>{{std::string(kAnnSelectedNode), "node-b"}});
   api::PersistentVolume prebound = Volume("pv-1", 1, "b");
   prebound.claim_ref = api::ObjectReference{.namespace_ = "default", .name = "data"};
   api::PersistentVolumeClaim rwx = Claim("data", 1);
   rwx.access_modes = {"ReadWriteMany"};
   std::vector<Case> cases = {
-      {"a static volume without affinity fits everywhere", {Claim("data", 1)}, {Volume("pv-1", 1)},
-       "", ""},
+      {"a static volume without affinity fits everywhere",
+       {Claim("data", 1)},
+       {Volume("pv-1", 1)},
+       "",
+       ""},
       {"a static volume too small", {Claim("data", 2)}, {Volume("pv-1", 1)}, bind, bind},
-      {"a static volume's affinity picks its node", {Claim("data", 1)}, {Volume("pv-1", 1, "a")},
-       "", bind},
-      {"a volume bound to another claim is not matched", {Claim("data", 1)}, {bound_elsewhere},
-       bind, bind},
-      {"a volume pre-bound to the claim decides alone", {Claim("data", 1)},
-       {prebound, Volume("pv-2", 1)}, bind, ""},
+      {"a static volume's affinity picks its node",
+       {Claim("data", 1)},
+       {Volume("pv-1", 1, "a")},
+       "",
+       bind},
+      {"a volume bound to another claim is not matched",
+       {Claim("data", 1)},
+       {bound_elsewhere},
+       bind,
+       bind},
+      {"a volume pre-bound to the claim decides alone",
+       {Claim("data", 1)},
+       {prebound, Volume("pv-2", 1)},
+       bind,
+       ""},
       {"access modes must all be offered", {rwx}, {Volume("pv-1", 1)}, bind, bind},
-      {"a class of another name is not matched", {Claim("data", 1)}, {Volume("pv-1", 1, "", "x")},
-       bind, bind},
-      {"two claims take two volumes", {Claim("data", 1), Claim("logs", 1)},
-       {Volume("pv-1", 1), Volume("pv-2", 5)}, "", ""},
-      {"two claims, one volume", {Claim("data", 1), Claim("logs", 1)}, {Volume("pv-1", 1)}, bind,
+      {"a class of another name is not matched",
+       {Claim("data", 1)},
+       {Volume("pv-1", 1, "", "x")},
+       bind,
+       bind},
+      {"two claims take two volumes",
+       {Claim("data", 1), Claim("logs", 1)},
+       {Volume("pv-1", 1), Volume("pv-2", 5)},
+       "",
+       ""},
+      {"two claims, one volume",
+       {Claim("data", 1), Claim("logs", 1)},
+       {Volume("pv-1", 1)},
+       bind,
        bind},
       {"provisioning where the class's topology allows", {Claim("data", 1, "fast")}, {}, "", bind},
       {"provisioning already started for another node", {selected_b}, {}, bind, ""},
@@ -211,7 +234,8 @@ TEST(Binder, CapacityDecidesWhereADriverReportsIt) {
   cap.storage_class_name = "fast";
   cap.capacity = Gi(4);
   cap.maximum_volume_size = Gi(2);
-  cap.node_topology.emplace().match_labels = api::StringMap(std::vector<api::StringMap::Entry>{{"zone", "a"}});
+  cap.node_topology.emplace().match_labels =
+      api::StringMap(std::vector<api::StringMap::Entry>{{"zone", "a"}});
   f.handle.capacities.Add(cap);
   f.handle.pvcs.Add(Claim("small", 1, "fast"));
   f.handle.pvcs.Add(Claim("big", 3, "fast"));
@@ -221,7 +245,8 @@ TEST(Binder, CapacityDecidesWhereADriverReportsIt) {
   EXPECT_TRUE(f.Filter(s2, f.Pod({"small"}, "small"), f.a).IsSuccess());
   // Score: 1Gi of the pool's 4Gi, 25% used, 75 by the default shape.
   int64_t score = -1;
-  ASSERT_TRUE(f.Plugin().PreScore(s2, *framework::NewPodInfo(f.Pod({"small"}, "small")), {}).IsSuccess());
+  ASSERT_TRUE(
+      f.Plugin().PreScore(s2, *framework::NewPodInfo(f.Pod({"small"}, "small")), {}).IsSuccess());
   ASSERT_TRUE(f.Plugin()
                   .Score(s2, *framework::NewPodInfo(f.Pod({"small"}, "small")),
                          *testing::MakeNodeInfo(f.a), score)
@@ -292,7 +317,7 @@ TEST(Binder, PreBindWritesAndWaitsForTheController) {
   framework::Status s = f.Plugin().PreBind(state, *bound, "node-a");
   EXPECT_TRUE(s.IsSuccess()) << s.Message();
   EXPECT_EQ(f.writer.written, (std::vector<std::string>{"pv/pv-1 claimRef=data",
-                                                         "pvc/scratch selected-node=node-a"}));
+                                                        "pvc/scratch selected-node=node-a"}));
 }
 
 TEST(Binder, PreBindSkipsWhenEverythingIsBound) {
@@ -312,8 +337,9 @@ TEST(Binder, PreBindSkipsWhenEverythingIsBound) {
 }
 
 // What PreBind says when the claim's provisioning does not end well.
-std::string PreBindFailure(const std::function<void(Fixture&, const api::PersistentVolumeClaim&)>& controller,
-                           bool delete_pod = false) {
+std::string PreBindFailure(
+    const std::function<void(Fixture&, const api::PersistentVolumeClaim&)>& controller,
+    bool delete_pod = false) {
   config::VolumeBindingArgs args;
   args.bind_timeout_seconds = 1;
   Fixture f;
@@ -345,7 +371,8 @@ TEST(Binder, PreBindGivesUpWithUpstreamsReasons) {
             "\"default/scratch\" not found");
   EXPECT_EQ(PreBindFailure([](Fixture& f, const api::PersistentVolumeClaim& c) {
               api::PersistentVolumeClaim undone = c;
-              undone.metadata.annotations = api::StringMap(std::vector<api::StringMap::Entry>{{"other", "x"}});
+              undone.metadata.annotations =
+                  api::StringMap(std::vector<api::StringMap::Entry>{{"other", "x"}});
               undone.metadata.resource_version = f.writer.Next();
               f.handle.pvcs.Update(undone);
             }),
