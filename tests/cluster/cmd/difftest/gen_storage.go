@@ -6,8 +6,8 @@ package main
 // ReadWriteOncePod), a claim of an Immediate class no controller binds, existing pods holding
 // ReadWriteOncePod claims and iSCSI disks, and pods using those claims, missing ones and iSCSI
 // disks (read-only or not). No claim waits for its first consumer unbound (stowage does not
-// bind volumes yet), no volume is CSI or migrated to CSI (written before NodeVolumeLimits was
-// in stowage), and claims are bound as the PV controller would have bound them: it does not run here.
+// bind volumes yet), no volume is CSI or migrated to CSI (NodeVolumeLimits is not in stowage
+// yet), and claims are bound as the PV controller would have bound them: it does not run here.
 
 import (
 	"fmt"
