@@ -1062,7 +1062,7 @@ static_assert(
     Fits<decltype(ResourceRequirements::requests), Type::kResourceList, false, 0, void, false>(),
     "pkg/api/schema/core.txt:93: ResourceRequirements::requests must hold a ResourceList");
 
-// --- Volume <- k8s.io/api/core/v1.Volume (pkg/api/schema/core.txt:97)
+// --- Volume <- k8s.io/api/core/v1.Volume (pkg/api/schema/core.txt:98)
 
 struct VolumeTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -1128,6 +1128,14 @@ struct VolumeTags {
                                                               Type::kBool, false, false};
   static constexpr Tag kVolumeSourceAwsElasticBlockStoreVolumeID{"volumeID",    1,     Wire::kLen,
                                                                  Type::kString, false, false};
+  static constexpr Tag kVolumeSourceCinderVolumeID{"volumeID",    1,     Wire::kLen,
+                                                   Type::kString, false, false};
+  static constexpr Tag kVolumeSourceAzureDiskDiskURI{"diskURI",     2,     Wire::kLen,
+                                                     Type::kString, false, false};
+  static constexpr Tag kVolumeSourceAzureDiskKind{"kind",        6,     Wire::kLen,
+                                                  Type::kString, false, false};
+  static constexpr Tag kVolumeSourcePortworxVolumeVolumeID{"volumeID",    1,     Wire::kLen,
+                                                           Type::kString, false, false};
   static constexpr Tag kVolumeSourceIscsiTargetPortal{"targetPortal", 1,     Wire::kLen,
                                                       Type::kString,  false, false};
   static constexpr Tag kVolumeSourceIscsiIqn{"iqn", 2, Wire::kLen, Type::kString, false, false};
@@ -1202,6 +1210,15 @@ void VisitFields(V& v, T& o) {
       v2.Field(Tags::kVolumeSourceRbdImage, o.rbd_image);
       v2.Field(Tags::kVolumeSourceRbdPool, o.rbd_pool);
       v2.Field(Tags::kVolumeSourceRbdReadOnly, o.rbd_read_only);
+    });
+    v1.Option(Tags::kVolumeSourceCinder, o.source,
+              [&](auto& v2) { v2.Field(Tags::kVolumeSourceCinderVolumeID, o.cinder_volume_id); });
+    v1.Option(Tags::kVolumeSourceAzureDisk, o.source, [&](auto& v2) {
+      v2.Field(Tags::kVolumeSourceAzureDiskDiskURI, o.azure_disk_uri);
+      v2.Field(Tags::kVolumeSourceAzureDiskKind, o.azure_disk_kind);
+    });
+    v1.Option(Tags::kVolumeSourcePortworxVolume, o.source, [&](auto& v2) {
+      v2.Field(Tags::kVolumeSourcePortworxVolumeVolumeID, o.portworx_volume_id);
     });
     v1.Option(Tags::kVolumeSourceCsi, o.source,
               [&](auto& v2) { v2.Field(Tags::kVolumeSourceCsiDriver, o.csi_driver); });
@@ -1295,7 +1312,17 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
             });
             return true;
           case 12: v1.Present(Tags::kVolumeSourceFlexVolume, o.source); return true;
-          case 13: v1.Present(Tags::kVolumeSourceCinder, o.source); return true;
+          case 13:
+            v1.Present(Tags::kVolumeSourceCinder, o.source);
+            v1.Option(Tags::kVolumeSourceCinder, o.source, [&](auto& v2, uint32_t n2) -> bool {
+              switch (n2) {
+                case 1:
+                  v2.Field(Tags::kVolumeSourceCinderVolumeID, o.cinder_volume_id);
+                  return true;
+              }
+              return false;
+            });
+            return true;
           case 14: v1.Present(Tags::kVolumeSourceCephfs, o.source); return true;
           case 15: v1.Present(Tags::kVolumeSourceFlocker, o.source); return true;
           case 16: v1.Present(Tags::kVolumeSourceDownwardAPI, o.source); return true;
@@ -1304,10 +1331,32 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
           case 19: v1.Present(Tags::kVolumeSourceConfigMap, o.source); return true;
           case 20: v1.Present(Tags::kVolumeSourceVsphereVolume, o.source); return true;
           case 21: v1.Present(Tags::kVolumeSourceQuobyte, o.source); return true;
-          case 22: v1.Present(Tags::kVolumeSourceAzureDisk, o.source); return true;
+          case 22:
+            v1.Present(Tags::kVolumeSourceAzureDisk, o.source);
+            v1.Option(Tags::kVolumeSourceAzureDisk, o.source, [&](auto& v2, uint32_t n2) -> bool {
+              switch (n2) {
+                case 2:
+                  v2.Field(Tags::kVolumeSourceAzureDiskDiskURI, o.azure_disk_uri);
+                  return true;
+                case 6: v2.Field(Tags::kVolumeSourceAzureDiskKind, o.azure_disk_kind); return true;
+              }
+              return false;
+            });
+            return true;
           case 23: v1.Present(Tags::kVolumeSourcePhotonPersistentDisk, o.source); return true;
           case 26: v1.Present(Tags::kVolumeSourceProjected, o.source); return true;
-          case 24: v1.Present(Tags::kVolumeSourcePortworxVolume, o.source); return true;
+          case 24:
+            v1.Present(Tags::kVolumeSourcePortworxVolume, o.source);
+            v1.Option(
+                Tags::kVolumeSourcePortworxVolume, o.source, [&](auto& v2, uint32_t n2) -> bool {
+                  switch (n2) {
+                    case 1:
+                      v2.Field(Tags::kVolumeSourcePortworxVolumeVolumeID, o.portworx_volume_id);
+                      return true;
+                  }
+                  return false;
+                });
+            return true;
           case 25: v1.Present(Tags::kVolumeSourceScaleIO, o.source); return true;
           case 27: v1.Present(Tags::kVolumeSourceStorageos, o.source); return true;
           case 28:
@@ -1338,43 +1387,51 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Volume::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:98: Volume::name must hold a std::string");
+              "pkg/api/schema/core.txt:99: Volume::name must hold a std::string");
 static_assert(Fits<decltype(Volume::source), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:99: Volume::source must hold a std::string (the name of the "
-              "field present)");
+              "pkg/api/schema/core.txt:100: Volume::source must hold a std::string (the name of "
+              "the field present)");
 static_assert(Fits<decltype(Volume::claim_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:100: Volume::claim_name must hold a std::string");
+              "pkg/api/schema/core.txt:101: Volume::claim_name must hold a std::string");
 static_assert(Fits<decltype(Volume::claim_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:101: Volume::claim_read_only must hold a bool");
+              "pkg/api/schema/core.txt:102: Volume::claim_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::csi_driver), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:102: Volume::csi_driver must hold a std::string");
+              "pkg/api/schema/core.txt:103: Volume::csi_driver must hold a std::string");
 static_assert(Fits<decltype(Volume::gce_pd_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:103: Volume::gce_pd_name must hold a std::string");
+              "pkg/api/schema/core.txt:104: Volume::gce_pd_name must hold a std::string");
 static_assert(Fits<decltype(Volume::gce_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:104: Volume::gce_read_only must hold a bool");
+              "pkg/api/schema/core.txt:105: Volume::gce_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::aws_volume_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:105: Volume::aws_volume_id must hold a std::string");
+              "pkg/api/schema/core.txt:106: Volume::aws_volume_id must hold a std::string");
+static_assert(Fits<decltype(Volume::cinder_volume_id), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/core.txt:107: Volume::cinder_volume_id must hold a std::string");
+static_assert(Fits<decltype(Volume::azure_disk_uri), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/core.txt:108: Volume::azure_disk_uri must hold a std::string");
+static_assert(Fits<decltype(Volume::azure_disk_kind), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/core.txt:109: Volume::azure_disk_kind must hold a std::string");
+static_assert(Fits<decltype(Volume::portworx_volume_id), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/core.txt:110: Volume::portworx_volume_id must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_target_portal), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:106: Volume::iscsi_target_portal must hold a std::string");
+              "pkg/api/schema/core.txt:111: Volume::iscsi_target_portal must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_iqn), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:107: Volume::iscsi_iqn must hold a std::string");
+              "pkg/api/schema/core.txt:112: Volume::iscsi_iqn must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_lun), Type::kInt32, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:108: Volume::iscsi_lun must hold an int32_t");
+              "pkg/api/schema/core.txt:113: Volume::iscsi_lun must hold an int32_t");
 static_assert(Fits<decltype(Volume::iscsi_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:109: Volume::iscsi_read_only must hold a bool");
+              "pkg/api/schema/core.txt:114: Volume::iscsi_read_only must hold a bool");
 static_assert(
     Fits<decltype(Volume::rbd_monitors), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:110: Volume::rbd_monitors must hold a list of a std::string");
+    "pkg/api/schema/core.txt:115: Volume::rbd_monitors must hold a list of a std::string");
 static_assert(Fits<decltype(Volume::rbd_image), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:111: Volume::rbd_image must hold a std::string");
+              "pkg/api/schema/core.txt:116: Volume::rbd_image must hold a std::string");
 static_assert(Fits<decltype(Volume::rbd_pool), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:112: Volume::rbd_pool must hold a std::string");
+              "pkg/api/schema/core.txt:117: Volume::rbd_pool must hold a std::string");
 static_assert(Fits<decltype(Volume::rbd_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:113: Volume::rbd_read_only must hold a bool");
+              "pkg/api/schema/core.txt:118: Volume::rbd_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::image_reference), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:114: Volume::image_reference must hold a std::string");
+              "pkg/api/schema/core.txt:119: Volume::image_reference must hold a std::string");
 
-// --- Toleration <- k8s.io/api/core/v1.Toleration (pkg/api/schema/core.txt:116)
+// --- Toleration <- k8s.io/api/core/v1.Toleration (pkg/api/schema/core.txt:121)
 
 struct TolerationTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -1409,18 +1466,18 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Toleration::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:117: Toleration::key must hold a std::string");
+              "pkg/api/schema/core.txt:122: Toleration::key must hold a std::string");
 static_assert(Fits<decltype(Toleration::op), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:118: Toleration::op must hold a std::string");
+              "pkg/api/schema/core.txt:123: Toleration::op must hold a std::string");
 static_assert(Fits<decltype(Toleration::value), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:119: Toleration::value must hold a std::string");
+              "pkg/api/schema/core.txt:124: Toleration::value must hold a std::string");
 static_assert(Fits<decltype(Toleration::effect), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:120: Toleration::effect must hold a std::string");
+              "pkg/api/schema/core.txt:125: Toleration::effect must hold a std::string");
 static_assert(Fits<decltype(Toleration::toleration_seconds), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:121: Toleration::toleration_seconds must hold an int64_t");
+              "pkg/api/schema/core.txt:126: Toleration::toleration_seconds must hold an int64_t");
 
 // --- TopologySpreadConstraint <- k8s.io/api/core/v1.TopologySpreadConstraint
-// (pkg/api/schema/core.txt:123)
+// (pkg/api/schema/core.txt:128)
 
 struct TopologySpreadConstraintTags {
   static constexpr Tag kMaxSkew{"maxSkew", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1467,35 +1524,35 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(TopologySpreadConstraint::max_skew), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:124: TopologySpreadConstraint::max_skew must hold an int32_t");
+    "pkg/api/schema/core.txt:129: TopologySpreadConstraint::max_skew must hold an int32_t");
 static_assert(
     Fits<decltype(TopologySpreadConstraint::topology_key), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:125: TopologySpreadConstraint::topology_key must hold a std::string");
+    "pkg/api/schema/core.txt:130: TopologySpreadConstraint::topology_key must hold a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::when_unsatisfiable), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:126: TopologySpreadConstraint::when_unsatisfiable must hold "
+              "pkg/api/schema/core.txt:131: TopologySpreadConstraint::when_unsatisfiable must hold "
               "a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::label_selector), Type::kMessage, false, 0,
                    LabelSelector, false>(),
-              "pkg/api/schema/core.txt:127: TopologySpreadConstraint::label_selector must hold "
+              "pkg/api/schema/core.txt:132: TopologySpreadConstraint::label_selector must hold "
               "LabelSelector");
 static_assert(
     Fits<decltype(TopologySpreadConstraint::min_domains), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:128: TopologySpreadConstraint::min_domains must hold an int32_t");
+    "pkg/api/schema/core.txt:133: TopologySpreadConstraint::min_domains must hold an int32_t");
 static_assert(Fits<decltype(TopologySpreadConstraint::node_affinity_policy), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:129: TopologySpreadConstraint::node_affinity_policy must "
+              "pkg/api/schema/core.txt:134: TopologySpreadConstraint::node_affinity_policy must "
               "hold a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::node_taints_policy), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:130: TopologySpreadConstraint::node_taints_policy must hold "
+              "pkg/api/schema/core.txt:135: TopologySpreadConstraint::node_taints_policy must hold "
               "a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::match_label_keys), Type::kString, true, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:131: TopologySpreadConstraint::match_label_keys must hold a "
+              "pkg/api/schema/core.txt:136: TopologySpreadConstraint::match_label_keys must hold a "
               "list of a std::string");
 
-// --- PodResourceClaim <- k8s.io/api/core/v1.PodResourceClaim (pkg/api/schema/core.txt:133)
+// --- PodResourceClaim <- k8s.io/api/core/v1.PodResourceClaim (pkg/api/schema/core.txt:138)
 
 struct PodResourceClaimTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -1525,16 +1582,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodResourceClaim::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:134: PodResourceClaim::name must hold a std::string");
+              "pkg/api/schema/core.txt:139: PodResourceClaim::name must hold a std::string");
 static_assert(
     Fits<decltype(PodResourceClaim::resource_claim_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:135: PodResourceClaim::resource_claim_name must hold a std::string");
+    "pkg/api/schema/core.txt:140: PodResourceClaim::resource_claim_name must hold a std::string");
 static_assert(Fits<decltype(PodResourceClaim::resource_claim_template_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:136: PodResourceClaim::resource_claim_template_name must "
+              "pkg/api/schema/core.txt:141: PodResourceClaim::resource_claim_template_name must "
               "hold a std::string");
 
-// --- Affinity <- k8s.io/api/core/v1.Affinity (pkg/api/schema/core.txt:138)
+// --- Affinity <- k8s.io/api/core/v1.Affinity (pkg/api/schema/core.txt:143)
 
 struct AffinityTags {
   static constexpr Tag kNodeAffinity{"nodeAffinity", 1, Wire::kLen, Type::kMessage, false, false};
@@ -1564,15 +1621,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(Affinity::node_affinity), Type::kMessage, false, 0, NodeAffinity, false>(),
-    "pkg/api/schema/core.txt:139: Affinity::node_affinity must hold NodeAffinity");
+    "pkg/api/schema/core.txt:144: Affinity::node_affinity must hold NodeAffinity");
 static_assert(
     Fits<decltype(Affinity::pod_affinity), Type::kMessage, false, 0, PodAffinity, false>(),
-    "pkg/api/schema/core.txt:140: Affinity::pod_affinity must hold PodAffinity");
+    "pkg/api/schema/core.txt:145: Affinity::pod_affinity must hold PodAffinity");
 static_assert(
     Fits<decltype(Affinity::pod_anti_affinity), Type::kMessage, false, 0, PodAffinity, false>(),
-    "pkg/api/schema/core.txt:141: Affinity::pod_anti_affinity must hold PodAffinity");
+    "pkg/api/schema/core.txt:146: Affinity::pod_anti_affinity must hold PodAffinity");
 
-// --- NodeAffinity <- k8s.io/api/core/v1.NodeAffinity (pkg/api/schema/core.txt:143)
+// --- NodeAffinity <- k8s.io/api/core/v1.NodeAffinity (pkg/api/schema/core.txt:148)
 
 struct NodeAffinityTags {
   static constexpr Tag kRequiredDuringSchedulingIgnoredDuringExecution{
@@ -1612,14 +1669,14 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(NodeAffinity::required), Type::kMessage, false, 0, NodeSelector, false>(),
-    "pkg/api/schema/core.txt:144: NodeAffinity::required must hold NodeSelector");
+    "pkg/api/schema/core.txt:149: NodeAffinity::required must hold NodeSelector");
 static_assert(Fits<decltype(NodeAffinity::preferred), Type::kMessage, true, 0,
                    PreferredSchedulingTerm, false>(),
-              "pkg/api/schema/core.txt:145: NodeAffinity::preferred must hold a list of "
+              "pkg/api/schema/core.txt:150: NodeAffinity::preferred must hold a list of "
               "PreferredSchedulingTerm");
 
 // --- PreferredSchedulingTerm <- k8s.io/api/core/v1.PreferredSchedulingTerm
-// (pkg/api/schema/core.txt:147)
+// (pkg/api/schema/core.txt:152)
 
 struct PreferredSchedulingTermTags {
   static constexpr Tag kWeight{"weight", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1645,13 +1702,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PreferredSchedulingTerm::weight), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:148: PreferredSchedulingTerm::weight must hold an int32_t");
+    "pkg/api/schema/core.txt:153: PreferredSchedulingTerm::weight must hold an int32_t");
 static_assert(
     Fits<decltype(PreferredSchedulingTerm::preference), Type::kMessage, false, 0, NodeSelectorTerm,
          false>(),
-    "pkg/api/schema/core.txt:149: PreferredSchedulingTerm::preference must hold NodeSelectorTerm");
+    "pkg/api/schema/core.txt:154: PreferredSchedulingTerm::preference must hold NodeSelectorTerm");
 
-// --- PodAffinity <- k8s.io/api/core/v1.PodAffinity (pkg/api/schema/core.txt:152)
+// --- PodAffinity <- k8s.io/api/core/v1.PodAffinity (pkg/api/schema/core.txt:157)
 
 struct PodAffinityTags {
   static constexpr Tag kRequiredDuringSchedulingIgnoredDuringExecution{
@@ -1686,13 +1743,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PodAffinity::required), Type::kMessage, true, 0, PodAffinityTerm, false>(),
-    "pkg/api/schema/core.txt:153: PodAffinity::required must hold a list of PodAffinityTerm");
+    "pkg/api/schema/core.txt:158: PodAffinity::required must hold a list of PodAffinityTerm");
 static_assert(Fits<decltype(PodAffinity::preferred), Type::kMessage, true, 0,
                    WeightedPodAffinityTerm, false>(),
-              "pkg/api/schema/core.txt:154: PodAffinity::preferred must hold a list of "
+              "pkg/api/schema/core.txt:159: PodAffinity::preferred must hold a list of "
               "WeightedPodAffinityTerm");
 
-// --- PodAffinityTerm <- k8s.io/api/core/v1.PodAffinityTerm (pkg/api/schema/core.txt:156)
+// --- PodAffinityTerm <- k8s.io/api/core/v1.PodAffinityTerm (pkg/api/schema/core.txt:161)
 
 struct PodAffinityTermTags {
   static constexpr Tag kLabelSelector{"labelSelector", 1, Wire::kLen, Type::kMessage, false, false};
@@ -1733,27 +1790,27 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 static_assert(
     Fits<decltype(PodAffinityTerm::label_selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/core.txt:157: PodAffinityTerm::label_selector must hold LabelSelector");
+    "pkg/api/schema/core.txt:162: PodAffinityTerm::label_selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PodAffinityTerm::namespaces), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:158: PodAffinityTerm::namespaces must hold a list of a std::string");
+    "pkg/api/schema/core.txt:163: PodAffinityTerm::namespaces must hold a list of a std::string");
 static_assert(Fits<decltype(PodAffinityTerm::topology_key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:159: PodAffinityTerm::topology_key must hold a std::string");
+              "pkg/api/schema/core.txt:164: PodAffinityTerm::topology_key must hold a std::string");
 static_assert(
     Fits<decltype(PodAffinityTerm::namespace_selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/core.txt:160: PodAffinityTerm::namespace_selector must hold LabelSelector");
+    "pkg/api/schema/core.txt:165: PodAffinityTerm::namespace_selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PodAffinityTerm::match_label_keys), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:161: PodAffinityTerm::match_label_keys must hold a list of a "
+    "pkg/api/schema/core.txt:166: PodAffinityTerm::match_label_keys must hold a list of a "
     "std::string");
 static_assert(
     Fits<decltype(PodAffinityTerm::mismatch_label_keys), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:162: PodAffinityTerm::mismatch_label_keys must hold a list of a "
+    "pkg/api/schema/core.txt:167: PodAffinityTerm::mismatch_label_keys must hold a list of a "
     "std::string");
 
 // --- WeightedPodAffinityTerm <- k8s.io/api/core/v1.WeightedPodAffinityTerm
-// (pkg/api/schema/core.txt:164)
+// (pkg/api/schema/core.txt:169)
 
 struct WeightedPodAffinityTermTags {
   static constexpr Tag kWeight{"weight", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1780,13 +1837,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(WeightedPodAffinityTerm::weight), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:165: WeightedPodAffinityTerm::weight must hold an int32_t");
+    "pkg/api/schema/core.txt:170: WeightedPodAffinityTerm::weight must hold an int32_t");
 static_assert(
     Fits<decltype(WeightedPodAffinityTerm::term), Type::kMessage, false, 0, PodAffinityTerm,
          false>(),
-    "pkg/api/schema/core.txt:166: WeightedPodAffinityTerm::term must hold PodAffinityTerm");
+    "pkg/api/schema/core.txt:171: WeightedPodAffinityTerm::term must hold PodAffinityTerm");
 
-// --- PodStatus <- k8s.io/api/core/v1.PodStatus (pkg/api/schema/core.txt:168)
+// --- PodStatus <- k8s.io/api/core/v1.PodStatus (pkg/api/schema/core.txt:173)
 
 struct PodStatusTags {
   static constexpr Tag kPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
@@ -1836,33 +1893,33 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodStatus::phase), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:169: PodStatus::phase must hold a std::string");
+              "pkg/api/schema/core.txt:174: PodStatus::phase must hold a std::string");
 static_assert(Fits<decltype(PodStatus::conditions), Type::kMessage, true, 0, Condition, false>(),
-              "pkg/api/schema/core.txt:170: PodStatus::conditions must hold a list of Condition");
+              "pkg/api/schema/core.txt:175: PodStatus::conditions must hold a list of Condition");
 static_assert(
     Fits<decltype(PodStatus::start_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:171: PodStatus::start_time must hold a std::string (RFC 3339)");
+    "pkg/api/schema/core.txt:176: PodStatus::start_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(PodStatus::container_statuses), Type::kMessage, true, 0,
                    ContainerStatus, false>(),
-              "pkg/api/schema/core.txt:172: PodStatus::container_statuses must hold a list of "
+              "pkg/api/schema/core.txt:177: PodStatus::container_statuses must hold a list of "
               "ContainerStatus");
 static_assert(Fits<decltype(PodStatus::qos_class), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:173: PodStatus::qos_class must hold a std::string");
+              "pkg/api/schema/core.txt:178: PodStatus::qos_class must hold a std::string");
 static_assert(Fits<decltype(PodStatus::init_container_statuses), Type::kMessage, true, 0,
                    ContainerStatus, false>(),
-              "pkg/api/schema/core.txt:174: PodStatus::init_container_statuses must hold a list of "
+              "pkg/api/schema/core.txt:179: PodStatus::init_container_statuses must hold a list of "
               "ContainerStatus");
 static_assert(
     Fits<decltype(PodStatus::nominated_node_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:175: PodStatus::nominated_node_name must hold a std::string");
+    "pkg/api/schema/core.txt:180: PodStatus::nominated_node_name must hold a std::string");
 static_assert(
     Fits<decltype(PodStatus::allocated_resources), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:176: PodStatus::allocated_resources must hold a ResourceList");
+    "pkg/api/schema/core.txt:181: PodStatus::allocated_resources must hold a ResourceList");
 static_assert(
     Fits<decltype(PodStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
-    "pkg/api/schema/core.txt:177: PodStatus::resources must hold AppliedResources");
+    "pkg/api/schema/core.txt:182: PodStatus::resources must hold AppliedResources");
 
-// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:179)
+// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:184)
 
 struct ConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -1904,23 +1961,23 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Condition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:180: Condition::type must hold a std::string");
+              "pkg/api/schema/core.txt:185: Condition::type must hold a std::string");
 static_assert(Fits<decltype(Condition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:181: Condition::status must hold a std::string");
+              "pkg/api/schema/core.txt:186: Condition::status must hold a std::string");
 static_assert(
     Fits<decltype(Condition::last_probe_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:182: Condition::last_probe_time must hold a std::string (RFC 3339)");
+    "pkg/api/schema/core.txt:187: Condition::last_probe_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::last_transition_time), Type::kTime, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:183: Condition::last_transition_time must hold a "
+              "pkg/api/schema/core.txt:188: Condition::last_transition_time must hold a "
               "std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:184: Condition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:189: Condition::reason must hold a std::string");
 static_assert(Fits<decltype(Condition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:185: Condition::message must hold a std::string");
+              "pkg/api/schema/core.txt:190: Condition::message must hold a std::string");
 static_assert(Fits<decltype(Condition::observed_generation), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:186: Condition::observed_generation must hold an int64_t");
+              "pkg/api/schema/core.txt:191: Condition::observed_generation must hold an int64_t");
 
-// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:188)
+// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:193)
 
 struct ContainerStatusTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -1949,16 +2006,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ContainerStatus::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:189: ContainerStatus::name must hold a std::string");
+              "pkg/api/schema/core.txt:194: ContainerStatus::name must hold a std::string");
 static_assert(
     Fits<decltype(ContainerStatus::allocated_resources), Type::kResourceList, false, 0, void,
          false>(),
-    "pkg/api/schema/core.txt:190: ContainerStatus::allocated_resources must hold a ResourceList");
+    "pkg/api/schema/core.txt:195: ContainerStatus::allocated_resources must hold a ResourceList");
 static_assert(
     Fits<decltype(ContainerStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
-    "pkg/api/schema/core.txt:191: ContainerStatus::resources must hold AppliedResources");
+    "pkg/api/schema/core.txt:196: ContainerStatus::resources must hold AppliedResources");
 
-// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:194)
+// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:199)
 
 struct AppliedResourcesTags {
   static constexpr Tag kLimits{"limits", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -1984,12 +2041,12 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(AppliedResources::limits), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:195: AppliedResources::limits must hold a ResourceList");
+    "pkg/api/schema/core.txt:200: AppliedResources::limits must hold a ResourceList");
 static_assert(
     Fits<decltype(AppliedResources::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:196: AppliedResources::requests must hold a ResourceList");
+    "pkg/api/schema/core.txt:201: AppliedResources::requests must hold a ResourceList");
 
-// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:198)
+// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:203)
 
 struct NodeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -2020,13 +2077,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Node::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-              "pkg/api/schema/core.txt:199: Node::metadata must hold ObjectMeta");
+              "pkg/api/schema/core.txt:204: Node::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(Node::spec), Type::kMessage, false, 0, NodeSpec, false>(),
-              "pkg/api/schema/core.txt:200: Node::spec must hold NodeSpec");
+              "pkg/api/schema/core.txt:205: Node::spec must hold NodeSpec");
 static_assert(Fits<decltype(Node::status), Type::kMessage, false, 0, NodeStatus, false>(),
-              "pkg/api/schema/core.txt:201: Node::status must hold NodeStatus");
+              "pkg/api/schema/core.txt:206: Node::status must hold NodeStatus");
 
-// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:203)
+// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:208)
 
 struct NodeSpecTags {
   static constexpr Tag kProviderID{"providerID", 3, Wire::kLen, Type::kString, false, false};
@@ -2054,13 +2111,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeSpec::provider_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:204: NodeSpec::provider_id must hold a std::string");
+              "pkg/api/schema/core.txt:209: NodeSpec::provider_id must hold a std::string");
 static_assert(Fits<decltype(NodeSpec::unschedulable), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:205: NodeSpec::unschedulable must hold a bool");
+              "pkg/api/schema/core.txt:210: NodeSpec::unschedulable must hold a bool");
 static_assert(Fits<decltype(NodeSpec::taints), Type::kMessage, true, 0, Taint, false>(),
-              "pkg/api/schema/core.txt:206: NodeSpec::taints must hold a list of Taint");
+              "pkg/api/schema/core.txt:211: NodeSpec::taints must hold a list of Taint");
 
-// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:208)
+// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:213)
 
 struct TaintTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -2088,13 +2145,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Taint::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:209: Taint::key must hold a std::string");
+              "pkg/api/schema/core.txt:214: Taint::key must hold a std::string");
 static_assert(Fits<decltype(Taint::value), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:210: Taint::value must hold a std::string");
+              "pkg/api/schema/core.txt:215: Taint::value must hold a std::string");
 static_assert(Fits<decltype(Taint::effect), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:211: Taint::effect must hold a std::string");
+              "pkg/api/schema/core.txt:216: Taint::effect must hold a std::string");
 
-// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:213)
+// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:218)
 
 struct NodeStatusTags {
   static constexpr Tag kCapacity{"capacity", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -2130,19 +2187,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeStatus::capacity), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:214: NodeStatus::capacity must hold a ResourceList");
+              "pkg/api/schema/core.txt:219: NodeStatus::capacity must hold a ResourceList");
 static_assert(Fits<decltype(NodeStatus::allocatable), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:215: NodeStatus::allocatable must hold a ResourceList");
+              "pkg/api/schema/core.txt:220: NodeStatus::allocatable must hold a ResourceList");
 static_assert(
     Fits<decltype(NodeStatus::conditions), Type::kMessage, true, 0, NodeCondition, false>(),
-    "pkg/api/schema/core.txt:216: NodeStatus::conditions must hold a list of NodeCondition");
+    "pkg/api/schema/core.txt:221: NodeStatus::conditions must hold a list of NodeCondition");
 static_assert(Fits<decltype(NodeStatus::images), Type::kMessage, true, 0, ContainerImage, false>(),
-              "pkg/api/schema/core.txt:217: NodeStatus::images must hold a list of ContainerImage");
+              "pkg/api/schema/core.txt:222: NodeStatus::images must hold a list of ContainerImage");
 static_assert(
     Fits<decltype(NodeStatus::declared_features), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:218: NodeStatus::declared_features must hold a list of a std::string");
+    "pkg/api/schema/core.txt:223: NodeStatus::declared_features must hold a list of a std::string");
 
-// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:220)
+// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:225)
 
 struct NodeConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -2177,19 +2234,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeCondition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:221: NodeCondition::type must hold a std::string");
+              "pkg/api/schema/core.txt:226: NodeCondition::type must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:222: NodeCondition::status must hold a std::string");
+              "pkg/api/schema/core.txt:227: NodeCondition::status must hold a std::string");
 static_assert(
     Fits<decltype(NodeCondition::last_transition_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:223: NodeCondition::last_transition_time must hold a std::string (RFC "
+    "pkg/api/schema/core.txt:228: NodeCondition::last_transition_time must hold a std::string (RFC "
     "3339)");
 static_assert(Fits<decltype(NodeCondition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:224: NodeCondition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:229: NodeCondition::reason must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:225: NodeCondition::message must hold a std::string");
+              "pkg/api/schema/core.txt:230: NodeCondition::message must hold a std::string");
 
-// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:227)
+// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:232)
 
 struct ContainerImageTags {
   static constexpr Tag kNames{"names", 1, Wire::kLen, Type::kString, true, false};
@@ -2215,9 +2272,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ContainerImage::names), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:228: ContainerImage::names must hold a list of a std::string");
+    "pkg/api/schema/core.txt:233: ContainerImage::names must hold a list of a std::string");
 static_assert(Fits<decltype(ContainerImage::size_bytes), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:229: ContainerImage::size_bytes must hold an int64_t");
+              "pkg/api/schema/core.txt:234: ContainerImage::size_bytes must hold an int64_t");
 
 // --- Namespace <- k8s.io/api/core/v1.Namespace (pkg/api/schema/core_other.txt:4)
 
@@ -4013,6 +4070,8 @@ struct CSIDriverTags {
                                             Type::kBool,       false, false};
   static constexpr Tag kSpecRequiresRepublish{"requiresRepublish", 7,     Wire::kVarint,
                                               Type::kBool,         false, false};
+  static constexpr Tag kSpecPreventPodSchedulingIfMissing{
+      "preventPodSchedulingIfMissing", 11, Wire::kVarint, Type::kBool, false, false};
   static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
 };
 
@@ -4026,6 +4085,7 @@ void VisitFields(V& v, T& o) {
     v1.Field(Tags::kSpecAttachRequired, o.attach_required);
     v1.Field(Tags::kSpecStorageCapacity, o.storage_capacity);
     v1.Field(Tags::kSpecRequiresRepublish, o.requires_republish);
+    v1.Field(Tags::kSpecPreventPodSchedulingIfMissing, o.prevent_pod_scheduling_if_missing);
   });
 }
 
@@ -4040,6 +4100,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
           case 1: v1.Field(Tags::kSpecAttachRequired, o.attach_required); return true;
           case 4: v1.Field(Tags::kSpecStorageCapacity, o.storage_capacity); return true;
           case 7: v1.Field(Tags::kSpecRequiresRepublish, o.requires_republish); return true;
+          case 11:
+            v1.Field(Tags::kSpecPreventPodSchedulingIfMissing, o.prevent_pod_scheduling_if_missing);
+            return true;
         }
         return false;
       });
@@ -4056,8 +4119,12 @@ static_assert(Fits<decltype(CSIDriver::storage_capacity), Type::kBool, false, 0,
               "pkg/api/schema/storage.txt:54: CSIDriver::storage_capacity must hold a bool");
 static_assert(Fits<decltype(CSIDriver::requires_republish), Type::kBool, false, 0, void, false>(),
               "pkg/api/schema/storage.txt:55: CSIDriver::requires_republish must hold a bool");
+static_assert(
+    Fits<decltype(CSIDriver::prevent_pod_scheduling_if_missing), Type::kBool, false, 0, void,
+         false>(),
+    "pkg/api/schema/storage.txt:56: CSIDriver::prevent_pod_scheduling_if_missing must hold a bool");
 
-// --- PersistentVolume <- k8s.io/api/core/v1.PersistentVolume (pkg/api/schema/storage.txt:57)
+// --- PersistentVolume <- k8s.io/api/core/v1.PersistentVolume (pkg/api/schema/storage.txt:58)
 
 struct PersistentVolumeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -4081,9 +4148,86 @@ struct PersistentVolumeTags {
                                                             Type::kString, false, false};
   static constexpr Tag kSpecPersistentVolumeSourceCsiVolumeHandle{"volumeHandle", 2,     Wire::kLen,
                                                                   Type::kString,  false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceGcePersistentDisk{
+      "gcePersistentDisk", 1, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAwsElasticBlockStore{
+      "awsElasticBlockStore", 2, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceHostPath{"hostPath",     3,     Wire::kLen,
+                                                           Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceGlusterfs{"glusterfs",    4,     Wire::kLen,
+                                                            Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceNfs{"nfs",          5,     Wire::kLen,
+                                                      Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceRbd{"rbd",          6,     Wire::kLen,
+                                                      Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceIscsi{"iscsi",        7,     Wire::kLen,
+                                                        Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceCinder{"cinder",       8,     Wire::kLen,
+                                                         Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceCephfs{"cephfs",       9,     Wire::kLen,
+                                                         Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceFc{"fc",           10,    Wire::kLen,
+                                                     Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceFlocker{"flocker",      11,    Wire::kLen,
+                                                          Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceFlexVolume{"flexVolume",   12,    Wire::kLen,
+                                                             Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAzureFile{"azureFile",    13,    Wire::kLen,
+                                                            Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceVsphereVolume{"vsphereVolume", 14,    Wire::kLen,
+                                                                Type::kMessage,  false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceQuobyte{"quobyte",      15,    Wire::kLen,
+                                                          Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAzureDisk{"azureDisk",    16,    Wire::kLen,
+                                                            Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourcePhotonPersistentDisk{
+      "photonPersistentDisk", 17, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourcePortworxVolume{
+      "portworxVolume", 18, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceScaleIO{"scaleIO",      19,    Wire::kLen,
+                                                          Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceLocal{"local",        20,    Wire::kLen,
+                                                        Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceStorageos{"storageos",    21,    Wire::kLen,
+                                                            Type::kMessage, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceGcePersistentDiskPdName{
+      "pdName", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAwsElasticBlockStoreVolumeID{
+      "volumeID", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceCinderVolumeID{"volumeID",    1,     Wire::kLen,
+                                                                 Type::kString, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAzureDiskDiskURI{"diskURI",     2,     Wire::kLen,
+                                                                   Type::kString, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourceAzureDiskKind{"kind",        6,     Wire::kLen,
+                                                                Type::kString, false, false};
+  static constexpr Tag kSpecPersistentVolumeSourcePortworxVolumeVolumeID{
+      "volumeID", 1, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kStatus{"status", 3, Wire::kLen, Type::kMessage, false, false};
   static constexpr Tag kStatusPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
   static constexpr std::string_view kApiVersion = "v1";
+  static constexpr Tag kSpecPersistentVolumeSourceOptions[] = {
+      kSpecPersistentVolumeSourceCsi,
+      kSpecPersistentVolumeSourceGcePersistentDisk,
+      kSpecPersistentVolumeSourceAwsElasticBlockStore,
+      kSpecPersistentVolumeSourceHostPath,
+      kSpecPersistentVolumeSourceGlusterfs,
+      kSpecPersistentVolumeSourceNfs,
+      kSpecPersistentVolumeSourceRbd,
+      kSpecPersistentVolumeSourceIscsi,
+      kSpecPersistentVolumeSourceCinder,
+      kSpecPersistentVolumeSourceCephfs,
+      kSpecPersistentVolumeSourceFc,
+      kSpecPersistentVolumeSourceFlocker,
+      kSpecPersistentVolumeSourceFlexVolume,
+      kSpecPersistentVolumeSourceAzureFile,
+      kSpecPersistentVolumeSourceVsphereVolume,
+      kSpecPersistentVolumeSourceQuobyte,
+      kSpecPersistentVolumeSourceAzureDisk,
+      kSpecPersistentVolumeSourcePhotonPersistentDisk,
+      kSpecPersistentVolumeSourcePortworxVolume,
+      kSpecPersistentVolumeSourceScaleIO,
+      kSpecPersistentVolumeSourceLocal,
+      kSpecPersistentVolumeSourceStorageos};
 };
 
 PersistentVolumeTags TagsOf(Kind<PersistentVolume>);  // for KindTags only
@@ -4102,9 +4246,26 @@ void VisitFields(V& v, T& o) {
     v1.Field(Tags::kSpecVolumeMode, o.volume_mode);
     v1.Field(Tags::kSpecVolumeAttributesClassName, o.volume_attributes_class_name);
     v1.Group(Tags::kSpecPersistentVolumeSource, [&](auto& v2) {
-      v2.Group(Tags::kSpecPersistentVolumeSourceCsi, [&](auto& v3) {
+      v2.Present(Tags::kSpecPersistentVolumeSourceOptions, o.source);
+      v2.Option(Tags::kSpecPersistentVolumeSourceCsi, o.source, [&](auto& v3) {
         v3.Field(Tags::kSpecPersistentVolumeSourceCsiDriver, o.csi_driver);
         v3.Field(Tags::kSpecPersistentVolumeSourceCsiVolumeHandle, o.csi_volume_handle);
+      });
+      v2.Option(Tags::kSpecPersistentVolumeSourceGcePersistentDisk, o.source, [&](auto& v3) {
+        v3.Field(Tags::kSpecPersistentVolumeSourceGcePersistentDiskPdName, o.gce_pd_name);
+      });
+      v2.Option(Tags::kSpecPersistentVolumeSourceAwsElasticBlockStore, o.source, [&](auto& v3) {
+        v3.Field(Tags::kSpecPersistentVolumeSourceAwsElasticBlockStoreVolumeID, o.aws_volume_id);
+      });
+      v2.Option(Tags::kSpecPersistentVolumeSourceCinder, o.source, [&](auto& v3) {
+        v3.Field(Tags::kSpecPersistentVolumeSourceCinderVolumeID, o.cinder_volume_id);
+      });
+      v2.Option(Tags::kSpecPersistentVolumeSourceAzureDisk, o.source, [&](auto& v3) {
+        v3.Field(Tags::kSpecPersistentVolumeSourceAzureDiskDiskURI, o.azure_disk_uri);
+        v3.Field(Tags::kSpecPersistentVolumeSourceAzureDiskKind, o.azure_disk_kind);
+      });
+      v2.Option(Tags::kSpecPersistentVolumeSourcePortworxVolume, o.source, [&](auto& v3) {
+        v3.Field(Tags::kSpecPersistentVolumeSourcePortworxVolumeVolumeID, o.portworx_volume_id);
       });
     });
   });
@@ -4139,19 +4300,127 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
             v1.Group(Tags::kSpecPersistentVolumeSource, [&](auto& v2, uint32_t n2) -> bool {
               switch (n2) {
                 case 22:
-                  v2.Group(Tags::kSpecPersistentVolumeSourceCsi,
-                           [&](auto& v3, uint32_t n3) -> bool {
-                             switch (n3) {
-                               case 1:
-                                 v3.Field(Tags::kSpecPersistentVolumeSourceCsiDriver, o.csi_driver);
-                                 return true;
-                               case 2:
-                                 v3.Field(Tags::kSpecPersistentVolumeSourceCsiVolumeHandle,
-                                          o.csi_volume_handle);
-                                 return true;
-                             }
-                             return false;
-                           });
+                  v2.Present(Tags::kSpecPersistentVolumeSourceCsi, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourceCsi, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 1:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceCsiDriver,
+                                           o.csi_driver);
+                                  return true;
+                                case 2:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceCsiVolumeHandle,
+                                           o.csi_volume_handle);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 1:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceGcePersistentDisk, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourceGcePersistentDisk, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 1:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceGcePersistentDiskPdName,
+                                           o.gce_pd_name);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 2:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceAwsElasticBlockStore, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourceAwsElasticBlockStore, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 1:
+                                  v3.Field(
+                                      Tags::kSpecPersistentVolumeSourceAwsElasticBlockStoreVolumeID,
+                                      o.aws_volume_id);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 3:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceHostPath, o.source);
+                  return true;
+                case 4:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceGlusterfs, o.source);
+                  return true;
+                case 5: v2.Present(Tags::kSpecPersistentVolumeSourceNfs, o.source); return true;
+                case 6: v2.Present(Tags::kSpecPersistentVolumeSourceRbd, o.source); return true;
+                case 7: v2.Present(Tags::kSpecPersistentVolumeSourceIscsi, o.source); return true;
+                case 8:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceCinder, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourceCinder, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 1:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceCinderVolumeID,
+                                           o.cinder_volume_id);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 9: v2.Present(Tags::kSpecPersistentVolumeSourceCephfs, o.source); return true;
+                case 10: v2.Present(Tags::kSpecPersistentVolumeSourceFc, o.source); return true;
+                case 11:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceFlocker, o.source);
+                  return true;
+                case 12:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceFlexVolume, o.source);
+                  return true;
+                case 13:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceAzureFile, o.source);
+                  return true;
+                case 14:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceVsphereVolume, o.source);
+                  return true;
+                case 15:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceQuobyte, o.source);
+                  return true;
+                case 16:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceAzureDisk, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourceAzureDisk, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 2:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceAzureDiskDiskURI,
+                                           o.azure_disk_uri);
+                                  return true;
+                                case 6:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourceAzureDiskKind,
+                                           o.azure_disk_kind);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 17:
+                  v2.Present(Tags::kSpecPersistentVolumeSourcePhotonPersistentDisk, o.source);
+                  return true;
+                case 18:
+                  v2.Present(Tags::kSpecPersistentVolumeSourcePortworxVolume, o.source);
+                  v2.Option(Tags::kSpecPersistentVolumeSourcePortworxVolume, o.source,
+                            [&](auto& v3, uint32_t n3) -> bool {
+                              switch (n3) {
+                                case 1:
+                                  v3.Field(Tags::kSpecPersistentVolumeSourcePortworxVolumeVolumeID,
+                                           o.portworx_volume_id);
+                                  return true;
+                              }
+                              return false;
+                            });
+                  return true;
+                case 19:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceScaleIO, o.source);
+                  return true;
+                case 20: v2.Present(Tags::kSpecPersistentVolumeSourceLocal, o.source); return true;
+                case 21:
+                  v2.Present(Tags::kSpecPersistentVolumeSourceStorageos, o.source);
                   return true;
               }
               return false;
@@ -4175,40 +4444,61 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PersistentVolume::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/storage.txt:58: PersistentVolume::metadata must hold ObjectMeta");
+    "pkg/api/schema/storage.txt:59: PersistentVolume::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(PersistentVolume::capacity), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:59: PersistentVolume::capacity must hold a ResourceList");
+    "pkg/api/schema/storage.txt:60: PersistentVolume::capacity must hold a ResourceList");
 static_assert(Fits<decltype(PersistentVolume::access_modes), Type::kString, true, 0, void, false>(),
-              "pkg/api/schema/storage.txt:60: PersistentVolume::access_modes must hold a list of a "
+              "pkg/api/schema/storage.txt:61: PersistentVolume::access_modes must hold a list of a "
               "std::string");
 static_assert(
     Fits<decltype(PersistentVolume::storage_class_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:61: PersistentVolume::storage_class_name must hold a std::string");
+    "pkg/api/schema/storage.txt:62: PersistentVolume::storage_class_name must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolume::claim_ref), Type::kMessage, false, 0, ObjectReference, false>(),
-    "pkg/api/schema/storage.txt:62: PersistentVolume::claim_ref must hold ObjectReference");
+    "pkg/api/schema/storage.txt:63: PersistentVolume::claim_ref must hold ObjectReference");
 static_assert(
     Fits<decltype(PersistentVolume::node_affinity), Type::kMessage, false, 0, NodeSelector,
          false>(),
-    "pkg/api/schema/storage.txt:63: PersistentVolume::node_affinity must hold NodeSelector");
+    "pkg/api/schema/storage.txt:64: PersistentVolume::node_affinity must hold NodeSelector");
 static_assert(
     Fits<decltype(PersistentVolume::volume_mode), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:64: PersistentVolume::volume_mode must hold a std::string");
+    "pkg/api/schema/storage.txt:65: PersistentVolume::volume_mode must hold a std::string");
 static_assert(Fits<decltype(PersistentVolume::volume_attributes_class_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/storage.txt:65: PersistentVolume::volume_attributes_class_name must "
+              "pkg/api/schema/storage.txt:66: PersistentVolume::volume_attributes_class_name must "
               "hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolume::csi_driver), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:66: PersistentVolume::csi_driver must hold a std::string");
+    "pkg/api/schema/storage.txt:67: PersistentVolume::csi_driver must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolume::csi_volume_handle), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:67: PersistentVolume::csi_volume_handle must hold a std::string");
+    "pkg/api/schema/storage.txt:68: PersistentVolume::csi_volume_handle must hold a std::string");
+static_assert(Fits<decltype(PersistentVolume::source), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/storage.txt:69: PersistentVolume::source must hold a std::string "
+              "(the name of the field present)");
+static_assert(
+    Fits<decltype(PersistentVolume::gce_pd_name), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:70: PersistentVolume::gce_pd_name must hold a std::string");
+static_assert(
+    Fits<decltype(PersistentVolume::aws_volume_id), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:71: PersistentVolume::aws_volume_id must hold a std::string");
+static_assert(
+    Fits<decltype(PersistentVolume::cinder_volume_id), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:72: PersistentVolume::cinder_volume_id must hold a std::string");
+static_assert(
+    Fits<decltype(PersistentVolume::azure_disk_uri), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:73: PersistentVolume::azure_disk_uri must hold a std::string");
+static_assert(
+    Fits<decltype(PersistentVolume::azure_disk_kind), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:74: PersistentVolume::azure_disk_kind must hold a std::string");
+static_assert(
+    Fits<decltype(PersistentVolume::portworx_volume_id), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:75: PersistentVolume::portworx_volume_id must hold a std::string");
 static_assert(Fits<decltype(PersistentVolume::phase), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:68: PersistentVolume::phase must hold a std::string");
+              "pkg/api/schema/storage.txt:76: PersistentVolume::phase must hold a std::string");
 
-// --- ObjectReference <- k8s.io/api/core/v1.ObjectReference (pkg/api/schema/storage.txt:70)
+// --- ObjectReference <- k8s.io/api/core/v1.ObjectReference (pkg/api/schema/storage.txt:78)
 
 struct ObjectReferenceTags {
   static constexpr Tag kKind{"kind", 1, Wire::kLen, Type::kString, false, false};
@@ -4246,22 +4536,22 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ObjectReference::kind), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:71: ObjectReference::kind must hold a std::string");
+              "pkg/api/schema/storage.txt:79: ObjectReference::kind must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::namespace_), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:72: ObjectReference::namespace_ must hold a std::string");
+              "pkg/api/schema/storage.txt:80: ObjectReference::namespace_ must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:73: ObjectReference::name must hold a std::string");
+              "pkg/api/schema/storage.txt:81: ObjectReference::name must hold a std::string");
 static_assert(Fits<decltype(ObjectReference::uid), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:74: ObjectReference::uid must hold a std::string");
+              "pkg/api/schema/storage.txt:82: ObjectReference::uid must hold a std::string");
 static_assert(
     Fits<decltype(ObjectReference::api_version), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:75: ObjectReference::api_version must hold a std::string");
+    "pkg/api/schema/storage.txt:83: ObjectReference::api_version must hold a std::string");
 static_assert(
     Fits<decltype(ObjectReference::resource_version), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:76: ObjectReference::resource_version must hold a std::string");
+    "pkg/api/schema/storage.txt:84: ObjectReference::resource_version must hold a std::string");
 
 // --- PersistentVolumeClaim <- k8s.io/api/core/v1.PersistentVolumeClaim
-// (pkg/api/schema/storage.txt:78)
+// (pkg/api/schema/storage.txt:86)
 
 struct PersistentVolumeClaimTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -4343,38 +4633,38 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PersistentVolumeClaim::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/storage.txt:79: PersistentVolumeClaim::metadata must hold ObjectMeta");
+    "pkg/api/schema/storage.txt:87: PersistentVolumeClaim::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::access_modes), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/storage.txt:80: PersistentVolumeClaim::access_modes must hold a list of a "
+    "pkg/api/schema/storage.txt:88: PersistentVolumeClaim::access_modes must hold a list of a "
     "std::string");
 static_assert(Fits<decltype(PersistentVolumeClaim::storage_class_name), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/storage.txt:81: PersistentVolumeClaim::storage_class_name must hold "
+              "pkg/api/schema/storage.txt:89: PersistentVolumeClaim::storage_class_name must hold "
               "a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::volume_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:82: PersistentVolumeClaim::volume_name must hold a std::string");
+    "pkg/api/schema/storage.txt:90: PersistentVolumeClaim::volume_name must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:83: PersistentVolumeClaim::requests must hold a ResourceList");
+    "pkg/api/schema/storage.txt:91: PersistentVolumeClaim::requests must hold a ResourceList");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::volume_mode), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:84: PersistentVolumeClaim::volume_mode must hold a std::string");
+    "pkg/api/schema/storage.txt:92: PersistentVolumeClaim::volume_mode must hold a std::string");
 static_assert(Fits<decltype(PersistentVolumeClaim::volume_attributes_class_name), Type::kString,
                    false, 0, void, false>(),
-              "pkg/api/schema/storage.txt:85: PersistentVolumeClaim::volume_attributes_class_name "
+              "pkg/api/schema/storage.txt:93: PersistentVolumeClaim::volume_attributes_class_name "
               "must hold a std::string");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/storage.txt:86: PersistentVolumeClaim::selector must hold LabelSelector");
+    "pkg/api/schema/storage.txt:94: PersistentVolumeClaim::selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PersistentVolumeClaim::phase), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:87: PersistentVolumeClaim::phase must hold a std::string");
+    "pkg/api/schema/storage.txt:95: PersistentVolumeClaim::phase must hold a std::string");
 
 // --- CSIStorageCapacity <- k8s.io/api/storage/v1.CSIStorageCapacity
-// (pkg/api/schema/storage.txt:90)
+// (pkg/api/schema/storage.txt:98)
 
 struct CSIStorageCapacityTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -4414,22 +4704,91 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(CSIStorageCapacity::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/storage.txt:91: CSIStorageCapacity::metadata must hold ObjectMeta");
+    "pkg/api/schema/storage.txt:99: CSIStorageCapacity::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(CSIStorageCapacity::node_topology), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/storage.txt:92: CSIStorageCapacity::node_topology must hold LabelSelector");
+    "pkg/api/schema/storage.txt:100: CSIStorageCapacity::node_topology must hold LabelSelector");
 static_assert(
     Fits<decltype(CSIStorageCapacity::storage_class_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:93: CSIStorageCapacity::storage_class_name must hold a "
+    "pkg/api/schema/storage.txt:101: CSIStorageCapacity::storage_class_name must hold a "
     "std::string");
 static_assert(
     Fits<decltype(CSIStorageCapacity::capacity), Type::kQuantity, false, 0, void, false>(),
-    "pkg/api/schema/storage.txt:94: CSIStorageCapacity::capacity must hold a Quantity");
+    "pkg/api/schema/storage.txt:102: CSIStorageCapacity::capacity must hold a Quantity");
 static_assert(
     Fits<decltype(CSIStorageCapacity::maximum_volume_size), Type::kQuantity, false, 0, void,
          false>(),
-    "pkg/api/schema/storage.txt:95: CSIStorageCapacity::maximum_volume_size must hold a Quantity");
+    "pkg/api/schema/storage.txt:103: CSIStorageCapacity::maximum_volume_size must hold a Quantity");
+
+// --- VolumeAttachment <- k8s.io/api/storage/v1.VolumeAttachment (pkg/api/schema/storage.txt:106)
+
+struct VolumeAttachmentTags {
+  static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpec{"spec", 2, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecAttacher{"attacher", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kSpecSource{"source", 2, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kSpecSourcePersistentVolumeName{"persistentVolumeName", 1,     Wire::kLen,
+                                                       Type::kString,          false, false};
+  static constexpr Tag kSpecNodeName{"nodeName", 3, Wire::kLen, Type::kString, false, false};
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
+};
+
+VolumeAttachmentTags TagsOf(Kind<VolumeAttachment>);  // for KindTags only
+
+template <typename V, Is<VolumeAttachment> T>
+void VisitFields(V& v, T& o) {
+  using Tags = VolumeAttachmentTags;
+  v.Field(Tags::kMetadata, o.metadata);
+  v.Group(Tags::kSpec, [&](auto& v1) {
+    v1.Field(Tags::kSpecAttacher, o.attacher);
+    v1.Group(Tags::kSpecSource, [&](auto& v2) {
+      v2.Field(Tags::kSpecSourcePersistentVolumeName, o.persistent_volume_name);
+    });
+    v1.Field(Tags::kSpecNodeName, o.node_name);
+  });
+}
+
+template <typename V, Is<VolumeAttachment> T>
+bool VisitNumber(V& v, T& o, uint32_t number) {
+  using Tags = VolumeAttachmentTags;
+  switch (number) {
+    case 1: v.Field(Tags::kMetadata, o.metadata); return true;
+    case 2:
+      v.Group(Tags::kSpec, [&](auto& v1, uint32_t n1) -> bool {
+        switch (n1) {
+          case 1: v1.Field(Tags::kSpecAttacher, o.attacher); return true;
+          case 2:
+            v1.Group(Tags::kSpecSource, [&](auto& v2, uint32_t n2) -> bool {
+              switch (n2) {
+                case 1:
+                  v2.Field(Tags::kSpecSourcePersistentVolumeName, o.persistent_volume_name);
+                  return true;
+              }
+              return false;
+            });
+            return true;
+          case 3: v1.Field(Tags::kSpecNodeName, o.node_name); return true;
+        }
+        return false;
+      });
+      return true;
+  }
+  return false;
+}
+
+static_assert(
+    Fits<decltype(VolumeAttachment::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
+    "pkg/api/schema/storage.txt:107: VolumeAttachment::metadata must hold ObjectMeta");
+static_assert(Fits<decltype(VolumeAttachment::attacher), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/storage.txt:108: VolumeAttachment::attacher must hold a std::string");
+static_assert(Fits<decltype(VolumeAttachment::persistent_volume_name), Type::kString, false, 0,
+                   void, false>(),
+              "pkg/api/schema/storage.txt:109: VolumeAttachment::persistent_volume_name must hold "
+              "a std::string");
+static_assert(
+    Fits<decltype(VolumeAttachment::node_name), Type::kString, false, 0, void, false>(),
+    "pkg/api/schema/storage.txt:110: VolumeAttachment::node_name must hold a std::string");
 
 }  // namespace stowage::api::schema
 
@@ -4457,4 +4816,5 @@ static_assert(
   X(CSIDriver)                  \
   X(PersistentVolume)           \
   X(PersistentVolumeClaim)      \
-  X(CSIStorageCapacity)
+  X(CSIStorageCapacity)         \
+  X(VolumeAttachment)

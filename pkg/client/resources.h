@@ -48,6 +48,7 @@ STOWAGE_RESOURCE(CSIStorageCapacity, "/apis/storage.k8s.io/v1", "csistoragecapac
 STOWAGE_RESOURCE(ResourceSlice, "/apis/resource.k8s.io/v1", "resourceslices", false)
 STOWAGE_RESOURCE(ResourceClaim, "/apis/resource.k8s.io/v1", "resourceclaims", true)
 STOWAGE_RESOURCE(ResourceClaimTemplate, "/apis/resource.k8s.io/v1", "resourceclaimtemplates", true)
+STOWAGE_RESOURCE(VolumeAttachment, "/apis/storage.k8s.io/v1", "volumeattachments", false)
 STOWAGE_RESOURCE(DeviceClass, "/apis/resource.k8s.io/v1", "deviceclasses", false)
 STOWAGE_RESOURCE(DeviceTaintRule, "/apis/resource.k8s.io/v1", "devicetaintrules", false)
 #undef STOWAGE_RESOURCE

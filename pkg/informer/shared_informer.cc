@@ -285,5 +285,6 @@ template class SharedInformer<api::ResourceClaim>;
 template class SharedInformer<api::ResourceClaimTemplate>;
 template class SharedInformer<api::DeviceClass>;
 template class SharedInformer<api::DeviceTaintRule>;
+template class SharedInformer<api::VolumeAttachment>;
 
 }  // namespace stowage::informer

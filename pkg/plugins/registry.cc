@@ -13,6 +13,7 @@
 #include "pkg/plugins/node_resources/balanced_allocation.h"
 #include "pkg/plugins/node_resources/fit.h"
 #include "pkg/plugins/node_unschedulable/node_unschedulable.h"
+#include "pkg/plugins/node_volume_limits/node_volume_limits.h"
 #include "pkg/plugins/pod_topology_spread/plugin.h"
 #include "pkg/plugins/queue_sort/queue_sort.h"
 #include "pkg/plugins/scheduling_gates/scheduling_gates.h"
@@ -46,6 +47,7 @@ framework::Registry NewInTreeRegistry() {
       {names::kVolumeBinding, framework::WithArgs<config::VolumeBindingArgs>(volume_binding::New)},
       {names::kVolumeRestrictions, volume_restrictions::New},
       {names::kVolumeZone, volume_zone::New},
+      {names::kNodeVolumeLimits, node_volume_limits::New},
       {names::kImageLocality, image_locality::New},
       {names::kNodeDeclaredFeatures, node_declared_features::New},
       {names::kDynamicResources,
@@ -62,7 +64,6 @@ framework::Registry NewInTreeRegistry() {
 
 const std::vector<std::string_view>& NotYetImplemented() {
   static const auto* list = new std::vector<std::string_view>{
-      names::kNodeVolumeLimits,
       names::kGangScheduling,
       // Added to the default profile only by gates that are off by default in 1.37.
       names::kDeferredPodScheduling,

@@ -163,6 +163,7 @@ void Scheduler::RegisterHandlers() {
   RequeueOnChangesOf<api::CSINode>(framework::EventResource::kCSINode);
   RequeueOnChangesOf<api::CSIDriver>(framework::EventResource::kCSIDriver);
   RequeueOnChangesOf<api::CSIStorageCapacity>(framework::EventResource::kCSIStorageCapacity);
+  RequeueOnChangesOf<api::VolumeAttachment>(framework::EventResource::kVolumeAttachment);
 }
 
 }  // namespace stowage::scheduler

@@ -106,6 +106,9 @@ class FrameworkHandle final : public framework::Handle {
   }
   framework::VolumeWriter* volume_writer() override { return hooks_.volume_writer; }
   bool Stopping() const override { return hooks_.stopping != nullptr && hooks_.stopping->load(); }
+  const framework::Lister<api::VolumeAttachment>& volume_attachments() override {
+    return Get(&FrameworkHandle::volume_attachments_);
+  }
   const framework::Lister<api::Pod>& pods() override {
     if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
     return *pods_;
@@ -175,6 +178,7 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::CSINode>> csi_nodes_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::CSIDriver>> csi_drivers_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::CSIStorageCapacity>> csi_storage_capacities_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::VolumeAttachment>> volume_attachments_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::scheduler

@@ -226,6 +226,7 @@ config::Features ConfigFeatures(const Options& o) {
   f.dra_resource_claim_device_status = fg.Enabled("DRAResourceClaimDeviceStatus");
   f.taint_toleration_comparison_operators = fg.Enabled("TaintTolerationComparisonOperators");
   f.scheduler_async_preemption = fg.Enabled("SchedulerAsyncPreemption");
+  f.volume_limit_scaling = fg.Enabled("VolumeLimitScaling");
   return f;
 }
 

@@ -153,10 +153,11 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   // included; a field dropped from a declaration changes them.
   ExpectGolden<StorageClass>(22);
   ExpectGolden<CSINode>(21);
-  ExpectGolden<CSIDriver>(19);
-  ExpectGolden<PersistentVolume>(41);
+  ExpectGolden<CSIDriver>(20);
+  ExpectGolden<PersistentVolume>(40);
   ExpectGolden<PersistentVolumeClaim>(29);
   ExpectGolden<CSIStorageCapacity>(25);
+  ExpectGolden<VolumeAttachment>(19);
   ExpectGolden<PodDisruptionBudget>(29);
   ExpectGolden<Namespace>(17);
   ExpectGolden<Service>(18);
@@ -224,6 +225,41 @@ TEST(SchemaGolden, EveryVolumeSourceKeepsItsFields) {
   EXPECT_EQ(v[6].csi_driver, "");
 }
 
+// The in-tree sources NodeVolumeLimits translates to CSI, inline and in PersistentVolumes.
+TEST(SchemaGolden, InTreeSourcesKeepTheirFields) {
+  auto pod = Decode<Pod>(R"({"spec":{"volumes":[
+      {"name":"a","cinder":{"volumeID":"c"}},
+      {"name":"b","azureDisk":{"diskName":"d","diskURI":"uri","kind":"Managed"}},
+      {"name":"c","portworxVolume":{"volumeID":"px"}},
+      {"name":"d","azureDisk":{"diskName":"d","diskURI":"uri2"}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const auto& v = pod->spec.volumes;
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0].cinder_volume_id, "c");
+  EXPECT_EQ(v[1].source, "azureDisk");
+  EXPECT_EQ(v[1].azure_disk_uri, "uri");
+  EXPECT_EQ(v[1].azure_disk_kind, "Managed");
+  EXPECT_EQ(v[2].portworx_volume_id, "px");
+  EXPECT_EQ(v[3].azure_disk_kind, std::nullopt);
+  for (const char* json : {R"({"spec":{"gcePersistentDisk":{"pdName":"pd"}}})",
+                           R"({"spec":{"awsElasticBlockStore":{"volumeID":"vol"}}})",
+                           R"({"spec":{"csi":{"driver":"drv","volumeHandle":"h"}}})",
+                           R"({"spec":{"hostPath":{"path":"/p"}}})"}) {
+    auto pv = Decode<PersistentVolume>(json);
+    ASSERT_TRUE(pv.ok()) << pv.status();
+    if (pv->source == "gcePersistentDisk") {
+      EXPECT_EQ(pv->gce_pd_name, "pd");
+    } else if (pv->source == "awsElasticBlockStore") {
+      EXPECT_EQ(pv->aws_volume_id, "vol");
+    } else if (pv->source == "csi") {
+      EXPECT_EQ(pv->csi_driver, "drv");
+      EXPECT_EQ(pv->csi_volume_handle, "h");
+    } else {
+      EXPECT_EQ(pv->source, "hostPath") << json;
+    }
+  }
+}
+
 TEST(SchemaGolden, AWrongMapKeyIsCaught) {
   std::string json = stowage::testing::ReadFixture("schema/ResourceSlice.json");
   auto at = json.find("\"spec.devices.attributes\"");
@@ -261,6 +297,12 @@ class Follow {
     auto& e = c.emplace_back();
     Descend([&](uint32_t n) { return f(*this, e, n); });
   }
+  // A one-of's option: its name is no member; its fields are reached through it.
+  void Present(const Tag&, std::string&) {}
+  template <typename F>
+  void Option(const Tag&, std::string&, F&& f) {
+    Descend([&](uint32_t n) { return f(*this, n); });
+  }
   const Tag& last() const { return last_; }
 
  private:
@@ -296,6 +338,8 @@ TEST(SchemaNumbers, ReachTheMemberThroughNestedAndEmbeddedMessages) {
   EXPECT_EQ(FollowNumbers(pv, {2, 2, 22, 1}, &last), &pv.csi_driver);
   EXPECT_EQ(last.json, "driver");
   EXPECT_EQ(FollowNumbers(pv, {2, 2, 22, 2}), &pv.csi_volume_handle);
+  EXPECT_EQ(FollowNumbers(pv, {2, 2, 1, 1}), &pv.gce_pd_name);  // gcePersistentDisk.pdName
+  EXPECT_EQ(FollowNumbers(pv, {2, 2, 16, 6}), &pv.azure_disk_kind);
   EXPECT_EQ(FollowNumbers(pv, {2, 9, 1}), &pv.node_affinity);
   EXPECT_EQ(FollowNumbers(pv, {3, 1}), &pv.phase);
   EXPECT_EQ(FollowNumbers(pv, {2, 2, 22, 3}), nullptr);  // fsType: not kept

@@ -194,6 +194,9 @@ TEST(BuildConfig, FeatureGatesReachDefaulting) {
   EXPECT_FALSE(f.generic_workload);
   EXPECT_FALSE(f.in_place_pod_vertical_scaling_scheduler_preemption);
   EXPECT_TRUE(f.dynamic_resource_allocation);
+  EXPECT_TRUE(f.volume_limit_scaling);  // beta, on in 1.37
+  EXPECT_FALSE(
+      ConfigFeatures(MustParse({"--feature-gates=VolumeLimitScaling=false"})).volume_limit_scaling);
 }
 
 TEST(BuildConfig, RunsOptionValidationFirst) {

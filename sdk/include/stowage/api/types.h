@@ -300,7 +300,12 @@ struct Volume {
   std::string csi_driver;   // csi.driver
   std::string gce_pd_name;  // gcePersistentDisk.pdName
   bool gce_read_only = false;
-  std::string aws_volume_id;    // awsElasticBlockStore.volumeID
+  std::string aws_volume_id;  // awsElasticBlockStore.volumeID
+  // The in-tree sources NodeVolumeLimits counts through their CSI migration.
+  std::string cinder_volume_id;                // cinder.volumeID
+  std::string azure_disk_uri;                  // azureDisk.diskURI
+  std::optional<std::string> azure_disk_kind;  // azureDisk.kind (Shared, Dedicated, Managed)
+  std::string portworx_volume_id;              // portworxVolume.volumeID
   std::string image_reference;  // image.reference (ImageVolume), counted by ImageLocality
   std::string iscsi_iqn;        // iscsi.iqn
   std::string iscsi_target_portal;
@@ -472,6 +477,15 @@ struct PersistentVolume {
   std::string csi_driver;
   std::string csi_volume_handle;
   std::string phase;
+  // The JSON key of the volume's source (csi, gcePersistentDisk, hostPath, ...), and the fields
+  // of the in-tree sources NodeVolumeLimits counts through their CSI migration.
+  std::string source;
+  std::string gce_pd_name;                     // gcePersistentDisk.pdName
+  std::string aws_volume_id;                   // awsElasticBlockStore.volumeID
+  std::string cinder_volume_id;                // cinder.volumeID
+  std::string azure_disk_uri;                  // azureDisk.diskURI
+  std::optional<std::string> azure_disk_kind;  // azureDisk.kind
+  std::string portworx_volume_id;              // portworxVolume.volumeID
   friend bool operator==(const PersistentVolume&, const PersistentVolume&) = default;
 };
 
@@ -524,7 +538,19 @@ struct CSIDriver {
   std::optional<bool> attach_required;
   std::optional<bool> storage_capacity;
   std::optional<bool> requires_republish;
+  // True: a node whose CSINode does not list the driver cannot run its pods (VolumeLimitScaling).
+  std::optional<bool> prevent_pod_scheduling_if_missing;
   friend bool operator==(const CSIDriver&, const CSIDriver&) = default;
+};
+
+// storage.k8s.io/v1 VolumeAttachment: a CSI driver's attachment of a volume to a node, which
+// NodeVolumeLimits counts against the node's limit for the driver.
+struct VolumeAttachment {
+  ObjectMeta metadata;
+  std::string attacher;                               // the CSI driver's name
+  std::optional<std::string> persistent_volume_name;  // spec.source.persistentVolumeName
+  std::string node_name;
+  friend bool operator==(const VolumeAttachment&, const VolumeAttachment&) = default;
 };
 
 // storage.k8s.io/v1 CSIStorageCapacity: the space a CSI driver has for a class in one topology

@@ -238,6 +238,10 @@ class Handle {
   virtual VolumeWriter* volume_writer() { return nullptr; }
   // True once the scheduler has begun to stop: long waits in plugins (PreBind's) end early.
   virtual bool Stopping() const { return false; }
+  // The VolumeAttachments NodeVolumeLimits counts against a node's CSI limits.
+  virtual const Lister<api::VolumeAttachment>& volume_attachments() {
+    return EmptyLister<api::VolumeAttachment>::Instance();
+  }
 };
 
 }  // namespace stowage::framework

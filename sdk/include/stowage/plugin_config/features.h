@@ -36,6 +36,9 @@ struct Features {
   bool scheduler_async_preemption = true;
   // Alpha, off: TaintToleration's Gt and Lt operators compare integer values.
   bool taint_toleration_comparison_operators = false;
+  // Beta, on in 1.37: NodeVolumeLimits rejects a node whose CSINode lacks a driver whose
+  // CSIDriver sets preventPodSchedulingIfMissing.
+  bool volume_limit_scaling = true;
 };
 
 }  // namespace stowage::config

@@ -18,6 +18,16 @@ inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes
 // GetPersistentVolumeClaimClass); empty for none.
 std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
 
+// The name of the claim the ephemeral volume controller creates for a generic ephemeral volume
+// of pod: <pod>-<volume> (component-helpers' ephemeral.VolumeClaimName).
+std::string EphemeralClaimName(const api::Pod& pod, const api::Volume& volume);
+
+// Whether pod is the controller of claim, in its namespace (ephemeral.VolumeIsForPod): an
+// ephemeral volume's claim must be. When not, upstream's error names both.
+bool EphemeralClaimIsForPod(const api::Pod& pod, const api::PersistentVolumeClaim& claim);
+std::string EphemeralClaimNotForPodMessage(const api::Pod& pod,
+                                           const api::PersistentVolumeClaim& claim);
+
 }  // namespace stowage::plugins::helper
 
 #pragma GCC visibility pop
