@@ -78,19 +78,29 @@ func parallelCreate(ctx context.Context, n int, what string, create func(ctx con
 	return CreateResult{Count: n, Seconds: time.Since(start).Seconds()}, firstErr
 }
 
-// CreateNodes creates the workload's nodes, status included (no kubelet will set it).
+// CreateNodes creates the workload's nodes, status included (no kubelet will set it), each
+// followed by its CSINode when the workload has csiNode.
 func CreateNodes(ctx context.Context, cs kubernetes.Interface, w *Workload, t Templates) (CreateResult, error) {
 	return parallelCreate(ctx, w.Nodes, "node", func(ctx context.Context, i int) error {
-		_, err := cs.CoreV1().Nodes().Create(ctx, w.NodeAt(t, i), metav1.CreateOptions{})
+		n := w.NodeAt(t, i)
+		_, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+		if w.CSINode == nil || (err != nil && !apierrors.IsAlreadyExists(err)) {
+			return err
+		}
+		_, err = cs.StorageV1().CSINodes().Create(ctx, w.CSINode.CSINodeAt(n.Name), metav1.CreateOptions{})
 		return err
 	})
 }
 
 // CreatePods creates n pods from template in namespace ns, numbered from first (several
-// templates can then share a namespace).
-func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, first, n int, template *v1.Pod) (CreateResult, error) {
+// templates can then share a namespace). With claims, pod i uses claim pvc-<i> of ns.
+func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, first, n int, template *v1.Pod, claims bool) (CreateResult, error) {
 	return parallelCreate(ctx, n, "pod in "+ns, func(ctx context.Context, i int) error {
-		_, err := cs.CoreV1().Pods(ns).Create(ctx, PodAt(template, ns, first+i), metav1.CreateOptions{})
+		p := PodAt(template, ns, first+i)
+		if claims {
+			WithClaim(p, ClaimName(first+i))
+		}
+		_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
 		return err
 	})
 }

@@ -33,6 +33,8 @@ func main() {
 	upstream := flag.String("upstream", "tests/cluster/bin/kube-scheduler", "kube-scheduler binary")
 	binder := flag.String("binder", "tests/cluster/bin/benchbinder", "round-robin binder binary")
 	testcluster := flag.String("testcluster", "tests/cluster/bin/testcluster", "testcluster binary")
+	kcm := flag.String("kube-controller-manager", "",
+		"kube-controller-manager binary, for workloads with volumes.pvController (default: beside -testcluster)")
 	verbosity := flag.Int("v", 2, "log verbosity given to both schedulers (scheduler_perf uses 2)")
 	workers := flag.Int("binder-workers", 16, "concurrent bindings of the ceiling binder")
 	cycle := flag.String("cycle", "", "bench_cycle JSON output to include in the report")
@@ -71,8 +73,11 @@ func main() {
 	if *runs < 1 {
 		fatal(fmt.Errorf("-runs must be at least 1"))
 	}
+	if *kcm == "" {
+		*kcm = filepath.Join(filepath.Dir(*testcluster), "kube-controller-manager")
+	}
 	env := RunEnv{TestCluster: *testcluster, WorkDir: filepath.Join(*out, "work"),
-		LogDir: filepath.Join(*out, "logs")}
+		LogDir: filepath.Join(*out, "logs"), ControllerManager: *kcm}
 	for _, d := range []string{env.WorkDir, env.LogDir, filepath.Join(*out, "runs")} {
 		fatal(os.MkdirAll(d, 0o755))
 	}

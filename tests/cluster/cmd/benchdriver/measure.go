@@ -63,7 +63,7 @@ func (x *runner) measureStream() (err error) {
 	}
 	created := make(chan outcome, 1)
 	go func() {
-		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod)
+		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.Volumes != nil)
 		created <- outcome{res, err}
 	}()
 	// The churn runs beside the creation until every measured pod is bound.
@@ -116,7 +116,7 @@ func (x *runner) measureBacklog() error {
 	x.stopScheduler()
 	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
 	defer cancel()
-	res, err := CreatePods(ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod)
+	res, err := CreatePods(ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.Volumes != nil)
 	if err != nil {
 		return fmt.Errorf("backlog: %w", err)
 	}

@@ -59,7 +59,10 @@ type RunResult struct {
 	QPS         int    `json:"qps"`
 	Burst       int    `json:"burst"`
 
-	NodeCreateRate      float64 `json:"nodeCreatePodsPerSecond"`
+	NodeCreateRate float64 `json:"nodeCreatePodsPerSecond"`
+	// Storage shapes: volumes and claims created during set-up, and how fast.
+	StorageObjects      int     `json:"storageObjects,omitempty"`
+	StorageCreateRate   float64 `json:"storageCreatePerSecond,omitempty"`
 	CreatorRate         float64 `json:"creatorPodsPerSecond"` // measured pods created per second
 	CreatorSeconds      float64 `json:"creatorSeconds"`
 	StartToFirstBinding float64 `json:"startToFirstBindingSeconds"`
@@ -93,6 +96,8 @@ type RunEnv struct {
 	TestCluster string
 	WorkDir     string // cluster data and configs (removed per run)
 	LogDir      string
+	// ControllerManager is kube-controller-manager, for workloads with volumes.pvController.
+	ControllerManager string
 }
 
 func writeConfig(path, kubeconfig string, w *Workload) error {
@@ -141,10 +146,14 @@ type runner struct {
 	cfgPath string
 	child   *Child
 	port    int
+	pvCtrl  *Child // kube-controller-manager's PV binder, when the workload asks for it
 }
 
 func (x *runner) cleanup() {
 	x.stopScheduler()
+	if x.pvCtrl != nil {
+		x.pvCtrl.Stop(20 * time.Second)
+	}
 	if x.col != nil {
 		x.col.Close()
 	}
@@ -170,6 +179,16 @@ func (x *runner) setup() error {
 			return err
 		}
 	}
+	if x.w.Volumes != nil && x.w.Volumes.PVController {
+		if x.env.ControllerManager == "" {
+			return fmt.Errorf("volumes.pvController needs kube-controller-manager (-kube-controller-manager)")
+		}
+		log := filepath.Join(x.env.LogDir, fmt.Sprintf("%s-%s-%d.pv-controller.log", x.w.Slug(), x.spec.Name, x.r.Run))
+		if x.pvCtrl, err = StartChild("kube-controller-manager", x.env.ControllerManager,
+			pvControllerArgs(x.cl.Kubeconfig), log); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
 	defer cancel()
 	nodes, err := CreateNodes(ctx, x.cl.Client, x.w, x.t)
@@ -177,11 +196,17 @@ func (x *runner) setup() error {
 		return err
 	}
 	x.r.NodeCreateRate = nodes.Rate()
+	storage, err := StorageSetup(ctx, x.cl.Client, x.w, x.t)
+	if err != nil {
+		return err
+	}
+	x.r.StorageObjects, x.r.StorageCreateRate = storage.Count, storage.Rate()
 	// One template after another, as scheduler_perf's successive createPods ops; the
 	// scheduler is not running yet, so its queue sees them in this order.
 	for k, template := range x.t.InitPods {
 		for _, ns := range x.w.InitNamespaceNames() {
-			if _, err := CreatePods(ctx, x.cl.Client, ns, k*x.w.InitPods, x.w.InitPods, template); err != nil {
+			if _, err := CreatePods(ctx, x.cl.Client, ns, k*x.w.InitPods, x.w.InitPods, template,
+				x.w.Volumes != nil); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -58,6 +59,11 @@ type Workload struct {
 	// (scheduler_perf's churn op in create mode); churn pods are not measured.
 	ChurnTemplate             map[string]any `json:"churnTemplate,omitempty"`
 	ChurnIntervalMilliseconds int            `json:"churnIntervalMilliseconds,omitempty"`
+	// Storage (volumes.go): a claim per init and measured pod, CSINodes beside the nodes, and
+	// StorageClasses (merge patches over an empty class, each with its name) created first.
+	Volumes        *VolumeSpec      `json:"volumes,omitempty"`
+	CSINode        *CSINodeSpec     `json:"csiNode,omitempty"`
+	StorageClasses []map[string]any `json:"storageClasses,omitempty"`
 }
 
 type workloadFile struct {
@@ -99,6 +105,9 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: churnTemplate and churnIntervalMilliseconds go together", where)
 		case w.ChurnTemplate != nil && w.Mode == ModeBacklog:
 			return nil, fmt.Errorf("%s: churn needs the stream mode (the backlog mode has no creation phase)", where)
+		}
+		if err := w.checkVolumes(); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if w.Mode == "" {
 			f.Workloads[i].Mode = ModeStream
@@ -207,6 +216,10 @@ type Templates struct {
 	InitPods []*v1.Pod
 	Pod      *v1.Pod
 	Churn    *v1.Pod // nil without churn
+	// Storage (nil or empty without it).
+	PVC            *v1.PersistentVolumeClaim
+	PV             *v1.PersistentVolume
+	StorageClasses []*storagev1.StorageClass
 }
 
 func decodeTemplate(base string, patch map[string]any, into any) error {
@@ -253,7 +266,7 @@ func (w *Workload) Templates() (Templates, error) {
 		}
 		t.InitPods = append(t.InitPods, p)
 	}
-	return t, nil
+	return t, w.decodeStorageTemplates(&t)
 }
 
 // NodeAt is node i: a copy of the template named scheduler-perf-NNNNN with its hostname label
