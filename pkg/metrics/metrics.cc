@@ -77,6 +77,7 @@ struct Scheduler {
   std::unique_ptr<ChildCache<prometheus::Gauge>> inflight;
   std::unique_ptr<ChildCache<prometheus::Histogram>> preemption_duration;
   std::unique_ptr<ChildCache<prometheus::Counter>> preemption_total;
+  std::unique_ptr<ChildCache<prometheus::Counter>> volume_stage_errors;
 };
 
 Scheduler::Scheduler(const FeatureGates& g) {
@@ -116,7 +117,7 @@ Scheduler::Scheduler(const FeatureGates& g) {
   auto& inflight_family = Add<Gauge>(on, f::InflightEvents());
   Add<Counter>(on, f::PreQueueingHintEvaluations());
   Add<Counter>(on, f::VolumeBinderCacheRequests());
-  Add<Counter>(on, f::VolumeSchedulingStageError());
+  auto& volume_errors = Add<Counter>(on, f::VolumeSchedulingStageError());
   Registry& async_preemption = g.scheduler_async_preemption ? on : Unserved();
   auto& pre_duration = Add<Histogram>(async_preemption, f::PreemptionGoroutinesDuration());
   auto& pre_total = Add<Counter>(async_preemption, f::PreemptionGoroutinesExecution());
@@ -154,6 +155,7 @@ Scheduler::Scheduler(const FeatureGates& g) {
   cache_size = {&cache.Add({{"type", "assumed_pods"}}), &cache.Add({{"type", "pods"}}),
                 &cache.Add({{"type", "nodes"}})};
   event_handling = Cache(events, f::EventHandlingDuration());
+  volume_stage_errors = Cache(volume_errors, f::VolumeSchedulingStageError());
   sli = Cache(sli_family, f::PodSchedulingSliDuration());
   incoming = Cache(incoming_family, f::QueueIncomingPods());
   goroutines = Cache(goroutines_family, f::Goroutines());
@@ -321,6 +323,9 @@ void ObservePodScheduled(int attempts, double sli_seconds) {
 prometheus::Counter& PodScheduledAfterFlush() { return *S().after_flush; }
 prometheus::Counter& PreemptionAttempts() { return *S().preemption_attempts; }
 prometheus::Histogram& PreemptionVictims() { return *S().preemption_victims; }
+prometheus::Counter& VolumeSchedulingStageError(std::string_view operation) {
+  return S().volume_stage_errors->Get({operation});
+}
 
 void ObservePreemptionGoroutine(bool success, double seconds) {
   std::string_view result = success ? "success" : "error";

@@ -118,5 +118,7 @@ prometheus::Counter& PodScheduledAfterFlush();
 prometheus::Counter& PreemptionAttempts();
 prometheus::Histogram& PreemptionVictims();
 void ObservePreemptionGoroutine(bool success, double seconds);
+// volume_scheduling_stage_error_total{operation}: predicate, assume or bind.
+prometheus::Counter& VolumeSchedulingStageError(std::string_view operation);
 
 }  // namespace stowage::metrics

@@ -109,6 +109,21 @@ class FrameworkHandle final : public framework::Handle {
   const framework::Lister<api::VolumeAttachment>& volume_attachments() override {
     return Get(&FrameworkHandle::volume_attachments_);
   }
+  const framework::Lister<api::ResourceClaim>& resource_claims() override {
+    return Get(&FrameworkHandle::resource_claims_);
+  }
+  const framework::Lister<api::ResourceClaimTemplate>& resource_claim_templates() override {
+    return Get(&FrameworkHandle::resource_claim_templates_);
+  }
+  const framework::Lister<api::ResourceSlice>& resource_slices() override {
+    return Get(&FrameworkHandle::resource_slices_);
+  }
+  const framework::Lister<api::DeviceClass>& device_classes() override {
+    return Get(&FrameworkHandle::device_classes_);
+  }
+  const framework::Lister<api::DeviceTaintRule>& device_taint_rules() override {
+    return Get(&FrameworkHandle::device_taint_rules_);
+  }
   const framework::Lister<api::Pod>& pods() override {
     if (!pods_) return framework::EmptyLister<api::Pod>::Instance();
     return *pods_;
@@ -132,6 +147,7 @@ class FrameworkHandle final : public framework::Handle {
     task();
   }
   framework::PreemptionMetrics& preemption_metrics() override { return preemption_metrics_; }
+  framework::VolumeMetrics& volume_metrics() override { return volume_metrics_; }
   const std::vector<framework::Extender*>& extenders() const override { return hooks_.extenders; }
 
  private:
@@ -155,6 +171,13 @@ class FrameworkHandle final : public framework::Handle {
     }
   };
 
+  class VolumeStageErrors final : public framework::VolumeMetrics {
+   public:
+    void StageError(std::string_view operation) override {
+      metrics::VolumeSchedulingStageError(operation).Increment();
+    }
+  };
+
   const framework::NodeInfoLister& snapshot_;
   framework::Parallelizer& pool_;
   framework::PodWriter& writer_;
@@ -163,6 +186,7 @@ class FrameworkHandle final : public framework::Handle {
   const SchedulerHooks hooks_;
   std::unique_ptr<InformerLister<api::Pod>> pods_;  // set once, in the constructor
   Metrics preemption_metrics_;
+  VolumeStageErrors volume_metrics_;
   Mutex mu_;
   std::unique_ptr<InformerLister<api::Namespace>> namespaces_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::Service>> services_ GUARDED_BY(mu_);
@@ -179,6 +203,12 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::CSIDriver>> csi_drivers_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::CSIStorageCapacity>> csi_storage_capacities_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::VolumeAttachment>> volume_attachments_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::ResourceClaim>> resource_claims_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::ResourceClaimTemplate>> resource_claim_templates_
+      GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::ResourceSlice>> resource_slices_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::DeviceClass>> device_classes_ GUARDED_BY(mu_);
+  std::unique_ptr<InformerLister<api::DeviceTaintRule>> device_taint_rules_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::scheduler

@@ -2,9 +2,11 @@
 // volume plugins' tests put there.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "stowage/api/types.h"
 #include "tests/testing/fake_handle.h"
@@ -19,6 +21,7 @@ class StorageHandle final : public FakeHandle {
   FakeLister<api::StorageClass> classes;
   FakeLister<api::CSIDriver> drivers;
   FakeLister<api::CSIStorageCapacity> capacities;
+  FakeLister<api::CSINode> csinodes;
   FakeLister<api::Pod> pod_list;
   framework::VolumeWriter* writer = nullptr;
   const framework::Lister<api::PersistentVolume>& persistent_volumes() override { return pvs; }
@@ -27,11 +30,30 @@ class StorageHandle final : public FakeHandle {
   }
   const framework::Lister<api::StorageClass>& storage_classes() override { return classes; }
   const framework::Lister<api::CSIDriver>& csi_drivers() override { return drivers; }
+  const framework::Lister<api::CSINode>& csi_nodes() override { return csinodes; }
   const framework::Lister<api::CSIStorageCapacity>& csi_storage_capacities() override {
     return capacities;
   }
   const framework::Lister<api::Pod>& pods() override { return pod_list; }
   framework::VolumeWriter* volume_writer() override { return writer; }
+  framework::VolumeMetrics& volume_metrics() override { return recorder_; }
+
+  // The volume binder's stage errors by operation, in the order they were counted.
+  std::vector<std::string> stage_errors() const {
+    std::lock_guard<std::mutex> l(recorder_.mu);
+    return recorder_.operations;
+  }
+
+ private:
+  struct Recorder final : framework::VolumeMetrics {
+    mutable std::mutex mu;
+    std::vector<std::string> operations;
+    void StageError(std::string_view operation) override {
+      std::lock_guard<std::mutex> l(mu);
+      operations.emplace_back(operation);
+    }
+  };
+  Recorder recorder_;
 };
 
 // A claim of namespace "default", bound to volume when it is given, of class cls if any.

@@ -124,7 +124,96 @@ std::string GceZonalHandle(std::string_view zone, const std::string& pd) {
   return "projects/" + std::string(kUnspecified) + "/zones/" + std::string(zone) + "/disks/" + pd;
 }
 
+constexpr std::string_view kZoneGA = "topology.kubernetes.io/zone";
+constexpr std::string_view kRegionGA = "topology.kubernetes.io/region";
+constexpr std::string_view kZoneBeta = "failure-domain.beta.kubernetes.io/zone";
+constexpr std::string_view kRegionBeta = "failure-domain.beta.kubernetes.io/region";
+
+bool HasKey(const std::optional<api::NodeSelector>& affinity, std::string_view key) {
+  if (!affinity) return false;
+  for (const api::NodeSelectorTerm& t : affinity->terms) {
+    for (const api::NodeSelectorRequirement& r : t.match_expressions) {
+      if (r.key == key) return true;
+    }
+  }
+  return false;
+}
+
+// Whether any expression with this key has a value (upstream's getTopologyValues is not empty).
+bool HasValues(const std::optional<api::NodeSelector>& affinity, std::string_view key) {
+  if (!affinity) return false;
+  for (const api::NodeSelectorTerm& t : affinity->terms) {
+    for (const api::NodeSelectorRequirement& r : t.match_expressions) {
+      if (r.key == key && !r.values.empty()) return true;
+    }
+  }
+  return false;
+}
+
+void ReplaceKey(std::optional<api::NodeSelector>& affinity, std::string_view from,
+                std::string_view to) {
+  for (api::NodeSelectorTerm& t : affinity->terms) {
+    for (api::NodeSelectorRequirement& r : t.match_expressions) {
+      if (r.key == from) r.key = std::string(to);
+    }
+  }
+}
+
+// The CSI topology key that replaces the zone key, for the plugins whose translation has one.
+std::optional<std::string_view> CsiZoneKey(std::string_view in_tree) {
+  if (in_tree == kGCEPDInTreePluginName) return "topology.gke.io/zone";
+  if (in_tree == kAWSEBSInTreePluginName) return "topology.ebs.csi.aws.com/zone";
+  if (in_tree == kCinderInTreePluginName) return "topology.cinder.csi.openstack.org/zone";
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<api::NodeSelector> CsiNodeAffinityOf(const api::PersistentVolume& pv) {
+  std::optional<api::NodeSelector> affinity = pv.node_affinity;
+  const Migration* m = BySource(pv.source);
+  std::optional<std::string_view> csi_key = m ? CsiZoneKey(m->in_tree) : std::nullopt;
+  if (!csi_key) return affinity;
+  // The affinity's keys decide between GA and beta labels, then the PV's labels; GA by default.
+  bool beta = false;
+  if (HasKey(affinity, kZoneGA)) {
+    beta = false;
+  } else if (HasKey(affinity, kZoneBeta)) {
+    beta = true;
+  } else if (pv.metadata.labels.Get(kZoneGA) != nullptr) {
+    beta = false;
+  } else if (pv.metadata.labels.Get(kZoneBeta) != nullptr) {
+    beta = true;
+  }
+  const std::string_view zone_key = beta ? kZoneBeta : kZoneGA;
+  if (HasValues(affinity, zone_key)) {
+    ReplaceKey(affinity, zone_key, *csi_key);
+  } else if (const std::string* label = pv.metadata.labels.Get(zone_key)) {
+    std::set<std::string> zones;  // trimmed, without empties, sorted
+    for (std::string& zone : Split(*label, "__")) {
+      const size_t b = zone.find_first_not_of(" \t\n\v\f\r");
+      if (b == std::string::npos) continue;
+      zones.insert(zone.substr(b, zone.find_last_not_of(" \t\n\v\f\r") - b + 1));
+    }
+    if (!zones.empty()) {
+      if (!affinity) affinity.emplace();
+      if (affinity->terms.empty()) affinity->terms.emplace_back();
+      for (api::NodeSelectorTerm& t : affinity->terms) {
+        t.match_expressions.push_back(
+            {std::string(*csi_key), "In", std::vector<std::string>(zones.begin(), zones.end())});
+      }
+    }
+  }
+  // Nodes may carry only the GA region label, so a beta region key is replaced.
+  if (beta && HasValues(affinity, kRegionBeta)) ReplaceKey(affinity, kRegionBeta, kRegionGA);
+  return affinity;
+}
+
+bool CsiMigrationOn(std::string_view in_tree_name) {
+  return in_tree_name == kAWSEBSInTreePluginName || in_tree_name == kGCEPDInTreePluginName ||
+         in_tree_name == kAzureDiskInTreePluginName || in_tree_name == kCinderInTreePluginName ||
+         in_tree_name == kPortworxInTreePluginName;
+}
 
 bool IsInlineMigratable(const api::Volume& volume) { return BySource(volume.source) != nullptr; }
 

@@ -1,5 +1,7 @@
 #include "stowage/plugins/helper/storage.h"
 
+#include <algorithm>
+
 namespace stowage::plugins::helper {
 
 std::string ClaimClass(const api::PersistentVolumeClaim& pvc) {
@@ -24,6 +26,13 @@ std::string EphemeralClaimNotForPodMessage(const api::Pod& pod,
   return "PVC " + claim.metadata.namespace_ + "/" + claim.metadata.name +
          " was not created for pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +
          " (pod is not owner)";
+}
+
+bool PodNamesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& claim) {
+  if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
+  return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const api::Volume& v) {
+    return v.source == "persistentVolumeClaim" && v.claim_name == claim.metadata.name;
+  });
 }
 
 }  // namespace stowage::plugins::helper

@@ -7,6 +7,7 @@
 
 #include "stowage/api/labels.h"
 #include "stowage/common/log.h"
+#include "stowage/plugins/helper/csi_translation.h"
 #include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_binding {
@@ -26,9 +27,48 @@ bool OlderThan(const api::ObjectMeta& seen, const api::ObjectMeta& written) {
   return a < b;
 }
 
-bool AffinityFits(const api::PersistentVolume& pv, const api::Node& node) {
+// The in-tree plugin of a PV the binder reads through CSI translation; empty for other PVs.
+std::string_view MigrationOnPlugin(const api::PersistentVolume& pv) {
+  std::optional<std::string_view> name = helper::InTreePluginNameOf(pv);
+  return name && helper::CsiMigrationOn(*name) ? *name : std::string_view();
+}
+
+// Whether the node's CSINode names the plugin in its migrated-plugins annotation.
+bool MigratedOn(std::string_view plugin, const api::CSINode* csi_node) {
+  if (csi_node == nullptr) return false;
+  const std::string* list = csi_node->metadata.annotations.Get(helper::kAnnMigratedPlugins);
+  if (list == nullptr) return false;
+  std::string_view rest = *list;
+  while (true) {
+    const size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == plugin) return true;
+    if (comma == std::string_view::npos) return false;
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+// Whether the PV's node affinity admits the node, translating it first where upstream's
+// tryTranslatePVToCSI would.
+StatusOr<bool> AffinityFits(const api::PersistentVolume& pv, const api::Node& node,
+                            const api::CSINode* csi_node) {
+  std::string_view plugin = MigrationOnPlugin(pv);
+  if (!plugin.empty() && MigratedOn(plugin, csi_node)) {
+    auto translated = helper::TranslatePVToCsi(pv);
+    if (!translated.ok()) {
+      return FailedPreconditionError("could not translate pv: " +
+                                     std::string(translated.status().message()));
+    }
+    std::optional<api::NodeSelector> affinity = helper::CsiNodeAffinityOf(pv);
+    return !affinity ||
+           api::NodeSelectorMatcher::Compile(*affinity).Matches(node.metadata.labels, "");
+  }
   return !pv.node_affinity ||
          api::NodeSelectorMatcher::Compile(*pv.node_affinity).Matches(node.metadata.labels, "");
+}
+
+std::string AffinityMismatch(const api::PersistentVolume& pv, const api::Node& node) {
+  return "pv \"" + pv.metadata.name + "\" node affinity doesn't match node \"" +
+         node.metadata.name + "\": no matching NodeSelectorTerms";
 }
 
 }  // namespace
@@ -40,6 +80,7 @@ Binder::Binder(framework::Handle& handle, Options options)
       pvc_cache_(handle.persistent_volume_claims()),
       classes_(handle.storage_classes()),
       drivers_(handle.csi_drivers()),
+      csi_nodes_(handle.csi_nodes()),
       capacities_(handle.csi_storage_capacities()) {}
 
 PodVolumeClaims Binder::Resolve(const PodClaims& claims) const {
@@ -49,8 +90,15 @@ PodVolumeClaims Binder::Resolve(const PodClaims& claims) const {
     auto pv = pv_cache_.Get("", pvc->volume_name);
     if (pv == nullptr) {
       b.missing = true;
-    } else if (pv->node_affinity) {
-      b.affinity = api::NodeSelectorMatcher::Compile(*pv->node_affinity);
+      continue;
+    }
+    if (pv->node_affinity) b.affinity = api::NodeSelectorMatcher::Compile(*pv->node_affinity);
+    b.migrated_plugin = MigrationOnPlugin(*pv);
+    if (b.migrated_plugin.empty()) continue;
+    if (auto translated = helper::TranslatePVToCsi(*pv); !translated.ok()) {
+      b.translate_error = "could not translate pv: " + std::string(translated.status().message());
+    } else if (auto affinity = helper::CsiNodeAffinityOf(*pv)) {
+      b.csi_affinity = api::NodeSelectorMatcher::Compile(*affinity);
     }
   }
   out.unbound_delayed = claims.unbound_delayed;
@@ -67,18 +115,37 @@ PodVolumeClaims Binder::Resolve(const PodClaims& claims) const {
   return out;
 }
 
-framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims,
-                                         const api::NodePtr& node_ptr, PodVolumes& out,
+framework::Status Binder::FindPodVolumes(const PodVolumeClaims& claims, const api::NodePtr& node,
+                                         PodVolumes& out,
                                          std::vector<std::string_view>& reasons) const {
+  framework::Status s = FindPodVolumesOnNode(claims, node, out, reasons);
+  if (!s.IsSuccess()) handle_.volume_metrics().StageError("predicate");
+  return s;
+}
+
+framework::Status Binder::FindPodVolumesOnNode(const PodVolumeClaims& claims,
+                                               const api::NodePtr& node_ptr, PodVolumes& out,
+                                               std::vector<std::string_view>& reasons) const {
   const api::Node& node = *node_ptr;
   bool bound_satisfied = true, unbound_satisfied = true, sufficient = true, pvs_found = true;
   // As upstream's checkBoundClaims, the first volume that is missing or misses the node decides.
+  std::shared_ptr<const api::CSINode> csi_node;
+  bool csi_node_read = false;
   for (const BoundVolume& b : claims.bound) {
     if (b.missing) {
       pvs_found = false;
       break;
     }
-    if (b.affinity && !b.affinity->Matches(node.metadata.labels, "")) {
+    const std::optional<api::NodeSelectorMatcher>* affinity = &b.affinity;
+    if (!b.migrated_plugin.empty()) {
+      if (!csi_node_read) csi_node = csi_nodes_.Get("", node.metadata.name);
+      csi_node_read = true;
+      if (MigratedOn(b.migrated_plugin, csi_node.get())) {
+        if (!b.translate_error.empty()) return framework::Status::Error(b.translate_error);
+        affinity = &b.csi_affinity;
+      }
+    }
+    if (*affinity && !(*affinity)->Matches(node.metadata.labels, "")) {
       bound_satisfied = false;
       break;
     }
@@ -208,6 +275,12 @@ bool Binder::PodVolumesBound(const api::Pod& pod) const {
 
 StatusOr<bool> Binder::AssumePodVolumes(const api::Pod& pod, std::string_view node,
                                         PodVolumes& volumes) {
+  StatusOr<bool> done = Assume(pod, node, volumes);
+  if (!done.ok()) handle_.volume_metrics().StageError("assume");
+  return done;
+}
+
+StatusOr<bool> Binder::Assume(const api::Pod& pod, std::string_view node, PodVolumes& volumes) {
   if (PodVolumesBound(pod)) return true;
   std::vector<StaticBinding> bindings;
   std::vector<DynamicProvision> provisions;
@@ -245,6 +318,12 @@ void Binder::RevertAssumedPodVolumes(const PodVolumes& volumes) {
 }
 
 framework::Status Binder::BindPodVolumes(const api::Pod& pod, PodVolumes& volumes) {
+  framework::Status s = Bind(pod, volumes);
+  if (!s.IsSuccess()) handle_.volume_metrics().StageError("bind");
+  return s;
+}
+
+framework::Status Binder::Bind(const api::Pod& pod, PodVolumes& volumes) {
   framework::VolumeWriter* writer = handle_.volume_writer();
   if (writer == nullptr) return framework::Status::Error("no API to bind volumes through");
   // What was not written stays assumed no longer; what was written waits for the informer.
@@ -302,6 +381,7 @@ StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const PodVolumes& volu
     return NotFoundError("pod does not exist any more: pods \"" + pod.metadata.name +
                          "\" not found");
   }
+  const auto csi_node = csi_nodes_.Get("", node.metadata.name);
   for (const StaticBinding& b : volumes.static_bindings) {
     auto pv = pv_cache_.GetApiObject("", b.pv->metadata.name);
     if (pv == nullptr) {
@@ -314,11 +394,12 @@ StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const PodVolumes& volu
                            "\" not found");
     }
     if (OlderThan(pv->metadata, b.pv->metadata)) return false;
-    if (!AffinityFits(*pv, node)) {
-      return FailedPreconditionError("pv \"" + pv->metadata.name +
-                                     "\" node affinity doesn't match node \"" + node.metadata.name +
-                                     "\": no matching NodeSelectorTerms");
+    auto fits = AffinityFits(*pv, node, csi_node.get());
+    if (!fits.ok()) {
+      return FailedPreconditionError("failed to translate pv to csi: " +
+                                     std::string(fits.status().message()));
     }
+    if (!*fits) return FailedPreconditionError(AffinityMismatch(*pv, node));
     if (!pv->claim_ref || pv->claim_ref->uid.empty()) {
       return FailedPreconditionError("ClaimRef got reset for pv \"" + pv->metadata.name + "\"");
     }
@@ -343,11 +424,9 @@ StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const PodVolumes& volu
     if (!pvc->volume_name.empty()) {
       auto pv = pv_cache_.GetApiObject("", pvc->volume_name);
       if (pv == nullptr) return false;  // not seen yet
-      if (!AffinityFits(*pv, node)) {
-        return FailedPreconditionError("pv \"" + pv->metadata.name +
-                                       "\" node affinity doesn't match node \"" +
-                                       node.metadata.name + "\": no matching NodeSelectorTerms");
-      }
+      auto fits = AffinityFits(*pv, node, csi_node.get());
+      if (!fits.ok()) return fits.status();
+      if (!*fits) return FailedPreconditionError(AffinityMismatch(*pv, node));
     }
     if (!FullyBound(*pvc)) return false;
   }

@@ -54,6 +54,11 @@ struct PodVolumes {
 struct BoundVolume {
   bool missing = false;
   std::optional<api::NodeSelectorMatcher> affinity;  // none: any node
+  // An in-tree volume whose CSI migration is on: on nodes whose CSINode lists its plugin as
+  // migrated, upstream checks the translated volume, so its affinity or translation error.
+  std::string_view migrated_plugin;  // empty: not migratable
+  std::optional<api::NodeSelectorMatcher> csi_affinity;
+  std::string translate_error;
 };
 
 // The pod's claims as PreFilter found them (upstream's PodVolumeClaims).
@@ -91,6 +96,12 @@ class Binder {
   framework::Status BindPodVolumes(const api::Pod& pod, PodVolumes& volumes);
 
  private:
+  // The three above without counting their errors in scheduler_volume_scheduling_stage_error_total.
+  framework::Status FindPodVolumesOnNode(const PodVolumeClaims& claims, const api::NodePtr& node,
+                                         PodVolumes& out,
+                                         std::vector<std::string_view>& reasons) const;
+  StatusOr<bool> Assume(const api::Pod& pod, std::string_view node, PodVolumes& volumes);
+  framework::Status Bind(const api::Pod& pod, PodVolumes& volumes);
   bool PodVolumesBound(const api::Pod& pod) const;
   // True when bound, false to wait longer, an error to give up.
   StatusOr<bool> CheckBindings(const api::Pod& pod, const PodVolumes& volumes) const;
@@ -108,6 +119,7 @@ class Binder {
   AssumeCache<api::PersistentVolumeClaim> pvc_cache_;
   const framework::Lister<api::StorageClass>& classes_;
   const framework::Lister<api::CSIDriver>& drivers_;
+  const framework::Lister<api::CSINode>& csi_nodes_;
   const framework::Lister<api::CSIStorageCapacity>& capacities_;
 };
 

@@ -2,6 +2,7 @@
 // may make a pod it rejected schedulable.
 #include "pkg/plugins/volume_binding/claims.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
+#include "stowage/plugins/helper/csi_translation.h"
 #include "stowage/plugins/helper/event_objects.h"
 
 namespace stowage::plugins::volume_binding {
@@ -37,9 +38,8 @@ QueueingHint AfterCSINodeChange(const api::Pod&, const EventObject& o, const Eve
   if (!helper::As(o, n, objs) || objs.old_obj == nullptr || objs.new_obj == nullptr) {
     return QueueingHint::kQueue;  // a new CSINode, or objects of another kind
   }
-  constexpr std::string_view kMigrated = "storage.alpha.kubernetes.io/migrated-plugins";
-  const std::string* before = objs.old_obj->metadata.annotations.Get(kMigrated);
-  const std::string* after = objs.new_obj->metadata.annotations.Get(kMigrated);
+  const std::string* before = objs.old_obj->metadata.annotations.Get(helper::kAnnMigratedPlugins);
+  const std::string* after = objs.new_obj->metadata.annotations.Get(helper::kAnnMigratedPlugins);
   const std::string_view b = before ? std::string_view(*before) : "";
   const std::string_view a = after ? std::string_view(*after) : "";
   return a != b ? QueueingHint::kQueue : QueueingHint::kSkip;

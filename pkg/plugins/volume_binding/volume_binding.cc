@@ -82,16 +82,6 @@ framework::Status VolumeBinding::Filter(const framework::CycleState& state,
   Decisions* d = Read(state, error);
   if (d == nullptr) return error;
   const PodVolumeClaims& claims = d->claims;
-  // Only bound claims: the first volume missing or missing the node decides, with no allocation.
-  if (claims.unbound_delayed.empty()) {
-    for (const BoundVolume& b : claims.bound) {
-      if (b.missing) return framework::Status::Unresolvable(std::string(kErrReasonPVNotExist));
-      if (b.affinity && !b.affinity->Matches(node.node()->metadata.labels, "")) {
-        return framework::Status::Unresolvable(std::string(kErrReasonNodeConflict));
-      }
-    }
-    return {};
-  }
   PodVolumes volumes;
   std::vector<std::string_view> reasons;
   framework::Status s = binder_.FindPodVolumes(claims, node.node_ptr(), volumes, reasons);
@@ -100,6 +90,7 @@ framework::Status VolumeBinding::Filter(const framework::CycleState& state,
     std::vector<std::string> words(reasons.begin(), reasons.end());
     return framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::move(words));
   }
+  if (claims.unbound_delayed.empty()) return {};  // only bound claims: nothing for Reserve
   MutexLock l(d->mu);
   d->by_node[node.name()] = std::move(volumes);
   return {};

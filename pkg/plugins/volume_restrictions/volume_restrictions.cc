@@ -6,6 +6,7 @@
 
 #include "stowage/plugins/helper/event_objects.h"
 #include "stowage/plugins/helper/resize.h"
+#include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::volume_restrictions {
 namespace {
@@ -172,7 +173,17 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
   return {
       {{EventResource::kAssignedPod, framework::kDelete}, deleted_hint},
       {{EventResource::kNode, framework::kAdd}, nullptr},
-      {{EventResource::kPersistentVolumeClaim, framework::kAdd}, nullptr},
+      {{EventResource::kPersistentVolumeClaim, framework::kAdd},
+       [](const api::Pod& pod, const framework::EventObject& old_obj,
+          const framework::EventObject& new_obj) {
+         helper::TypedEventObjects<api::PersistentVolumeClaim> objs;
+         if (!helper::As(old_obj, new_obj, objs) || objs.new_obj == nullptr) {
+           return QueueingHint::kQueue;
+         }
+         // Only one of the pod's own claims, now created, can lift its not-found rejection.
+         return helper::PodNamesClaim(pod, *objs.new_obj) ? QueueingHint::kQueue
+                                                          : QueueingHint::kSkip;
+       }},
   };
 }
 

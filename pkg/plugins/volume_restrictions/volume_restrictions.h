@@ -47,8 +47,8 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
                               const framework::NodeInfo& node) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Upstream's AssignedPod Delete (with its hint), Node Add, and PVC Add (which always Queues
-  // here: storage events carry no objects yet).
+  // Upstream's events and hints: an assigned pod deleted that held one of the pod's disks or
+  // claims, a Node added, one of the pod's claims added.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
  private:

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <string>
 
+#include "stowage/plugins/helper/event_objects.h"
 #include "stowage/plugins/helper/resize.h"
 #include "stowage/plugins/helper/storage.h"
 
@@ -48,6 +50,21 @@ bool ZonesOf(std::string_view value, std::vector<std::string>& out) {
     if (end == std::string_view::npos) return true;
     start = end + 2;
   }
+}
+
+// A volume's topology labels as upstream's PV hint compares them: the labels present, in
+// kTopologyLabels' order, each with its zones as a set; a label whose value lists an empty zone
+// is left out.
+std::vector<std::pair<std::string_view, std::set<std::string>>> LabelTopologies(
+    const api::PersistentVolume& pv) {
+  std::vector<std::pair<std::string_view, std::set<std::string>>> out;
+  for (std::string_view key : kTopologyLabels) {
+    const std::string* value = pv.metadata.labels.Get(key);
+    std::vector<std::string> zones;
+    if (value == nullptr || !ZonesOf(*value, zones)) continue;
+    out.emplace_back(key, std::set<std::string>(zones.begin(), zones.end()));
+  }
+  return out;
 }
 
 struct PreFilterState final : framework::StateData {
@@ -166,11 +183,34 @@ framework::Status VolumeZone::Filter(const framework::CycleState& state,
 std::vector<framework::ClusterEventWithHint> VolumeZone::EventsToRegister() const {
   using framework::EventResource;
   constexpr uint32_t kAddOrUpdate = framework::kAdd | framework::kUpdate;
+  using framework::EventObject;
+  using framework::QueueingHint;
+  // Only a WaitForFirstConsumer class changes what PreFilter skips (the mode is immutable).
+  auto class_added = [](const api::Pod&, const EventObject& o, const EventObject& n) {
+    helper::TypedEventObjects<api::StorageClass> objs;
+    if (!helper::As(o, n, objs) || objs.new_obj == nullptr) return QueueingHint::kQueue;
+    return objs.new_obj->volume_binding_mode == "WaitForFirstConsumer" ? QueueingHint::kQueue
+                                                                       : QueueingHint::kSkip;
+  };
+  auto claim_changed = [](const api::Pod& pod, const EventObject& o, const EventObject& n) {
+    helper::TypedEventObjects<api::PersistentVolumeClaim> objs;
+    if (!helper::As(o, n, objs) || objs.new_obj == nullptr) return QueueingHint::kQueue;
+    return helper::PodNamesClaim(pod, *objs.new_obj) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
+  // A new volume, or one whose topology labels changed (its node affinity is immutable).
+  auto volume_changed = [](const api::Pod&, const EventObject& o, const EventObject& n) {
+    helper::TypedEventObjects<api::PersistentVolume> objs;
+    if (!helper::As(o, n, objs) || objs.old_obj == nullptr || objs.new_obj == nullptr) {
+      return QueueingHint::kQueue;
+    }
+    return LabelTopologies(*objs.old_obj) != LabelTopologies(*objs.new_obj) ? QueueingHint::kQueue
+                                                                            : QueueingHint::kSkip;
+  };
   return {
-      {{EventResource::kStorageClass, framework::kAdd}, nullptr},
+      {{EventResource::kStorageClass, framework::kAdd}, class_added},
       {{EventResource::kNode, framework::kAdd | framework::kUpdateNodeLabel}, nullptr},
-      {{EventResource::kPersistentVolumeClaim, kAddOrUpdate}, nullptr},
-      {{EventResource::kPersistentVolume, kAddOrUpdate}, nullptr},
+      {{EventResource::kPersistentVolumeClaim, kAddOrUpdate}, claim_changed},
+      {{EventResource::kPersistentVolume, kAddOrUpdate}, volume_changed},
   };
 }
 

@@ -36,8 +36,8 @@ class VolumeZone final : public framework::PreFilterPlugin,
                               framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
-  // Upstream's StorageClass Add, Node Add/UpdateNodeLabel and PVC and PV Add/Update events. The
-  // storage events carry no objects here, so they always Queue (upstream's hints skip some).
+  // Upstream's events and hints: a WaitForFirstConsumer StorageClass added, a Node added or
+  // relabelled, one of the pod's claims added or updated, a PV added or its topology relabelled.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
  private:

@@ -41,5 +41,21 @@ TEST(SchedulerMetrics, PreemptionGoroutinesDurationIsHidden) {
   EXPECT_THAT(out, HasSubstr("hidden_metrics_total 1\n"));
 }
 
+// As upstream's CounterVec, an operation's series appears with its first error.
+TEST(SchedulerMetrics, VolumeStageErrorsAppearByOperation) {
+  EXPECT_THAT(Registry::Global().Render(),
+              Not(HasSubstr("scheduler_volume_scheduling_stage_error_total{")));
+  VolumeSchedulingStageError("bind").Increment();
+  VolumeSchedulingStageError("bind").Increment();
+  VolumeSchedulingStageError("predicate").Increment();
+  std::string out = Registry::Global().Render();
+  EXPECT_THAT(out,
+              HasSubstr("scheduler_volume_scheduling_stage_error_total{operation=\"bind\"} 2\n"));
+  EXPECT_THAT(
+      out, HasSubstr("scheduler_volume_scheduling_stage_error_total{operation=\"predicate\"} 1\n"));
+  EXPECT_THAT(
+      out, Not(HasSubstr("scheduler_volume_scheduling_stage_error_total{operation=\"assume\"}")));
+}
+
 }  // namespace
 }  // namespace stowage::metrics

@@ -142,6 +142,15 @@ class PreemptionMetrics {
   virtual void Goroutine(bool success, double seconds) { (void)success, (void)seconds; }
 };
 
+// Where the volume binder reports its failures (scheduler_volume_scheduling_stage_error_total,
+// by operation: predicate, assume or bind), so plugins need not link pkg/metrics. The default
+// records nothing.
+class VolumeMetrics {
+ public:
+  virtual ~VolumeMetrics() = default;
+  virtual void StageError(std::string_view operation) { (void)operation; }
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
@@ -205,6 +214,10 @@ class Handle {
     static PreemptionMetrics* const none = new PreemptionMetrics;
     return *none;
   }
+  virtual VolumeMetrics& volume_metrics() {
+    static VolumeMetrics* const none = new VolumeMetrics;
+    return *none;
+  }
   // Records an event about regarding, reported by the profile named controller (type Normal or
   // Warning), as the scheduler's own events are; related (may be null) is the event's secondary
   // object, as the preemptor of a Preempted event.
@@ -241,6 +254,22 @@ class Handle {
   // The VolumeAttachments NodeVolumeLimits counts against a node's CSI limits.
   virtual const Lister<api::VolumeAttachment>& volume_attachments() {
     return EmptyLister<api::VolumeAttachment>::Instance();
+  }
+  // The resource.k8s.io/v1 kinds DynamicResources reads.
+  virtual const Lister<api::ResourceClaim>& resource_claims() {
+    return EmptyLister<api::ResourceClaim>::Instance();
+  }
+  virtual const Lister<api::ResourceClaimTemplate>& resource_claim_templates() {
+    return EmptyLister<api::ResourceClaimTemplate>::Instance();
+  }
+  virtual const Lister<api::ResourceSlice>& resource_slices() {
+    return EmptyLister<api::ResourceSlice>::Instance();
+  }
+  virtual const Lister<api::DeviceClass>& device_classes() {
+    return EmptyLister<api::DeviceClass>::Instance();
+  }
+  virtual const Lister<api::DeviceTaintRule>& device_taint_rules() {
+    return EmptyLister<api::DeviceTaintRule>::Instance();
   }
 };
 

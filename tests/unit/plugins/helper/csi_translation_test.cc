@@ -122,5 +122,95 @@ TEST(CsiTranslation, OtherPlugins) {
             "could not find in-tree plugin translation logic for \"vol\"");
 }
 
+api::NodeSelectorTerm Term(std::vector<api::NodeSelectorRequirement> expressions) {
+  api::NodeSelectorTerm t;
+  t.match_expressions = std::move(expressions);
+  return t;
+}
+
+TEST(CsiTranslation, NodeAffinity) {
+  const std::string zone = "topology.kubernetes.io/zone";
+  const std::string region = "topology.kubernetes.io/region";
+  const std::string beta_zone = "failure-domain.beta.kubernetes.io/zone";
+  const std::string beta_region = "failure-domain.beta.kubernetes.io/region";
+  const std::string gke = "topology.gke.io/zone";
+  struct Case {
+    std::string name;
+    std::string source;
+    std::vector<api::NodeSelectorTerm> terms;  // none: no affinity
+    api::StringMap labels;
+    std::vector<api::NodeSelectorTerm> want;  // none: no affinity
+  };
+  const api::NodeSelectorRequirement host = {"kubernetes.io/hostname", "In", {"n1"}};
+  std::vector<Case> cases = {
+      {"GA zone key replaced, GA region kept",
+       "gcePersistentDisk",
+       {Term({{zone, "In", {"us-east1-a"}}, {region, "In", {"us-east1"}}})},
+       {},
+       {Term({{gke, "In", {"us-east1-a"}}, {region, "In", {"us-east1"}}})}},
+      {"beta keys: zone to the driver's, region to GA, in every term",
+       "gcePersistentDisk",
+       {Term({{beta_zone, "In", {"a"}}, {beta_region, "In", {"r"}}}),
+        Term({{beta_zone, "In", {"b"}}})},
+       {},
+       {Term({{gke, "In", {"a"}}, {region, "In", {"r"}}}), Term({{gke, "In", {"b"}}})}},
+      {"no affinity: the zone label's zones, trimmed, sorted, without empties",
+       "awsElasticBlockStore",
+       {},
+       api::StringMap({{zone, " us-east-1b__us-east-1a__ __"}}),
+       {Term({{"topology.ebs.csi.aws.com/zone", "In", {"us-east-1a", "us-east-1b"}}})}},
+      {"the label's zones are added to each term",
+       "cinder",
+       {Term({host}), Term({host})},
+       api::StringMap({{beta_zone, "nova"}}),
+       {Term({host, {"topology.cinder.csi.openstack.org/zone", "In", {"nova"}}}),
+        Term({host, {"topology.cinder.csi.openstack.org/zone", "In", {"nova"}}})}},
+      {"an affinity zone key wins over the label",
+       "gcePersistentDisk",
+       {Term({{zone, "In", {"x"}}})},
+       api::StringMap({{zone, "y"}}),
+       {Term({{gke, "In", {"x"}}})}},
+      {"a zone key without values is not replaced; the label is added",
+       "gcePersistentDisk",
+       {Term({{zone, "Exists", {}}})},
+       api::StringMap({{zone, "y"}}),
+       {Term({{zone, "Exists", {}}, {gke, "In", {"y"}}})}},
+      {"an empty label adds nothing", "gcePersistentDisk", {}, api::StringMap({{zone, ""}}), {}},
+      {"Azure Disk keeps its affinity",
+       "azureDisk",
+       {Term({{zone, "In", {"a"}}})},
+       {},
+       {Term({{zone, "In", {"a"}}})}},
+      {"a CSI volume keeps its affinity",
+       "csi",
+       {Term({{zone, "In", {"a"}}})},
+       {},
+       {Term({{zone, "In", {"a"}}})}},
+  };
+  for (const Case& c : cases) {
+    api::PersistentVolume pv = Pv(c.source);
+    pv.metadata.labels = c.labels;
+    if (!c.terms.empty()) pv.node_affinity.emplace().terms = c.terms;
+    std::optional<api::NodeSelector> got = CsiNodeAffinityOf(pv);
+    if (c.want.empty()) {
+      EXPECT_FALSE(got.has_value()) << c.name;
+      continue;
+    }
+    ASSERT_TRUE(got.has_value()) << c.name;
+    EXPECT_EQ(got->terms, c.want) << c.name;
+  }
+}
+
+TEST(CsiTranslation, MigrationOnForTheBinder) {
+  for (std::string_view on :
+       {kAWSEBSInTreePluginName, kGCEPDInTreePluginName, kAzureDiskInTreePluginName,
+        kCinderInTreePluginName, kPortworxInTreePluginName}) {
+    EXPECT_TRUE(CsiMigrationOn(on)) << on;
+  }
+  EXPECT_FALSE(CsiMigrationOn(kAzureFileInTreePluginName));
+  EXPECT_FALSE(CsiMigrationOn(kVSphereInTreePluginName));
+  EXPECT_FALSE(CsiMigrationOn("example.com/csi"));
+}
+
 }  // namespace
 }  // namespace stowage::plugins::helper

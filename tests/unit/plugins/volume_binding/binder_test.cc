@@ -358,6 +358,8 @@ std::string PreBindFailure(
   // Unreserve releases the assumed claim whatever happened.
   f.Plugin().Unreserve(state, *bound, "node-a");
   EXPECT_EQ(f.Plugin().binder().claims().assumed_count(), 0u);
+  // scheduler_volume_scheduling_stage_error_total counts the failure once, as a bind error.
+  EXPECT_EQ(f.handle.stage_errors(), std::vector<std::string>{"bind"});
   return s.Message();
 }
 

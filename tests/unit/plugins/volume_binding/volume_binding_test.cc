@@ -9,6 +9,7 @@
 
 #include "pkg/plugins/names.h"
 #include "pkg/plugins/volume_binding/claims.h"
+#include "stowage/plugins/helper/csi_translation.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
@@ -279,6 +280,76 @@ TEST(VolumeBinding, PreFilterAndFilter) {
     framework::Status s = pl.Filter(state, *pod, *node);
     EXPECT_EQ(s.code(), c.filter) << c.name;
     EXPECT_EQ(s.Message(), c.filter_message) << c.name;
+  }
+}
+
+// A bound in-tree volume is checked as its CSI translation on nodes whose CSINode lists its
+// plugin as migrated (upstream's tryTranslatePVToCSI), and as it is elsewhere.
+TEST(VolumeBinding, InTreeVolumesAreTranslatedOnMigratedNodes) {
+  const std::string ga = "topology.kubernetes.io/zone";
+  const std::string gke = "topology.gke.io/zone";
+  api::PersistentVolume pd = Volume("pv-a", ga, "us-east1-a");
+  pd.source = "gcePersistentDisk";
+  pd.gce_pd_name = "disk";
+  api::PersistentVolume ebs = Volume("pv-a");
+  ebs.source = "awsElasticBlockStore";
+  ebs.aws_volume_id = "aws://us-east-1a/not-a-volume";
+  auto csi_node = [](std::string node, std::string migrated) {
+    api::CSINode n;
+    n.metadata.name = std::move(node);
+    if (!migrated.empty()) {
+      n.metadata.annotations =
+          api::StringMap({{std::string(helper::kAnnMigratedPlugins), std::move(migrated)}});
+    }
+    return n;
+  };
+  struct TranslationCase {
+    std::string name;
+    api::PersistentVolume pv;
+    std::string node_label;                // the node's zone label key (value us-east1-a)
+    std::optional<api::CSINode> csi_node;  // of node-a
+    Code filter;
+    std::string message;
+  };
+  const std::string conflict(kErrReasonNodeConflict);
+  std::vector<TranslationCase> cases = {
+      {"not migrated: the GA key matches", pd, ga, std::nullopt, Code::kSuccess, ""},
+      {"not migrated: the CSI key alone does not", pd, gke, std::nullopt,
+       Code::kUnschedulableAndUnresolvable, conflict},
+      {"annotation without the plugin", pd, gke, csi_node("node-a", "kubernetes.io/aws-ebs"),
+       Code::kUnschedulableAndUnresolvable, conflict},
+      {"migrated: the CSI key matches", pd, gke,
+       csi_node("node-a", "kubernetes.io/aws-ebs,kubernetes.io/gce-pd"), Code::kSuccess, ""},
+      {"migrated: the GA key no longer does", pd, ga, csi_node("node-a", "kubernetes.io/gce-pd"),
+       Code::kUnschedulableAndUnresolvable, conflict},
+      {"another node's CSINode does not count", pd, gke, csi_node("node-b", "kubernetes.io/gce-pd"),
+       Code::kUnschedulableAndUnresolvable, conflict},
+      {"a volume that cannot be translated is an error where migrated", ebs, ga,
+       csi_node("node-a", "kubernetes.io/aws-ebs"), Code::kError,
+       "could not translate pv: failed to translate Kubernetes ID to EBS Volume ID Invalid format "
+       "for AWS volume (aws://us-east-1a/not-a-volume)"},
+      {"and is left alone elsewhere", ebs, ga, std::nullopt, Code::kSuccess, ""},
+  };
+  for (const TranslationCase& c : cases) {
+    StorageHandle handle;
+    handle.pvcs.Add(BoundClaim("pvc-a", "pv-a"));
+    handle.pvs.Add(c.pv);
+    if (c.csi_node) handle.csinodes.Add(*c.csi_node);
+    auto pl = Make(handle);
+    auto node =
+        testing::MakeNodeInfo(BuildNode().Name("node-a").Label(c.node_label, "us-east1-a").Obj());
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    auto pod = framework::NewPodInfo(WithPVCs({"pvc-a"}));
+    ASSERT_TRUE(pl->PreFilter(state, *pod, {node.get()}, result).IsSuccess()) << c.name;
+    framework::Status s = pl->Filter(state, *pod, *node);
+    EXPECT_EQ(s.code(), c.filter) << c.name << ": " << s.Message();
+    EXPECT_EQ(s.Message(), c.message) << c.name;
+    // Only errors count in scheduler_volume_scheduling_stage_error_total, as predicate ones.
+    EXPECT_EQ(handle.stage_errors(), c.filter == Code::kError
+                                         ? std::vector<std::string>{"predicate"}
+                                         : std::vector<std::string>{})
+        << c.name;
   }
 }
 

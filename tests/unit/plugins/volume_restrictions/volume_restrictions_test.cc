@@ -227,6 +227,26 @@ TEST_F(AccessModes, DeletedPodHint) {
   EXPECT_EQ(hint(*disk_waiter, framework::EventObject(disk_user), {}), QueueingHint::kQueue);
 }
 
+TEST_F(AccessModes, ClaimAddedHint) {
+  VolumeRestrictions pl(handle_, false);
+  framework::QueueingHintFn hint;
+  for (const auto& e : pl.EventsToRegister()) {
+    if (e.event.resource == framework::EventResource::kPersistentVolumeClaim) hint = e.hint;
+  }
+  ASSERT_TRUE(hint);
+  const auto pod = Pod("waiting", {"claim-with-rwop-1"});
+  auto added = [&](std::string ns, std::string name) {
+    api::PersistentVolumeClaim c = testing::Claim(std::move(name));
+    c.metadata.namespace_ = std::move(ns);
+    return hint(*pod, {},
+                framework::EventObject(std::make_shared<const api::PersistentVolumeClaim>(c)));
+  };
+  using framework::QueueingHint;
+  EXPECT_EQ(added("default", "claim-with-rwop-1"), QueueingHint::kQueue);
+  EXPECT_EQ(added("default", "claim-with-rwx"), QueueingHint::kSkip);
+  EXPECT_EQ(added("other", "claim-with-rwop-1"), QueueingHint::kSkip);
+}
+
 TEST(VolumeRestrictions, MessagesAndNameAreUpstreams) {
   EXPECT_EQ(kErrReasonDiskConflict,
             testing::UpstreamFailureReason("VolumeRestrictions.ErrReasonDiskConflict"));

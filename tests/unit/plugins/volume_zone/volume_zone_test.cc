@@ -219,6 +219,63 @@ TEST(VolumeZone, WithBinding) {
            });
 }
 
+// Upstream's hints: which storage events can lift a VolumeZone rejection.
+TEST(VolumeZone, HintsQueueOnlyForWhatMayHelp) {
+  testing::StorageHandle handle;
+  VolumeZone pl(handle, false);
+  std::map<framework::EventResource, framework::QueueingHintFn> hints;
+  for (auto& e : pl.EventsToRegister()) hints[e.event.resource] = e.hint;
+  using framework::EventObject;
+  using framework::QueueingHint;
+  const api::PodPtr pod = BuildPod()
+                              .Name("p")
+                              .Namespace("default")
+                              .PVC("data")
+                              .Volume([] {
+                                api::Volume v;
+                                v.name = "scratch";
+                                v.source = "ephemeral";
+                                return v;
+                              }())
+                              .Obj();
+
+  auto cls = [](std::string mode) {
+    return EventObject(std::make_shared<const api::StorageClass>(Class("c", mode)));
+  };
+  auto& on_class = hints.at(framework::EventResource::kStorageClass);
+  EXPECT_EQ(on_class(*pod, {}, cls("WaitForFirstConsumer")), QueueingHint::kQueue);
+  EXPECT_EQ(on_class(*pod, {}, cls("Immediate")), QueueingHint::kSkip);
+
+  auto claim = [](std::string ns, std::string name) {
+    api::PersistentVolumeClaim c = Claim(std::move(name));
+    c.metadata.namespace_ = std::move(ns);
+    return EventObject(std::make_shared<const api::PersistentVolumeClaim>(c));
+  };
+  auto& on_claim = hints.at(framework::EventResource::kPersistentVolumeClaim);
+  EXPECT_EQ(on_claim(*pod, {}, claim("default", "data")), QueueingHint::kQueue);
+  EXPECT_EQ(on_claim(*pod, claim("default", "data"), claim("default", "data")),
+            QueueingHint::kQueue);
+  EXPECT_EQ(on_claim(*pod, {}, claim("default", "other")), QueueingHint::kSkip);
+  EXPECT_EQ(on_claim(*pod, {}, claim("elsewhere", "data")), QueueingHint::kSkip);
+  // An ephemeral volume's claim is not one the pod names.
+  EXPECT_EQ(on_claim(*pod, {}, claim("default", "p-scratch")), QueueingHint::kSkip);
+
+  auto pv = [](const Labels& labels) {
+    return EventObject(std::make_shared<const api::PersistentVolume>(Volume("v", labels)));
+  };
+  auto& on_pv = hints.at(framework::EventResource::kPersistentVolume);
+  EXPECT_EQ(on_pv(*pod, {}, pv({})), QueueingHint::kQueue);
+  EXPECT_EQ(on_pv(*pod, pv({{kZone, "a"}}), pv({{kZone, "a"}, {"other", "x"}})),
+            QueueingHint::kSkip);
+  EXPECT_EQ(on_pv(*pod, pv({{kZone, "a__b"}}), pv({{kZone, " b__a"}})), QueueingHint::kSkip);
+  EXPECT_EQ(on_pv(*pod, pv({{kZone, "a"}}), pv({{kZone, "b"}})), QueueingHint::kQueue);
+  EXPECT_EQ(on_pv(*pod, pv({{kZone, "a"}}), pv({{kZone, "a"}, {kBetaRegion, "r"}})),
+            QueueingHint::kQueue);
+  // A value with an empty zone is ignored, as if the label were absent.
+  EXPECT_EQ(on_pv(*pod, pv({}), pv({{kRegion, "r__"}})), QueueingHint::kSkip);
+  EXPECT_EQ(on_pv(*pod, pv({{kBetaZone, "a"}}), pv({})), QueueingHint::kQueue);
+}
+
 TEST(VolumeZone, MessagesAndNameAreUpstreams) {
   EXPECT_EQ(kErrReasonConflict, testing::UpstreamFailureReason("VolumeZone.ErrReasonConflict"));
   EXPECT_EQ(kName, names::kVolumeZone);

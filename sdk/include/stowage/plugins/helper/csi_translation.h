@@ -1,7 +1,8 @@
 // In-tree volume plugins and the CSI drivers that replace them, as k8s.io/csi-translation-lib
 // (at the pinned release) maps them: which pod volumes and PersistentVolumes are migratable, the
-// names on both sides, and the CSI driver and volume handle a migrated volume gets. Only what the
-// scheduler's volume plugins read is translated (no access modes, topology or secrets).
+// names on both sides, the CSI driver and volume handle a migrated volume gets, and a migrated
+// PV's node affinity. Only what the scheduler's volume plugins read is translated (no access
+// modes or secrets).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -40,6 +41,14 @@ struct CsiVolume {
   std::string volume_handle;
 };
 
+// The CSINode annotation that lists the in-tree plugins migrated to CSI on its node.
+inline constexpr std::string_view kAnnMigratedPlugins =
+    "storage.alpha.kubernetes.io/migrated-plugins";
+
+// Whether the scheduler translates this in-tree plugin's volumes to CSI at the pinned release
+// (the five whose migration is on: AWS EBS, GCE PD, Azure Disk, Cinder, Portworx).
+bool CsiMigrationOn(std::string_view in_tree_name);
+
 // Whether the library can translate an inline volume / a PV (upstream's IsInlineMigratable and
 // IsPVMigratable): its source is one of the seven above.
 bool IsInlineMigratable(const api::Volume& volume);
@@ -65,6 +74,11 @@ std::optional<std::string_view> CsiDriverOfInTreePlugin(std::string_view in_tree
 // NodeVolumeLimits), only their driver is read.
 StatusOr<CsiVolume> TranslateInlineVolumeToCsi(const api::Volume& volume);
 StatusOr<CsiVolume> TranslatePVToCsi(const api::PersistentVolume& pv);
+
+// The node affinity a migratable PV has once TranslateInTreePVToCSI has run: for GCE PD, AWS EBS
+// and Cinder the zone key of its affinity (or, without one, its zone label's zones) becomes the
+// driver's topology key and a beta region key the GA one; other plugins keep theirs.
+std::optional<api::NodeSelector> CsiNodeAffinityOf(const api::PersistentVolume& pv);
 
 }  // namespace stowage::plugins::helper
 

@@ -18,6 +18,10 @@ inline constexpr std::string_view kAnnBetaStorageClass = "volume.beta.kubernetes
 // GetPersistentVolumeClaimClass); empty for none.
 std::string ClaimClass(const api::PersistentVolumeClaim& pvc);
 
+// Whether one of pod's persistentVolumeClaim volumes names claim, in pod's namespace (ephemeral
+// volumes' claims do not count): the test of VolumeZone's and VolumeRestrictions' claim hints.
+bool PodNamesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& claim);
+
 // The name of the claim the ephemeral volume controller creates for a generic ephemeral volume
 // of pod: <pod>-<volume> (component-helpers' ephemeral.VolumeClaimName).
 std::string EphemeralClaimName(const api::Pod& pod, const api::Volume& volume);
