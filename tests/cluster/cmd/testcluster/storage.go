@@ -86,7 +86,8 @@ type child struct {
 // DRAControllers are the kube-controller-manager controllers -dra runs: the resourceclaim
 // controller, which creates a pod's ResourceClaims from its ResourceClaimTemplates (and records
 // them in the pod's status.resourceClaimStatuses), removes a deleted or finished pod from a
-// claim's reservedFor, and deletes the claims it made for a pod that is gone.
+// claim's reservedFor, deallocates a claim nobody reserves, and deletes the claims it made for
+// a finished pod (those of a deleted pod are the garbage collector's, which does not run here).
 var DRAControllers = []string{"resourceclaim-controller"}
 
 // binaries returns the paths of the named executables beside this one, failing early when one
