@@ -210,6 +210,7 @@ func TestDRAFlow(t *testing.T) {
 		})
 		return msg
 	}
+	var templateClaim string // the claim the controller made for gpu-pod
 	deletePod := func(name string) {
 		t.Helper()
 		must(pods.Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}))
@@ -267,7 +268,8 @@ func TestDRAFlow(t *testing.T) {
 		if len(p.Status.ResourceClaimStatuses) != 1 || p.Status.ResourceClaimStatuses[0].ResourceClaimName == nil {
 			t.Fatalf("resourceClaimStatuses %+v", p.Status.ResourceClaimStatuses)
 		}
-		c := claimOf(*p.Status.ResourceClaimStatuses[0].ResourceClaimName)
+		templateClaim = *p.Status.ResourceClaimStatuses[0].ResourceClaimName
+		c := claimOf(templateClaim)
 		if got := devicesOf(c); !slices.Equal(got, []string{"gpu.example.com/n1/gpu-0"}) {
 			t.Errorf("allocated %v", got)
 		}
@@ -350,6 +352,22 @@ func TestDRAFlow(t *testing.T) {
 		t.Logf("full-pod bound %v after halves-pod was deleted", time.Since(began).Round(time.Millisecond))
 		if got := devicesOf(claimOf("full")); !slices.Equal(got, []string{"gpu.example.com/n1/gpu-4-full"}) {
 			t.Errorf("allocated %v", got)
+		}
+	})
+
+	t.Run("a deleted pod's generated claim is deallocated and kept", func(t *testing.T) {
+		if templateClaim == "" {
+			t.Skip("no claim from the template")
+		}
+		deletePod("gpu-pod")
+		waitFor(t, ctx, 30*time.Second, templateClaim+" deallocated", func(ctx context.Context) (bool, error) {
+			c, err := claims.Get(ctx, templateClaim, metav1.GetOptions{})
+			return err == nil && c.Status.Allocation == nil && len(c.Status.ReservedFor) == 0, err
+		})
+		// Deleting it is left to the garbage collector, which the test cluster does not run.
+		time.Sleep(time.Second)
+		if _, err := claims.Get(ctx, templateClaim, metav1.GetOptions{}); err != nil {
+			t.Errorf("%s: %v", templateClaim, err)
 		}
 	})
 
