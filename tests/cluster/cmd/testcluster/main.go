@@ -1,7 +1,7 @@
 // Command testcluster runs a real etcd and a real kube-apiserver (the release go.mod pins) in one process, on
 // loopback only, for stowage's integration tests, demo and benchmarks.
 //
-// Usage: testcluster -dir DIR [-port N] [-storage]
+// Usage: testcluster -dir DIR [-port N] [-storage] [-dra]
 //
 // DIR keeps everything: etcd's data, the serving certificate, the admin token, the chosen port
 // and the admin kubeconfig (DIR/kubeconfig). Starting again with the same DIR restarts the same
@@ -12,6 +12,9 @@
 // With -storage it also runs, once the apiserver is ready and before READY, upstream
 // kube-controller-manager with only the PersistentVolume controllers and the test provisioner
 // (stowage.dev/test-provisioner), so claims really get volumes (storage.go; logs in DIR).
+// With -dra it runs, at the same point, kube-controller-manager's resourceclaim controller
+// (sharing the process with -storage's controllers) and the test DRA driver gpu.example.com
+// (tests/cluster/cmd/testdradriver), which publishes ResourceSlices for every Node.
 package main
 
 import (
@@ -152,13 +155,17 @@ func main() {
 	extra := flag.String("apiserver-args", "", "extra kube-apiserver flags, space separated")
 	storage := flag.Bool("storage", false,
 		"also run kube-controller-manager's PersistentVolume controllers and the test provisioner")
+	dra := flag.Bool("dra", false,
+		"also run kube-controller-manager's resourceclaim controller and the test DRA driver")
 	flag.Parse()
 	if *dir == "" {
 		fail(errors.New("-dir is required"))
 	}
-	var kcm, provisioner string
 	if *storage {
-		kcm, provisioner = storageBinaries()
+		binaries("-storage", "kube-controller-manager", "testprovisioner")
+	}
+	if *dra {
+		binaries("-dra", "kube-controller-manager", "testdradriver")
 	}
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		fail(err)
@@ -205,8 +212,8 @@ func main() {
 	var children children
 	go func() {
 		waitReady(server, token)
-		if *storage {
-			children.Start(func() []*child { return startStorage(s, kcm, provisioner) })
+		if *storage || *dra {
+			children.Start(func() []*child { return startChildren(s, *storage, *dra) })
 		}
 		fmt.Println("READY", server)
 	}()
@@ -227,7 +234,7 @@ func main() {
 		"--service-account-signing-key-file=" + s.path("sa.key"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--endpoint-reconciler-type=none",
-		// No controller-manager runs (with -storage only its PersistentVolume controllers
+		// No controller-manager runs (with -storage or -dra only a few of its controllers
 		// do): ServiceAccount admission would reject every pod and
 		// TaintNodesByCondition would leave every new node tainted not-ready forever.
 		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",

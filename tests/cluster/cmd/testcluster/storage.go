@@ -1,10 +1,12 @@
 package main
 
 // The opt-in storage flow (-storage): upstream kube-controller-manager running only the
-// controllers that give claims volumes, and the test provisioner, as child processes of
-// testcluster, both found beside its executable (tests/cluster/bin). Neither listens on any
-// port: kube-controller-manager runs with --secure-port=0 and no leader election, the
-// provisioner serves nothing.
+// controllers that give claims volumes, and the test provisioner; and the opt-in DRA flow
+// (-dra): kube-controller-manager's resourceclaim controller and the test DRA driver. All are
+// child processes of testcluster, found beside its executable (tests/cluster/bin); with both
+// flags one kube-controller-manager runs both sets of controllers. None listens on any port:
+// kube-controller-manager runs with --secure-port=0 and no leader election, the provisioner and
+// the driver serve nothing.
 
 import (
 	"fmt"
@@ -81,9 +83,16 @@ type child struct {
 	stopping atomic.Bool // an exit is expected, not reported
 }
 
-// storageBinaries returns the paths of kube-controller-manager and testprovisioner beside this
-// executable, failing early when one is missing.
-func storageBinaries() (kcm, provisioner string) {
+// DRAControllers are the kube-controller-manager controllers -dra runs: the resourceclaim
+// controller, which creates a pod's ResourceClaims from its ResourceClaimTemplates (and records
+// them in the pod's status.resourceClaimStatuses), removes a deleted or finished pod from a
+// claim's reservedFor, deallocates a claim nobody reserves, and deletes the claims it made for
+// a finished pod (those of a deleted pod are the garbage collector's, which does not run here).
+var DRAControllers = []string{"resourceclaim-controller"}
+
+// binaries returns the paths of the named executables beside this one, failing early when one
+// is missing.
+func binaries(flag string, names ...string) []string {
 	self, err := os.Executable()
 	if err != nil {
 		fail(err)
@@ -91,26 +100,45 @@ func storageBinaries() (kcm, provisioner string) {
 	if self, err = filepath.EvalSymlinks(self); err != nil {
 		fail(err)
 	}
-	dir := filepath.Dir(self)
-	kcm, provisioner = filepath.Join(dir, "kube-controller-manager"), filepath.Join(dir, "testprovisioner")
-	for _, b := range []string{kcm, provisioner} {
+	var paths []string
+	for _, n := range names {
+		b := filepath.Join(filepath.Dir(self), n)
 		if _, err := os.Stat(b); err != nil {
-			fail(fmt.Errorf("-storage needs %s (tests/cluster/build makes it): %w", b, err))
+			fail(fmt.Errorf("%s needs %s (tests/cluster/build makes it): %w", flag, b, err))
 		}
+		paths = append(paths, b)
 	}
-	return kcm, provisioner
+	return paths
 }
 
-// startStorage starts the storage flow's processes against the cluster of s.
-func startStorage(s state, kcm, provisioner string) []*child {
+// startChildren starts the processes of the -storage and -dra flows against the cluster of s:
+// one kube-controller-manager with the controllers of both, the test provisioner and the test
+// DRA driver.
+func startChildren(s state, storage, dra bool) []*child {
 	kc := s.path("kubeconfig")
-	return []*child{
-		startChild("kube-controller-manager", kcm, s.path("kube-controller-manager.log"),
-			"--kubeconfig="+kc, "--controllers="+strings.Join(StorageControllers, ","),
-			"--leader-elect=false", "--secure-port=0"),
-		startChild("testprovisioner", provisioner, s.path("testprovisioner.log"),
-			"-kubeconfig="+kc, "-root="+s.path("volumes")),
+	var controllers []string
+	var list []*child
+	if storage {
+		controllers = append(controllers, StorageControllers...)
 	}
+	if dra {
+		controllers = append(controllers, DRAControllers...)
+	}
+	if len(controllers) > 0 {
+		kcm := binaries("-storage/-dra", "kube-controller-manager")[0]
+		list = append(list, startChild("kube-controller-manager", kcm, s.path("kube-controller-manager.log"),
+			"--kubeconfig="+kc, "--controllers="+strings.Join(controllers, ","),
+			"--leader-elect=false", "--secure-port=0"))
+	}
+	if storage {
+		list = append(list, startChild("testprovisioner", binaries("-storage", "testprovisioner")[0],
+			s.path("testprovisioner.log"), "-kubeconfig="+kc, "-root="+s.path("volumes")))
+	}
+	if dra {
+		list = append(list, startChild("testdradriver", binaries("-dra", "testdradriver")[0],
+			s.path("testdradriver.log"), "-kubeconfig="+kc))
+	}
+	return list
 }
 
 // startChild starts bin with its output appended to logPath. The child gets SIGTERM if
