@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,10 +108,11 @@ func TestCSILimitsCoverFeaturesAndKeepRules(t *testing.T) {
 			seen["volume attachment"] = true
 		}
 		claims := map[string]string{} // claim -> its volume
-		waiting := map[string]bool{}
+		waiting, rwop := map[string]bool{}, map[string]bool{}
 		for _, c := range s.PersistentVolumeClaims {
 			claims[c.Name] = c.Spec.VolumeName
 			waiting[c.Name] = c.Spec.VolumeName == "" && *c.Spec.StorageClassName == classCSI
+			rwop[c.Name] = slices.Contains(c.Spec.AccessModes, v1.ReadWriteOncePod)
 		}
 		// counted is how many volumes of a pod NodeVolumeLimits may count.
 		counted := func(p v1.Pod, what string) int {
@@ -124,6 +126,9 @@ func TestCSILimitsCoverFeaturesAndKeepRules(t *testing.T) {
 						t.Fatalf("seed %d: pod %s names claim %s twice", seed, p.Name, name)
 					}
 					names[name] = true
+					if rwop[name] && strings.HasPrefix(v.Name, "csi-") {
+						t.Fatalf("seed %d: pod %s adds ReadWriteOncePod claim %s", seed, p.Name, name)
+					}
 					pv := pvs[claims[name]]
 					switch {
 					case pv.Spec.CSI != nil:
