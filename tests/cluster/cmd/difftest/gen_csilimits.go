@@ -95,8 +95,8 @@ func addCSILimits(seed uint64, s *State) {
 		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, pvc)
 		ebsClaims = append(ebsClaims, pvc.Name)
 	}
-	// gen_binding.go's claims of the CSI class, but those of ReadWriteOncePod: a second user of
-	// one is rejected before NodeVolumeLimits.
+	// gen_binding.go's claims of the CSI class, except those of ReadWriteOncePod: a second user
+	// of one is rejected before NodeVolumeLimits.
 	var waiting []string
 	for _, c := range s.PersistentVolumeClaims {
 		if c.Spec.VolumeName == "" && c.Spec.StorageClassName != nil && *c.Spec.StorageClassName == classCSI &&
@@ -111,7 +111,8 @@ func addCSILimits(seed uint64, s *State) {
 				Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: ptr(pick(r, csiVolumes))}}})
 	}
 
-	// vol draws one volume named name that a pod without the claims in used may add.
+	// vol draws a volume named name, or false when it drew a claim of used (or a waiting claim
+	// and there is none). Only with ephemeral may it draw a generic ephemeral volume.
 	vol := func(name string, used []string, ephemeral bool) (v1.Volume, bool) {
 		var claim string
 		switch k := r.IntN(100); {
