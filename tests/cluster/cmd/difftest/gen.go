@@ -74,12 +74,16 @@ type State struct {
 	// schedulers change them). A claim with a status is created with it; a volume with a
 	// claimRef gets that claim's UID; a claim annotated terminateAnnotation is deleted once
 	// created (its own finalizer keeps it terminating).
-	StorageClasses         []storagev1.StorageClass       `json:"storageClasses,omitempty"`
-	CSIDrivers             []storagev1.CSIDriver          `json:"csiDrivers,omitempty"`
-	CSIStorageCapacities   []storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitempty"`
-	PersistentVolumes      []v1.PersistentVolume          `json:"persistentVolumes,omitempty"`
-	PersistentVolumeClaims []v1.PersistentVolumeClaim     `json:"persistentVolumeClaims,omitempty"`
-	Nodes                  []v1.Node                      `json:"nodes"`
+	StorageClasses       []storagev1.StorageClass       `json:"storageClasses,omitempty"`
+	CSIDrivers           []storagev1.CSIDriver          `json:"csiDrivers,omitempty"`
+	CSIStorageCapacities []storagev1.CSIStorageCapacity `json:"csiStorageCapacities,omitempty"`
+	// CSINodes and VolumeAttachments (gen_csilimits.go) are created once per state, like the
+	// classes: nothing else writes them on the test cluster (no kubelet, no attach controller).
+	CSINodes               []storagev1.CSINode          `json:"csiNodes,omitempty"`
+	VolumeAttachments      []storagev1.VolumeAttachment `json:"volumeAttachments,omitempty"`
+	PersistentVolumes      []v1.PersistentVolume        `json:"persistentVolumes,omitempty"`
+	PersistentVolumeClaims []v1.PersistentVolumeClaim   `json:"persistentVolumeClaims,omitempty"`
+	Nodes                  []v1.Node                    `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
@@ -104,6 +108,7 @@ func Generate(seed uint64, n, p int, profile string) State {
 	if profile == ProfileStorage {
 		addStorage(seed, &s)
 		addBinding(seed, &s)
+		addCSILimits(seed, &s)
 	}
 	return s
 }

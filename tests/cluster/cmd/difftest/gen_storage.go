@@ -8,7 +8,8 @@ package main
 // disks (read-only or not). Each bound claim is created naming its volume, and the volume with
 // a claimRef holding the claim's UID: the PV controller of the storage flow completes the
 // binding before the scheduler starts (objects.go). gen_binding.go adds the claims that wait
-// for their first consumer unbound. No volume is CSI or migrated to CSI.
+// for their first consumer unbound, gen_csilimits.go the CSI and migrated volumes and the
+// CSINodes whose limits NodeVolumeLimits applies.
 
 import (
 	"fmt"

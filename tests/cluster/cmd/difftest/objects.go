@@ -2,7 +2,7 @@ package main
 
 // The objects of a state other than nodes and pods: namespaces with labels, Services,
 // ReplicaSets, StatefulSets, ReplicationControllers, PriorityClasses, PodDisruptionBudgets, and
-// StorageClasses, CSIDrivers and CSIStorageCapacities.
+// StorageClasses, CSIDrivers, CSIStorageCapacities, CSINodes and VolumeAttachments.
 // They are applied while no scheduler runs, so each scheduler lists them at its start; no
 // controller changes them, so they stay as created and are replaced only when the next state
 // comes. Volumes and claims, which the storage flow's controllers and the schedulers change,
@@ -146,7 +146,8 @@ func (x *Runner) deleteObjects(ctx context.Context) error {
 	return x.deleteStorage(ctx)
 }
 
-// applyStorage creates the state's classes, CSI drivers and capacities; its volumes and claims
+// applyStorage creates the state's classes, CSI drivers, capacities, CSINodes and
+// VolumeAttachments; its volumes and claims
 // come before each run (resetVolumes).
 func (x *Runner) applyStorage(ctx context.Context, st *State) error {
 	for i := range st.StorageClasses {
@@ -165,11 +166,21 @@ func (x *Runner) applyStorage(ctx context.Context, st *State) error {
 			return fmt.Errorf("creating csistoragecapacity %s: %w", o.Name, err)
 		}
 	}
+	for i := range st.CSINodes {
+		if _, err := x.cs.StorageV1().CSINodes().Create(ctx, &st.CSINodes[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating csinode %s: %w", st.CSINodes[i].Name, err)
+		}
+	}
+	for i := range st.VolumeAttachments {
+		if _, err := x.cs.StorageV1().VolumeAttachments().Create(ctx, &st.VolumeAttachments[i], metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating volumeattachment %s: %w", st.VolumeAttachments[i].Name, err)
+		}
+	}
 	return nil
 }
 
-// deleteStorage deletes every claim of the difftest namespace, volume, class, CSI driver and
-// capacity.
+// deleteStorage deletes every claim of the difftest namespace, volume, class, CSI driver,
+// capacity, CSINode and VolumeAttachment.
 func (x *Runner) deleteStorage(ctx context.Context) error {
 	if err := x.clearVolumes(ctx); err != nil {
 		return err
@@ -179,6 +190,12 @@ func (x *Runner) deleteStorage(ctx context.Context) error {
 		return err
 	}
 	if err := x.cs.StorageV1().CSIDrivers().DeleteCollection(ctx, opts, list); err != nil {
+		return err
+	}
+	if err := x.cs.StorageV1().CSINodes().DeleteCollection(ctx, opts, list); err != nil {
+		return err
+	}
+	if err := x.cs.StorageV1().VolumeAttachments().DeleteCollection(ctx, opts, list); err != nil {
 		return err
 	}
 	return x.cs.StorageV1().StorageClasses().DeleteCollection(ctx, opts, list)
