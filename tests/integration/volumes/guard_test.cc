@@ -12,6 +12,7 @@
 
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
+#include "pkg/metrics/registry.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
 #include "pkg/plugins/volume_restrictions/volume_restrictions.h"
@@ -176,6 +177,10 @@ TEST_F(VolumeGuard, ProvisionerThatNeverAnswersSendsThePodBack) {
   auto pvc = client::GetObject<api::PersistentVolumeClaim>(Admin(), kNs, "silent");
   ASSERT_TRUE(pvc.ok());
   EXPECT_NE(pvc->metadata.annotations.Get("volume.kubernetes.io/selected-node"), nullptr);
+  // The failed wait is counted as upstream counts it.
+  EXPECT_NE(metrics::Registry::Global().Render().find(
+                "scheduler_volume_scheduling_stage_error_total{operation=\"bind\"} "),
+            std::string::npos);
 }
 
 TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
