@@ -1,0 +1,109 @@
+#include "pkg/dra/allocator.h"
+
+#include <utility>
+
+#include "pkg/common/macros.h"
+#include "pkg/dra/node_match.h"
+#include "pkg/dra/pools.h"
+#include "pkg/dra/search.h"
+
+namespace stowage::dra {
+
+Allocator::Allocator(Features features, DeviceIdSet allocated,
+                     const std::vector<DeviceClassPtr>& classes,
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler)
+    : features_(features),
+      allocated_(std::move(allocated)),
+      all_slices_(std::move(slices)),
+      compiler_(compiler) {
+  for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
+  for (const auto& slice : all_slices_) {
+    const std::string node_name = slice->node_name.value_or("");
+    if (node_name.empty()) {
+      slices_shared_.push_back(slice);
+    } else {
+      slices_on_node_[node_name].push_back(slice);
+    }
+  }
+}
+
+const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : it->second.get();
+}
+
+StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
+                                         const std::vector<ResourceClaimPtr>& claims) const {
+  Search search(*this, node, claims);
+  return search.Run();
+}
+
+StatusOr<Allocation> Search::Run() {
+  std::vector<const api::ResourceSlice*> slices_for_node;
+  // The node's own slices first, then the network-attached ones, as upstream concatenates them.
+  if (auto it = allocator_.slices_on_node_.find(node_.metadata.name);
+      it != allocator_.slices_on_node_.end()) {
+    for (const auto& slice : it->second) slices_for_node.push_back(slice.get());
+  }
+  for (const auto& slice : allocator_.slices_shared_) slices_for_node.push_back(slice.get());
+  StatusOr<std::vector<Pool>> pools =
+      GatherPools(slices_for_node, node_, allocator_.features(), allocator_.all_slices());
+  if (!pools.ok()) {
+    return pools.status().WithPrefix("gather pool information");
+  }
+  pools_ = std::move(*pools);
+  RETURN_IF_ERROR(Prepare());
+
+  ASSIGN_OR_RETURN(Step step, AllocateOne(Index{}, false, Location{}));
+  Allocation out;
+  if (step != Step::kDone) {
+    for (const Pool& pool : pools_) {
+      if (pool.invalid) {
+        // Only this node's view is broken; the caller reports it if no node works.
+        out.outcome = Allocation::Outcome::kFailedOnNode;
+        out.message = "invalid resource pools were encountered";
+        return out;
+      }
+    }
+    out.outcome = Allocation::Outcome::kUnsatisfiable;
+    return out;
+  }
+  RETURN_IF_ERROR(BuildResults(out));
+  out.outcome = Allocation::Outcome::kAllocated;
+  return out;
+}
+
+Status Search::BuildResults(Allocation& out) const {
+  const bool binding = allocator_.features().device_binding_and_status;
+  out.results.resize(claims_.size());
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    api::AllocationResult& result = out.results[c];
+    std::vector<SliceDevice> devices;
+    for (const DeviceResult& taken : results_[c]) {
+      const Candidate& cand = taken.candidate;
+      api::DeviceRequestAllocationResult r;
+      r.request = taken.data->FullName();
+      r.driver = cand.id.driver;
+      r.pool = cand.id.pool;
+      r.device = cand.id.device;
+      if (taken.data->request.admin_access) r.admin_access = true;
+      r.tolerations = *taken.data->request.tolerations;
+      if (binding) {
+        r.binding_conditions = cand.device->binding_conditions;
+        r.binding_failure_conditions = cand.device->binding_failure_conditions;
+      }
+      result.results.push_back(std::move(r));
+      devices.emplace_back(cand.slice, cand.device);
+    }
+    StatusOr<std::optional<api::NodeSelector>> selector =
+        CreateNodeSelector(devices, node_.metadata.name);
+    if (!selector.ok()) {
+      return selector.status().WithPrefix("create NodeSelector for claim " +
+                                          claims_[c]->metadata.name);
+    }
+    result.node_selector = std::move(*selector);
+  }
+  return Status();
+}
+
+}  // namespace stowage::dra

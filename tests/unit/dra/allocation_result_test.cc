@@ -1,0 +1,181 @@
+// What an AllocationResult carries besides the devices: admin access, tolerations, binding
+// conditions and the node selector; and the DeviceTaintRules and selector caching around it.
+#include <gtest/gtest.h>
+
+#include "pkg/dra/allocator.h"
+#include "pkg/dra/taints.h"
+#include "tests/unit/dra/dra_builders.h"
+#include "tests/unit/dra/fake_selector_compiler.h"
+
+namespace stowage::dra {
+namespace {
+
+using namespace testing;  // NOLINT: the builders
+
+StatusOr<Allocation> AllocateOn(const std::vector<ResourceClaimPtr>& claims,
+                                const std::vector<ResourceSlicePtr>& slices,
+                                DeviceIdSet allocated = {}, const api::Node& node = Node("n1")) {
+  static FakeSelectorCompiler compiler;
+  Allocator allocator(Features{}, std::move(allocated), {Class(kClass)}, slices, compiler);
+  return allocator.Allocate(node, claims);
+}
+
+api::NodeSelector ByName(const std::string& node) {
+  api::NodeSelector s;
+  s.terms.push_back({.match_expressions = {},
+                     .match_fields = {{.key = "metadata.name", .op = "In", .values = {node}}}});
+  return s;
+}
+
+TEST(AllocationResult, NodeLocalDevicesPinTheNode) {
+  auto got = AllocateOn({Claim("c", {Request("req")})},
+                        {SliceB("s", "n1", "n1").Devices({DeviceB("d1")}).Obj()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  const api::DeviceRequestAllocationResult& r = got->results[0].results[0];
+  EXPECT_EQ(r.driver, kDriver);
+  EXPECT_EQ(r.pool, "n1");
+  EXPECT_EQ(r.device, "d1");
+  EXPECT_FALSE(r.admin_access.has_value());
+  EXPECT_EQ(got->results[0].node_selector, ByName("n1"));
+}
+
+TEST(AllocationResult, AllNodesDevicesNeedNoSelector) {
+  auto got = AllocateOn({Claim("c", {Request("req")})},
+                        {SliceB("s", "", "net").AllNodes().Devices({DeviceB("d1")}).Obj()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_FALSE(got->results[0].node_selector.has_value());
+}
+
+TEST(AllocationResult, SliceSelectorsAreMergedIntoOneTerm) {
+  auto got = AllocateOn(
+      {Claim("c", {Request("req", 3)})},
+      {SliceB("a", "", "net-a").Selector("zone", "a").Devices({DeviceB("d1"), DeviceB("d2")}).Obj(),
+       SliceB("b", "", "net-b").Selector("rack", "r1").Devices({DeviceB("d3")}).Obj()},
+      {}, Node("n1", {{"rack", "r1"}, {"zone", "a"}}));
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  ASSERT_TRUE(got->results[0].node_selector.has_value());
+  const auto& terms = got->results[0].node_selector->terms;
+  ASSERT_EQ(terms.size(), 1u);
+  ASSERT_EQ(terms[0].match_expressions.size(), 2u);  // zone once, though two devices carry it
+  EXPECT_EQ(terms[0].match_expressions[0].key, "zone");
+  EXPECT_EQ(terms[0].match_expressions[1].key, "rack");
+}
+
+TEST(AllocationResult, AdminAccessIgnoresOtherClaimsAllocations) {
+  auto claim = Claim("c", {Request("req")});
+  const_cast<api::ResourceClaim&>(*claim).devices.requests[0].exactly->admin_access = true;
+  auto got = AllocateOn({claim}, {SliceB("s", "n1", "n1").Devices({DeviceB("d1")}).Obj()},
+                        {Id("n1", "d1")});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results[0].device, "d1");
+  EXPECT_EQ(got->results[0].results[0].admin_access, std::optional<bool>(true));
+}
+
+TEST(AllocationResult, AdminAccessStillTakesADeviceOncePerClaim) {
+  auto claim = Claim("c", {Request("req", 2)});
+  const_cast<api::ResourceClaim&>(*claim).devices.requests[0].exactly->admin_access = true;
+  auto got = AllocateOn({claim}, {SliceB("s", "n1", "n1").Devices({DeviceB("d1")}).Obj()});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->outcome, Allocation::Outcome::kUnsatisfiable);
+}
+
+TEST(AllocationResult, TolerationsOfTheRequestAreRecorded) {
+  auto claim = Claim("c", {Request("req")});
+  api::DeviceToleration toleration{.key = "k", .op = "Exists", .value = "", .effect = "NoSchedule"};
+  const_cast<api::ResourceClaim&>(*claim).devices.requests[0].exactly->tolerations = {toleration};
+  auto got = AllocateOn(
+      {claim}, {SliceB("s", "n1", "n1").Devices({DeviceB("d1").Taint("k", "NoSchedule")}).Obj()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results[0].tolerations, std::vector<api::DeviceToleration>{toleration});
+}
+
+TEST(AllocationResult, PoolsWithBindingConditionsComeLast) {
+  auto got = AllocateOn(
+      {Claim("c", {Request("req")})},
+      {SliceB("a", "n1", "a-pool").Devices({DeviceB("bound").BindingConditions({"ready"})}).Obj(),
+       SliceB("b", "n1", "b-pool").Devices({DeviceB("plain")}).Obj()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results[0].device, "plain");
+
+  got = AllocateOn(
+      {Claim("c", {Request("req")})},
+      {SliceB("a", "n1", "a-pool").Devices({DeviceB("bound").BindingConditions({"ready"})}).Obj()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results[0].binding_conditions, std::vector<std::string>{"ready"});
+}
+
+TEST(Taints, TolerationMatching) {
+  api::DeviceTaint taint{.key = "k", .value = "v", .effect = "NoExecute"};
+  auto tol = [](std::string key, std::string op, std::string value, std::string effect) {
+    return api::DeviceToleration{.key = key, .op = op, .value = value, .effect = effect};
+  };
+  EXPECT_TRUE(ToleratesTaint(tol("k", "", "v", ""), taint));  // empty op is Equal
+  EXPECT_FALSE(ToleratesTaint(tol("k", "Equal", "w", ""), taint));
+  EXPECT_TRUE(ToleratesTaint(tol("", "Exists", "", ""), taint));  // any key
+  EXPECT_FALSE(ToleratesTaint(tol("k", "Exists", "", "NoSchedule"), taint));
+  EXPECT_FALSE(ToleratesTaint(tol("k", "Bogus", "v", ""), taint));
+}
+
+TEST(Taints, DeviceTaintRulesTaintTheDevicesTheyName) {
+  api::ResourceSlice slice = *SliceB("s", "n1", "n1").Devices({DeviceB("d1"), DeviceB("d2")}).Obj();
+  api::DeviceTaintRule rule;
+  rule.device = "d1";
+  rule.taint = {.key = "broken", .value = "", .effect = "NoSchedule"};
+  api::DeviceTaintRule other_pool;
+  other_pool.pool = "elsewhere";
+  other_pool.taint = rule.taint;
+  auto tainted =
+      std::make_shared<api::ResourceSlice>(ApplyDeviceTaintRules(slice, {rule, other_pool}));
+  EXPECT_EQ(tainted->devices[0].taints.size(), 1u);
+  EXPECT_TRUE(tainted->devices[1].taints.empty());
+  auto got = AllocateOn({Claim("c", {Request("req")})}, {tainted});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->results[0].results[0].device, "d2");
+}
+
+TEST(Selectors, EachExpressionIsCompiledOncePerAllocation) {
+  FakeSelectorCompiler compiler;
+  Allocator allocator(
+      Features{}, {}, {Class(kClass, {"true"})},
+      {SliceB("s", "n1", "n1").Devices({DeviceB("d1"), DeviceB("d2"), DeviceB("d3")}).Obj()},
+      compiler);
+  auto got = allocator.Allocate(
+      Node("n1"), {Claim("c", {Request("req", 3, {"device.driver == \"driver.example.com\""})})});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(compiler.compiles, 2);
+}
+
+TEST(Features, SubrequestsNeedPrioritizedList) {
+  FakeSelectorCompiler compiler;
+  Features features;
+  features.prioritized_list = false;
+  Allocator allocator(features, {}, {Class(kClass)}, {}, compiler);
+  auto got = allocator.Allocate(Node("n1"), {Claim("c", {FirstAvailable("req", {Sub("a", 1)})})});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "claim default/c, request req: has subrequests, but the DRAPrioritizedList feature is "
+            "disabled");
+}
+
+TEST(Features, TaintsIgnoredWhenDisabled) {
+  FakeSelectorCompiler compiler;
+  Features features;
+  features.device_taints = false;
+  Allocator allocator(
+      features, {}, {Class(kClass)},
+      {SliceB("s", "n1", "n1").Devices({DeviceB("d1").Taint("k", "NoSchedule")}).Obj()}, compiler);
+  auto got = allocator.Allocate(Node("n1"), {Claim("c", {Request("req")})});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+}
+
+}  // namespace
+}  // namespace stowage::dra
