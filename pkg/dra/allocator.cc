@@ -1,5 +1,7 @@
 #include "pkg/dra/allocator.h"
 
+#include <cstdio>
+#include <random>
 #include <utility>
 
 #include "pkg/common/macros.h"
@@ -9,13 +11,32 @@
 
 namespace stowage::dra {
 
-Allocator::Allocator(Features features, DeviceIdSet allocated,
+namespace {
+
+// A random (version 4) UUID, as upstream's share IDs.
+std::string RandomUuid() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  uint64_t hi = engine(), lo = engine();
+  hi = (hi & ~0xf000ULL) | 0x4000ULL;              // version 4
+  lo = (lo & ~(0xc0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", unsigned(hi >> 32),
+                unsigned((hi >> 16) & 0xffff), unsigned(hi & 0xffff), unsigned(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+Allocator::Allocator(Features features, AllocatedState allocated,
                      const std::vector<DeviceClassPtr>& classes,
-                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler)
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+                     ShareIdGenerator share_ids)
     : features_(features),
       allocated_(std::move(allocated)),
       all_slices_(std::move(slices)),
-      compiler_(compiler) {
+      compiler_(compiler),
+      share_ids_(share_ids ? std::move(share_ids) : ShareIdGenerator(RandomUuid)) {
   for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
   for (const auto& slice : all_slices_) {
     const std::string node_name = slice->node_name.value_or("");
@@ -88,6 +109,8 @@ Status Search::BuildResults(Allocation& out) const {
       r.device = cand.id.device;
       if (taken.data->request.admin_access) r.admin_access = true;
       r.tolerations = *taken.data->request.tolerations;
+      r.share_id = taken.share_id;
+      if (!taken.consumed.empty()) r.consumed_capacity = api::ResourceList(taken.consumed);
       if (binding) {
         r.binding_conditions = cand.device->binding_conditions;
         r.binding_failure_conditions = cand.device->binding_failure_conditions;

@@ -19,11 +19,14 @@
 // error, and so is upstream's ErrFailedAllocationOnNode (invalid pools on this node).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "pkg/dra/consumable_capacity.h"
 #include "pkg/dra/device_id.h"
 #include "pkg/dra/selector.h"
 #include "stowage/api/types.h"
@@ -41,9 +44,31 @@ struct Features {
   bool prioritized_list = true;       // DRAPrioritizedList (GA)
   bool partitionable_devices = true;  // DRAPartitionableDevices (beta, on)
   bool device_taints = true;          // DRADeviceTaints (GA)
-  bool device_binding_and_status =
-      true;  // DRADeviceBindingConditions && DRAResourceClaimDeviceStatus
+  // DRADeviceBindingConditions && DRAResourceClaimDeviceStatus (beta, on; GA).
+  bool device_binding_and_status = true;
+  bool consumable_capacity = true;  // DRAConsumableCapacity (beta, on)
+  // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37 or later, which is
+  // not the default (one minor below the binary's).
+  bool fractional_capacity_range = false;
 };
+
+// What claims other than the ones being allocated hold (upstream's AllocatedState).
+struct AllocatedState {
+  AllocatedState() = default;
+  AllocatedState(DeviceIdSet exclusive) : devices(std::move(exclusive)) {}  // NOLINT: implicit
+  DeviceIdSet devices;                                                      // allocated whole
+  DeviceIdSet shared_devices;  // devices with allowMultipleAllocations holding at least one share
+  // What the shares of each shared device consume together.
+  std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> aggregated_capacity;
+  // Whether any claim holds the device, whole or in part (it then draws its counters).
+  bool IsAllocated(const DeviceId& id) const {
+    return devices.count(id) || shared_devices.count(id) || aggregated_capacity.count(id);
+  }
+};
+
+// Makes the shareID of each new share of a device; the default makes random UUIDs, as upstream.
+// Called from the threads running Allocate.
+using ShareIdGenerator = std::function<std::string()>;
 
 using ResourceSlicePtr = std::shared_ptr<const api::ResourceSlice>;
 using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
@@ -67,8 +92,9 @@ class Allocator {
  public:
   // slices: every ResourceSlice the scheduler knows (with DeviceTaintRules already applied, see
   // taints.h); allocated: the devices held by claims other than the ones to allocate.
-  Allocator(Features features, DeviceIdSet allocated, const std::vector<DeviceClassPtr>& classes,
-            std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler);
+  Allocator(Features features, AllocatedState allocated, const std::vector<DeviceClassPtr>& classes,
+            std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+            ShareIdGenerator share_ids = {});
 
   // Allocates claims (in this order) on node. The results carry no allocation timestamp and no
   // device configuration; the caller adds what it persists.
@@ -76,7 +102,8 @@ class Allocator {
                                 const std::vector<ResourceClaimPtr>& claims) const;
 
   const Features& features() const { return features_; }
-  const DeviceIdSet& allocated() const { return allocated_; }
+  const AllocatedState& allocated() const { return allocated_; }
+  std::string NewShareId() const { return share_ids_(); }
   const api::DeviceClass* FindClass(const std::string& name) const;
   const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
   const SelectorCompiler& compiler() const { return compiler_; }
@@ -84,12 +111,13 @@ class Allocator {
  private:
   friend class Search;  // the per-call search reads the slices grouped by node
   Features features_;
-  DeviceIdSet allocated_;
+  AllocatedState allocated_;
   std::unordered_map<std::string, DeviceClassPtr> classes_;
   std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
   std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
   std::vector<ResourceSlicePtr> all_slices_;
   const SelectorCompiler& compiler_;
+  ShareIdGenerator share_ids_;
 };
 
 }  // namespace stowage::dra

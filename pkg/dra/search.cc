@@ -53,6 +53,18 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
       for (size_t i = 0; i < slice->devices.size(); ++i) {
         ASSIGN_OR_RETURN(bool selectable, IsSelectable(key, data, *slice, i));
         if (!selectable) continue;
+        if (allocator_.features().consumable_capacity) {
+          // Static capacity only: what others hold is checked when the device is taken, so a
+          // device short of it makes "All" fail rather than shrink.
+          const api::Device& device = slice->devices[i];
+          StatusOr<bool> fits =
+              RequestFitsCapacity(nullptr, *view.capacity_requests, device.capacity, nullptr,
+                                  allocator_.features().fractional_capacity_range);
+          if (!fits.ok()) {
+            return fits.status().WithPrefix(prefix + "checking capacity for device " + device.name);
+          }
+          if (!*fits) continue;
+        }
         data.all_devices.push_back(
             Candidate{.id = DeviceId{slice->driver, slice->pool_name, slice->devices[i].name},
                       .device = &slice->devices[i],
@@ -85,16 +97,19 @@ Status Search::Prepare() {
                                     "has subrequests, but the DRAPrioritizedList feature is "
                                     "disabled");
       }
-      // Consumable capacity (on by default upstream) is not implemented yet: refuse rather than
-      // allocate differently.
-      bool wants_capacity = request.exactly && !request.exactly->capacity_requests.empty();
-      for (const auto& sub : request.first_available) {
-        wants_capacity = wants_capacity || !sub.capacity_requests.empty();
-      }
-      if (wants_capacity) {
-        return UnimplementedError(prefix +
-                                  "capacity requests (DRAConsumableCapacity) are not "
-                                  "supported yet");
+      if (!features.consumable_capacity) {
+        if (request.exactly && !request.exactly->capacity_requests.empty()) {
+          return InvalidArgumentError(prefix +
+                                      "has capacity requests, but the DRAConsumableCapacity "
+                                      "feature is disabled");
+        }
+        for (const auto& sub : request.first_available) {
+          if (!sub.capacity_requests.empty()) {
+            return InvalidArgumentError("claim " + ClaimName(c) + ", subrequest " + sub.name +
+                                        ": has capacity requests, but the DRAConsumableCapacity "
+                                        "feature is disabled");
+          }
+        }
       }
       int64_t request_min = 0;
       if (has_subs) {
@@ -187,6 +202,15 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
         if (admin ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
         ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d));
         if (!selectable) continue;
+        if (allocator_.features().consumable_capacity) {
+          StatusOr<bool> fits = FitsCapacity(data.request, c);
+          if (!fits.ok()) {
+            return fits.status().WithPrefix("claim " + ClaimName(r.claim) + ", request " +
+                                            *data.request.name + ": checking capacity for device " +
+                                            c.id.String());
+          }
+          if (!*fits) continue;
+        }
         Undo undo;
         ASSIGN_OR_RETURN(bool taken, AllocateDevice(r, c, false, undo));
         if (!taken) continue;

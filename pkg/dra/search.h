@@ -49,6 +49,8 @@ struct RequestData {
 struct DeviceResult {
   Candidate candidate;
   const RequestData* data = nullptr;
+  std::optional<std::string> share_id;  // a share of an allowMultiple device
+  std::vector<std::pair<std::string, api::Quantity>> consumed;  // what that share takes
 };
 
 class Search {
@@ -77,6 +79,9 @@ class Search {
     bool device_marked = false;
     bool result_added = false;
     size_t previous_results = 0;
+    bool capacity_inserted = false;
+    bool capacity_entry_existed = false;  // another share of the device was there before
+    CapacityAmounts capacity;
   };
   using CounterSets = std::map<std::string, std::map<std::string, __int128>>;
 
@@ -97,6 +102,8 @@ class Search {
   void Rollback(const Undo& undo);
   bool ReserveCounters(const Candidate& c);
   void ReleaseCounters(const Candidate& c);
+  StatusOr<bool> FitsCapacity(const RequestView& request, const Candidate& c) const;
+  bool CapacityInUse(const DeviceId& id) const;
   bool InUse(const DeviceId& id) const;
   bool AllocatingForClaim(const DeviceId& id, int claim) const;
   std::string ClaimName(int claim) const;
@@ -112,6 +119,8 @@ class Search {
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;     // per claim
   std::vector<std::vector<DeviceResult>> results_;                        // per claim
   std::unordered_map<DeviceId, std::set<int>, DeviceIdHash> allocating_;  // device -> claims
+  // Capacity taken by the shares on the current path; an entry, even empty, marks a shared device.
+  std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> allocating_capacity_;
   std::map<const Pool*, CounterSets> available_;  // per pool, computed on first use
   std::map<const Pool*, CounterSets> consumed_;   // by the devices on the current path
   struct MatchKey {

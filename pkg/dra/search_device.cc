@@ -9,9 +9,25 @@
 namespace stowage::dra {
 
 bool Search::InUse(const DeviceId& id) const {
-  if (allocator_.allocated().count(id)) return true;
+  if (allocator_.allocated().devices.count(id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
+}
+
+bool Search::CapacityInUse(const DeviceId& id) const {
+  const AllocatedState& held = allocator_.allocated();
+  return held.aggregated_capacity.count(id) || held.shared_devices.count(id) ||
+         allocating_capacity_.count(id);
+}
+
+StatusOr<bool> Search::FitsCapacity(const RequestView& request, const Candidate& c) const {
+  const auto& held = allocator_.allocated().aggregated_capacity;
+  auto consumed = held.find(c.id);
+  auto allocating = allocating_capacity_.find(c.id);
+  return RequestFitsCapacity(
+      consumed == held.end() ? nullptr : &consumed->second, *request.capacity_requests,
+      c.device->capacity, allocating == allocating_capacity_.end() ? nullptr : &allocating->second,
+      allocator_.features().fractional_capacity_range);
 }
 
 bool Search::AllocatingForClaim(const DeviceId& id, int claim) const {
@@ -86,8 +102,10 @@ bool Search::ReserveCounters(const Candidate& c) {
     for (const auto* group : {&pool->slices_on_node, &pool->slices_off_node}) {
       for (const api::ResourceSlice* slice : *group) {
         for (const api::Device& device : slice->devices) {
-          if (!allocator_.allocated().count(DeviceId{slice->driver, slice->pool_name, device.name}))
+          if (!allocator_.allocated().IsAllocated(
+                  DeviceId{slice->driver, slice->pool_name, device.name})) {
             continue;
+          }
           for (const auto& consumption : device.consumes_counters) {
             auto& counters = available[consumption.counter_set];
             for (const auto& [counter, value] : consumption.counters.entries()) {
@@ -140,17 +158,23 @@ void Search::ReleaseCounters(const Candidate& c) {
 StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool must, Undo& undo) {
   const RequestData& data = Data(r);
   const RequestView& request = data.request;
-  if (request.admin_access ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) return false;
   const Features& features = allocator_.features();
+  // Devices that allow several allocations are shared by claims instead of being taken whole.
+  const bool shared =
+      features.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
+  if (!shared && request.admin_access && AllocatingForClaim(c.id, r.claim)) return false;
+  if (!request.admin_access && InUse(c.id)) return false;
   const bool consumes = !c.device->consumes_counters.empty();
   if (!features.partitionable_devices && consumes) return false;
-  if (consumes && !ReserveCounters(c)) return false;
+  // A share of a device already in use draws no counters again: the first share did.
+  const bool reserve = consumes && !(shared && CapacityInUse(c.id));
+  if (reserve && !ReserveCounters(c)) return false;
 
   undo = Undo{.candidate = c,
               .claim = r.claim,
               .request = data.parent ? *data.parent->name : *request.name,
               .sub = data.parent ? *request.name : std::string(),
-              .counters_reserved = consumes,
+              .counters_reserved = reserve,
               .previous_results = results_[r.claim].size()};
   if (features.device_taints && TaintPreventsAllocation(*c.device, *request.tolerations)) {
     Rollback(undo);
@@ -169,19 +193,67 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
     }
     ++undo.constraints_added;
   }
-  allocating_[c.id].insert(r.claim);
-  undo.device_marked = true;
-  results_[r.claim].push_back(DeviceResult{.candidate = c, .data = &data});
+  if (!shared) {
+    allocating_[c.id].insert(r.claim);
+    undo.device_marked = true;
+  }
+  DeviceResult result{.candidate = c, .data = &data};
+  if (features.consumable_capacity) {
+    const std::string where = "claim " + ClaimName(r.claim) + ", request " + *request.name;
+    StatusOr<bool> fits = FitsCapacity(request, c);
+    if (!fits.ok() || !*fits) {
+      Rollback(undo);
+      if (!fits.ok()) {
+        return fits.status().WithPrefix(where + ": rechecking capacity for device " +
+                                        c.id.String());
+      }
+      return false;
+    }
+    if (shared) {
+      auto consumed = ConsumedByRequest(*request.capacity_requests, c.device->capacity,
+                                        features.fractional_capacity_range);
+      if (!consumed.ok()) {
+        Rollback(undo);
+        return consumed.status().WithPrefix(where + ": computing consumed capacity for device " +
+                                            c.id.String());
+      }
+      result.consumed = std::move(*consumed);
+      result.share_id = allocator_.NewShareId();
+      undo.capacity_entry_existed = allocating_capacity_.count(c.id) > 0;
+      CapacityAmounts& entry = allocating_capacity_[c.id];
+      for (const auto& [name, amount] : result.consumed) {
+        entry[name] += amount.Nanos();
+        undo.capacity[name] = amount.Nanos();
+      }
+      undo.capacity_inserted = true;
+    }
+  }
+  results_[r.claim].push_back(std::move(result));
   undo.result_added = true;
   return true;
 }
 
 void Search::Rollback(const Undo& undo) {
+  const DeviceId& id = undo.candidate.id;
   if (undo.result_added) results_[undo.claim].resize(undo.previous_results);
-  if (undo.device_marked) allocating_[undo.candidate.id].erase(undo.claim);
+  if (undo.capacity_inserted) {
+    auto it = allocating_capacity_.find(id);
+    if (it != allocating_capacity_.end()) {
+      bool empty = true;
+      for (auto& [name, amount] : it->second) {
+        if (auto taken = undo.capacity.find(name); taken != undo.capacity.end()) {
+          amount -= taken->second;
+        }
+        empty = empty && amount == 0;
+      }
+      // An earlier share keeps its (possibly empty) entry: it marks the device as shared.
+      if (empty && !undo.capacity_entry_existed) allocating_capacity_.erase(it);
+    }
+  }
+  if (undo.device_marked) allocating_[id].erase(undo.claim);
   auto& constraints = constraints_[undo.claim];
   for (int i = undo.constraints_added - 1; i >= 0; --i) {
-    constraints[i]->Remove(undo.request, undo.sub, *undo.candidate.device, undo.candidate.id);
+    constraints[i]->Remove(undo.request, undo.sub, *undo.candidate.device, id);
   }
   if (undo.counters_reserved) ReleaseCounters(undo.candidate);
 }

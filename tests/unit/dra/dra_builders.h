@@ -46,12 +46,42 @@ class DeviceB {
     d_.binding_conditions = std::move(conditions);
     return *this;
   }
+  DeviceB& AllowMultiple() {
+    d_.allow_multiple_allocations = true;
+    return *this;
+  }
+  // A capacity; policy setters below apply to the capacity added last.
+  DeviceB& Capacity(std::string name, std::string value) {
+    caps_.emplace_back(std::move(name), api::DeviceCapacity{.value = Q(value)});
+    return Caps();
+  }
+  DeviceB& Default(std::string value) {
+    caps_.back().second.request_default = Q(value);
+    return Caps();
+  }
+  DeviceB& ValidValues(std::vector<std::string> values) {
+    for (auto& v : values) caps_.back().second.request_valid_values.push_back(Q(v));
+    return Caps();
+  }
+  DeviceB& ValidRange(std::string min, std::string step, std::string max = "") {
+    api::CapacityRange range{.min = Q(min), .max = std::nullopt, .step = std::nullopt};
+    if (!step.empty()) range.step = Q(step);
+    if (!max.empty()) range.max = Q(max);
+    caps_.back().second.request_valid_range = range;
+    return Caps();
+  }
+  static api::Quantity Q(const std::string& s) { return *api::Quantity::Parse(s); }
   api::Device Obj() const { return d_; }
   operator api::Device() const { return d_; }  // NOLINT: lets lists of builders read as devices
 
  private:
+  DeviceB& Caps() {
+    d_.capacity = api::Map<api::DeviceCapacity>(caps_);
+    return *this;
+  }
   api::Device d_;
   std::vector<api::Map<api::DeviceAttribute>::Entry> attrs_;
+  std::vector<api::Map<api::DeviceCapacity>::Entry> caps_;
 };
 
 class SliceB {
@@ -105,6 +135,15 @@ inline api::DeviceRequest Request(std::string name, int64_t count = 1,
                                 .allocation_mode = "ExactCount",
                                 .count = count};
   return {.name = std::move(name), .exactly = std::move(exact), .first_available = {}};
+}
+
+// A request for count devices that takes value of capacity name from each.
+inline api::DeviceRequest RequestCapacity(std::string request, std::string name, std::string value,
+                                          int64_t count = 1) {
+  api::DeviceRequest r = Request(std::move(request), count);
+  r.exactly->capacity_requests =
+      api::ResourceList({{std::move(name), *api::Quantity::Parse(value)}});
+  return r;
 }
 
 inline api::DeviceRequest RequestAll(std::string name, std::vector<std::string> selectors = {}) {
