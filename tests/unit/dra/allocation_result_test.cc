@@ -2,6 +2,10 @@
 // conditions and the node selector; and the DeviceTaintRules and selector caching around it.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "pkg/dra/allocator.h"
 #include "pkg/dra/taints.h"
 #include "tests/unit/dra/dra_builders.h"
@@ -20,11 +24,70 @@ StatusOr<Allocation> AllocateOn(const std::vector<ResourceClaimPtr>& claims,
   return allocator.Allocate(node, claims);
 }
 
+ResourceSlicePtr TwoDevicesOnN1() {
+  return SliceB("s", "n1", "n1").Devices({DeviceB("d1"), DeviceB("d2")}).Obj();
+}
+
 api::NodeSelector ByName(const std::string& node) {
   api::NodeSelector s;
   s.terms.push_back({.match_expressions = {},
                      .match_fields = {{.key = "metadata.name", .op = "In", .values = {node}}}});
   return s;
+}
+
+ResourceClaimPtr Admin(ResourceClaimPtr claim, size_t request = 0) {
+  const_cast<api::ResourceClaim&>(*claim).devices.requests[request].exactly->admin_access = true;
+  return claim;
+}
+
+TEST(AdminAccess, SharesADeviceAnotherClaimIsTaking) {
+  auto got = AllocateOn({Claim("user", {Request("req")}), Admin(Claim("admin", {Request("req")}))},
+                        {TwoDevicesOnN1()});
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results[0].device, "d1");
+  EXPECT_FALSE(got->results[0].results[0].admin_access.has_value());
+  EXPECT_EQ(got->results[1].results[0].device, "d1");
+  EXPECT_EQ(got->results[1].results[0].admin_access, std::optional<bool>(true));
+}
+
+TEST(AdminAccess, AllModeConflictsWithTheSameClaimsOtherRequest) {
+  auto claim = Admin(Admin(Claim("c", {Request("one"), RequestAll("all")})), 1);
+  auto got = AllocateOn({claim}, {TwoDevicesOnN1()});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->outcome, Allocation::Outcome::kUnsatisfiable);
+}
+
+TEST(AdminAccess, TaintsStillApply) {
+  auto got =
+      AllocateOn({Admin(Claim("c", {Request("req")}))},
+                 {SliceB("s", "n1", "n1").Devices({DeviceB("d1").Taint("k", "NoSchedule")}).Obj()},
+                 {Id("n1", "d1")});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->outcome, Allocation::Outcome::kUnsatisfiable);
+}
+
+TEST(PrioritizedList, AnOversizedSubrequestIsSkipped) {
+  auto got = AllocateOn(
+      {Claim("c", {Request("first"),
+                   FirstAvailable("second", {Sub("huge", std::numeric_limits<int64_t>::max()),
+                                             Sub("one", 1)})})},
+      {TwoDevicesOnN1()});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  ASSERT_EQ(got->results[0].results.size(), 2u);
+  EXPECT_EQ(got->results[0].results[1].request, "second/one");
+  EXPECT_EQ(got->results[0].results[1].device, "d2");
+}
+
+TEST(Limits, ThirtyTwoDevicesFitOneClaim) {
+  std::vector<api::Device> devices;
+  for (int i = 0; i < 40; ++i) devices.push_back(DeviceB("d" + std::to_string(i)));
+  auto got = AllocateOn({Claim("c", {Request("a", 16), Request("b", 16)})},
+                        {SliceB("s", "n1", "n1").Devices(devices).Obj()});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results.size(), 32u);
 }
 
 TEST(AllocationResult, NodeLocalDevicesPinTheNode) {
