@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ std::vector<std::string> Picked(const api::AllocationResult& result) {
 ResourceSlicePtr TwoDevices(std::string node = "n1", std::string pool = "n1") {
   return SliceB("s-" + pool, node, pool).Devices({DeviceB("d1"), DeviceB("d2")}).Obj();
 }
+
+// Names the case in test output (and ctest's test names) instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<Case> Cases() {
   const auto model_a = DeviceB("a1").Attr("model", Str("a"));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ std::vector<std::string> Describe(const api::AllocationResult& result) {
   }
   return out;
 }
+
+// Names the case in test output (and ctest's test names) instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::vector<Case> Cases() {
   const auto shared8 = DeviceB("d1").AllowMultiple().Capacity("mem", "8");
