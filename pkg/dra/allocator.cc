@@ -48,6 +48,17 @@ Allocator::Allocator(Features features, AllocatedState allocated,
   }
 }
 
+StatusOr<DeviceSelectorPtr> Allocator::CompiledSelector(const std::string& expression) const {
+  {
+    MutexLock lock(compiled_mu_);
+    if (auto it = compiled_.find(expression); it != compiled_.end()) return it->second;
+  }
+  // Compiled outside the lock; a racing thread may compile the same expression, which is harmless.
+  StatusOr<DeviceSelectorPtr> compiled = compiler_.Compile(expression);
+  MutexLock lock(compiled_mu_);
+  return compiled_.emplace(expression, std::move(compiled)).first->second;
+}
+
 const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
   auto it = classes_.find(name);
   return it == classes_.end() ? nullptr : it->second.get();

@@ -10,8 +10,9 @@
 // and backtracks depth-first, so the first solution found is upstream's. Selectors are CEL
 // expressions evaluated through selector.h's interface.
 //
-// Thread-safety: an Allocator is immutable after construction; Allocate may run concurrently for
-// different nodes (each call keeps its search state on its own stack). The SelectorCompiler must
+// Thread-safety: an Allocator is immutable after construction but for its cache of compiled
+// selectors, which a mutex guards; Allocate may run concurrently for different nodes (each call
+// keeps its search state on its own stack). The SelectorCompiler must
 // outlive the Allocator and be thread-safe.
 //
 // Invariants: Allocate returns an error Status only for problems no other node can fix (unknown
@@ -30,7 +31,9 @@
 #include "pkg/dra/device_id.h"
 #include "pkg/dra/selector.h"
 #include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
 #include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 
 namespace stowage::dra {
 
@@ -106,7 +109,9 @@ class Allocator {
   std::string NewShareId() const { return share_ids_(); }
   const api::DeviceClass* FindClass(const std::string& name) const;
   const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
-  const SelectorCompiler& compiler() const { return compiler_; }
+  // The compiled selector (or compile error) of expression, compiled once per Allocator and
+  // shared by concurrent Allocate calls, as upstream's CEL cache is.
+  StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const;
 
  private:
   friend class Search;  // the per-call search reads the slices grouped by node
@@ -118,6 +123,9 @@ class Allocator {
   std::vector<ResourceSlicePtr> all_slices_;
   const SelectorCompiler& compiler_;
   ShareIdGenerator share_ids_;
+  mutable Mutex compiled_mu_;
+  mutable std::unordered_map<std::string, StatusOr<DeviceSelectorPtr>> compiled_
+      GUARDED_BY(compiled_mu_);
 };
 
 }  // namespace stowage::dra

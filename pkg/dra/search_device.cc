@@ -43,7 +43,7 @@ StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, cons
   for (size_t i = 0; i < selectors.size(); ++i) {
     auto it = compiled_.find(selectors[i]);
     if (it == compiled_.end()) {
-      it = compiled_.emplace(selectors[i], allocator_.compiler().Compile(selectors[i])).first;
+      it = compiled_.emplace(selectors[i], allocator_.CompiledSelector(selectors[i])).first;
     }
     if (!it->second.ok()) {
       return InvalidArgumentError(

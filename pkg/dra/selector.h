@@ -37,7 +37,8 @@ class DeviceSelector {
 
 using DeviceSelectorPtr = std::shared_ptr<const DeviceSelector>;
 
-// Turns an expression string into a DeviceSelector. Implementations may cache.
+// Turns an expression string into a DeviceSelector. An Allocator compiles each expression once
+// and keeps the result, so a compiler need not cache.
 class SelectorCompiler {
  public:
   virtual ~SelectorCompiler() = default;

@@ -203,7 +203,7 @@ TEST(Taints, DeviceTaintRulesTaintTheDevicesTheyName) {
   EXPECT_EQ(got->results[0].results[0].device, "d2");
 }
 
-TEST(Selectors, EachExpressionIsCompiledOncePerAllocation) {
+TEST(Selectors, EachExpressionIsCompiledOncePerAllocator) {
   FakeSelectorCompiler compiler;
   Allocator allocator(
       Features{}, {}, {Class(kClass, {"true"})},
@@ -213,6 +213,10 @@ TEST(Selectors, EachExpressionIsCompiledOncePerAllocation) {
       Node("n1"), {Claim("c", {Request("req", 3, {"device.driver == \"driver.example.com\""})})});
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(compiler.compiles, 2);
+  // Another node, another Allocate: the compiled selectors are reused.
+  auto again = allocator.Allocate(Node("n2"), {Claim("c", {Request("req")})});
+  ASSERT_TRUE(again.ok());
   EXPECT_EQ(compiler.compiles, 2);
 }
 
