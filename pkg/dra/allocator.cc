@@ -65,8 +65,9 @@ const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
 }
 
 StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
-                                         const std::vector<ResourceClaimPtr>& claims) const {
-  Search search(*this, node, claims);
+                                         const std::vector<ResourceClaimPtr>& claims,
+                                         std::stop_token stop) const {
+  Search search(*this, node, claims, std::move(stop));
   return search.Run();
 }
 

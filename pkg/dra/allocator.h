@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -101,8 +102,10 @@ class Allocator {
 
   // Allocates claims (in this order) on node. The results carry no allocation timestamp and no
   // device configuration; the caller adds what it persists.
-  StatusOr<Allocation> Allocate(const api::Node& node,
-                                const std::vector<ResourceClaimPtr>& claims) const;
+  // A stop request (the scheduling attempt was abandoned) ends the search with a Cancelled
+  // error, as upstream's context cancellation does.
+  StatusOr<Allocation> Allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+                                std::stop_token stop = {}) const;
 
   const Features& features() const { return features_; }
   const AllocatedState& allocated() const { return allocated_; }

@@ -11,8 +11,8 @@ std::string RequestData::FullName() const {
 }
 
 Search::Search(const Allocator& allocator, const api::Node& node,
-               const std::vector<ResourceClaimPtr>& claims)
-    : allocator_(allocator), node_(node), claims_(claims) {}
+               const std::vector<ResourceClaimPtr>& claims, std::stop_token stop)
+    : allocator_(allocator), node_(node), claims_(claims), stop_(std::move(stop)) {}
 
 std::string Search::ClaimName(int claim) const {
   const api::ObjectMeta& meta = claims_[claim]->metadata;
@@ -154,6 +154,7 @@ Status Search::Prepare() {
 }
 
 StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start) {
+  if (stop_.stop_requested()) return CancelledError("filter operation aborted: context canceled");
   if (r.claim >= static_cast<int>(claims_.size())) return Step::kDone;
   const api::DeviceClaim& spec = claims_[r.claim]->devices;
   if (r.request >= static_cast<int>(spec.requests.size())) {

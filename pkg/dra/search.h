@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,7 +57,7 @@ struct DeviceResult {
 class Search {
  public:
   Search(const Allocator& allocator, const api::Node& node,
-         const std::vector<ResourceClaimPtr>& claims);
+         const std::vector<ResourceClaimPtr>& claims, std::stop_token stop);
   StatusOr<Allocation> Run();
 
  private:
@@ -112,6 +113,7 @@ class Search {
   const Allocator& allocator_;
   const api::Node& node_;
   const std::vector<ResourceClaimPtr>& claims_;
+  std::stop_token stop_;
   std::vector<Pool> pools_;
   // [claim][request][subrequest]; a request without subrequests has one entry.
   std::vector<std::vector<std::vector<RequestData>>> data_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,35 @@ TEST(Limits, ThirtyTwoDevicesFitOneClaim) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
   EXPECT_EQ(got->results[0].results.size(), 32u);
+}
+
+TEST(Search, StopsWhenAskedTo) {
+  std::stop_source stop;
+  stop.request_stop();
+  FakeSelectorCompiler compiler;
+  Allocator allocator(Features{}, {}, {Class(kClass)}, {TwoDevicesOnN1()}, compiler);
+  auto got = allocator.Allocate(Node("n1"), {Claim("c", {Request("req")})}, stop.get_token());
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kCancelled);
+}
+
+TEST(Search, ManyDevicesWithManyAttributes) {
+  // A slice as large as the API allows: 128 devices of 64 attributes each; the claim wants 32
+  // that agree on an attribute only the last 32 devices share.
+  std::vector<api::Device> devices;
+  for (int i = 0; i < 128; ++i) {
+    DeviceB d("d" + std::to_string(i));
+    for (int a = 0; a < 63; ++a) d.Attr("attr" + std::to_string(a), Int(a));
+    d.Attr("group", Int(i < 96 ? i : 96));
+    devices.push_back(d);
+  }
+  auto got =
+      AllocateOn({Claim("c", {Request("req", 32)}, {MatchAttribute("driver.example.com/group")})},
+                 {SliceB("s", "n1", "n1").Devices(devices).Obj()});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_EQ(got->results[0].results.front().device, "d96");
+  EXPECT_EQ(got->results[0].results.back().device, "d127");
 }
 
 TEST(AllocationResult, NodeLocalDevicesPinTheNode) {
