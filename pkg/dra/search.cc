@@ -1,5 +1,7 @@
 #include "pkg/dra/search.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 #include "pkg/common/macros.h"
@@ -77,8 +79,52 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
   return data;
 }
 
-Status Search::Prepare() {
+StatusOr<int64_t> Search::PrepareRequest(int c, int q) {
   const Features& features = allocator_.features();
+  const api::DeviceRequest& request = claims_[c]->devices.requests[q];
+  const std::string prefix = "claim " + ClaimName(c) + ", request " + request.name + ": ";
+  const bool has_subs = !request.first_available.empty();
+  if (has_subs && !features.prioritized_list) {
+    return InvalidArgumentError(prefix +
+                                "has subrequests, but the DRAPrioritizedList feature is disabled");
+  }
+  if (!features.consumable_capacity) {
+    if (request.exactly && !request.exactly->capacity_requests.empty()) {
+      return InvalidArgumentError(
+          prefix + "has capacity requests, but the DRAConsumableCapacity feature is disabled");
+    }
+    for (const auto& sub : request.first_available) {
+      if (!sub.capacity_requests.empty()) {
+        return InvalidArgumentError("claim " + ClaimName(c) + ", subrequest " + sub.name +
+                                    ": has capacity requests, but the DRAConsumableCapacity "
+                                    "feature is disabled");
+      }
+    }
+  }
+  if (!has_subs) {
+    std::optional<RequestView> view = ViewOf(request);
+    if (!view) {
+      return InvalidArgumentError(prefix + "missing device class name (unsupported request type?)");
+    }
+    ASSIGN_OR_RETURN(RequestData data,
+                     CheckRequest(*view, nullptr, Index{.claim = c, .request = q}));
+    data_[c][q].push_back(std::move(data));
+    return data_[c][q].back().num_devices;
+  }
+  // Which subrequest wins is only known later, so the fewest devices any of them takes counts.
+  const RequestView parent{.name = &request.name};
+  int64_t fewest = 0;
+  for (size_t s = 0; s < request.first_available.size(); ++s) {
+    Index key{.claim = c, .request = q, .sub = static_cast<int>(s)};
+    ASSIGN_OR_RETURN(RequestData data,
+                     CheckRequest(ViewOf(request.first_available[s]), &parent, key));
+    fewest = s == 0 ? data.num_devices : std::min(fewest, data.num_devices);
+    data_[c][q].push_back(std::move(data));
+  }
+  return fewest;
+}
+
+Status Search::Prepare() {
   data_.resize(claims_.size());
   selected_sub_.resize(claims_.size());
   constraints_.resize(claims_.size());
@@ -89,52 +135,12 @@ Status Search::Prepare() {
     selected_sub_[c].assign(spec.requests.size(), 0);
     int64_t claim_min = 0;
     for (size_t q = 0; q < spec.requests.size(); ++q) {
-      const api::DeviceRequest& request = spec.requests[q];
-      const std::string prefix = "claim " + ClaimName(c) + ", request " + request.name + ": ";
-      const bool has_subs = !request.first_available.empty();
-      if (has_subs && !features.prioritized_list) {
-        return InvalidArgumentError(prefix +
-                                    "has subrequests, but the DRAPrioritizedList feature is "
-                                    "disabled");
-      }
-      if (!features.consumable_capacity) {
-        if (request.exactly && !request.exactly->capacity_requests.empty()) {
-          return InvalidArgumentError(prefix +
-                                      "has capacity requests, but the DRAConsumableCapacity "
-                                      "feature is disabled");
-        }
-        for (const auto& sub : request.first_available) {
-          if (!sub.capacity_requests.empty()) {
-            return InvalidArgumentError("claim " + ClaimName(c) + ", subrequest " + sub.name +
-                                        ": has capacity requests, but the DRAConsumableCapacity "
-                                        "feature is disabled");
-          }
-        }
-      }
-      int64_t request_min = 0;
-      if (has_subs) {
-        const std::optional<RequestView> parent = RequestView{.name = &request.name};
-        for (size_t s = 0; s < request.first_available.size(); ++s) {
-          Index key{.claim = int(c), .request = int(q), .sub = int(s)};
-          ASSIGN_OR_RETURN(RequestData data,
-                           CheckRequest(ViewOf(request.first_available[s]), &*parent, key));
-          request_min = s == 0 ? data.num_devices : std::min(request_min, data.num_devices);
-          data_[c][q].push_back(std::move(data));
-        }
-      } else {
-        std::optional<RequestView> view = ViewOf(request);
-        if (!view) {
-          return InvalidArgumentError(prefix +
-                                      "missing device class name (unsupported request type?)");
-        }
-        ASSIGN_OR_RETURN(RequestData data,
-                         CheckRequest(*view, nullptr, Index{.claim = int(c), .request = int(q)}));
-        request_min = data.num_devices;
-        data_[c][q].push_back(std::move(data));
-      }
+      ASSIGN_OR_RETURN(int64_t request_min,
+                       PrepareRequest(static_cast<int>(c), static_cast<int>(q)));
       // Compared against what is left, so a huge count cannot overflow the sum.
       if (request_min > kAllocationResultsMaxSize - claim_min) {
-        return InvalidArgumentError(prefix + "adding " + std::to_string(request_min) +
+        return InvalidArgumentError("claim " + ClaimName(c) + ", request " + spec.requests[q].name +
+                                    ": adding " + std::to_string(request_min) +
                                     " devices exceeds the claim limit of " +
                                     std::to_string(kAllocationResultsMaxSize) + ", with " +
                                     std::to_string(claim_min) + " already accounted for");

@@ -88,6 +88,8 @@ class Search {
 
   // search.cc
   Status Prepare();
+  // Checks one request (each of its subrequests) and returns the fewest devices it takes.
+  StatusOr<int64_t> PrepareRequest(int claim, int request);
   StatusOr<RequestData> CheckRequest(const RequestView& view, const RequestView* parent,
                                      const Index& key);
   StatusOr<Step> AllocateOne(Index r, bool in_sub, Location start);
