@@ -45,11 +45,26 @@ std::vector<std::string> Describe(const api::AllocationResult& result) {
     if (r.admin_access.value_or(false)) s += " admin";
     if (r.share_id) s += " shared";
     for (const auto& [name, q] : r.consumed_capacity.entries()) s += " " + name + ":" + q.String();
+    if (!r.binding_conditions.empty()) {
+      s += " binding:";
+      for (size_t i = 0; i < r.binding_conditions.size(); ++i) {
+        s += (i ? "," : "") + r.binding_conditions[i];
+      }
+      s += "/";
+      for (size_t i = 0; i < r.binding_failure_conditions.size(); ++i) {
+        s += (i ? "," : "") + r.binding_failure_conditions[i];
+      }
+    }
     if (!r.tolerations.empty()) s += " tolerations:" + std::to_string(r.tolerations.size());
     lines.push_back(s);
   }
   lines.push_back("node: " + DescribeSelector(result.node_selector));
   return lines;
+}
+
+DeviceId ParseId(const std::string& id) {
+  const size_t a = id.find('/'), b = id.find('/', a + 1);
+  return DeviceId{id.substr(0, a), id.substr(a + 1, b - a - 1), id.substr(b + 1)};
 }
 
 TEST(Corpus, AgreesWithUpstream) {
@@ -67,12 +82,16 @@ TEST(Corpus, AgreesWithUpstream) {
     for (const auto& j : tc["classes"]) classes.push_back(DecodeOrDie<api::DeviceClass>(j));
     std::vector<ResourceClaimPtr> claims;
     for (const auto& j : tc["claims"]) claims.push_back(DecodeOrDie<api::ResourceClaim>(j));
-    DeviceIdSet allocated;
+    AllocatedState allocated;
     if (tc.contains("allocated") && tc["allocated"].is_array()) {
-      for (const auto& j : tc["allocated"]) {
-        const std::string id = j.get<std::string>();
-        const size_t a = id.find('/'), b = id.find('/', a + 1);
-        allocated.insert(DeviceId{id.substr(0, a), id.substr(a + 1, b - a - 1), id.substr(b + 1)});
+      for (const auto& j : tc["allocated"]) allocated.devices.insert(ParseId(j.get<std::string>()));
+    }
+    if (tc.contains("allocatedCapacity")) {
+      for (const auto& [id, amounts] : tc["allocatedCapacity"].items()) {
+        CapacityAmounts& held = allocated.aggregated_capacity[ParseId(id)];
+        for (const auto& [name, value] : amounts.items()) {
+          held[name] = api::Quantity::Parse(value.get<std::string>())->Nanos();
+        }
       }
     }
     auto node = DecodeOrDie<api::Node>(tc["node"]);

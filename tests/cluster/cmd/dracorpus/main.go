@@ -51,9 +51,11 @@ type Case struct {
 	Classes   []*resourceapi.DeviceClass   `json:"classes"`
 	Claims    []*resourceapi.ResourceClaim `json:"claims"`
 	Allocated []string                     `json:"allocated"`
-	Outcome   string                       `json:"outcome"` // allocated, unsatisfiable, failedOnNode, error
-	Error     string                       `json:"error,omitempty"`
-	Results   [][]string                   `json:"results,omitempty"`
+	// Capacity that shares of other claims hold, by device ID and capacity name.
+	AllocatedCapacity map[string]map[string]string `json:"allocatedCapacity,omitempty"`
+	Outcome           string                       `json:"outcome"` // allocated, unsatisfiable, failedOnNode, error
+	Error             string                       `json:"error,omitempty"`
+	Results           [][]string                   `json:"results,omitempty"`
 }
 
 func selector(exprs ...string) []resourceapi.DeviceSelector {
@@ -89,6 +91,11 @@ func device(r *rand.Rand, name string, shared bool, counterSet string) resourcea
 	if shared {
 		d.AllowMultipleAllocations = ptr.To(true)
 		d.Capacity = map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{"mem": {Value: qty(8)}}
+	}
+	if r.Intn(12) == 0 {
+		d.BindingConditions = []string{"ready"}
+		d.BindingFailureConditions = []string{"failed"}
+		d.BindsToNode = ptr.To(r.Intn(2) == 0)
 	}
 	if counterSet != "" {
 		d.ConsumesCounters = []resourceapi.DeviceCounterConsumption{{CounterSet: counterSet, Counters: map[string]resourceapi.Counter{"c": {Value: qty(int64(1 + r.Intn(3)))}}}}
@@ -220,6 +227,9 @@ func describe(results []resourceapi.AllocationResult) [][]string {
 				q := d.ConsumedCapacity[resourceapi.QualifiedName(n)]
 				s += " " + n + ":" + q.String()
 			}
+			if len(d.BindingConditions) > 0 {
+				s += " binding:" + strings.Join(d.BindingConditions, ",") + "/" + strings.Join(d.BindingFailureConditions, ",")
+			}
 			if len(d.Tolerations) > 0 {
 				s += fmt.Sprintf(" tolerations:%d", len(d.Tolerations))
 			}
@@ -262,6 +272,19 @@ func main() {
 		state := structured.AllocatedState{AllocatedDevices: sets.New[structured.DeviceID]()}
 		for _, s := range tc.Slices {
 			for _, d := range s.Spec.Devices {
+				id := structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name)
+				if d.AllowMultipleAllocations != nil && r.Intn(2) == 0 {
+					used := int64(1 + r.Intn(8))
+					if state.AggregatedCapacity == nil {
+						state.AggregatedCapacity = structured.NewConsumedCapacityCollection()
+						state.AllocatedSharedDeviceIDs = sets.New[structured.SharedDeviceID]()
+						tc.AllocatedCapacity = map[string]map[string]string{}
+					}
+					q := qty(used)
+					state.AggregatedCapacity[id] = structured.ConsumedCapacity{"mem": &q}
+					tc.AllocatedCapacity[s.Spec.Driver+"/"+s.Spec.Pool.Name+"/"+d.Name] = map[string]string{"mem": q.String()}
+					continue
+				}
 				if r.Intn(6) == 0 && d.AllowMultipleAllocations == nil {
 					state.AllocatedDevices.Insert(structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name))
 					tc.Allocated = append(tc.Allocated, s.Spec.Driver+"/"+s.Spec.Pool.Name+"/"+d.Name)
