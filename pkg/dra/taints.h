@@ -20,7 +20,9 @@ bool TaintPreventsAllocation(const api::Device& device,
                              const std::vector<api::DeviceToleration>& tolerations);
 
 // slice with the taint of every rule whose driver, pool and device (each unset means any) name a
-// device of it appended to that device's taints, in the rules' order.
+// device of it appended to that device's taints, in the rules' order. Upstream matches nothing
+// when a rule has no deviceSelector at all; api::DeviceTaintRule cannot tell that from an empty
+// selector yet, so such a rule taints every device here.
 api::ResourceSlice ApplyDeviceTaintRules(const api::ResourceSlice& slice,
                                          const std::vector<api::DeviceTaintRule>& rules);
 
