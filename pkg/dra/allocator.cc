@@ -1,0 +1,144 @@
+#include "pkg/dra/allocator.h"
+
+#include <cstdio>
+#include <random>
+#include <utility>
+
+#include "pkg/common/macros.h"
+#include "pkg/dra/node_match.h"
+#include "pkg/dra/pools.h"
+#include "pkg/dra/search.h"
+
+namespace stowage::dra {
+
+namespace {
+
+// A random (version 4) UUID, as upstream's share IDs.
+std::string RandomUuid() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  uint64_t hi = engine(), lo = engine();
+  hi = (hi & ~0xf000ULL) | 0x4000ULL;              // version 4
+  lo = (lo & ~(0xc0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", unsigned(hi >> 32),
+                unsigned((hi >> 16) & 0xffff), unsigned(hi & 0xffff), unsigned(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+Allocator::Allocator(Features features, AllocatedState allocated,
+                     const std::vector<DeviceClassPtr>& classes,
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+                     ShareIdGenerator share_ids)
+    : features_(features),
+      allocated_(std::move(allocated)),
+      all_slices_(std::move(slices)),
+      compiler_(compiler),
+      share_ids_(share_ids ? std::move(share_ids) : ShareIdGenerator(RandomUuid)) {
+  for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
+  for (const auto& slice : all_slices_) {
+    const std::string node_name = slice->node_name.value_or("");
+    if (node_name.empty()) {
+      slices_shared_.push_back(slice);
+    } else {
+      slices_on_node_[node_name].push_back(slice);
+    }
+  }
+}
+
+StatusOr<DeviceSelectorPtr> Allocator::CompiledSelector(const std::string& expression) const {
+  {
+    MutexLock lock(compiled_mu_);
+    if (auto it = compiled_.find(expression); it != compiled_.end()) return it->second;
+  }
+  // Compiled outside the lock; a racing thread may compile the same expression, which is harmless.
+  StatusOr<DeviceSelectorPtr> compiled = compiler_.Compile(expression);
+  MutexLock lock(compiled_mu_);
+  return compiled_.emplace(expression, std::move(compiled)).first->second;
+}
+
+const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
+  auto it = classes_.find(name);
+  return it == classes_.end() ? nullptr : it->second.get();
+}
+
+StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
+                                         const std::vector<ResourceClaimPtr>& claims,
+                                         std::stop_token stop) const {
+  Search search(*this, node, claims, std::move(stop));
+  return search.Run();
+}
+
+StatusOr<Allocation> Search::Run() {
+  std::vector<const api::ResourceSlice*> slices_for_node;
+  // The node's own slices first, then the network-attached ones, as upstream concatenates them.
+  if (auto it = allocator_.slices_on_node_.find(node_.metadata.name);
+      it != allocator_.slices_on_node_.end()) {
+    for (const auto& slice : it->second) slices_for_node.push_back(slice.get());
+  }
+  for (const auto& slice : allocator_.slices_shared_) slices_for_node.push_back(slice.get());
+  StatusOr<std::vector<Pool>> pools =
+      GatherPools(slices_for_node, node_, allocator_.features(), allocator_.all_slices());
+  if (!pools.ok()) {
+    return pools.status().WithPrefix("gather pool information");
+  }
+  pools_ = std::move(*pools);
+  RETURN_IF_ERROR(Prepare());
+
+  ASSIGN_OR_RETURN(Step step, AllocateOne(Index{}, false, Location{}));
+  Allocation out;
+  if (step != Step::kDone) {
+    for (const Pool& pool : pools_) {
+      if (pool.invalid) {
+        // Only this node's view is broken; the caller reports it if no node works.
+        out.outcome = Allocation::Outcome::kFailedOnNode;
+        out.message = "invalid resource pools were encountered";
+        return out;
+      }
+    }
+    out.outcome = Allocation::Outcome::kUnsatisfiable;
+    return out;
+  }
+  RETURN_IF_ERROR(BuildResults(out));
+  out.outcome = Allocation::Outcome::kAllocated;
+  return out;
+}
+
+Status Search::BuildResults(Allocation& out) const {
+  const bool binding = allocator_.features().device_binding_and_status;
+  out.results.resize(claims_.size());
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    api::AllocationResult& result = out.results[c];
+    std::vector<SliceDevice> devices;
+    for (const DeviceResult& taken : results_[c]) {
+      const Candidate& cand = taken.candidate;
+      api::DeviceRequestAllocationResult r;
+      r.request = taken.data->FullName();
+      r.driver = cand.id.driver;
+      r.pool = cand.id.pool;
+      r.device = cand.id.device;
+      if (taken.data->request.admin_access) r.admin_access = true;
+      r.tolerations = *taken.data->request.tolerations;
+      r.share_id = taken.share_id;
+      if (!taken.consumed.empty()) r.consumed_capacity = api::ResourceList(taken.consumed);
+      if (binding) {
+        r.binding_conditions = cand.device->binding_conditions;
+        r.binding_failure_conditions = cand.device->binding_failure_conditions;
+      }
+      result.results.push_back(std::move(r));
+      devices.emplace_back(cand.slice, cand.device);
+    }
+    StatusOr<std::optional<api::NodeSelector>> selector =
+        CreateNodeSelector(devices, node_.metadata.name);
+    if (!selector.ok()) {
+      return selector.status().WithPrefix("create NodeSelector for claim " +
+                                          claims_[c]->metadata.name);
+    }
+    result.node_selector = std::move(*selector);
+  }
+  return Status();
+}
+
+}  // namespace stowage::dra

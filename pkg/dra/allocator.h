@@ -1,0 +1,134 @@
+// pkg/dra: the structured allocator of dynamic resource allocation, as upstream's
+// k8s.io/dynamic-resource-allocation/structured (v0.37.2) in its "incubating" variant, which the
+// scheduler picks with v1.37's default feature gates.
+//
+// Given a node, the claims of a pod that still need an allocation, the devices other claims
+// already hold, every ResourceSlice and every DeviceClass, Allocate searches for devices that
+// satisfy all claims on that node: it gathers the pools visible from the node (ignoring pools of
+// an outdated generation, marking incomplete and invalid ones), visits pools sorted by driver
+// then pool name (pools with binding conditions last), slices by name and devices in slice order,
+// and backtracks depth-first, so the first solution found is upstream's. Selectors are CEL
+// expressions evaluated through selector.h's interface.
+//
+// Thread-safety: an Allocator is immutable after construction but for its cache of compiled
+// selectors, which a mutex guards; Allocate may run concurrently for different nodes (each call
+// keeps its search state on its own stack). The SelectorCompiler must
+// outlive the Allocator and be thread-safe.
+//
+// Invariants: Allocate returns an error Status only for problems no other node can fix (unknown
+// class, bad selector, too many devices); "these claims do not fit here" is an outcome, not an
+// error, and so is upstream's ErrFailedAllocationOnNode (invalid pools on this node).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pkg/dra/consumable_capacity.h"
+#include "pkg/dra/device_id.h"
+#include "pkg/dra/selector.h"
+#include "stowage/api/types.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
+
+namespace stowage::dra {
+
+// resourceapi.AllocationResultsMaxSize: the most devices one claim may be allocated.
+inline constexpr int kAllocationResultsMaxSize = 32;
+
+// The allocator features upstream's scheduler derives from its feature gates. Defaults are those
+// of kube-scheduler v1.37.2 for the features implemented here.
+struct Features {
+  bool admin_access = true;           // DRAAdminAccess (GA)
+  bool prioritized_list = true;       // DRAPrioritizedList (GA)
+  bool partitionable_devices = true;  // DRAPartitionableDevices (beta, on)
+  bool device_taints = true;          // DRADeviceTaints (GA)
+  // DRADeviceBindingConditions && DRAResourceClaimDeviceStatus (beta, on; GA).
+  bool device_binding_and_status = true;
+  bool consumable_capacity = true;  // DRAConsumableCapacity (beta, on)
+  // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37 or later, which is
+  // not the default (one minor below the binary's).
+  bool fractional_capacity_range = false;
+};
+
+// What claims other than the ones being allocated hold (upstream's AllocatedState).
+struct AllocatedState {
+  AllocatedState() = default;
+  AllocatedState(DeviceIdSet exclusive) : devices(std::move(exclusive)) {}  // NOLINT: implicit
+  DeviceIdSet devices;                                                      // allocated whole
+  DeviceIdSet shared_devices;  // devices with allowMultipleAllocations holding at least one share
+  // What the shares of each shared device consume together.
+  std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> aggregated_capacity;
+  // Whether any claim holds the device, whole or in part (it then draws its counters).
+  bool IsAllocated(const DeviceId& id) const {
+    return devices.count(id) || shared_devices.count(id) || aggregated_capacity.count(id);
+  }
+};
+
+// Makes the shareID of each new share of a device; the default makes random UUIDs, as upstream.
+// Called from the threads running Allocate.
+using ShareIdGenerator = std::function<std::string()>;
+
+using ResourceSlicePtr = std::shared_ptr<const api::ResourceSlice>;
+using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
+using DeviceClassPtr = std::shared_ptr<const api::DeviceClass>;
+
+// What Allocate concluded for one node.
+struct Allocation {
+  enum class Outcome {
+    kAllocated,      // results holds one AllocationResult per claim, in the claims' order
+    kUnsatisfiable,  // the claims cannot be allocated on this node (upstream: nil, nil)
+    kFailedOnNode,   // upstream's ErrFailedAllocationOnNode: message says why, other nodes may do
+  };
+  Outcome outcome = Outcome::kUnsatisfiable;
+  std::vector<api::AllocationResult> results;
+  std::string message;  // kFailedOnNode only
+};
+
+class Search;
+
+class Allocator {
+ public:
+  // slices: every ResourceSlice the scheduler knows (with DeviceTaintRules already applied, see
+  // taints.h); allocated: the devices held by claims other than the ones to allocate.
+  Allocator(Features features, AllocatedState allocated, const std::vector<DeviceClassPtr>& classes,
+            std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+            ShareIdGenerator share_ids = {});
+
+  // Allocates claims (in this order) on node. The results carry no allocation timestamp and no
+  // device configuration; the caller adds what it persists.
+  // A stop request (the scheduling attempt was abandoned) ends the search with a Cancelled
+  // error, as upstream's context cancellation does.
+  StatusOr<Allocation> Allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+                                std::stop_token stop = {}) const;
+
+  const Features& features() const { return features_; }
+  const AllocatedState& allocated() const { return allocated_; }
+  std::string NewShareId() const { return share_ids_(); }
+  const api::DeviceClass* FindClass(const std::string& name) const;
+  const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
+  // The compiled selector (or compile error) of expression, compiled once per Allocator and
+  // shared by concurrent Allocate calls, as upstream's CEL cache is.
+  StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const;
+
+ private:
+  friend class Search;  // the per-call search reads the slices grouped by node
+  Features features_;
+  AllocatedState allocated_;
+  std::unordered_map<std::string, DeviceClassPtr> classes_;
+  std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
+  std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
+  std::vector<ResourceSlicePtr> all_slices_;
+  const SelectorCompiler& compiler_;
+  ShareIdGenerator share_ids_;
+  mutable Mutex compiled_mu_;
+  mutable std::unordered_map<std::string, StatusOr<DeviceSelectorPtr>> compiled_
+      GUARDED_BY(compiled_mu_);
+};
+
+}  // namespace stowage::dra
