@@ -44,16 +44,16 @@ void NodeVolumes::Clear() {
   error.reset();
 }
 
-NodeVolumesCache::Entry& NodeVolumesCache::Get(const std::string& node_name) {
+std::shared_ptr<NodeVolumesCache::Entry> NodeVolumesCache::Get(const std::string& node_name) {
   {
     ReaderMutexLock l(mu_);
     auto it = entries_.find(node_name);
-    if (it != entries_.end()) return *it->second;
+    if (it != entries_.end()) return it->second;
   }
   WriterMutexLock l(mu_);
-  std::unique_ptr<Entry>& entry = entries_[node_name];
-  if (entry == nullptr) entry = std::make_unique<Entry>();
-  return *entry;
+  std::shared_ptr<Entry>& entry = entries_[node_name];
+  if (entry == nullptr) entry = std::make_shared<Entry>();
+  return entry;
 }
 
 void NodeVolumesCache::Prune(size_t nodes) {

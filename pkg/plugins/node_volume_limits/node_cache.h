@@ -61,16 +61,16 @@ class NodeVolumesCache {
     ListerVersions versions GUARDED_BY(mu);
     NodeVolumes volumes GUARDED_BY(mu);
   };
-  // The entry of node_name, created empty on first use; stays valid until Prune.
-  Entry& Get(const std::string& node_name);
-  // Forgets every entry when there are many more than nodes (removed nodes' entries). Call only
-  // while no Filter runs (PreFilter).
+  // The entry of node_name, created empty on first use; shared, so Prune never pulls it from under
+  // a Filter that holds it.
+  std::shared_ptr<Entry> Get(const std::string& node_name);
+  // Forgets every entry when there are many more than nodes (removed nodes' entries).
   void Prune(size_t nodes);
   size_t SizeForTest();
 
  private:
   SharedMutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<Entry>> entries_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::plugins::node_volume_limits

@@ -141,14 +141,14 @@ framework::Status NodeVolumeLimits::Filter(const framework::CycleState& state,
     ComputeNode(node_info, *s->attachments, node);
     return Decide(*s, node, options_.volume_limit_scaling);
   }
-  NodeVolumesCache::Entry& entry = nodes_.Get(node_info.name());
-  MutexLock l(entry.mu);
-  if (entry.generation != node_info.generation() || entry.versions != *s->versions) {
-    ComputeNode(node_info, *s->attachments, entry.volumes);
-    entry.generation = node_info.generation();
-    entry.versions = *s->versions;
+  const std::shared_ptr<NodeVolumesCache::Entry> entry = nodes_.Get(node_info.name());
+  MutexLock l(entry->mu);
+  if (entry->generation != node_info.generation() || entry->versions != *s->versions) {
+    ComputeNode(node_info, *s->attachments, entry->volumes);
+    entry->generation = node_info.generation();
+    entry->versions = *s->versions;
   }
-  return Decide(*s, entry.volumes, options_.volume_limit_scaling);
+  return Decide(*s, entry->volumes, options_.volume_limit_scaling);
 }
 
 std::optional<ListerVersions> NodeVolumeLimits::Versions() const {
