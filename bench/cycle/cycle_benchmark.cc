@@ -26,7 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pkg/cache/cache.h"
@@ -44,11 +47,50 @@
 namespace stowage::bench {
 namespace {
 
+// A lister indexed by namespace and name, as the informer's store is (FakeLister searches
+// linearly, which at thousands of objects would time the fake instead of the plugin).
+template <typename T>
+class IndexedLister final : public framework::Lister<T> {
+ public:
+  using typename framework::Lister<T>::Ptr;
+  void Add(T object) {
+    std::string key = object.metadata.namespace_ + "/" + object.metadata.name;
+    auto ptr = std::make_shared<const T>(std::move(object));
+    objects_.push_back(ptr);
+    by_key_[std::move(key)] = std::move(ptr);
+  }
+  std::vector<Ptr> List() const override { return objects_; }
+  std::vector<Ptr> List(std::string_view ns) const override {
+    std::vector<Ptr> out;
+    for (const Ptr& o : objects_) {
+      if (o->metadata.namespace_ == ns) out.push_back(o);
+    }
+    return out;
+  }
+  Ptr Get(std::string_view ns, std::string_view name) const override {
+    std::string key;
+    key.reserve(ns.size() + name.size() + 1);
+    key.append(ns).append("/").append(name);
+    auto it = by_key_.find(key);
+    return it == by_key_.end() ? nullptr : it->second;
+  }
+  std::optional<uint64_t> Version() const override { return objects_.size(); }
+
+ private:
+  std::vector<Ptr> objects_;
+  std::unordered_map<std::string, Ptr> by_key_;
+};
+
+constexpr std::string_view kCSIDriver = "ebs.csi.aws.com";
+
 // The Handle plugins get: the benchmark's snapshot and pool; binding never happens here.
 class BenchHandle : public framework::Handle, public framework::PodWriter {
  public:
   BenchHandle(const cache::Snapshot& snapshot, framework::Parallelizer& pool)
-      : snapshot_(snapshot), pool_(pool) {}
+      : snapshot_(snapshot), pool_(pool) {
+    pvs_.Add(BoundVolume());
+    pvcs_.Add(BoundClaim("data", "pv-data"));
+  }
   const framework::NodeInfoLister& SnapshotSharedLister() const override { return snapshot_; }
   framework::Parallelizer& parallelizer() override { return pool_; }
   const framework::Lister<api::Namespace>& namespaces() override { return namespaces_; }
@@ -56,6 +98,7 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   const framework::Lister<api::PersistentVolumeClaim>& persistent_volume_claims() override {
     return pvcs_;
   }
+  const framework::Lister<api::CSINode>& csi_nodes() override { return csi_nodes_; }
   framework::PodWriter& pod_writer() override { return *this; }
   Status Bind(const api::Pod&, std::string_view) override {
     return InternalError("bench_cycle: the scheduling cycle never binds");
@@ -67,12 +110,35 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
     return InternalError("bench_cycle: the scheduling cycle never deletes a pod");
   }
 
+  // BM_CSIVolumes' objects: a CSINode allowing 39 volumes of kCSIDriver on each node, as
+  // scheduler_perf's SchedulingCSIPVs makes them, and the claim "<name>" bound to the CSI
+  // volume "pv-<name>" for each name in claims.
+  void AddCSIObjects(int nodes, const std::vector<std::string>& claims) {
+    for (int i = 0; i < nodes; ++i) {
+      api::CSINode csi_node;
+      csi_node.metadata.name = "scheduler-perf-" + std::to_string(i);
+      csi_node.drivers.push_back({std::string(kCSIDriver), "id", {}, 39});
+      csi_nodes_.Add(std::move(csi_node));
+    }
+    for (const std::string& name : claims) {
+      api::PersistentVolume pv;
+      pv.metadata.name = "pv-" + name;
+      pv.access_modes = {"ReadWriteMany"};
+      pv.source = "csi";
+      pv.csi_driver = kCSIDriver;
+      pv.csi_volume_handle = "vol-" + name;
+      pvs_.Add(std::move(pv));
+      pvcs_.Add(BoundClaim(name, "pv-" + name));
+    }
+  }
+
  private:
   const cache::Snapshot& snapshot_;
   framework::Parallelizer& pool_;
   testing::FakeLister<api::Namespace> namespaces_ = BenchNamespaces();
-  testing::FakeLister<api::PersistentVolume> pvs_{{BoundVolume()}};
-  testing::FakeLister<api::PersistentVolumeClaim> pvcs_{{BoundClaim()}};
+  IndexedLister<api::PersistentVolume> pvs_;
+  IndexedLister<api::PersistentVolumeClaim> pvcs_;
+  IndexedLister<api::CSINode> csi_nodes_;
 
   // BM_BoundVolume's claim "data", bound by the PV controller to "pv-data", a volume reachable
   // from two of the three zones.
@@ -85,13 +151,13 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
     pv.node_affinity.emplace().terms.push_back(std::move(term));
     return pv;
   }
-  static api::PersistentVolumeClaim BoundClaim() {
+  static api::PersistentVolumeClaim BoundClaim(const std::string& name, const std::string& pv) {
     api::PersistentVolumeClaim pvc;
-    pvc.metadata.name = "data";
+    pvc.metadata.name = name;
     pvc.metadata.namespace_ = "bench";
     pvc.metadata.annotations = testing::MakeStringMap({{"pv.kubernetes.io/bind-completed", "yes"}});
     pvc.access_modes = {"ReadWriteMany"};
-    pvc.volume_name = "pv-data";
+    pvc.volume_name = pv;
     pvc.phase = "Bound";
     return pvc;
   }
@@ -157,17 +223,19 @@ double ProcessCpuNs() {
 }
 
 // Pods bound before the first measured one: count copies of tmpl, round-robin over the nodes
-// from first_node on.
+// from first_node on. With numbered_claims, copy j's claims are named "<claim>-<j>".
 struct ExistingPods {
   api::PodPtr tmpl;
   int count = 0;
   int first_node = 0;
+  bool numbered_claims = false;
 };
 
 // The benchmark loop shared by every case: measured pods from tmpl, over a cache that already
-// holds the existing pods.
+// holds the existing pods. Non-empty csi_claims adds CSINodes and those claims' CSI volumes.
 void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
-               const std::vector<ExistingPods>& existing) {
+               const std::vector<ExistingPods>& existing,
+               const std::vector<std::string>& csi_claims = {}) {
   const int nodes = static_cast<int>(state.range(0));
   const int parallelism = static_cast<int>(state.range(1));
   cache::Cache cache;
@@ -177,12 +245,16 @@ void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
     for (int j = 0; j < group.count; ++j) {
       auto pod = std::make_shared<api::Pod>(*Pod(*group.tmpl, next++));
       pod->spec.node_name = "scheduler-perf-" + std::to_string((group.first_node + j) % nodes);
+      for (api::Volume& v : pod->spec.volumes) {
+        if (group.numbered_claims && !v.claim_name.empty()) v.claim_name += "-" + std::to_string(j);
+      }
       if (Status s = cache.AddPod(std::move(pod)); !s.ok()) Die("adding an existing pod", s);
     }
   }
   cache::Snapshot snapshot;
   framework::WorkerPool pool(parallelism);
   BenchHandle handle(snapshot, pool);
+  if (!csi_claims.empty()) handle.AddCSIObjects(nodes, csi_claims);
 
   // Log (the missing plugins' warning) to stderr, as the binary does, so that
   // --benchmark_format=json on stdout stays parseable.
@@ -310,6 +382,25 @@ void BM_TopologySpread(benchmark::State& state) {
 void BM_BoundVolume(benchmark::State& state) { RunCycles(state, PerfPod().PVC("data").Obj(), {}); }
 
 BENCHMARK(BM_BoundVolume)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->UseRealTime()
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
+
+// scheduler_perf's SchedulingCSIPVs after its init pods: every node has a CSINode allowing 39
+// volumes of the driver and one pod holding a CSI volume of it; the measured pod's claim is bound
+// to another such volume (one claim for all measured pods, so the cluster never fills), and
+// NodeVolumeLimits counts the attached volumes of every node it filters.
+void BM_CSIVolumes(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::vector<std::string> claims = {"csi-data"};
+  for (int j = 0; j < nodes; ++j) claims.push_back("init-" + std::to_string(j));
+  RunCycles(state, PerfPod().PVC("csi-data").Obj(),
+            {{PerfPod().PVC("init").Obj(), nodes, 0, /*numbered_claims=*/true}}, claims);
+}
+
+BENCHMARK(BM_CSIVolumes)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
     ->UseRealTime()

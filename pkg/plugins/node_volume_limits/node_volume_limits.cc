@@ -8,15 +8,61 @@
 #include "stowage/plugins/helper/storage.h"
 
 namespace stowage::plugins::node_volume_limits {
-namespace {
 
-// The VolumeAttachments of the cycle, by node, read once at PreFilter.
-struct PreFilterState final : framework::StateData {
+// The pod's volumes as Filter counts them on a node with a CSINode (with) and without (without).
+struct NodeVolumeLimits::PodState final : framework::StateData {
+  struct Volume {
+    std::string unique_name;
+    std::string driver;
+    bool must_be_listed = false;  // its CSIDriver prevents scheduling where CSINode lacks it
+  };
+  struct Volumes {
+    framework::Status status;     // not success: what Filter answers
+    std::vector<Volume> volumes;  // sorted by unique name
+  };
+  Volumes with, without;
+  std::optional<ListerVersions> versions;  // read before the objects
   std::shared_ptr<const std::map<std::string, VolumeMap>> attachments;
   std::unique_ptr<framework::StateData> Clone() const override {
-    return std::make_unique<PreFilterState>(*this);
+    return std::make_unique<PodState>(*this);
   }
 };
+
+namespace {
+
+// Upstream's Filter from the pod's volumes and the node's, without a map per node.
+framework::Status Decide(const NodeVolumeLimits::PodState& pod, const NodeVolumes& node,
+                         bool volume_limit_scaling) {
+  const auto& mine = node.csi_node != nullptr ? pod.with : pod.without;
+  if (!mine.status.IsSuccess()) return mine.status;
+  if (mine.volumes.empty()) return {};
+  if (volume_limit_scaling) {
+    for (const auto& v : mine.volumes) {
+      if (v.must_be_listed && !node.Lists(v.driver)) {
+        return framework::Status::Unschedulable(v.driver +
+                                                " CSI driver is not installed on the node");
+      }
+    }
+  }
+  if (node.limits.empty()) return {};
+  if (node.error) return framework::Status::Error(*node.error);
+  const auto& vs = mine.volumes;
+  for (size_t i = 0; i < vs.size(); ++i) {
+    auto first = [&](const auto& v) { return v.driver == vs[i].driver; };
+    if (std::find_if(vs.begin(), vs.begin() + i, first) != vs.begin() + i) continue;
+    const std::optional<int64_t> limit = node.Limit(vs[i].driver);
+    if (!limit) continue;
+    // A volume a pod of the node already uses counts once.
+    int64_t count = 0;
+    for (size_t j = i; j < vs.size(); ++j) {
+      if (vs[j].driver == vs[i].driver && !node.UsedByPod(vs[j].unique_name)) ++count;
+    }
+    if (node.Attached(vs[i].driver) + count > *limit) {
+      return framework::Status::Unschedulable(std::string(kErrReasonMaxVolumeCountExceeded));
+    }
+  }
+  return {};
+}
 
 std::string UniqueName(const std::string& driver, const std::string& handle) {
   return driver + "/" + handle;
@@ -65,7 +111,7 @@ NodeVolumeLimits::NodeVolumeLimits(framework::Handle& handle, Options options)
 
 framework::Status NodeVolumeLimits::PreFilter(framework::CycleState& state,
                                               const framework::PodInfo& pod,
-                                              const std::vector<const framework::NodeInfo*>&,
+                                              const std::vector<const framework::NodeInfo*>& nodes,
                                               framework::PreFilterResult&) {
   if (helper::IsDeferredResize(options_.skip_resize_deferred, *pod)) {
     return framework::Status::Skip();
@@ -77,9 +123,8 @@ framework::Status NodeVolumeLimits::PreFilter(framework::CycleState& state,
       })) {
     return framework::Status::Skip();
   }
-  auto s = std::make_unique<PreFilterState>();
-  s->attachments = std::make_shared<const std::map<std::string, VolumeMap>>(AttachmentsByNode());
-  state.Write(kStateKey, std::move(s));
+  nodes_.Prune(nodes.size());
+  state.Write(kStateKey, NewPodState(*pod));
   return {};
 }
 
@@ -88,73 +133,98 @@ framework::Status NodeVolumeLimits::Filter(const framework::CycleState& state,
                                            const framework::NodeInfo& node_info) {
   if (helper::IsDeferredResize(options_.skip_resize_deferred, *pod)) return {};
   if (pod->spec.volumes.empty()) return {};
-  const api::Node& node = *node_info.node();
-  const auto csi_node_ptr = csi_nodes_.Get("", node.metadata.name);
-  const api::CSINode* csi_node = csi_node_ptr.get();
-
-  VolumeMap new_volumes;
-  if (framework::Status s = AttachableVolumes(*pod, csi_node, /*new_pod=*/true, new_volumes);
-      !s.IsSuccess()) {
-    return s;
+  const auto* s = state.Read<PodState>(kStateKey);
+  std::unique_ptr<PodState> own;  // Filter without PreFilter (tests)
+  if (s == nullptr) s = (own = NewPodState(*pod)).get();
+  if (!s->versions) {
+    NodeVolumes node;
+    ComputeNode(node_info, *s->attachments, node);
+    return Decide(*s, node, options_.volume_limit_scaling);
   }
-  if (new_volumes.empty()) return {};
-
-  if (options_.volume_limit_scaling) {
-    for (const auto& [unique_name, driver] : new_volumes) {
-      if (!DriverInstalled(driver, csi_node)) {
-        return framework::Status::Unschedulable(driver +
-                                                " CSI driver is not installed on the node");
-      }
-    }
+  const std::shared_ptr<NodeVolumesCache::Entry> entry = nodes_.Get(node_info.name());
+  MutexLock l(entry->mu);
+  if (entry->generation != node_info.generation() || entry->versions != *s->versions) {
+    ComputeNode(node_info, *s->attachments, entry->volumes);
+    entry->generation = node_info.generation();
+    entry->versions = *s->versions;
   }
-
-  const std::map<std::string, int64_t> limits = VolumeLimits(csi_node);
-  if (limits.empty()) return {};
-
-  VolumeMap attached;
-  for (const framework::PodInfoPtr& existing : node_info.pods()) {
-    if (framework::Status s = AttachableVolumes(*existing->pod, csi_node, false, attached);
-        !s.IsSuccess()) {
-      return framework::Status::Error(s.Message());
-    }
-  }
-  std::map<std::string, int64_t> attached_count;
-  for (const auto& [unique_name, driver] : attached) {
-    new_volumes.erase(unique_name);  // a volume shared with a pod on the node counts once
-    ++attached_count[driver];
-  }
-
-  const auto* s = state.Read<PreFilterState>(kStateKey);
-  const auto attachments =
-      s != nullptr ? s->attachments
-                   : std::make_shared<const std::map<std::string, VolumeMap>>(AttachmentsByNode());
-  if (auto it = attachments->find(node.metadata.name); it != attachments->end()) {
-    for (const auto& [unique_name, driver] : it->second) {
-      if (attached.count(unique_name) == 0) ++attached_count[driver];
-    }
-  }
-
-  std::map<std::string, int64_t> new_count;
-  for (const auto& [unique_name, driver] : new_volumes) ++new_count[driver];
-  for (const auto& [driver, count] : new_count) {
-    auto limit = limits.find(driver);
-    if (limit != limits.end() && attached_count[driver] + count > limit->second) {
-      return framework::Status::Unschedulable(std::string(kErrReasonMaxVolumeCountExceeded));
-    }
-  }
-  return {};
+  return Decide(*s, entry->volumes, options_.volume_limit_scaling);
 }
 
-bool NodeVolumeLimits::DriverInstalled(const std::string& driver,
-                                       const api::CSINode* csi_node) const {
-  // Without a CSIDriver the driver may not be a CSI one at all: the pod is let through.
-  auto csi_driver = csi_drivers_.Get("", driver);
-  if (csi_driver == nullptr || !csi_driver->prevent_pod_scheduling_if_missing.value_or(false)) {
-    return true;
+std::optional<ListerVersions> NodeVolumeLimits::Versions() const {
+  auto pvs = pvs_.Version(), claims = claims_.Version(), classes = classes_.Version(),
+       csi_nodes = csi_nodes_.Version(), attachments = attachments_.Version();
+  if (!pvs || !claims || !classes || !csi_nodes || !attachments) return std::nullopt;
+  return ListerVersions{*pvs, *claims, *classes, *csi_nodes, *attachments};
+}
+
+std::unique_ptr<NodeVolumeLimits::PodState> NodeVolumeLimits::NewPodState(const api::Pod& pod) {
+  auto s = std::make_unique<PodState>();
+  s->versions = Versions();
+  s->attachments = Attachments(s->versions);
+  // The pod's volumes depend on the node only through whether it has a CSINode.
+  const api::CSINode any_csi_node;
+  for (const api::CSINode* csi_node : {&any_csi_node, static_cast<const api::CSINode*>(nullptr)}) {
+    PodState::Volumes& out = csi_node != nullptr ? s->with : s->without;
+    VolumeMap volumes;
+    out.status = AttachableVolumes(pod, csi_node, /*new_pod=*/true, volumes);
+    if (!out.status.IsSuccess()) continue;
+    for (auto& [unique_name, driver] : volumes) {
+      bool must_be_listed = false;
+      // Without a CSIDriver the driver may not be a CSI one at all: the pod is let through.
+      if (options_.volume_limit_scaling) {
+        auto csi_driver = csi_drivers_.Get("", driver);
+        must_be_listed =
+            csi_driver != nullptr && csi_driver->prevent_pod_scheduling_if_missing.value_or(false);
+      }
+      out.volumes.push_back({unique_name, driver, must_be_listed});
+    }
   }
-  if (csi_node == nullptr) return false;
-  return std::any_of(csi_node->drivers.begin(), csi_node->drivers.end(),
-                     [&](const api::CSINodeDriver& d) { return d.name == driver; });
+  return s;
+}
+
+void NodeVolumeLimits::ComputeNode(const framework::NodeInfo& node_info,
+                                   const std::map<std::string, VolumeMap>& attachments,
+                                   NodeVolumes& out) const {
+  out.Clear();
+  out.csi_node = csi_nodes_.Get("", node_info.name());
+  const api::CSINode* csi_node = out.csi_node.get();
+  for (auto& limit : VolumeLimits(csi_node)) out.limits.push_back(limit);
+  if (out.limits.empty()) return;  // nothing is counted on the node
+  VolumeMap used;
+  for (const framework::PodInfoPtr& existing : node_info.pods()) {
+    if (framework::Status s = AttachableVolumes(*existing->pod, csi_node, false, used);
+        !s.IsSuccess()) {
+      out.error = s.Message();
+      return;
+    }
+  }
+  std::map<std::string, int64_t> count;
+  for (const auto& [unique_name, driver] : used) {
+    out.pod_volumes.push_back(unique_name);
+    ++count[driver];
+  }
+  if (auto it = attachments.find(node_info.name()); it != attachments.end()) {
+    for (const auto& [unique_name, driver] : it->second) {
+      if (used.count(unique_name) == 0) ++count[driver];
+    }
+  }
+  out.attached.assign(count.begin(), count.end());
+}
+
+std::shared_ptr<const std::map<std::string, VolumeMap>> NodeVolumeLimits::Attachments(
+    const std::optional<ListerVersions>& versions) {
+  if (!versions)
+    return std::make_shared<const std::map<std::string, VolumeMap>>(AttachmentsByNode());
+  MutexLock l(attachments_mu_);
+  if (attachments_by_node_ == nullptr ||
+      attachments_by_node_versions_->attachments != versions->attachments ||
+      attachments_by_node_versions_->pvs != versions->pvs) {
+    attachments_by_node_ =
+        std::make_shared<const std::map<std::string, VolumeMap>>(AttachmentsByNode());
+    attachments_by_node_versions_ = versions;
+  }
+  return attachments_by_node_;
 }
 
 framework::Status NodeVolumeLimits::AttachableVolumes(const api::Pod& pod,

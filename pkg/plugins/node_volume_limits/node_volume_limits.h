@@ -16,19 +16,27 @@
 // in 1.37) a driver whose CSIDriver sets preventPodSchedulingIfMissing must be listed in the
 // node's CSINode, else "<driver> CSI driver is not installed on the node" (Unschedulable).
 //
+// Upstream recounts every node's volumes per pod. Here PreFilter reads the pod's volumes once
+// (for a node with a CSINode and for one without, the only node fact they depend on), and the
+// node's side (limits, its pods' volumes, its VolumeAttachments) is kept per node in a
+// NodeVolumesCache until the NodeInfo or a lister it read changes, so Filter only counts.
+//
 // Upstream's events and hints: CSINode Add, CSINode Update (a limit raised), AssignedPod Delete
 // (a pod with volumes), PersistentVolumeClaim Add (one of the pod's claims) and VolumeAttachment
-// Delete. Thread-safe: the plugin holds listers and constants only.
+// Delete. Thread-safe: the caches have locks of their own.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "pkg/plugins/node_volume_limits/node_cache.h"
+#include "stowage/common/mutex.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
 #include "stowage/framework/registry.h"
@@ -56,13 +64,18 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   NodeVolumeLimits(framework::Handle& handle, Options options);
   std::string_view Name() const override { return kName; }
   // Skip unless the pod has a claim, an ephemeral volume or a migratable in-tree volume; else
-  // reads the VolumeAttachments once for the cycle's Filter calls.
+  // reads the pod's volumes and the VolumeAttachments once for the cycle's Filter calls.
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               const std::vector<const framework::NodeInfo*>& nodes,
                               framework::PreFilterResult& result) override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) override;
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
+
+  size_t CachedNodesForTest() { return nodes_.SizeForTest(); }
+
+  // The pod's volumes, read once per cycle (defined in the .cc).
+  struct PodState;
 
  private:
   // A driver and volume handle; both empty when the volume is not counted.
@@ -77,9 +90,17 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   CsiInfo DriverInfo(const api::CSINode* csi_node, const api::PersistentVolumeClaim& pvc) const;
   CsiInfo DriverInfoFromClass(const api::CSINode* csi_node,
                               const api::PersistentVolumeClaim& pvc) const;
-  bool DriverInstalled(const std::string& driver, const api::CSINode* csi_node) const;
   // The node's VolumeAttachments of CSI PVs, by node name.
   std::map<std::string, VolumeMap> AttachmentsByNode() const;
+  // The same, kept while versions (when known) show no change of attachments and volumes.
+  std::shared_ptr<const std::map<std::string, VolumeMap>> Attachments(
+      const std::optional<ListerVersions>& versions);
+  // The listers' versions, or nullopt when one cannot tell (nothing is then cached).
+  std::optional<ListerVersions> Versions() const;
+  std::unique_ptr<PodState> NewPodState(const api::Pod& pod);
+  // Fills out with node's limits and, when it has some, its attached volumes.
+  void ComputeNode(const framework::NodeInfo& node,
+                   const std::map<std::string, VolumeMap>& attachments, NodeVolumes& out) const;
 
   const framework::Lister<api::PersistentVolume>& pvs_;
   const framework::Lister<api::PersistentVolumeClaim>& claims_;
@@ -88,6 +109,11 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   const framework::Lister<api::CSIDriver>& csi_drivers_;
   const framework::Lister<api::VolumeAttachment>& attachments_;
   const Options options_;
+  NodeVolumesCache nodes_;
+  Mutex attachments_mu_;
+  std::shared_ptr<const std::map<std::string, VolumeMap>> attachments_by_node_
+      GUARDED_BY(attachments_mu_);
+  std::optional<ListerVersions> attachments_by_node_versions_ GUARDED_BY(attachments_mu_);
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, NodeVolumeLimits>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, NodeVolumeLimits>);

@@ -1,10 +1,12 @@
 #include "pkg/plugins/volume_binding/volume_binding.h"
 
 #include <cmath>
-#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "pkg/plugins/volume_binding/claims.h"
 #include "stowage/common/mutex.h"
@@ -119,26 +121,37 @@ framework::Status VolumeBinding::Score(const framework::CycleState& state,
   if (it == d->by_node.end()) return {};
   const PodVolumes& v = it->second;
   // Requested and capacity bytes per class: static bindings' volumes, or else (capacity
-  // scoring on) the capacity the driver reports where the claims would be provisioned.
-  std::map<std::string, std::pair<int64_t, int64_t>> classes;
+  // scoring on) the capacity the driver reports where the claims would be provisioned. Kept per
+  // worker thread and reused, so scoring a node allocates nothing; kept sorted by class, as the
+  // scorer saw them before, by inserting in place (a pod has few classes).
+  thread_local std::vector<std::string_view> names;
+  thread_local std::vector<std::pair<int64_t, int64_t>> values;
+  names.clear();
+  values.clear();
+  auto of_class = [](std::string_view name) -> std::pair<int64_t, int64_t>& {
+    size_t i = 0;
+    while (i < names.size() && names[i] < name) ++i;
+    if (i < names.size() && names[i] == name) return values[i];
+    names.insert(names.begin() + i, name);
+    return *values.insert(values.begin() + i, {0, 0});
+  };
   if (!v.static_bindings.empty() || !capacity_scoring_) {
     for (const StaticBinding& b : v.static_bindings) {
-      auto& [requested, capacity] = classes[b.pv->storage_class_name];
+      auto& [requested, capacity] = of_class(b.pv->storage_class_name);
       requested += StorageBytes(b.pvc->requests);
       capacity += StorageBytes(b.pv->capacity);
     }
   } else {
     for (const DynamicProvision& p : v.dynamic_provisions) {
       if (p.capacity == nullptr) continue;
-      auto& [requested, capacity] = classes[p.pvc->storage_class_name.value_or("")];
+      const auto& class_name = p.pvc->storage_class_name;
+      auto& [requested, capacity] =
+          of_class(class_name ? std::string_view(*class_name) : std::string_view());
       // Not a sum: two claims of one class share the capacity of one pool.
       capacity = p.capacity->capacity ? p.capacity->capacity->Value() : 0;
       requested += StorageBytes(p.pvc->requests);
     }
   }
-  std::vector<std::pair<int64_t, int64_t>> values;
-  values.reserve(classes.size());
-  for (const auto& [cls, rc] : classes) values.push_back(rc);
   score = scorer_(values);
   return {};
 }
