@@ -84,11 +84,7 @@ std::string RandomString(size_t n) {
 }  // namespace
 
 bool IsCSIMigrationOn(const api::CSINode* csi_node, std::string_view plugin_name) {
-  if (csi_node == nullptr || plugin_name.empty()) return false;
-  using namespace helper;  // NOLINT: the plugin names
-  return plugin_name == kAWSEBSInTreePluginName || plugin_name == kPortworxInTreePluginName ||
-         plugin_name == kGCEPDInTreePluginName || plugin_name == kAzureDiskInTreePluginName ||
-         plugin_name == kCinderInTreePluginName;
+  return csi_node != nullptr && helper::CsiMigrationOn(plugin_name);
 }
 
 std::map<std::string, int64_t> VolumeLimits(const api::CSINode* csi_node) {
