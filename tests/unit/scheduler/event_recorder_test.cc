@@ -220,11 +220,17 @@ TEST(EventRecorder, WaitingSeriesWriteTakesTheNewerCount) {
     while (!entered) cv.Wait(mu);  // the one writer is stuck writing "blocker"
   }
   for (int i = 0; i < 4; ++i) f.Failed(MakePod("p"));  // POST, then PATCH count 2, waiting
-  f.recorder->ForgetObject("uid-p");                   // the final count, 4
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (f.recorder->SizesForTest().series != 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  auto wait_for_series = [&](size_t n) {
+    while (f.recorder->SizesForTest().series != n && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  };
+  // "blocker" alone counts 1 too, so p must be seen before its forget is waited for.
+  wait_for_series(2);
+  ASSERT_EQ(f.recorder->SizesForTest().series, 2u);
+  f.recorder->ForgetObject("uid-p");  // the final count, 4
+  wait_for_series(1);
   ASSERT_EQ(f.recorder->SizesForTest().series, 1u);  // "blocker" only: p's forget was handled
   {
     MutexLock l(mu);
