@@ -69,6 +69,9 @@ class Program {
   int64_t handle_ = 0;  // 0 once moved from
 };
 
+// Compiles device selectors with the bridge at one path, which it loads at the first Compile.
+// Production wiring should hand it a path checked before the sandbox (docs/cel.md), not the
+// environment variable DefaultLibraryPath reads.
 class Engine {
  public:
   // Engine over the bridge at library_path, an absolute path; nothing is loaded yet.
