@@ -1,11 +1,12 @@
 #!/bin/sh
-# Builds the CEL bridge prototype (docs/cel.md) outside the main build: the Go c-archive,
-# the probes that measure it, and optionally the c-shared variant.
+# Builds the measurement tools of docs/cel.md outside the main build: the Go c-archive and the
+# probes linked with it (celprobe, the evidence against c-archive), and optionally the c-shared
+# library with celdlopen. The library stowage uses is built by CMake (pkg/cel/CMakeLists.txt).
 #
 #   pkg/cel/go/build.sh OUTDIR [--shared]
 #
 # Needs Go and the modules of go.mod (from the module cache or the Go module proxy),
-# g++ and libseccomp. Not wired into CMake or CI.
+# g++ and libseccomp. Not run by CI.
 set -eu
 out=${1:?usage: build.sh OUTDIR [--shared]}
 here=$(cd "$(dirname "$0")" && pwd)

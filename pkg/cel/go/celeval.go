@@ -1,6 +1,7 @@
 // Package main is stowage's bridge to the pinned Kubernetes DRA CEL environment
-// (k8s.io/dynamic-resource-allocation/cel), built with `go build -buildmode=c-archive`
-// and called from C++ through the narrow C interface in stowage_cel.h.
+// (k8s.io/dynamic-resource-allocation/cel), built with `go build -buildmode=c-shared` into
+// libstowage_cel.so, which stowage loads with dlopen (pkg/cel/engine.h) and calls through the
+// narrow C interface in stowage_cel.h.
 //
 // Programs and devices live on the Go side and are named across the boundary by
 // integer handles: C never holds a Go pointer.
@@ -16,6 +17,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"k8s.io/dynamic-resource-allocation/cel"
@@ -82,7 +84,7 @@ func stowage_cel_device(buf *C.char, n C.size_t, format C.int, err **C.char) C.i
 //export stowage_cel_release
 func stowage_cel_release(h C.int64_t) { handles.Delete(int64(h)) }
 
-func eval(prog C.int64_t, d *cel.Device, cost *C.uint64_t, err **C.char) C.int {
+func eval(prog C.int64_t, d *cel.Device, timeout C.int64_t, cost *C.uint64_t, err **C.char) C.int {
 	v, ok := handles.Load(int64(prog))
 	if !ok {
 		setError(err, "unknown program handle")
@@ -93,7 +95,14 @@ func eval(prog C.int64_t, d *cel.Device, cost *C.uint64_t, err **C.char) C.int {
 		setError(err, "not a program handle")
 		return -1
 	}
-	matches, details, e := p.DeviceMatches(context.Background(), *d)
+	// Upstream evaluates under the allocator's context; the timeout is what remains of it.
+	ctx := context.Background()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout))
+		defer cancel()
+	}
+	matches, details, e := p.DeviceMatches(ctx, *d)
 	if cost != nil {
 		*cost = 0
 		if details != nil && details.ActualCost() != nil {
@@ -113,22 +122,23 @@ func eval(prog C.int64_t, d *cel.Device, cost *C.uint64_t, err **C.char) C.int {
 // stowage_cel_eval evaluates a program against a device passed inline (format as for
 // stowage_cel_device). It returns 1 (matches), 0 (does not) or -1 with *err set to the
 // runtime error as upstream's allocator reports it after "CEL runtime error: ".
+// A timeout > 0 (nanoseconds) bounds the evaluation as upstream's context deadline does.
 // *cost receives the actual cost.
 //
 //export stowage_cel_eval
-func stowage_cel_eval(prog C.int64_t, buf *C.char, n C.size_t, format C.int, cost *C.uint64_t, err **C.char) C.int {
+func stowage_cel_eval(prog C.int64_t, buf *C.char, n C.size_t, format C.int, timeout C.int64_t, cost *C.uint64_t, err **C.char) C.int {
 	d, e := decode(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)), int(format))
 	if e != nil {
 		setError(err, e.Error())
 		return -1
 	}
-	return eval(prog, &d, cost, err)
+	return eval(prog, &d, timeout, cost, err)
 }
 
 // stowage_cel_eval_device evaluates a program against a device handle.
 //
 //export stowage_cel_eval_device
-func stowage_cel_eval_device(prog, dev C.int64_t, cost *C.uint64_t, err **C.char) C.int {
+func stowage_cel_eval_device(prog, dev C.int64_t, timeout C.int64_t, cost *C.uint64_t, err **C.char) C.int {
 	v, ok := handles.Load(int64(dev))
 	if !ok {
 		setError(err, "unknown device handle")
@@ -139,5 +149,5 @@ func stowage_cel_eval_device(prog, dev C.int64_t, cost *C.uint64_t, err **C.char
 		setError(err, "not a device handle")
 		return -1
 	}
-	return eval(prog, d, cost, err)
+	return eval(prog, d, timeout, cost, err)
 }

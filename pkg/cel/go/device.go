@@ -13,6 +13,7 @@ import (
 
 // Value tags of the flat device encoding (see stowage_cel.h).
 const (
+	tagNone     = 0 // no value set: upstream reports "unsupported attribute value"
 	tagInt      = 1
 	tagBool     = 2
 	tagString   = 3
@@ -154,6 +155,7 @@ func (r *reader) device() cel.Device {
 func (r *reader) attribute() resourceapi.DeviceAttribute {
 	var a resourceapi.DeviceAttribute
 	switch tag := r.u8(); tag {
+	case tagNone:
 	case tagInt:
 		v := r.i64()
 		a.IntValue = &v

@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   using Compile = int64_t (*)(const char*, size_t, char**);
-  using Eval = int (*)(int64_t, const char*, size_t, int, uint64_t*, char**);
+  using Eval = int (*)(int64_t, const char*, size_t, int, int64_t, uint64_t*, char**);
   auto compile = reinterpret_cast<Compile>(dlsym(lib, "stowage_cel_compile"));
   auto eval = reinterpret_cast<Eval>(dlsym(lib, "stowage_cel_eval"));
   const std::string expr = R"(device.attributes["gpu.example.com"].model == "a100")";
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   int64_t h = compile(expr.data(), expr.size(), &err);
   uint64_t cost = 0;
   int r = 0;
-  for (int i = 0; i < 300000; ++i) r = eval(h, json, sizeof json - 1, 1, &cost, &err);
+  for (int i = 0; i < 300000; ++i) r = eval(h, json, sizeof json - 1, 1, 0, &cost, &err);
   std::printf("evaluated: %d (cost %llu)\n", r, static_cast<unsigned long long>(cost));
   Threads("after dlopen and 300k evaluations");
   for (int sig : {SIGUSR2, SIGTERM}) {

@@ -174,19 +174,21 @@ int Bench() {
     uint64_t cost = 0;
     double a = NowNs();
     for (int k = 0; k < n; ++k) {
-      if (stowage_cel_eval_device(progs[i], dev, &cost, &err) != 1) {
+      if (stowage_cel_eval_device(progs[i], dev, 0, &cost, &err) != 1) {
         std::printf("unexpected result: %s\n", err ? err : "false");
         return 1;
       }
     }
     double b = NowNs();
     for (int k = 0; k < n; ++k) {
-      if (stowage_cel_eval(progs[i], flat.data(), flat.size(), STOWAGE_CEL_FLAT, &cost, &err) != 1)
+      if (stowage_cel_eval(progs[i], flat.data(), flat.size(), STOWAGE_CEL_FLAT, 0, &cost, &err) !=
+          1)
         return 1;
     }
     double c = NowNs();
     for (int k = 0; k < n; ++k) {
-      if (stowage_cel_eval(progs[i], json.data(), json.size(), STOWAGE_CEL_JSON, &cost, &err) != 1)
+      if (stowage_cel_eval(progs[i], json.data(), json.size(), STOWAGE_CEL_JSON, 0, &cost, &err) !=
+          1)
         return 1;
     }
     double d = NowNs();
@@ -200,10 +202,10 @@ int Bench() {
     int64_t bigdev = stowage_cel_device(big.data(), big.size(), STOWAGE_CEL_FLAT, &err);
     uint64_t cost = 0;
     double a = NowNs();
-    for (int k = 0; k < n; ++k) stowage_cel_eval_device(progs[1], bigdev, &cost, &err);
+    for (int k = 0; k < n; ++k) stowage_cel_eval_device(progs[1], bigdev, 0, &cost, &err);
     double b = NowNs();
     for (int k = 0; k < n; ++k)
-      stowage_cel_eval(progs[1], big.data(), big.size(), STOWAGE_CEL_FLAT, &cost, &err);
+      stowage_cel_eval(progs[1], big.data(), big.size(), STOWAGE_CEL_FLAT, 0, &cost, &err);
     double c = NowNs();
     std::printf("%-95s %10.0f %10.0f %10s\n", "selector 2 on a device with 32 attributes",
                 (b - a) / n, (c - b) / n, "-");
@@ -211,7 +213,7 @@ int Bench() {
   Report("after 3M evaluations");
   // 1M more on the handle path, then two threads in parallel.
   uint64_t cost = 0;
-  for (int k = 0; k < 1000000; ++k) stowage_cel_eval_device(progs[4], dev, &cost, &err);
+  for (int k = 0; k < 1000000; ++k) stowage_cel_eval_device(progs[4], dev, 0, &cost, &err);
   Report("after 1M more (handle)");
   std::atomic<long> done{0};
   double a = NowNs();
@@ -220,7 +222,7 @@ int Bench() {
     ts.emplace_back([&] {
       uint64_t c = 0;
       char* e = nullptr;
-      for (int k = 0; k < n; ++k) stowage_cel_eval_device(progs[4], dev, &c, &e);
+      for (int k = 0; k < n; ++k) stowage_cel_eval_device(progs[4], dev, 0, &c, &e);
       done += n;
     });
   }
@@ -244,7 +246,7 @@ void Run(const char* expr, const std::string& flat) {
   }
   uint64_t cost = 0;
   double a = NowNs();
-  int r = stowage_cel_eval(h, flat.data(), flat.size(), STOWAGE_CEL_FLAT, &cost, &err);
+  int r = stowage_cel_eval(h, flat.data(), flat.size(), STOWAGE_CEL_FLAT, 0, &cost, &err);
   double ms = (NowNs() - a) / 1e6;
   if (r < 0) {
     std::printf("%s\n  => runtime error (cost %llu, %.1f ms): %s\n", expr,
@@ -327,7 +329,7 @@ int Signals() {
   int64_t h = Compile(kSelectors[4]);
   char* err = nullptr;
   uint64_t cost = 0;
-  for (int i = 0; i < 200000; ++i) stowage_cel_eval(h, flat.data(), flat.size(), 0, &cost, &err);
+  for (int i = 0; i < 200000; ++i) stowage_cel_eval(h, flat.data(), flat.size(), 0, 0, &cost, &err);
   PrintHandlers("after CEL work");
 #endif
   std::printf("Threads %s\n", StatusField("Threads").c_str());
