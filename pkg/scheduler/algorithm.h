@@ -24,6 +24,8 @@
 
 namespace stowage::scheduler {
 
+struct Explanation;  // explain.h
+
 struct ScheduleResult {
   std::string host;
   int evaluated = 0;
@@ -97,6 +99,12 @@ class Algorithm {
   framework::Status SchedulePod(framework::Framework& fw, framework::CycleState& state,
                                 const framework::PodInfo& pod, const NominatedPods& nominated,
                                 ScheduleResult& result, FitError& fit);
+
+  // The search of SchedulePod over every node, kept whole for explain (explain.h): no sampling,
+  // the start index left as it is, nothing reserved or written. An error status ends it early,
+  // in out.error.
+  void Explain(framework::Framework& fw, framework::CycleState& state,
+               const framework::PodInfo& pod, const NominatedPods& nominated, Explanation& out);
 
   // How many feasible nodes are enough before scoring (adaptive percentageOfNodesToScore).
   size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;

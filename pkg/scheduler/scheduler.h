@@ -34,6 +34,7 @@
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/binding_pool.h"
 #include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/explain.h"
 #include "pkg/scheduler/framework_handle.h"
 #include "pkg/scheduler/pod_writer.h"
 #include "pkg/scheduler/pods_in_pre_bind.h"
@@ -105,6 +106,11 @@ class Scheduler {
   std::vector<api::PodPtr> ListPods() const;
   queue::SchedulingQueue& queue() { return *queue_; }
   EventRecorder& events() { return *events_; }
+  // What a scheduling cycle would do with the pending pod ns/name, over every node of a fresh
+  // snapshot of the cache (explain.h). It uses the scheduling thread's snapshot and search, so
+  // call it only while Run is not running (`stowage explain`). NotFound for a pod the informer
+  // does not hold; FailedPrecondition for a bound pod or one no profile serves.
+  StatusOr<Explanation> Explain(std::string_view ns, std::string_view name);
   // Upstream's cache debugger, which SIGUSR2 runs: compares the cache and the queue with the
   // informers, then dumps both to the log (cache_debugger.h). Safe from any thread.
   void DebugCache() const;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -293,6 +294,20 @@ void Process::SyncInformers() {
   LOG_INFO("caches synced: {} nodes", scheduler_->cache().NodeCount());
   signals_->OnDebugSignal([this] { scheduler_->DebugCache(); });
   sdnotify::Notify("READY=1");
+}
+
+int Process::Explain(const ExplainRequest& request) {
+  if (!handlers_synced_) return 1;  // stopped before the caches synced
+  auto e = scheduler_->Explain(request.ns, request.name);
+  if (!e.ok()) {
+    LOG_ERROR_ERR(e.status(), "explain failed");
+    return 1;
+  }
+  const std::string out = request.output == ExplainOutput::kJson
+                              ? scheduler::RenderExplanationJson(*e)
+                              : scheduler::RenderExplanationText(*e);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
 int Process::Schedule() {

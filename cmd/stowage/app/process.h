@@ -18,6 +18,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "cmd/stowage/app/explain.h"
 #include "cmd/stowage/app/options.h"
 #include "cmd/stowage/app/secure_port.h"
 #include "cmd/stowage/app/signal_watcher.h"
@@ -63,6 +64,9 @@ class Process {
   bool ServeSecurePort();
   // Starts the informers and waits for their caches (READY=1 to systemd once synced).
   void SyncInformers();
+  // `stowage explain`: prints what a cycle would do with the pod (once the informers synced);
+  // the exit code.
+  int Explain(const ExplainRequest& request);
   // Schedules until a stop signal or, when electing, the end of the lease; the exit code.
   int Schedule();
   // Stops serving, the delegated auth and the informers, and exits with code at once.

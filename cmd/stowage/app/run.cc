@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
+#include "cmd/stowage/app/explain.h"
 #include "cmd/stowage/app/options.h"
 #include "cmd/stowage/app/server.h"
 #include "pkg/common/logging.h"
@@ -40,12 +42,26 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
     std::fprintf(stderr, "Error: %s\n", std::string(out_of_tree.status().message()).c_str());
     return 1;
   }
-  auto options = ParseCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // `stowage explain POD ...` (explain.h): the subcommand's own arguments first, the rest are
+  // the scheduler's flags.
+  std::optional<ExplainRequest> explain;
+  if (!args.empty() && args[0] == "explain") {
+    auto request = TakeExplainArgs(args);
+    if (!request.ok()) {
+      std::fprintf(stderr, "%sError: %s\n", kExplainUsage,
+                   std::string(request.status().message()).c_str());
+      return 1;
+    }
+    explain = std::move(*request);
+  }
+  auto options = ParseCommandLine(args);
   if (!options.ok()) {
     std::fputs(ParseErrorText(options.status(), TerminalColumns(STDOUT_FILENO)).c_str(), stderr);
     return 1;
   }
   if (options->help) {
+    if (explain) std::fputs(kExplainUsage, stdout);
     std::fputs(Help(TerminalColumns(STDOUT_FILENO)).c_str(), stdout);
     return 0;
   }
@@ -69,6 +85,7 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
     LOG_INFO("wrote configuration to {}", options->write_config_to);
     return 0;
   }
+  if (explain) return RunExplain(*options, *cfg, *out_of_tree, *explain);
   return RunScheduler(*options, *cfg, *out_of_tree);
 }
 

@@ -368,17 +368,18 @@ Status Framework::RunPreScorePlugins(CycleState& state, const PodInfo& pod,
 
 Status Framework::RunScorePlugins(const CycleState& state, const PodInfo& pod,
                                   const std::vector<const NodeInfo*>& nodes,
-                                  std::vector<int64_t>& totals) {
+                                  std::vector<int64_t>& totals, std::vector<PluginScores>* detail) {
   auto start = SteadyClock::now();
-  Status s = ScoreLoop(state, pod, nodes, totals, ShouldRecordPluginMetrics(state));
+  Status s = ScoreLoop(state, pod, nodes, totals, ShouldRecordPluginMetrics(state), detail);
   metrics_->ObserveExtensionPoint(EP::kScore, CodeOf(s), Since(start));
   return s;
 }
 
 Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
                             const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals,
-                            bool record) {
+                            bool record, std::vector<PluginScores>* detail) {
   totals.assign(nodes.size(), 0);
+  if (detail != nullptr) detail->clear();
   std::vector<const Entry<ScorePlugin>*> active;
   for (const auto& e : entries<EP::kScore>()) {
     if (!state.skip_score_plugins_.count(e.name)) active.push_back(&e);
@@ -413,6 +414,11 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   for (const auto* e : active) e->metrics->Evaluated(EP::kScore, nodes.size());
   if (failed) return first_error;
   for (size_t p = 0; p < active.size(); ++p) {
+    PluginScores* d = nullptr;
+    if (detail != nullptr) {
+      d = &detail->emplace_back(PluginScores{active[p]->name, active[p]->weight, {}, {}});
+      for (const auto& ns : scores[p]) d->raw.push_back(ns.score);
+    }
     if (auto* ext = active[p]->plugin->Extensions()) {
       Status s = Timed(record, active[p]->metrics, EP::kScoreExtensionNormalize,
                        [&] { return ext->NormalizeScore(state, pod, scores[p]); });
@@ -430,6 +436,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
                              .WithPlugin(active[p]->name));
       }
       totals[i] += s * active[p]->weight;
+      if (d != nullptr) d->normalized.push_back(s);
     }
   }
   return {};

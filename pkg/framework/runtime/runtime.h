@@ -77,6 +77,15 @@ struct ProfileSpec {
 };
 
 // A plugin's registered event, tagged with the plugin.
+// One Score plugin's scores of the nodes of one RunScorePlugins call, index for index: before
+// NormalizeScore (raw) and after it (normalized, which the weight multiplies).
+struct PluginScores {
+  std::string plugin;
+  int64_t weight = 0;
+  std::vector<int64_t> raw;
+  std::vector<int64_t> normalized;
+};
+
 struct PluginEvent {
   std::string plugin;
   ClusterEventWithHint event;
@@ -128,9 +137,11 @@ class Framework {
                               PluginsRunner& runner, NominatingInfo& result);
   Status RunPreScorePlugins(CycleState& state, const PodInfo& pod,
                             const std::vector<const NodeInfo*>& nodes);
-  // Score, NormalizeScore and weighting; totals[i] is the weighted sum for nodes[i].
+  // Score, NormalizeScore and weighting; totals[i] is the weighted sum for nodes[i]. detail,
+  // when given (explain), gets each scoring plugin's raw and normalised scores.
   Status RunScorePlugins(const CycleState& state, const PodInfo& pod,
-                         const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals);
+                         const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals,
+                         std::vector<PluginScores>* detail = nullptr);
 
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
@@ -167,7 +178,7 @@ class Framework {
                        std::set<std::string>& unschedulable_plugins, bool record);
   Status ScoreLoop(const CycleState& state, const PodInfo& pod,
                    const std::vector<const NodeInfo*>& nodes, std::vector<int64_t>& totals,
-                   bool record);
+                   bool record, std::vector<PluginScores>* detail);
   Status PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node,
                     std::chrono::milliseconds& wait, bool record);
 

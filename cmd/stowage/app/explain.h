@@ -1,0 +1,37 @@
+// `stowage explain NAMESPACE/POD [-o table|json] [scheduler flags]`: what a scheduling cycle
+// would do with one pending pod, over every node, with the scheduler's own flags and
+// configuration (docs/explain.md). The process lists the cluster as the scheduler does, runs the
+// pod's profile once with nothing reserved or written, prints the answer and exits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cmd/stowage/app/options.h"
+#include "pkg/config/types.h"
+#include "stowage/common/status.h"
+#include "stowage/framework/registry.h"
+
+namespace stowage::app {
+
+enum class ExplainOutput { kTable, kJson };
+
+struct ExplainRequest {
+  std::string ns = "default";
+  std::string name;
+  ExplainOutput output = ExplainOutput::kTable;
+};
+
+// What `stowage explain --help` prints before the scheduler's flags.
+extern const char kExplainUsage[];
+
+// Takes the subcommand's own arguments out of args (which starts with "explain"): the pod,
+// which must come first, and -o/--output; the rest are the scheduler's flags. InvalidArgument
+// names what is wrong.
+StatusOr<ExplainRequest> TakeExplainArgs(std::vector<std::string>& args);
+
+// Lists the cluster, explains the pod and returns the exit code (0 once the answer is printed).
+int RunExplain(const Options& options, const config::KubeSchedulerConfiguration& cfg,
+               const framework::Registry& out_of_tree, const ExplainRequest& request);
+
+}  // namespace stowage::app

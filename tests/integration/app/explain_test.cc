@@ -1,0 +1,164 @@
+// `stowage explain` against the real apiserver: the verdicts and the pick for a schedulable pod,
+// the scheduler's own message for an unschedulable one, the gate of a gated one, JSON output,
+// and then the running scheduler's decisions for the same pods, which must agree.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pkg/client/resources.h"
+#include "tests/integration/app/instance.h"
+#include "tests/testing/builders.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/objects.h"
+
+namespace stowage::apptest {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::SharedCluster;
+
+constexpr char kNs[] = "explain";
+
+// Runs `stowage explain` with args; its exit code and everything it printed (stdout and the
+// log on stderr share the file).
+std::pair<int, std::string> Explain(const std::vector<std::string>& args) {
+  static int seq = 0;
+  const std::string log = SharedCluster().dir() + "/explain-" + std::to_string(seq++) + ".out";
+  std::vector<std::string> argv = {STOWAGE_BINARY, "explain"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--kubeconfig=" + SharedCluster().kubeconfig());
+  testing::Process p;
+  Status s = p.Start(argv, log);
+  EXPECT_TRUE(s.ok()) << s;
+  auto code = p.Wait(60s);
+  EXPECT_TRUE(code.has_value()) << p.Log();
+  return {code.value_or(-1), p.Log()};
+}
+
+std::string NodeOf(const std::string& name) {
+  auto pod = client::GetObject<api::Pod>(SharedCluster().Admin(), kNs, name);
+  return pod.ok() ? pod->spec.node_name : "";
+}
+
+std::string ScheduledMessage(const std::string& name) {
+  auto pod = client::GetObject<api::Pod>(SharedCluster().Admin(), kNs, name);
+  if (!pod.ok()) return "";
+  for (const auto& c : pod->status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False") return c.message;
+  }
+  return "";
+}
+
+// The first line of text holding needle, or "".
+std::string LineWith(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at);
+  const size_t end = text.find('\n', at);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end - (begin == std::string::npos ? 0 : begin + 1));
+}
+
+class ExplainCommand : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto& admin = SharedCluster().Admin();
+    ASSERT_TRUE(testing::EnsureNamespace(admin, kNs).ok());
+    auto node = [](const std::string& name, const std::string& cpu) {
+      return testing::BuildNode()
+          .Name(name)
+          .Label("explain", "yes")
+          .Capacity({{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}});
+    };
+    ASSERT_TRUE(testing::CreateNode(admin, node("explain-small", "2")).ok());
+    ASSERT_TRUE(testing::CreateNode(admin, node("explain-big", "16")).ok());
+    ASSERT_TRUE(
+        testing::CreateNode(admin, node("explain-tainted", "16").Taint("dedicated", "x", "NoSchedule"))
+            .ok());
+    auto pod = [](const std::string& name, const std::string& cpu) {
+      return testing::BuildPod().Namespace(kNs).Name(name).NodeSelector({{"explain", "yes"}}).Req(
+          {{"cpu", cpu}});
+    };
+    ASSERT_TRUE(testing::CreatePod(admin, pod("fits", "4")).ok());
+    ASSERT_TRUE(testing::CreatePod(admin, pod("too-big", "64")).ok());
+    ASSERT_TRUE(testing::CreatePod(admin, pod("gated", "1").SchedulingGates({"example.com/wait"}))
+                    .ok());
+  }
+  // The pods would otherwise keep later tests' schedulers busy.
+  static void TearDownTestSuite() {
+    for (const char* name : {"fits", "too-big", "gated"}) {
+      (void)testing::DeletePod(SharedCluster().Admin(), kNs, name);
+    }
+  }
+};
+
+TEST_F(ExplainCommand, ASchedulablePodGetsEachNodesVerdictAndThePick) {
+  auto [code, out] = Explain({std::string(kNs) + "/fits"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_THAT(out, HasSubstr("Pod explain/fits, profile default-scheduler"));
+  const std::string cpu = LineWith(out, "Insufficient cpu");
+  EXPECT_THAT(cpu, HasSubstr("NodeResourcesFit"));
+  // 4 cpu asked of a 2-cpu node: more than it has at all, so preemption cannot help.
+  EXPECT_THAT(cpu, HasSubstr("UnschedulableAndUnresolvable"));
+  EXPECT_THAT(cpu, HasSubstr("explain-small"));
+  const std::string taint = LineWith(out, "untolerated taint");
+  EXPECT_THAT(taint, HasSubstr("TaintToleration"));
+  EXPECT_THAT(taint, HasSubstr("UnschedulableAndUnresolvable"));
+  EXPECT_THAT(taint, HasSubstr("explain-tainted"));
+  EXPECT_THAT(out, HasSubstr("Pick: explain-big\n"));
+}
+
+TEST_F(ExplainCommand, AnUnschedulablePodGetsTheSchedulersMessage) {
+  auto [code, out] = Explain({std::string(kNs) + "/too-big", "-o", "json"});
+  ASSERT_EQ(code, 0) << out;
+  const size_t brace = out.find("{\n");
+  ASSERT_NE(brace, std::string::npos) << out;
+  const size_t end = out.rfind("}\n");
+  auto j = nlohmann::json::parse(out.substr(brace, end + 2 - brace), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["pod"], "explain/too-big");
+  EXPECT_TRUE(j["scores"].empty());
+  const std::string message = j["unschedulable"];
+  EXPECT_THAT(message, HasSubstr("2 Insufficient cpu"));
+  EXPECT_THAT(message, HasSubstr("1 node(s) had untolerated taint(s)"));
+  int verdicts = 0;
+  for (const auto& v : j["filter"]) verdicts += v["node"].get<std::string>().rfind("explain-", 0) == 0;
+  EXPECT_EQ(verdicts, 3);
+}
+
+TEST_F(ExplainCommand, AGatedPodSaysWhichGateHoldsIt) {
+  auto [code, out] = Explain({std::string(kNs) + "/gated"});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_THAT(out, HasSubstr("PreEnqueue: held out of the queue by SchedulingGates"));
+  EXPECT_THAT(out, HasSubstr("example.com/wait"));
+}
+
+TEST_F(ExplainCommand, BadRequestsFailWithTheirReason) {
+  auto [code, out] = Explain({std::string(kNs) + "/no-such-pod"});
+  EXPECT_EQ(code, 1);
+  EXPECT_THAT(out, HasSubstr("pod explain/no-such-pod not found"));
+  auto [code2, out2] = Explain({std::string(kNs) + "/fits", "-o", "yaml"});
+  EXPECT_EQ(code2, 1);
+  EXPECT_THAT(out2, HasSubstr("unknown output format \"yaml\""));
+}
+
+// Last: the running scheduler places the pods, and its decisions are the ones explained.
+TEST_F(ExplainCommand, TheRunningSchedulerAgrees) {
+  auto [code, out] = Explain({std::string(kNs) + "/too-big"});
+  ASSERT_EQ(code, 0) << out;
+  const size_t at = out.find("Unschedulable: ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string explained = out.substr(at + 15, out.find('\n', at) - at - 15);
+  Instance in({"--leader-elect=false"});
+  ASSERT_TRUE(testing::Eventually([] { return NodeOf("fits") == "explain-big"; }, 60s))
+      << in.Log();
+  ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage("too-big").empty(); }, 60s))
+      << in.Log();
+  // The scheduler appends preemption's verdict to the same FitError text.
+  EXPECT_THAT(ScheduledMessage("too-big"), StartsWith(explained));
+}
+
+}  // namespace
+}  // namespace stowage::apptest
