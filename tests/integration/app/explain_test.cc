@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "pkg/client/resources.h"
 #include "tests/integration/app/instance.h"
@@ -16,8 +18,8 @@ namespace stowage::apptest {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::SharedCluster;
+using ::testing::StartsWith;
 
 constexpr char kNs[] = "explain";
 
@@ -74,21 +76,24 @@ class ExplainCommand : public ::testing::Test {
     };
     ASSERT_TRUE(testing::CreateNode(admin, node("explain-small", "2")).ok());
     ASSERT_TRUE(testing::CreateNode(admin, node("explain-big", "16")).ok());
-    ASSERT_TRUE(
-        testing::CreateNode(admin, node("explain-tainted", "16").Taint("dedicated", "x", "NoSchedule"))
-            .ok());
+    ASSERT_TRUE(testing::CreateNode(
+                    admin, node("explain-tainted", "16").Taint("dedicated", "x", "NoSchedule"))
+                    .ok());
     auto pod = [](const std::string& name, const std::string& cpu) {
-      return testing::BuildPod().Namespace(kNs).Name(name).NodeSelector({{"explain", "yes"}}).Req(
-          {{"cpu", cpu}});
+      return testing::BuildPod()
+          .Namespace(kNs)
+          .Name(name)
+          .NodeSelector({{"explain", "yes"}})
+          .Req({{"cpu", cpu}});
     };
     ASSERT_TRUE(testing::CreatePod(admin, pod("fits", "4")).ok());
     ASSERT_TRUE(testing::CreatePod(admin, pod("too-big", "64")).ok());
-    ASSERT_TRUE(testing::CreatePod(admin, pod("gated", "1").SchedulingGates({"example.com/wait"}))
-                    .ok());
+    ASSERT_TRUE(
+        testing::CreatePod(admin, pod("gated", "1").SchedulingGates({"example.com/wait"})).ok());
   }
   // The pods would otherwise keep later tests' schedulers busy.
   static void TearDownTestSuite() {
-    for (const char* name : {"fits", "too-big", "gated"}) {
+    for (const char* name : {"fits", "too-big", "gated", "scored"}) {
       (void)testing::DeletePod(SharedCluster().Admin(), kNs, name);
     }
   }
@@ -124,7 +129,8 @@ TEST_F(ExplainCommand, AnUnschedulablePodGetsTheSchedulersMessage) {
   EXPECT_THAT(message, HasSubstr("2 Insufficient cpu"));
   EXPECT_THAT(message, HasSubstr("1 node(s) had untolerated taint(s)"));
   int verdicts = 0;
-  for (const auto& v : j["filter"]) verdicts += v["node"].get<std::string>().rfind("explain-", 0) == 0;
+  for (const auto& v : j["filter"])
+    verdicts += v["node"].get<std::string>().rfind("explain-", 0) == 0;
   EXPECT_EQ(verdicts, 3);
 }
 
@@ -152,12 +158,70 @@ TEST_F(ExplainCommand, TheRunningSchedulerAgrees) {
   ASSERT_NE(at, std::string::npos) << out;
   const std::string explained = out.substr(at + 15, out.find('\n', at) - at - 15);
   Instance in({"--leader-elect=false"});
-  ASSERT_TRUE(testing::Eventually([] { return NodeOf("fits") == "explain-big"; }, 60s))
-      << in.Log();
+  ASSERT_TRUE(testing::Eventually([] { return NodeOf("fits") == "explain-big"; }, 60s)) << in.Log();
   ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage("too-big").empty(); }, 60s))
       << in.Log();
   // The scheduler appends preemption's verdict to the same FitError text.
   EXPECT_THAT(ScheduledMessage("too-big"), StartsWith(explained));
+}
+
+// Upstream's kube-scheduler logs each plugin's weighted score of each node at -v=10: explain's
+// scores of a gated pod must be those, once the gate is lifted and upstream schedules it.
+TEST_F(ExplainCommand, ScoresAreTheOnesUpstreamLogsAtV10) {
+  auto& admin = SharedCluster().Admin();
+  ASSERT_TRUE(testing::CreatePod(admin, testing::BuildPod()
+                                            .Namespace(kNs)
+                                            .Name("scored")
+                                            .NodeSelector({{"explain", "yes"}})
+                                            .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+                                            .SchedulingGates({"example.com/wait"}))
+                  .ok());
+  auto [code, out] = Explain({std::string(kNs) + "/scored", "-o", "json"});
+  ASSERT_EQ(code, 0) << out;
+  const size_t brace = out.find("{\n");
+  auto j = nlohmann::json::parse(out.substr(brace, out.rfind("}\n") + 2 - brace), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  std::map<std::pair<std::string, std::string>, int64_t> ours;  // (node, plugin) -> weighted
+  for (const auto& s : j["scores"]) {
+    for (const auto& p : s["plugins"]) ours[{s["node"], p["plugin"]}] = p["weighted"];
+  }
+  ASSERT_FALSE(ours.empty()) << out;
+
+  ASSERT_TRUE(admin
+                  .Patch(std::string("/api/v1/namespaces/") + kNs + "/pods/scored",
+                         R"({"spec":{"schedulingGates":null}})", client::kMergePatch)
+                  .ok());
+  testing::Process upstream;
+  const std::string log = SharedCluster().dir() + "/explain-upstream.log";
+  ASSERT_TRUE(upstream
+                  .Start({testing::TestCluster::BinDir() + "/kube-scheduler",
+                          "--kubeconfig=" + SharedCluster().kubeconfig(), "--leader-elect=false",
+                          "--secure-port=0", "-v=10"},
+                         log)
+                  .ok());
+  ASSERT_TRUE(testing::Eventually([] { return !NodeOf("scored").empty(); }, 60s))
+      << "upstream did not bind the pod; its log: " << log;
+  upstream.Signal(SIGTERM);
+  (void)upstream.Wait(30s);
+  const std::string text = upstream.Log();
+  const std::regex line(
+      R"re("Plugin scored node for pod" pod="explain/scored" plugin="([^"]+)" node="([^"]+)" score=(\d+))re");
+  int compared = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
+    const std::string plugin = (*it)[1], node = (*it)[2];
+    const int64_t score = std::stoll((*it)[3]);
+    auto found = ours.find({node, plugin});
+    if (found == ours.end()) {
+      // A plugin that skipped the pod is left out by explain; upstream logs it at 0.
+      EXPECT_EQ(score, 0) << plugin << " on " << node;
+      continue;
+    }
+    EXPECT_EQ(found->second, score) << plugin << " on " << node;
+    ++compared;
+  }
+  EXPECT_EQ(compared, static_cast<int>(ours.size())) << "upstream's log: " << log;
+  std::vector<std::string> best = j["best"];
+  EXPECT_THAT(best, ::testing::Contains(NodeOf("scored")));
 }
 
 }  // namespace
