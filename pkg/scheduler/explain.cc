@@ -59,8 +59,8 @@ void Algorithm::Explain(framework::Framework& fw, framework::CycleState& state,
       out.verdicts.push_back(VerdictOf(n->name(), ps));
       fit.node_statuses.emplace_back(n->name(), ps);
     }
-    out.fit_error = framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses,
-                                               ps.Message(), "");
+    out.fit_error =
+        framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, ps.Message(), "");
     return;
   }
   size_t candidates = all.size();
@@ -172,11 +172,11 @@ StatusOr<Explanation> Scheduler::Explain(std::string_view ns, std::string_view n
   if (fw == nullptr) {
     std::string names;
     for (const auto& [n, p] : profiles_) names += (names.empty() ? "" : ", ") + n;
-    return FailedPreconditionError("pod " + key + " names schedulerName \"" +
-                                   pod->spec.scheduler_name +
-                                   "\", which no profile of this scheduler serves (profiles: " +
-                                   names + ")");
+    return FailedPreconditionError(
+        "pod " + key + " names schedulerName \"" + pod->spec.scheduler_name +
+        "\", which no profile of this scheduler serves (profiles: " + names + ")");
   }
+  MutexLock cycle(cycle_mu_);
   if (auto us = cache_.UpdateSnapshot(snapshot_); !us.ok()) return us;
   Explanation out;
   out.pod = key;

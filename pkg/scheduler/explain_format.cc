@@ -60,8 +60,9 @@ void AppendFilter(std::string& out, const Explanation& e) {
   if (groups.empty()) return;
   std::vector<std::pair<const decltype(groups)::key_type*, const std::vector<std::string>*>> order;
   for (const auto& [k, nodes] : groups) order.emplace_back(&k, &nodes);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.second->size() > b.second->size(); });
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->size() > b.second->size();
+  });
   std::vector<Row> rows{{"NODES", "REJECTED BY", "CODE", "REASON", "NODES E.G."}};
   for (const auto& [k, nodes] : order) {
     const auto& [plugin, code, message] = *k;
@@ -108,8 +109,8 @@ void AppendScores(std::string& out, const Explanation& e, size_t top) {
 }  // namespace
 
 std::string RenderExplanationText(const Explanation& e, size_t top) {
-  std::string out = "Pod " + e.pod + ", profile " + e.profile + ", " +
-                    std::to_string(e.num_nodes) + " nodes\n";
+  std::string out =
+      "Pod " + e.pod + ", profile " + e.profile + ", " + std::to_string(e.num_nodes) + " nodes\n";
   if (!e.pre_enqueue_plugin.empty()) {
     out += "PreEnqueue: held out of the queue by " + e.pre_enqueue_plugin + ": " +
            e.pre_enqueue_message + " (below: what happens once it is let in)\n";

@@ -33,6 +33,7 @@ double SecondsSince(MonoTime start) {
 void Scheduler::ScheduleOne() {
   queue::QueuedPodInfoPtr qpod = queue_->Pop();
   if (!qpod) return;
+  MutexLock cycle_lock(cycle_mu_);  // Explain waits for the cycle's end
   // Held apart from qpod, which failure handling hands back to the queue.
   const api::PodPtr pod_ptr = qpod->pod_info->pod;
   const api::Pod& pod = *pod_ptr;

@@ -40,6 +40,7 @@
 #include "pkg/scheduler/pods_in_pre_bind.h"
 #include "pkg/scheduler/status_writer.h"
 #include "pkg/scheduler/volume_writer.h"
+#include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"
 #include "stowage/framework/extender.h"
 #include "stowage/framework/registry.h"
@@ -107,9 +108,10 @@ class Scheduler {
   queue::SchedulingQueue& queue() { return *queue_; }
   EventRecorder& events() { return *events_; }
   // What a scheduling cycle would do with the pending pod ns/name, over every node of a fresh
-  // snapshot of the cache (explain.h). It uses the scheduling thread's snapshot and search, so
-  // call it only while Run is not running (`stowage explain`). NotFound for a pod the informer
-  // does not hold; FailedPrecondition for a bound pod or one no profile serves.
+  // snapshot of the cache (explain.h), with nothing reserved or written. Safe from any thread:
+  // it runs between two scheduling cycles, on the cycle's own snapshot and search, so a running
+  // scheduler waits for it once (`stowage explain`, /debug/explain). NotFound for a pod the
+  // informer does not hold; FailedPrecondition for a bound pod or one no profile serves.
   StatusOr<Explanation> Explain(std::string_view ns, std::string_view name);
   // Upstream's cache debugger, which SIGUSR2 runs: compares the cache and the queue with the
   // informers, then dumps both to the log (cache_debugger.h). Safe from any thread.
@@ -166,6 +168,9 @@ class Scheduler {
   std::unique_ptr<EventRecorder> events_;
   std::atomic<uint64_t> cache_errors_{0};
   Algorithm algorithm_;  // after snapshot_ and pool_, which it refers to
+  // Held by the scheduling thread for each scheduling cycle, and by Explain, which uses the
+  // cycle's snapshot_ and algorithm_ in between.
+  Mutex cycle_mu_;
   StatusWriter status_writer_;
   // Last: its threads use everything above, so it is shut down (in ~Scheduler) first.
   BindingPool binding_;

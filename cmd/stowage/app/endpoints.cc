@@ -91,6 +91,18 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
     routes.emplace_back("/debug/flags/v", DebugFlagV);
     routes.emplace_back("/debug/flags", [](const server::Request&) { return Text("v\n"); });
   }
+  if (sources.explain) {
+    routes.emplace_back("/debug/explain", [e = sources.explain](const server::Request& req) {
+      const auto pod = req.QueryParam("pod");
+      const auto output = req.QueryParam("output").value_or("table");
+      if (!pod || (output != "table" && output != "json")) {
+        server::Response r = Text("usage: /debug/explain?pod=NAMESPACE/POD[&output=table|json]\n");
+        r.status = 400;
+        return r;
+      }
+      return e(*pod, output == "json");
+    });
+  }
   if (sources.options != nullptr) {
     routes.emplace_back("/flagz",
                         [flags = FlagValues(*sources.options)](const server::Request& req) {

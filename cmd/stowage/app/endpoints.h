@@ -1,8 +1,8 @@
 // The secure port's handler, as kube-scheduler's newEndpointsHandler and buildHandlerChain
 // assemble it: /healthz, /livez and /readyz with their named checks, /metrics,
 // /metrics/resources (answered by the leader only), /metrics/slis, /configz, /flagz, /statusz,
-// and with profiling /debug/flags/v; in front of them, delegated authentication and
-// authorization (401/403 as upstream) and request logging.
+// and with profiling /debug/flags/v, and /debug/explain; in front of them, delegated authentication
+// and authorization (401/403 as upstream) and request logging.
 //
 // The sources are callbacks so this file stays free of the scheduler's types; they are called
 // on the server's handler threads and must be thread-safe.
@@ -33,6 +33,9 @@ struct EndpointSources {
   const config::KubeSchedulerConfiguration* config = nullptr;
   WallTime start_time{};
   bool profiling = true;  // --profiling: /debug/flags/v
+  // /debug/explain?pod=NAMESPACE/POD[&output=json]: the answer for pod (explain.h) as a whole
+  // response; none when null.
+  std::function<server::Response(std::string_view pod, bool json)> explain;
 };
 
 // The routes, without authentication; slis records the health checks (may be null).

@@ -15,6 +15,40 @@ const char kExplainUsage[] =
     "the node the scheduler would pick. POD alone means namespace \"default\". The flags are the\n"
     "scheduler's: --kubeconfig, --config, --feature-gates, --plugin-library and the rest.\n\n";
 
+Status ParsePodRef(std::string_view ref, ExplainRequest& req) {
+  const size_t slash = ref.find('/');
+  req.ns = slash == std::string_view::npos ? "default" : std::string(ref.substr(0, slash));
+  req.name = std::string(slash == std::string_view::npos ? ref : ref.substr(slash + 1));
+  if (req.ns.empty() || req.name.empty() || req.name.find('/') != std::string::npos) {
+    return InvalidArgumentError("\"" + std::string(ref) + "\" is not NAMESPACE/POD or POD");
+  }
+  return OkStatus();
+}
+
+server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod, bool json) {
+  server::Response r;
+  ExplainRequest req;
+  Status s = ParsePodRef(pod, req);
+  auto e = s.ok() ? scheduler.Explain(req.ns, req.name) : StatusOr<scheduler::Explanation>(s);
+  if (!e.ok()) {
+    switch (e.status().code()) {
+      case StatusCode::kInvalidArgument: r.status = 400; break;
+      case StatusCode::kNotFound: r.status = 404; break;
+      case StatusCode::kFailedPrecondition: r.status = 409; break;
+      default: r.status = 500;
+    }
+    r.body = std::string(e.status().message()) + "\n";
+    return r;
+  }
+  if (json) {
+    r.content_type = "application/json";
+    r.body = scheduler::RenderExplanationJson(*e);
+  } else {
+    r.body = scheduler::RenderExplanationText(*e);
+  }
+  return r;
+}
+
 StatusOr<ExplainRequest> TakeExplainArgs(std::vector<std::string>& args) {
   ExplainRequest r;
   args.erase(args.begin());  // "explain"
@@ -31,16 +65,7 @@ StatusOr<ExplainRequest> TakeExplainArgs(std::vector<std::string>& args) {
     } else if (a.rfind("-o", 0) == 0 && a.size() > 2 && a[2] != '-') {
       output = a.substr(a[2] == '=' ? 3 : 2);
     } else if (i == 0 && !a.empty() && a[0] != '-') {
-      const size_t slash = a.find('/');
-      if (slash != std::string::npos) {
-        r.ns = a.substr(0, slash);
-        r.name = a.substr(slash + 1);
-      } else {
-        r.name = a;
-      }
-      if (r.ns.empty() || r.name.empty() || r.name.find('/') != std::string::npos) {
-        return InvalidArgumentError("explain: \"" + a + "\" is not NAMESPACE/POD or POD");
-      }
+      if (Status s = ParsePodRef(a, r); !s.ok()) return s.WithPrefix("explain");
       have_pod = true;
       continue;
     } else {

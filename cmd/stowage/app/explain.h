@@ -5,10 +5,13 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cmd/stowage/app/options.h"
 #include "pkg/config/types.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/server/http.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/registry.h"
 
@@ -29,6 +32,13 @@ extern const char kExplainUsage[];
 // which must come first, and -o/--output; the rest are the scheduler's flags. InvalidArgument
 // names what is wrong.
 StatusOr<ExplainRequest> TakeExplainArgs(std::vector<std::string>& args);
+
+// "NAMESPACE/POD" or "POD" (namespace "default") into req's ns and name; InvalidArgument else.
+Status ParsePodRef(std::string_view ref, ExplainRequest& req);
+
+// The answer of /debug/explain for pod on a running scheduler: 200 with the table or JSON; 400
+// for a malformed pod, 404 for an unknown one, 409 for a bound one or one no profile serves.
+server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod, bool json);
 
 // Lists the cluster, explains the pod and returns the exit code (0 once the answer is printed).
 int RunExplain(const Options& options, const config::KubeSchedulerConfiguration& cfg,

@@ -255,6 +255,15 @@ bool Process::ServeSecurePort() {
     return leading_ ? scheduler::RenderPodResourceMetrics(*scheduler_) : std::string();
   };
   es.profiling = cfg_.debugging.enable_profiling.value_or(true);
+  es.explain = [this](std::string_view pod, bool json) {
+    if (!handlers_synced_) {
+      server::Response r;
+      r.status = 503;
+      r.body = "the scheduler's caches have not synced yet\n";
+      return r;
+    }
+    return ExplainResponse(*scheduler_, pod, json);
+  };
   es.options = &options_;
   es.config = &cfg_;
   es.start_time = start_time_;

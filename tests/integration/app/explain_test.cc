@@ -157,12 +157,27 @@ TEST_F(ExplainCommand, TheRunningSchedulerAgrees) {
   const size_t at = out.find("Unschedulable: ");
   ASSERT_NE(at, std::string::npos) << out;
   const std::string explained = out.substr(at + 15, out.find('\n', at) - at - 15);
-  Instance in({"--leader-elect=false"});
+  Instance in({"--leader-elect=false",
+               "--authentication-kubeconfig=" + SharedCluster().kubeconfig(),
+               "--authorization-kubeconfig=" + SharedCluster().kubeconfig()});
   ASSERT_TRUE(testing::Eventually([] { return NodeOf("fits") == "explain-big"; }, 60s)) << in.Log();
   ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage("too-big").empty(); }, 60s))
       << in.Log();
   // The scheduler appends preemption's verdict to the same FitError text.
   EXPECT_THAT(ScheduledMessage("too-big"), StartsWith(explained));
+
+  // The running scheduler answers the same on its secure port, behind delegated authorization.
+  const std::string admin = *ReadFile(SharedCluster().dir() + "/token");
+  const std::string url = in.url("/debug/explain?pod=explain/too-big");
+  EXPECT_EQ(Curl(url).code, 403);
+  HttpResult live = Curl(url, admin);
+  EXPECT_EQ(live.code, 200) << live.body;
+  EXPECT_THAT(live.body, HasSubstr("Unschedulable: " + explained));
+  HttpResult json = Curl(url + "&output=json", admin);
+  EXPECT_FALSE(nlohmann::json::parse(json.body, nullptr, false).is_discarded()) << json.body;
+  EXPECT_EQ(Curl(in.url("/debug/explain?pod=explain/fits"), admin).code, 409);
+  EXPECT_EQ(Curl(in.url("/debug/explain?pod=explain/nope"), admin).code, 404);
+  EXPECT_EQ(Curl(in.url("/debug/explain"), admin).code, 400);
 }
 
 // Upstream's kube-scheduler logs each plugin's weighted score of each node at -v=10: explain's
