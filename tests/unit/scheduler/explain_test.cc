@@ -158,8 +158,10 @@ TEST_F(ExplainTest, EqualTotalsShareARank) {
   ASSERT_EQ(e.scored.size(), 4u);
   std::vector<std::pair<std::string, int>> ranks;
   for (const auto& s : e.scored) ranks.emplace_back(s.node, s.rank);
-  EXPECT_THAT(ranks, ElementsAre(std::pair<std::string, int>{"n3", 1}, std::pair<std::string, int>{"n2", 2},
-                                 std::pair<std::string, int>{"n01", 3}, std::pair<std::string, int>{"n1", 3}));
+  EXPECT_THAT(
+      ranks,
+      ElementsAre(std::pair<std::string, int>{"n3", 1}, std::pair<std::string, int>{"n2", 2},
+                  std::pair<std::string, int>{"n01", 3}, std::pair<std::string, int>{"n1", 3}));
   EXPECT_THAT(e.best, ElementsAre("n3"));
   EXPECT_THAT(RenderExplanationText(e), HasSubstr("Pick: n3\n"));
 }
