@@ -2,8 +2,8 @@
 // Algorithm::Explain runs the pod's profile over every node of a snapshot, as a scheduling cycle
 // would but without sampling and without Reserve or any write, and keeps what a cycle throws
 // away: each node's verdict, each Score plugin's raw and normalised score, the totals and the
-// ranks. The renderers turn it into an aligned table grouped by verdict for people and into JSON
-// for tools.
+// ranks. The renderers turn it into an aligned table grouped by verdict for people, into JSON
+// for tools, and into an HTML page for a browser.
 //
 // Invariants: verdicts holds every node of the snapshot once, in snapshot order; scored holds
 // exactly the feasible nodes, best first (total descending, then name), ranks counting ties as
@@ -74,5 +74,8 @@ struct Explanation {
 std::string RenderExplanationText(const Explanation& e, size_t top = 10);
 // Everything, every node included, as one JSON object (docs/explain.md lists its fields).
 std::string RenderExplanationJson(const Explanation& e);
+// A self-contained HTML page with the same content: the rejections grouped by verdict and every
+// feasible node's scores, in tables that sort when a header is clicked.
+std::string RenderExplanationHtml(const Explanation& e);
 
 }  // namespace stowage::scheduler

@@ -95,12 +95,13 @@ StatusOr<std::shared_ptr<server::Router>> NewRouter(const EndpointSources& sourc
     routes.emplace_back("/debug/explain", [e = sources.explain](const server::Request& req) {
       const auto pod = req.QueryParam("pod");
       const auto output = req.QueryParam("output").value_or("table");
-      if (!pod || (output != "table" && output != "json")) {
-        server::Response r = Text("usage: /debug/explain?pod=NAMESPACE/POD[&output=table|json]\n");
+      if (!pod || (output != "table" && output != "json" && output != "html")) {
+        server::Response r =
+            Text("usage: /debug/explain?pod=NAMESPACE/POD[&output=table|json|html]\n");
         r.status = 400;
         return r;
       }
-      return e(*pod, output == "json");
+      return e(*pod, output);
     });
   }
   if (sources.options != nullptr) {

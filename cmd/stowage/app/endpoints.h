@@ -33,9 +33,9 @@ struct EndpointSources {
   const config::KubeSchedulerConfiguration* config = nullptr;
   WallTime start_time{};
   bool profiling = true;  // --profiling: /debug/flags/v
-  // /debug/explain?pod=NAMESPACE/POD[&output=json]: the answer for pod (explain.h) as a whole
-  // response; none when null.
-  std::function<server::Response(std::string_view pod, bool json)> explain;
+  // /debug/explain?pod=NAMESPACE/POD[&output=table|json|html]: the answer for pod (explain.h) as a
+  // whole response; none when null.
+  std::function<server::Response(std::string_view pod, std::string_view output)> explain;
 };
 
 // The routes, without authentication; slis records the health checks (may be null).

@@ -9,7 +9,7 @@ namespace stowage::app {
 
 const char kExplainUsage[] =
     "Usage:\n"
-    "  stowage explain NAMESPACE/POD [-o table|json] [flags]\n\n"
+    "  stowage explain NAMESPACE/POD [-o table|json|html] [flags]\n\n"
     "Runs the profile of a pending pod over every node, as one scheduling cycle would but without\n"
     "sampling or writing anything, and prints each node's verdict, each Score plugin's score and\n"
     "the node the scheduler would pick. POD alone means namespace \"default\". The flags are the\n"
@@ -25,7 +25,24 @@ Status ParsePodRef(std::string_view ref, ExplainRequest& req) {
   return OkStatus();
 }
 
-server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod, bool json) {
+std::optional<ExplainOutput> ExplainOutputNamed(std::string_view name) {
+  if (name == "table") return ExplainOutput::kTable;
+  if (name == "json") return ExplainOutput::kJson;
+  if (name == "html") return ExplainOutput::kHtml;
+  return std::nullopt;
+}
+
+std::string RenderExplanation(const scheduler::Explanation& e, ExplainOutput output) {
+  switch (output) {
+    case ExplainOutput::kJson: return scheduler::RenderExplanationJson(e);
+    case ExplainOutput::kHtml: return scheduler::RenderExplanationHtml(e);
+    case ExplainOutput::kTable: break;
+  }
+  return scheduler::RenderExplanationText(e);
+}
+
+server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod,
+                                 ExplainOutput output) {
   server::Response r;
   ExplainRequest req;
   Status s = ParsePodRef(pod, req);
@@ -40,12 +57,9 @@ server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_vi
     r.body = std::string(e.status().message()) + "\n";
     return r;
   }
-  if (json) {
-    r.content_type = "application/json";
-    r.body = scheduler::RenderExplanationJson(*e);
-  } else {
-    r.body = scheduler::RenderExplanationText(*e);
-  }
+  if (output == ExplainOutput::kJson) r.content_type = "application/json";
+  if (output == ExplainOutput::kHtml) r.content_type = "text/html; charset=utf-8";
+  r.body = RenderExplanation(*e, output);
   return r;
 }
 
@@ -72,14 +86,12 @@ StatusOr<ExplainRequest> TakeExplainArgs(std::vector<std::string>& args) {
       rest.push_back(a);
       continue;
     }
-    if (output == "table") {
-      r.output = ExplainOutput::kTable;
-    } else if (output == "json") {
-      r.output = ExplainOutput::kJson;
-    } else {
+    auto named = ExplainOutputNamed(output);
+    if (!named) {
       return InvalidArgumentError("explain: unknown output format \"" + output +
-                                  "\" (table or json)");
+                                  "\" (table, json or html)");
     }
+    r.output = *named;
   }
   args = std::move(rest);
   const bool help = std::find(args.begin(), args.end(), "--help") != args.end() ||

@@ -1,9 +1,10 @@
-// `stowage explain NAMESPACE/POD [-o table|json] [scheduler flags]`: what a scheduling cycle
+// `stowage explain NAMESPACE/POD [-o table|json|html] [scheduler flags]`: what a scheduling cycle
 // would do with one pending pod, over every node, with the scheduler's own flags and
 // configuration (docs/explain.md). The process lists the cluster as the scheduler does, runs the
 // pod's profile once with nothing reserved or written, prints the answer and exits.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@
 
 namespace stowage::app {
 
-enum class ExplainOutput { kTable, kJson };
+enum class ExplainOutput { kTable, kJson, kHtml };
 
 struct ExplainRequest {
   std::string ns = "default";
@@ -38,7 +39,12 @@ Status ParsePodRef(std::string_view ref, ExplainRequest& req);
 
 // The answer of /debug/explain for pod on a running scheduler: 200 with the table or JSON; 400
 // for a malformed pod, 404 for an unknown one, 409 for a bound one or one no profile serves.
-server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod, bool json);
+server::Response ExplainResponse(scheduler::Scheduler& scheduler, std::string_view pod,
+                                 ExplainOutput output);
+// "table", "json" or "html"; nullopt for anything else.
+std::optional<ExplainOutput> ExplainOutputNamed(std::string_view name);
+// The answer in that form.
+std::string RenderExplanation(const scheduler::Explanation& e, ExplainOutput output);
 
 // Lists the cluster, explains the pod and returns the exit code (0 once the answer is printed).
 int RunExplain(const Options& options, const config::KubeSchedulerConfiguration& cfg,

@@ -255,14 +255,15 @@ bool Process::ServeSecurePort() {
     return leading_ ? scheduler::RenderPodResourceMetrics(*scheduler_) : std::string();
   };
   es.profiling = cfg_.debugging.enable_profiling.value_or(true);
-  es.explain = [this](std::string_view pod, bool json) {
+  es.explain = [this](std::string_view pod, std::string_view output) {
     if (!handlers_synced_) {
       server::Response r;
       r.status = 503;
       r.body = "the scheduler's caches have not synced yet\n";
       return r;
     }
-    return ExplainResponse(*scheduler_, pod, json);
+    return ExplainResponse(*scheduler_, pod,
+                           ExplainOutputNamed(output).value_or(ExplainOutput::kTable));
   };
   es.options = &options_;
   es.config = &cfg_;
@@ -312,9 +313,7 @@ int Process::Explain(const ExplainRequest& request) {
     LOG_ERROR_ERR(e.status(), "explain failed");
     return 1;
   }
-  const std::string out = request.output == ExplainOutput::kJson
-                              ? scheduler::RenderExplanationJson(*e)
-                              : scheduler::RenderExplanationText(*e);
+  const std::string out = RenderExplanation(*e, request.output);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? 0 : 1;
 }

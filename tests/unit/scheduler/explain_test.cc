@@ -254,5 +254,22 @@ TEST_F(ExplainTest, JsonHoldsEveryNodeAndEachPluginsThreeScores) {
   EXPECT_THAT(j, HasSubstr("\"best\": [\n    \"n2\"\n  ]"));
 }
 
+TEST_F(ExplainTest, HtmlIsOnePageWithEveryFeasibleNodeAndEscapedMessages) {
+  Build({"n1", "n2", "n3"});
+  table_->reject = {{"n3", "<script>alert(1)</script> & more"}};
+  Explanation e = Run();
+  e.pod = "default/p";
+  const std::string html = RenderExplanationHtml(e);
+  EXPECT_THAT(html, ::testing::StartsWith("<!DOCTYPE html>"));
+  EXPECT_THAT(html, HasSubstr("<table class=\"sortable\" id=\"scores\">"));
+  EXPECT_THAT(html, HasSubstr("<td>n1</td>"));
+  EXPECT_THAT(html, HasSubstr("<td>n2</td>"));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"));
+  EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+  // Nothing is fetched: no external script, style or image.
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("href="), std::string::npos);
+}
+
 }  // namespace
 }  // namespace stowage::scheduler
