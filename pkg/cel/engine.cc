@@ -117,7 +117,13 @@ StatusOr<std::shared_ptr<const Bridge>> Open(const std::string& path, int fd) {
   void* lib = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* e = dlerror();
-    return FailedPreconditionError(where + (e ? e : "dlopen failed"));
+    std::string text = e ? e : "dlopen failed";
+    // dlerror names the /proc/self/fd path it was given; the operator wants the real one.
+    for (size_t at = text.find(load_path); fd >= 0 && at != std::string::npos;
+         at = text.find(load_path, at + path.size())) {
+      text.replace(at, load_path.size(), path);
+    }
+    return FailedPreconditionError(where + text);
   }
   auto bridge = std::make_shared<Bridge>();
   Status missing;
