@@ -96,18 +96,34 @@ void Encode(const api::Device& device, std::string_view driver, std::string& b) 
   }
 }
 
-// Loads the bridge at path and resolves its functions.
-StatusOr<std::shared_ptr<const Bridge>> Open(const std::string& path) {
+// The library checked at start-up (UseCheckedLibrary); set once before other threads start,
+// read-only afterwards. Never destroyed (a plain pointer, not a global with a destructor).
+struct CheckedLibrary {
+  std::string path;
+  int fd = -1;
+  Status error;
+};
+const CheckedLibrary* checked_library = nullptr;
+
+// Loads the bridge at path (through /proc/self/fd/<fd> when fd >= 0) and resolves its functions.
+StatusOr<std::shared_ptr<const Bridge>> Open(const std::string& path, int fd) {
   const std::string where = "CEL library " + path + ": ";
   // A name without '/' would be searched for on the library path instead of taken as given.
   if (path.empty() || path[0] != '/') {
     return FailedPreconditionError(where + "not an absolute path");
   }
+  const std::string load_path = fd >= 0 ? "/proc/self/fd/" + std::to_string(fd) : path;
   // Never closed: a Go runtime cannot be unloaded.
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* lib = dlopen(load_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* e = dlerror();
-    return FailedPreconditionError(where + (e ? e : "dlopen failed"));
+    std::string text = e ? e : "dlopen failed";
+    // dlerror names the /proc/self/fd path it was given; the operator wants the real one.
+    for (size_t at = text.find(load_path); fd >= 0 && at != std::string::npos;
+         at = text.find(load_path, at + path.size())) {
+      text.replace(at, load_path.size(), path);
+    }
+    return FailedPreconditionError(where + text);
   }
   auto bridge = std::make_shared<Bridge>();
   Status missing;
@@ -169,22 +185,35 @@ Engine::Engine() : Engine(DefaultLibraryPath()) {}
 
 Engine::~Engine() = default;
 
+void Engine::UseCheckedLibrary(std::string path, int fd, Status error) {
+  checked_library = new CheckedLibrary{std::move(path), fd, std::move(error)};
+}
+
 std::string Engine::DefaultLibraryPath() {
+  if (checked_library != nullptr) return checked_library->path;
   if (const char* env = std::getenv("STOWAGE_CEL_LIBRARY"); env != nullptr && *env != '\0') {
     return env;
   }
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  // The binary's directory's parent, spelled without "..", which the start-up checks refuse.
   std::string dir = n > 0 ? std::string(exe, static_cast<size_t>(n)) : std::string("/usr/bin/x");
-  dir.resize(dir.rfind('/'));
-  return dir + "/../lib/stowage/libstowage_cel.so";
+  dir.resize(dir.rfind('/'));                                            // /usr/bin
+  dir.resize(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));  // /usr
+  return dir + "/lib/stowage/libstowage_cel.so";
 }
 
 StatusOr<std::shared_ptr<const Bridge>> Engine::Load() {
   MutexLock l(mu_);
   if (!load_tried_) {
     load_tried_ = true;
-    StatusOr<std::shared_ptr<const Bridge>> opened = Open(library_path_);
+    // The process's checked library through its descriptor; any other path as given (tests).
+    const bool checked = checked_library != nullptr && checked_library->path == library_path_;
+    StatusOr<std::shared_ptr<const Bridge>> opened =
+        !checked ? Open(library_path_, -1)
+        : checked_library->fd >= 0
+            ? Open(library_path_, checked_library->fd)
+            : FailedPreconditionError(std::string(checked_library->error.message()));
     if (opened.ok()) {
       bridge_ = *std::move(opened);
     } else {

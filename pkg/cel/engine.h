@@ -70,8 +70,8 @@ class Program {
 };
 
 // Compiles device selectors with the bridge at one path, which it loads at the first Compile.
-// Production wiring should hand it a path checked before the sandbox (docs/cel.md), not the
-// environment variable DefaultLibraryPath reads.
+// In stowage, the process checks and opens the library before the sandbox (UseCheckedLibrary);
+// an Engine over DefaultLibraryPath() then loads that very file.
 class Engine {
  public:
   // Engine over the bridge at library_path, an absolute path; nothing is loaded yet.
@@ -82,9 +82,19 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
   ~Engine();
 
-  // Where the bridge is installed: $STOWAGE_CEL_LIBRARY when set (tests, development trees),
-  // else <directory of /proc/self/exe>/../lib/stowage/libstowage_cel.so.
+  // The bridge this process uses: the path given to UseCheckedLibrary when stowage checked one at
+  // start-up; else $STOWAGE_CEL_LIBRARY when set (tests); else
+  // <parent of the directory of /proc/self/exe>/lib/stowage/libstowage_cel.so (/usr/bin/stowage:
+  // /usr/lib/stowage/; build/cmd/stowage/stowage: build/cmd/lib/stowage/, where the build
+  // copies it).
   static std::string DefaultLibraryPath();
+
+  // Start-up wiring, before the sandbox is entered and before any Engine compiles: path is the
+  // bridge this process uses, fd a descriptor of it opened after its checks (owner, mode, no
+  // link), which the process keeps for good. An Engine over that path then loads the library
+  // through /proc/self/fd/<fd>, so the checked file is the loaded one; when the checks failed
+  // (fd < 0), its Compile reports error. Call at most once, before any other thread starts.
+  static void UseCheckedLibrary(std::string path, int fd, Status error);
 
   // Compiles a device selector in the environment kube-scheduler uses (StoredExpressions, no
   // cost estimation, the runtime cost limit of resource.k8s.io). Errors: upstream's compile

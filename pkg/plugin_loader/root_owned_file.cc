@@ -20,10 +20,13 @@ namespace {
 
 // The ownership and mode rules shared by directories and the file; what names the object in the
 // message (the file, or "its directory /x").
-Status CheckOwnerAndMode(const struct stat& st, const std::string& what) {
-  if (st.st_uid != 0) {
-    return PermissionDeniedError(what + " is owned by uid " + std::to_string(st.st_uid) +
-                                 ", not by root");
+Status CheckOwnerAndMode(const struct stat& st, const std::string& what, bool allow_own_uid) {
+  const uid_t self = ::geteuid();
+  if (st.st_uid != 0 && !(allow_own_uid && st.st_uid == self)) {
+    return PermissionDeniedError(
+        what + " is owned by uid " + std::to_string(st.st_uid) + ", not by root" +
+        (allow_own_uid && self != 0 ? " or uid " + std::to_string(self) + " (this process)"
+                                    : std::string()));
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     char mode[8];
@@ -59,7 +62,11 @@ OwnedFd::~OwnedFd() {
 }
 
 StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
-  const std::string where = "plugin library " + GoQuote(path);
+  return OpenTrustedFile(path, TrustedFileRules{});
+}
+
+StatusOr<OwnedFd> OpenTrustedFile(const std::string& path, const TrustedFileRules& rules) {
+  const std::string where = rules.what + " " + GoQuote(path);
   if (path.empty() || path[0] != '/') {
     return InvalidArgumentError(where + ": the path must be absolute");
   }
@@ -87,7 +94,8 @@ StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
       return PermissionDeniedError(where + ": " + std::strerror(errno));
     }
     const std::string dir_name = walked.empty() ? "/" : walked;
-    RETURN_IF_ERROR(CheckOwnerAndMode(st, where + ": its directory " + GoQuote(dir_name)));
+    RETURN_IF_ERROR(
+        CheckOwnerAndMode(st, where + ": its directory " + GoQuote(dir_name), rules.allow_own_uid));
     const std::string& name = parts[i];
     const std::string next = walked + "/" + name;
     if (i + 1 == parts.size()) {
@@ -101,7 +109,7 @@ StatusOr<OwnedFd> OpenRootOwnedFile(const std::string& path) {
       if (!S_ISREG(st.st_mode)) {
         return InvalidArgumentError(where + " is " + FileKind(st.st_mode) + ", not a regular file");
       }
-      RETURN_IF_ERROR(CheckOwnerAndMode(st, where));
+      RETURN_IF_ERROR(CheckOwnerAndMode(st, where, rules.allow_own_uid));
       return file;
     }
     OwnedFd sub(::openat(dir.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

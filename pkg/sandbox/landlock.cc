@@ -25,8 +25,11 @@ namespace stowage::sandbox {
 namespace {
 
 // Read by the C library and by stowage itself after start-up: name resolution and its modules
-// (/etc, the library directories), /proc for the process metrics, /dev for the random device.
-constexpr const char* kSystemReadDirs[] = {"/etc", "/usr", "/lib", "/lib64", "/proc", "/dev"};
+// (/etc, the library directories), /proc for the process metrics, /dev for the random device,
+// and /sys/fs/cgroup, where the CEL bridge's Go runtime reads the CPU limit its GOMAXPROCS follows
+// (at load and again when the limit changes; denied, it would take every CPU of the host).
+constexpr const char* kSystemReadDirs[] = {"/etc",  "/usr", "/lib",          "/lib64",
+                                           "/proc", "/dev", "/sys/fs/cgroup"};
 
 // Every file-system right of a Landlock ABI, so that what is not granted below is denied.
 uint64_t HandledRights(int abi) {
@@ -65,10 +68,27 @@ Status AddRule(int ruleset, const std::string& path, uint64_t rights, uint64_t h
   return OkStatus();
 }
 
+// Reading one file and mapping it executable (Landlock's execute right covers execve only, but
+// granting it keeps the rule true to what the file is for).
+constexpr uint64_t kMapLibrary = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+
+// Adds a rule for exactly the open file fd (a regular file: only file rights may be granted).
+Status AddFileRule(int ruleset, int fd, uint64_t rights, uint64_t handled) {
+  landlock_path_beneath_attr attr{};
+  attr.allowed_access = rights & handled;
+  attr.parent_fd = fd;
+  if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
+    return InternalError("sandbox: landlock rule for descriptor " + std::to_string(fd) + ": " +
+                         std::strerror(errno));
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<int> RestrictFilesystem(const std::vector<std::string>& read_files,
-                                 const std::vector<std::string>& write_dirs) {
+                                 const std::vector<std::string>& write_dirs,
+                                 const std::vector<int>& library_fds) {
   const long abi =
       ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return 0;  // ENOSYS or EOPNOTSUPP: no Landlock in this kernel
@@ -91,6 +111,9 @@ StatusOr<int> RestrictFilesystem(const std::vector<std::string>& read_files,
   }
   for (const std::string& d : write_dirs) {
     if (s.ok() && !d.empty()) s = AddRule(fd, d, kWrite, handled);
+  }
+  for (const int lib : library_fds) {
+    if (s.ok()) s = AddFileRule(fd, lib, kMapLibrary, handled);
   }
   if (s.ok() && ::syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
     s = InternalError(std::string("sandbox: landlock restrict_self: ") + std::strerror(errno));

@@ -235,7 +235,7 @@ StatusOr<Report> Enter(const Policy& policy) {
   Report report;
   // Landlock before the capabilities go: building the ruleset opens the allowed directories,
   // some of which only root may read with CAP_DAC_READ_SEARCH.
-  auto abi = RestrictFilesystem(policy.read_files, policy.write_dirs);
+  auto abi = RestrictFilesystem(policy.read_files, policy.write_dirs, policy.library_fds);
   if (!abi.ok()) return abi.status();
   report.landlock_abi = *abi;
   if (Status s = DropCapabilities(); !s.ok()) return s;

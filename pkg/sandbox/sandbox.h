@@ -6,7 +6,8 @@
 //   * every capability dropped: effective, permitted, inheritable, ambient and bounding sets;
 //   * Landlock, where the kernel has it: no write anywhere, reads only beneath the directories of
 //     the files it re-reads (certificates, kubeconfig, token) and the system directories the C
-//     library needs (name resolution, /proc for metrics);
+//     library needs (name resolution, /proc for metrics, /sys/fs/cgroup for the CEL bridge's Go
+//     runtime), and read and execute on exactly the libraries of library_fds (the CEL bridge);
 //   * a seccomp allow-list of the system calls it makes (kAllowedSyscalls in sandbox.cc); any
 //     other call fails with EPERM (clone3 with ENOSYS, so glibc falls back to clone).
 //
@@ -28,6 +29,9 @@ struct Policy {
   std::vector<std::string> read_files;
   // Directories written after Enter (the generated certificate pair of --cert-dir).
   std::vector<std::string> write_dirs;
+  // Libraries mapped after Enter (the CEL bridge), as descriptors opened after their checks:
+  // read and execute on exactly those files, loaded through /proc/self/fd/N.
+  std::vector<int> library_fds;
   // Landlock only (tests): skip the seccomp filter.
   bool seccomp = true;
 };

@@ -318,6 +318,11 @@ void AddOwnFlags(Options* o, FlagSet* fs, bool hidden) {
                   "Each must be root-owned, in root-owned directories writable by no one else, "
                   "and built against this stowage's SDK with the same compiler.")
       .hidden = hidden;
+  fs->String(&o->cel_library, "cel-library",
+             "The CEL library that evaluates DRA device selectors (default "
+             "<binary's directory>/../lib/stowage/libstowage_cel.so). It must be owned by root or "
+             "stowage's own user, in directories likewise, writable by no one else.")
+      .hidden = hidden;
   fs->Int(&o->extender_max_response_bytes, "extender-max-response-bytes",
           "The most bytes of a scheduler extender's answer read before the call fails (or four "
           "times the request, when that is more). May only be raised.")

@@ -221,6 +221,9 @@ struct Options {
   // --plugin-library: stowage's own; plugin shared libraries loaded at start-up, before the
   // sandbox closes (pkg/plugin_loader, docs/plugin-libraries.md).
   std::vector<std::string> plugin_libraries;
+  // --cel-library: stowage's own; the CEL bridge of DRA device selectors, checked before the
+  // sandbox (docs/cel.md). Empty: cel::Engine::DefaultLibraryPath().
+  std::string cel_library;
   // --extender-max-response-bytes: stowage's own; the most bytes of an extender's answer read
   // (pkg/extender/http_extender.h, docs/extenders.md). Only values above the default are valid.
   int64_t extender_max_response_bytes = config::kDefaultExtenderMaxResponseBytes;

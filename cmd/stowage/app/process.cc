@@ -10,12 +10,14 @@
 #include <utility>
 
 #include "cmd/stowage/app/endpoints.h"
+#include "pkg/cel/engine.h"
 #include "pkg/common/heap_trimmer.h"
 #include "pkg/common/logging.h"
 #include "pkg/common/sdnotify.h"
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/plugin_loader/plugin_loader.h"
+#include "pkg/plugin_loader/root_owned_file.h"
 #include "pkg/plugins/registry.h"
 #include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
@@ -28,8 +30,9 @@ namespace {
 // kubeconfigs and their token, the serving and client-CA certificates) and --cert-dir, where a
 // self-signed pair may still be written.
 sandbox::Policy SandboxPolicy(const Options& o, const config::KubeSchedulerConfiguration& cfg,
-                              const client::RestConfig& rc) {
+                              const client::RestConfig& rc, int cel_library_fd) {
   sandbox::Policy p;
+  if (cel_library_fd >= 0) p.library_fds.push_back(cel_library_fd);
   p.read_files = {cfg.client_connection.kubeconfig,
                   rc.bearer_token_file,
                   "/var/run/secrets/kubernetes.io/serviceaccount/token",  // InClusterConfig's
@@ -107,10 +110,25 @@ bool Process::BuildRegistry(const framework::Registry& out_of_tree) {
   return true;
 }
 
+void Process::CheckCelLibrary() {
+  const std::string path =
+      options_.cel_library.empty() ? cel::Engine::DefaultLibraryPath() : options_.cel_library;
+  auto fd = plugin_loader::OpenTrustedFile(path, {.what = "CEL library", .allow_own_uid = true});
+  if (!fd.ok()) {
+    LOG_WARN("{}; DRA device selectors cannot be evaluated until it is installed",
+             fd.status().message());
+    cel::Engine::UseCheckedLibrary(path, -1, fd.status());
+    return;
+  }
+  cel_library_fd_ = fd->release();
+  LOG_INFO("CEL library for DRA device selectors: {} (loaded at the first selector)", path);
+  cel::Engine::UseCheckedLibrary(path, cel_library_fd_, OkStatus());
+}
+
 bool Process::EnterSandbox() {
   if (!options_.sandbox) return true;
   // Everything read later is read under the sandbox, as reloads are.
-  auto entered = sandbox::Enter(SandboxPolicy(options_, cfg_, rc_));
+  auto entered = sandbox::Enter(SandboxPolicy(options_, cfg_, rc_, cel_library_fd_));
   if (!entered.ok()) {
     LOG_ERROR("{} (--sandbox=false turns the sandbox off)", entered.status().ToString());
     return false;

@@ -44,6 +44,10 @@ class Process {
   // The in-tree plugins, then out_of_tree's, then --plugin-library's: opened and mapped while
   // files may still be opened, before the sandbox; a library cannot take an earlier name.
   bool BuildRegistry(const framework::Registry& out_of_tree);
+  // The CEL library of DRA selectors (--cel-library): checked and opened while files may still
+  // be opened; loaded through that descriptor at the first selector compiled. A missing or
+  // refused library is logged once and is not fatal: only DRA selectors need it.
+  void CheckCelLibrary();
   // --sandbox: entered before the first thread starts, as capabilities and Landlock bind only
   // the calling thread and those it creates.
   bool EnterSandbox();
@@ -79,6 +83,7 @@ class Process {
   const bool elect_;
   client::RestConfig rc_;
   framework::Registry registry_;
+  int cel_library_fd_ = -1;  // kept open for good once checked (cel::Engine::UseCheckedLibrary)
   std::optional<SignalWatcher> signals_;
   std::stop_token shutdown_;
   std::unique_ptr<client::RestClient> api_;

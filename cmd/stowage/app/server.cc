@@ -24,10 +24,9 @@ logging::Config LoggingConfig(const LogsOptions& logs) {
 int RunScheduler(const Options& options, const config::KubeSchedulerConfiguration& cfg,
                  const framework::Registry& out_of_tree) {
   Process process(options, cfg);
-  if (!process.BuildClientConfig() || !process.BuildRegistry(out_of_tree) ||
-      !process.EnterSandbox()) {
-    return 1;
-  }
+  if (!process.BuildClientConfig() || !process.BuildRegistry(out_of_tree)) return 1;
+  process.CheckCelLibrary();
+  if (!process.EnterSandbox()) return 1;
   process.WatchSignals();
   LOG_INFO("Starting stowage (kube-scheduler {} compatible), version {}", kKubeSchedulerVersion,
            StowageVersion());
