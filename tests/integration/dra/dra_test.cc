@@ -1,0 +1,141 @@
+// DynamicResources on a real kube-apiserver with the resourceclaim controller and the test driver
+// gpu.example.com (docs/test-cluster.md, "The DRA flow"): a pod whose claim comes from a template
+// is bound, its claim allocated devices of its node and reserved for it; a pod asking for more
+// devices than any node has stays pending with upstream's message.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pkg/client/resources.h"
+#include "tests/testing/cluster.h"
+#include "tests/testing/eventually.h"
+#include "tests/testing/objects.h"
+#include "tests/testing/running_scheduler.h"
+
+namespace stowage {
+namespace {
+
+[[maybe_unused]] const bool kDraFlow = testing::UseDraFlow();
+
+using json = nlohmann::json;
+using testing::BuildClusterNode;
+using testing::BuildPod;
+using testing::RunningScheduler;
+
+constexpr const char* kNs = "dra";
+
+client::RestClient& Admin() { return testing::SharedCluster().Admin(); }
+
+bool WaitFor(const std::function<bool()>& cond) {
+  return testing::Eventually(cond, std::chrono::seconds(60), std::chrono::milliseconds(200));
+}
+
+json Get(const std::string& path) {
+  auto r = Admin().Get(path);
+  return r.ok() ? json::parse(*r, nullptr, false) : json();
+}
+
+// A template of one request for count devices of class gpu.example.com.
+void CreateTemplate(const std::string& name, int count) {
+  json t = {
+      {"apiVersion", "resource.k8s.io/v1"},
+      {"kind", "ResourceClaimTemplate"},
+      {"metadata", {{"name", name}}},
+      {"spec",
+       {{"spec",
+         {{"devices",
+           {{"requests",
+             {{{"name", "gpu"},
+               {"exactly", {{"deviceClassName", "gpu.example.com"}, {"count", count}}}}}}}}}}}}};
+  auto r = Admin().Post(
+      std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaimtemplates",
+      t.dump());
+  ASSERT_TRUE(r.ok()) << r.status();
+}
+
+void CreatePodWithTemplate(const std::string& name, const std::string& tmpl) {
+  ASSERT_TRUE(
+      testing::CreatePod(
+          Admin(), BuildPod().Namespace(kNs).Name(name).SchedulerName("stowage").ResourceClaims(
+                       {{"gpu", std::nullopt, tmpl}}))
+          .ok());
+}
+
+json GetPod(const std::string& name) {
+  return Get(std::string("/api/v1/namespaces/") + kNs + "/pods/" + name);
+}
+
+class Dra : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // The in-process scheduler loads the CEL bridge CMake built.
+    setenv("STOWAGE_CEL_LIBRARY", STOWAGE_CEL_BRIDGE, 1);
+    ASSERT_TRUE(testing::EnsureNamespace(Admin(), kNs).ok());
+    for (const char* n : {"dra-a", "dra-b"}) {
+      ASSERT_TRUE(testing::CreateNode(Admin(),
+                                      BuildClusterNode().Name(n).Label("kubernetes.io/hostname", n))
+                      .ok());
+    }
+    CreateTemplate("one-gpu", 1);
+    CreateTemplate("nine-gpus", 9);
+    // The driver publishes each node's devices once it sees the node.
+    ASSERT_TRUE(WaitFor([] {
+      json slices = Get("/apis/resource.k8s.io/v1/resourceslices");
+      int devices = 0;
+      for (const auto& s : slices.value("items", json::array())) {
+        devices += s["spec"].value("devices", json::array()).size();
+      }
+      return devices >= 16;
+    }));
+  }
+};
+
+TEST_F(Dra, PodWithClaimTemplateGetsDevicesOfItsNode) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  CreatePodWithTemplate("one", "one-gpu");
+  json pod;
+  ASSERT_TRUE(WaitFor([&] {
+    pod = GetPod("one");
+    return !pod["spec"].value("nodeName", "").empty();
+  })) << pod.dump();
+  const std::string node = pod["spec"]["nodeName"];
+  const std::string claim_name = pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"];
+  json claim = Get(std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaims/" +
+                   claim_name);
+  const json& results = claim["status"]["allocation"]["devices"]["results"];
+  ASSERT_EQ(results.size(), 1u) << claim.dump();
+  EXPECT_EQ(results[0]["driver"], "gpu.example.com");
+  EXPECT_EQ(results[0]["pool"], node);  // the driver names each node's pool after the node
+  EXPECT_EQ(results[0]["request"], "gpu");
+  ASSERT_EQ(claim["status"]["reservedFor"].size(), 1u) << claim.dump();
+  EXPECT_EQ(claim["status"]["reservedFor"][0]["resource"], "pods");
+  EXPECT_EQ(claim["status"]["reservedFor"][0]["uid"], pod["metadata"]["uid"]);
+  const json finalizers = claim["metadata"].value("finalizers", json::array());
+  EXPECT_NE(
+      std::find(finalizers.begin(), finalizers.end(), "resource.kubernetes.io/delete-protection"),
+      finalizers.end())
+      << claim.dump();
+}
+
+TEST_F(Dra, PodAskingForMoreDevicesThanAnyNodeHasStaysPending) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  CreatePodWithTemplate("nine", "nine-gpus");
+  const std::string want =
+      "0/2 nodes are available: 2 cannot allocate all claims. preemption: 0/2 nodes are "
+      "available: 2 Preemption is not helpful for scheduling.";
+  std::string message;
+  ASSERT_TRUE(WaitFor([&] {
+    json pod = GetPod("nine");
+    for (const auto& c : pod["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled") message = c.value("message", "");
+    }
+    return message == want;
+  })) << message;
+  EXPECT_TRUE(GetPod("nine")["spec"].value("nodeName", "").empty());
+}
+
+}  // namespace
+}  // namespace stowage
