@@ -1,7 +1,8 @@
 // DynamicResources on a real kube-apiserver with the resourceclaim controller and the test driver
 // gpu.example.com (docs/test-cluster.md, "The DRA flow"): a pod whose claim comes from a template
-// is bound, its claim allocated devices of its node and reserved for it; a pod asking for more
-// devices than any node has stays pending with upstream's message.
+// is bound, its claim allocated devices of its node and reserved for it; a claim shared by two
+// pods is allocated once; a pod asking for more devices than any node has stays pending with
+// upstream's message; a pending pod is scheduled once a ResourceSlice brings a device for it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,8 +65,27 @@ void CreatePodWithTemplate(const std::string& name, const std::string& tmpl) {
           .ok());
 }
 
+void Post(const std::string& path, const json& body) {
+  auto r = Admin().Post(path, body.dump());
+  ASSERT_TRUE(r.ok()) << path << ": " << r.status();
+}
+
 json GetPod(const std::string& name) {
   return Get(std::string("/api/v1/namespaces/") + kNs + "/pods/" + name);
+}
+
+// The node the pod is bound to once it is, else "" after the wait.
+std::string BoundNode(const std::string& name) {
+  std::string node;
+  WaitFor([&] {
+    node = GetPod(name)["spec"].value("nodeName", "");
+    return !node.empty();
+  });
+  return node;
+}
+
+json GetClaim(const std::string& name) {
+  return Get(std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaims/" + name);
 }
 
 class Dra : public ::testing::Test {
@@ -135,6 +155,65 @@ TEST_F(Dra, PodAskingForMoreDevicesThanAnyNodeHasStaysPending) {
     return message == want;
   })) << message;
   EXPECT_TRUE(GetPod("nine")["spec"].value("nodeName", "").empty());
+}
+
+// One claim by name shared by two pods: allocated once, both pods on its node, both reserved.
+TEST_F(Dra, ClaimSharedByTwoPods) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Post(std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaims",
+       {{"apiVersion", "resource.k8s.io/v1"},
+        {"kind", "ResourceClaim"},
+        {"metadata", {{"name", "shared"}}},
+        {"spec",
+         {{"devices",
+           {{"requests",
+             {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu.example.com"}}}}}}}}}}});
+  for (const char* p : {"share-1", "share-2"}) {
+    ASSERT_TRUE(
+        testing::CreatePod(
+            Admin(), BuildPod().Namespace(kNs).Name(p).SchedulerName("stowage").ResourceClaims(
+                         {{"gpu", "shared", std::nullopt}}))
+            .ok());
+  }
+  const std::string node = BoundNode("share-1");
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(BoundNode("share-2"), node);
+  json claim;
+  ASSERT_TRUE(WaitFor([&] {
+    claim = GetClaim("shared");
+    return claim["status"].value("reservedFor", json::array()).size() == 2;
+  })) << claim.dump();
+  EXPECT_EQ(claim["status"]["allocation"]["devices"]["results"].size(), 1u);
+}
+
+// A pod whose class no device matches waits; a ResourceSlice that brings one wakes it up.
+TEST_F(Dra, PendingPodIsScheduledWhenASliceAppears) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Post("/apis/resource.k8s.io/v1/deviceclasses",
+       json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+         "metadata": {"name": "fpga.example.com"},
+         "spec": {"selectors": [{"cel": {"expression": "device.driver == 'fpga.example.com'"}}]}})"));
+  Post(std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaimtemplates",
+       json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+         "metadata": {"name": "one-fpga"}, "spec": {"spec": {"devices": {"requests": [
+           {"name": "fpga", "exactly": {"deviceClassName": "fpga.example.com"}}]}}}})"));
+  CreatePodWithTemplate("fpga", "one-fpga");
+  ASSERT_TRUE(WaitFor([] {
+    for (const auto& c : GetPod("fpga")["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled" &&
+          c.value("message", "").find("cannot allocate all claims") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }));
+  Post("/apis/resource.k8s.io/v1/resourceslices",
+       json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+         "metadata": {"name": "dra-b-fpga"},
+         "spec": {"driver": "fpga.example.com", "nodeName": "dra-b",
+           "pool": {"name": "dra-b", "generation": 1, "resourceSliceCount": 1},
+           "devices": [{"name": "fpga-0"}]}})"));
+  EXPECT_EQ(BoundNode("fpga"), "dra-b");
 }
 
 }  // namespace
