@@ -60,6 +60,25 @@ class DraHandle final : public stowage::testing::FakeHandle, public framework::C
   int version_ = 100;
 };
 
+// PostFilter never runs other plugins, so none of these is called.
+struct NoRunner final : framework::PluginsRunner {
+  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&,
+                                                const framework::PodInfo&,
+                                                const framework::NodeInfo&) override {
+    return framework::Status::Error("unexpected");
+  }
+  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
+                                                   const framework::PodInfo&,
+                                                   const framework::NodeInfo&) override {
+    return framework::Status::Error("unexpected");
+  }
+  framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState&,
+                                                      const framework::PodInfo&,
+                                                      const framework::NodeInfo&) override {
+    return framework::Status::Error("unexpected");
+  }
+};
+
 api::ResourceClaim OneGpuClaim(std::string name, std::string uid) {
   api::ResourceClaim c = *Claim(std::move(name), {Request("gpu")});
   c.metadata.uid = std::move(uid);
@@ -172,6 +191,33 @@ TEST_F(DynamicResourcesTest, AllocatedClaimFitsOnlyItsNodes) {
   EXPECT_EQ(s.Message(), "resourceclaim not available on the node");
 }
 
+TEST_F(DynamicResourcesTest, PostFilterDeallocatesAClaimReservedForNobody) {
+  api::ResourceClaim c = OneGpuClaim("c", "c1");
+  api::NodeSelector on_n1;
+  on_n1.terms.push_back({.match_expressions = {},
+                         .match_fields = {{.key = "metadata.name", .op = "In", .values = {"n1"}}}});
+  c.allocation = api::AllocationResult{.results = {{.request = "gpu",
+                                                    .driver = dra::testing::kDriver,
+                                                    .pool = "n1",
+                                                    .device = "gpu-0"}},
+                                       .node_selector = on_n1};
+  handle_.claims.Add(c);
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  ASSERT_FALSE(Filter(state, pod, *n2_).IsSuccess());
+  framework::NodeToStatus filtered;
+  framework::NominatingInfo nominating;
+  NoRunner runner;
+  framework::Status s =
+      pl_.PostFilter(state, *framework::NewPodInfo(pod), filtered, runner, nominating);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "deallocation of ResourceClaim completed");
+  ASSERT_EQ(handle_.status_writes.size(), 1u);
+  EXPECT_FALSE(handle_.status_writes[0].allocation.has_value());
+  EXPECT_TRUE(handle_.status_writes[0].reserved_for.empty());
+}
+
 TEST_F(DynamicResourcesTest, InFlightAllocationHoldsTheDeviceUntilUnreserve) {
   handle_.claims.Add(OneGpuClaim("c1", "u1"));
   handle_.claims.Add(OneGpuClaim("c2", "u2"));
@@ -237,23 +283,7 @@ TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
 TEST_F(DynamicResourcesTest, PostFilterNeedsPreFilter) {
   framework::NodeToStatus filtered;
   framework::NominatingInfo nominating;
-  struct NoRunner final : framework::PluginsRunner {
-    framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&,
-                                                  const framework::PodInfo&,
-                                                  const framework::NodeInfo&) override {
-      return framework::Status::Error("unexpected");
-    }
-    framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
-                                                     const framework::PodInfo&,
-                                                     const framework::NodeInfo&) override {
-      return framework::Status::Error("unexpected");
-    }
-    framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState&,
-                                                        const framework::PodInfo&,
-                                                        const framework::NodeInfo&) override {
-      return framework::Status::Error("unexpected");
-    }
-  } runner;
+  NoRunner runner;
   auto pod = framework::NewPodInfo(BuildPod().Obj());
   framework::CycleState skipped;
   framework::Status s = pl_.PostFilter(skipped, *pod, filtered, runner, nominating);
