@@ -1859,6 +1859,8 @@ struct PodStatusTags {
   static constexpr Tag kAllocatedResources{"allocatedResources", 19,    Wire::kLen,
                                            Type::kResourceList,  false, false};
   static constexpr Tag kResources{"resources", 20, Wire::kLen, Type::kMessage, false, false};
+  static constexpr Tag kResourceClaimStatuses{"resourceClaimStatuses", 15,   Wire::kLen,
+                                              Type::kMessage,          true, false};
 };
 
 template <typename V, Is<PodStatus> T>
@@ -1873,6 +1875,7 @@ void VisitFields(V& v, T& o) {
   v.Field(Tags::kNominatedNodeName, o.nominated_node_name);
   v.Field(Tags::kAllocatedResources, o.allocated_resources);
   v.Field(Tags::kResources, o.resources);
+  v.Field(Tags::kResourceClaimStatuses, o.resource_claim_statuses);
 }
 
 template <typename V, Is<PodStatus> T>
@@ -1888,6 +1891,7 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
     case 11: v.Field(Tags::kNominatedNodeName, o.nominated_node_name); return true;
     case 19: v.Field(Tags::kAllocatedResources, o.allocated_resources); return true;
     case 20: v.Field(Tags::kResources, o.resources); return true;
+    case 15: v.Field(Tags::kResourceClaimStatuses, o.resource_claim_statuses); return true;
   }
   return false;
 }
@@ -1918,8 +1922,45 @@ static_assert(
 static_assert(
     Fits<decltype(PodStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
     "pkg/api/schema/core.txt:182: PodStatus::resources must hold AppliedResources");
+static_assert(Fits<decltype(PodStatus::resource_claim_statuses), Type::kMessage, true, 0,
+                   PodResourceClaimStatus, false>(),
+              "pkg/api/schema/core.txt:183: PodStatus::resource_claim_statuses must hold a list of "
+              "PodResourceClaimStatus");
 
-// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:184)
+// --- PodResourceClaimStatus <- k8s.io/api/core/v1.PodResourceClaimStatus
+// (pkg/api/schema/core.txt:185)
+
+struct PodResourceClaimStatusTags {
+  static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kResourceClaimName{"resourceClaimName", 2,     Wire::kLen,
+                                          Type::kString,       false, false};
+};
+
+template <typename V, Is<PodResourceClaimStatus> T>
+void VisitFields(V& v, T& o) {
+  using Tags = PodResourceClaimStatusTags;
+  v.Field(Tags::kName, o.name);
+  v.Field(Tags::kResourceClaimName, o.resource_claim_name);
+}
+
+template <typename V, Is<PodResourceClaimStatus> T>
+bool VisitNumber(V& v, T& o, uint32_t number) {
+  using Tags = PodResourceClaimStatusTags;
+  switch (number) {
+    case 1: v.Field(Tags::kName, o.name); return true;
+    case 2: v.Field(Tags::kResourceClaimName, o.resource_claim_name); return true;
+  }
+  return false;
+}
+
+static_assert(Fits<decltype(PodResourceClaimStatus::name), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/core.txt:186: PodResourceClaimStatus::name must hold a std::string");
+static_assert(Fits<decltype(PodResourceClaimStatus::resource_claim_name), Type::kString, false, 0,
+                   void, false>(),
+              "pkg/api/schema/core.txt:187: PodResourceClaimStatus::resource_claim_name must hold "
+              "a std::string");
+
+// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:189)
 
 struct ConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -1961,23 +2002,23 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Condition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:185: Condition::type must hold a std::string");
+              "pkg/api/schema/core.txt:190: Condition::type must hold a std::string");
 static_assert(Fits<decltype(Condition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:186: Condition::status must hold a std::string");
+              "pkg/api/schema/core.txt:191: Condition::status must hold a std::string");
 static_assert(
     Fits<decltype(Condition::last_probe_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:187: Condition::last_probe_time must hold a std::string (RFC 3339)");
+    "pkg/api/schema/core.txt:192: Condition::last_probe_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::last_transition_time), Type::kTime, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:188: Condition::last_transition_time must hold a "
+              "pkg/api/schema/core.txt:193: Condition::last_transition_time must hold a "
               "std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:189: Condition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:194: Condition::reason must hold a std::string");
 static_assert(Fits<decltype(Condition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:190: Condition::message must hold a std::string");
+              "pkg/api/schema/core.txt:195: Condition::message must hold a std::string");
 static_assert(Fits<decltype(Condition::observed_generation), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:191: Condition::observed_generation must hold an int64_t");
+              "pkg/api/schema/core.txt:196: Condition::observed_generation must hold an int64_t");
 
-// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:193)
+// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:198)
 
 struct ContainerStatusTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -2006,16 +2047,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ContainerStatus::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:194: ContainerStatus::name must hold a std::string");
+              "pkg/api/schema/core.txt:199: ContainerStatus::name must hold a std::string");
 static_assert(
     Fits<decltype(ContainerStatus::allocated_resources), Type::kResourceList, false, 0, void,
          false>(),
-    "pkg/api/schema/core.txt:195: ContainerStatus::allocated_resources must hold a ResourceList");
+    "pkg/api/schema/core.txt:200: ContainerStatus::allocated_resources must hold a ResourceList");
 static_assert(
     Fits<decltype(ContainerStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
-    "pkg/api/schema/core.txt:196: ContainerStatus::resources must hold AppliedResources");
+    "pkg/api/schema/core.txt:201: ContainerStatus::resources must hold AppliedResources");
 
-// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:199)
+// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:204)
 
 struct AppliedResourcesTags {
   static constexpr Tag kLimits{"limits", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -2041,12 +2082,12 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(AppliedResources::limits), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:200: AppliedResources::limits must hold a ResourceList");
+    "pkg/api/schema/core.txt:205: AppliedResources::limits must hold a ResourceList");
 static_assert(
     Fits<decltype(AppliedResources::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:201: AppliedResources::requests must hold a ResourceList");
+    "pkg/api/schema/core.txt:206: AppliedResources::requests must hold a ResourceList");
 
-// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:203)
+// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:208)
 
 struct NodeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -2077,13 +2118,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Node::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-              "pkg/api/schema/core.txt:204: Node::metadata must hold ObjectMeta");
+              "pkg/api/schema/core.txt:209: Node::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(Node::spec), Type::kMessage, false, 0, NodeSpec, false>(),
-              "pkg/api/schema/core.txt:205: Node::spec must hold NodeSpec");
+              "pkg/api/schema/core.txt:210: Node::spec must hold NodeSpec");
 static_assert(Fits<decltype(Node::status), Type::kMessage, false, 0, NodeStatus, false>(),
-              "pkg/api/schema/core.txt:206: Node::status must hold NodeStatus");
+              "pkg/api/schema/core.txt:211: Node::status must hold NodeStatus");
 
-// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:208)
+// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:213)
 
 struct NodeSpecTags {
   static constexpr Tag kProviderID{"providerID", 3, Wire::kLen, Type::kString, false, false};
@@ -2111,13 +2152,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeSpec::provider_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:209: NodeSpec::provider_id must hold a std::string");
+              "pkg/api/schema/core.txt:214: NodeSpec::provider_id must hold a std::string");
 static_assert(Fits<decltype(NodeSpec::unschedulable), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:210: NodeSpec::unschedulable must hold a bool");
+              "pkg/api/schema/core.txt:215: NodeSpec::unschedulable must hold a bool");
 static_assert(Fits<decltype(NodeSpec::taints), Type::kMessage, true, 0, Taint, false>(),
-              "pkg/api/schema/core.txt:211: NodeSpec::taints must hold a list of Taint");
+              "pkg/api/schema/core.txt:216: NodeSpec::taints must hold a list of Taint");
 
-// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:213)
+// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:218)
 
 struct TaintTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -2145,13 +2186,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Taint::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:214: Taint::key must hold a std::string");
+              "pkg/api/schema/core.txt:219: Taint::key must hold a std::string");
 static_assert(Fits<decltype(Taint::value), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:215: Taint::value must hold a std::string");
+              "pkg/api/schema/core.txt:220: Taint::value must hold a std::string");
 static_assert(Fits<decltype(Taint::effect), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:216: Taint::effect must hold a std::string");
+              "pkg/api/schema/core.txt:221: Taint::effect must hold a std::string");
 
-// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:218)
+// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:223)
 
 struct NodeStatusTags {
   static constexpr Tag kCapacity{"capacity", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -2187,19 +2228,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeStatus::capacity), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:219: NodeStatus::capacity must hold a ResourceList");
+              "pkg/api/schema/core.txt:224: NodeStatus::capacity must hold a ResourceList");
 static_assert(Fits<decltype(NodeStatus::allocatable), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:220: NodeStatus::allocatable must hold a ResourceList");
+              "pkg/api/schema/core.txt:225: NodeStatus::allocatable must hold a ResourceList");
 static_assert(
     Fits<decltype(NodeStatus::conditions), Type::kMessage, true, 0, NodeCondition, false>(),
-    "pkg/api/schema/core.txt:221: NodeStatus::conditions must hold a list of NodeCondition");
+    "pkg/api/schema/core.txt:226: NodeStatus::conditions must hold a list of NodeCondition");
 static_assert(Fits<decltype(NodeStatus::images), Type::kMessage, true, 0, ContainerImage, false>(),
-              "pkg/api/schema/core.txt:222: NodeStatus::images must hold a list of ContainerImage");
+              "pkg/api/schema/core.txt:227: NodeStatus::images must hold a list of ContainerImage");
 static_assert(
     Fits<decltype(NodeStatus::declared_features), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:223: NodeStatus::declared_features must hold a list of a std::string");
+    "pkg/api/schema/core.txt:228: NodeStatus::declared_features must hold a list of a std::string");
 
-// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:225)
+// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:230)
 
 struct NodeConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -2234,19 +2275,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeCondition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:226: NodeCondition::type must hold a std::string");
+              "pkg/api/schema/core.txt:231: NodeCondition::type must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:227: NodeCondition::status must hold a std::string");
+              "pkg/api/schema/core.txt:232: NodeCondition::status must hold a std::string");
 static_assert(
     Fits<decltype(NodeCondition::last_transition_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:228: NodeCondition::last_transition_time must hold a std::string (RFC "
+    "pkg/api/schema/core.txt:233: NodeCondition::last_transition_time must hold a std::string (RFC "
     "3339)");
 static_assert(Fits<decltype(NodeCondition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:229: NodeCondition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:234: NodeCondition::reason must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:230: NodeCondition::message must hold a std::string");
+              "pkg/api/schema/core.txt:235: NodeCondition::message must hold a std::string");
 
-// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:232)
+// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:237)
 
 struct ContainerImageTags {
   static constexpr Tag kNames{"names", 1, Wire::kLen, Type::kString, true, false};
@@ -2272,9 +2313,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ContainerImage::names), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:233: ContainerImage::names must hold a list of a std::string");
+    "pkg/api/schema/core.txt:238: ContainerImage::names must hold a list of a std::string");
 static_assert(Fits<decltype(ContainerImage::size_bytes), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:234: ContainerImage::size_bytes must hold an int64_t");
+              "pkg/api/schema/core.txt:239: ContainerImage::size_bytes must hold an int64_t");
 
 // --- Namespace <- k8s.io/api/core/v1.Namespace (pkg/api/schema/core_other.txt:4)
 

@@ -1,10 +1,26 @@
 #include "stowage/framework/events.h"
 
+#include <algorithm>
 #include <map>
 
 #include "stowage/framework/types.h"
 
 namespace stowage::framework {
+
+namespace {
+
+// Whether two pods' resourceClaimStatuses name the same claims, in any order (upstream's
+// resourceclaim.PodStatusEqual).
+bool SameClaimStatuses(std::vector<api::PodResourceClaimStatus> a,
+                       std::vector<api::PodResourceClaimStatus> b) {
+  if (a.size() != b.size()) return false;
+  auto by_name = [](const auto& x, const auto& y) { return x.name < y.name; };
+  std::sort(a.begin(), a.end(), by_name);
+  std::sort(b.begin(), b.end(), by_name);
+  return a == b;
+}
+
+}  // namespace
 
 std::string_view ResourceName(EventResource r) {
   switch (r) {
@@ -20,6 +36,9 @@ std::string_view ResourceName(EventResource r) {
     case EventResource::kCSIDriver: return "storage.k8s.io/CSIDriver";
     case EventResource::kCSIStorageCapacity: return "storage.k8s.io/CSIStorageCapacity";
     case EventResource::kVolumeAttachment: return "storage.k8s.io/VolumeAttachment";
+    case EventResource::kResourceClaim: return "resource.k8s.io/ResourceClaim";
+    case EventResource::kResourceSlice: return "resource.k8s.io/ResourceSlice";
+    case EventResource::kDeviceClass: return "resource.k8s.io/DeviceClass";
     case EventResource::kWildCard: return "*";
   }
   return "";
@@ -107,6 +126,10 @@ std::vector<ClusterEvent> PodSchedulingPropertiesChange(const api::Pod& new_pod,
   // Tolerations can only be added, so a change of count is a change.
   if (new_pod.spec.tolerations.size() != old_pod.spec.tolerations.size()) {
     add(kUpdatePodToleration);
+  }
+  if (!SameClaimStatuses(new_pod.status.resource_claim_statuses,
+                         old_pod.status.resource_claim_statuses)) {
+    add(kUpdatePodGeneratedResourceClaim);
   }
   if (events.empty()) add(kUpdate);
   return events;

@@ -20,9 +20,9 @@ QueueingHints::QueueingHints(const std::map<std::string, framework::Framework*>&
   if (extenders) {
     // Every kind with every action rather than the wildcard, as upstream unrolls it.
     using R = framework::EventResource;
-    for (R r :
-         {R::kPod, R::kNode, R::kPersistentVolume, R::kPersistentVolumeClaim, R::kStorageClass,
-          R::kCSINode, R::kCSIDriver, R::kCSIStorageCapacity, R::kVolumeAttachment}) {
+    for (R r : {R::kPod, R::kNode, R::kPersistentVolume, R::kPersistentVolumeClaim,
+                R::kStorageClass, R::kCSINode, R::kCSIDriver, R::kCSIStorageCapacity,
+                R::kVolumeAttachment, R::kResourceClaim, R::kResourceSlice, R::kDeviceClass}) {
       events_.emplace(std::string(framework::kExtenderName),
                       framework::ClusterEventWithHint{{r, framework::kAll}, nullptr});
     }

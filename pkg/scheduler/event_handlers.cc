@@ -164,6 +164,10 @@ void Scheduler::RegisterHandlers() {
   RequeueOnChangesOf<api::CSIDriver>(framework::EventResource::kCSIDriver);
   RequeueOnChangesOf<api::CSIStorageCapacity>(framework::EventResource::kCSIStorageCapacity);
   RequeueOnChangesOf<api::VolumeAttachment>(framework::EventResource::kVolumeAttachment);
+  // The resource.k8s.io kinds DynamicResources reads.
+  RequeueOnChangesOf<api::ResourceClaim>(framework::EventResource::kResourceClaim);
+  RequeueOnChangesOf<api::ResourceSlice>(framework::EventResource::kResourceSlice);
+  RequeueOnChangesOf<api::DeviceClass>(framework::EventResource::kDeviceClass);
 }
 
 }  // namespace stowage::scheduler

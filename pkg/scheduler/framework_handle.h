@@ -36,6 +36,8 @@ struct SchedulerHooks {
   std::vector<framework::Extender*> extenders;
   // Where VolumeBinding writes PVs and PVCs.
   framework::VolumeWriter* volume_writer = nullptr;
+  // Where DynamicResources writes claims.
+  framework::ClaimWriter* claim_writer = nullptr;
   // Set when the scheduler begins to stop.
   const std::atomic<bool>* stopping = nullptr;
 };
@@ -105,6 +107,7 @@ class FrameworkHandle final : public framework::Handle {
     return Get(&FrameworkHandle::csi_storage_capacities_);
   }
   framework::VolumeWriter* volume_writer() override { return hooks_.volume_writer; }
+  framework::ClaimWriter* claim_writer() override { return hooks_.claim_writer; }
   bool Stopping() const override { return hooks_.stopping != nullptr && hooks_.stopping->load(); }
   const framework::Lister<api::VolumeAttachment>& volume_attachments() override {
     return Get(&FrameworkHandle::volume_attachments_);

@@ -31,6 +31,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       pool_(options_.parallelism),
       pod_writer_(client_, options_.may_bind),
       volume_writer_(client_, options_.may_bind),
+      claim_writer_(client_, options_.may_bind),
       handle_(
           snapshot_, pool_, pod_writer_,
           [this](std::string_view uid) { return GetWaitingPod(uid); }, &informers,
@@ -56,6 +57,7 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
               },
               .extenders = ExtenderPointers(options_.extenders),
               .volume_writer = &volume_writer_,
+              .claim_writer = &claim_writer_,
               .stopping = &stopping_}),
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
                  ExtenderPointers(options_.extenders)),

@@ -33,6 +33,7 @@
 #include "pkg/queue/scheduling_queue.h"
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/binding_pool.h"
+#include "pkg/scheduler/claim_writer.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/explain.h"
 #include "pkg/scheduler/framework_handle.h"
@@ -159,6 +160,7 @@ class Scheduler {
   std::atomic<bool> stopping_{false};
   ClientPodWriter pod_writer_;
   ClientVolumeWriter volume_writer_;
+  ClientClaimWriter claim_writer_;
   PodsInPreBind pods_in_pre_bind_;
   // After snapshot_, pool_ and pod_writer_, which it refers to, and before profiles_, whose
   // plugins refer to it.

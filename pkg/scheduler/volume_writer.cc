@@ -23,14 +23,6 @@ std::string MetadataPatch(const api::ObjectMeta& meta) {
   return out + "}}";
 }
 
-Status MayWrite(const std::function<bool()>& may_write, std::string_view what) {
-  if (may_write && !may_write()) {
-    return FailedPreconditionError("not updating " + std::string(what) +
-                                   ": this scheduler's lease may have expired");
-  }
-  return OkStatus();
-}
-
 template <typename T>
 StatusOr<std::shared_ptr<const T>> Answer(StatusOr<std::string> body, std::string_view what) {
   if (!body.ok()) return body.status();
@@ -43,6 +35,14 @@ StatusOr<std::shared_ptr<const T>> Answer(StatusOr<std::string> body, std::strin
 }
 
 }  // namespace
+
+Status MayWrite(const std::function<bool()>& may_write, std::string_view what) {
+  if (may_write && !may_write()) {
+    return FailedPreconditionError("not updating " + std::string(what) +
+                                   ": this scheduler's lease may have expired");
+  }
+  return OkStatus();
+}
 
 StatusOr<std::shared_ptr<const api::PersistentVolume>> ClientVolumeWriter::UpdateVolume(
     const api::PersistentVolume& pv) {

@@ -5,11 +5,16 @@
 
 #include <functional>
 #include <memory>
+#include <string_view>
 
 #include "pkg/client/rest_client.h"
 #include "stowage/framework/handle.h"
 
 namespace stowage::scheduler {
+
+// OK unless may_write is set and answers false: then the FailedPrecondition error that a write
+// of what is refused with, because this scheduler's lease may have expired.
+Status MayWrite(const std::function<bool()>& may_write, std::string_view what);
 
 class ClientVolumeWriter final : public framework::VolumeWriter {
  public:

@@ -46,6 +46,7 @@ Status TestCluster::Start() {
   for (const auto& a : extra_args_) extra += (extra.empty() ? "" : " ") + a;
   std::vector<std::string> args = {bin, "-dir", dir_};
   if (storage_) args.push_back("-storage");
+  if (dra_) args.push_back("-dra");
   if (!extra.empty()) {
     args.push_back("-apiserver-args");
     args.push_back(extra);
@@ -124,6 +125,7 @@ client::RestClient& TestCluster::Admin() {
 namespace {
 TestCluster* g_shared = nullptr;
 bool g_shared_storage = false;
+bool g_shared_dra = false;
 }  // namespace
 
 bool UseStorageFlow() {
@@ -131,10 +133,16 @@ bool UseStorageFlow() {
   return true;
 }
 
+bool UseDraFlow() {
+  g_shared_dra = true;
+  return true;
+}
+
 TestCluster& SharedCluster() {
   if (g_shared == nullptr) {
     g_shared = new TestCluster();
     if (g_shared_storage) g_shared->EnableStorageFlow();
+    if (g_shared_dra) g_shared->EnableDraFlow();
     if (auto s = g_shared->Start(); !s.ok()) {
       std::fprintf(stderr, "cannot start the test cluster: %s\n", s.ToString().c_str());
       std::abort();

@@ -28,6 +28,9 @@ class TestCluster {
   // Also runs the PersistentVolume controllers and the test provisioner
   // (stowage.dev/test-provisioner), as testcluster -storage does; call before Start().
   void EnableStorageFlow() { storage_ = true; }
+  // Runs the resourceclaim controller and the test DRA driver gpu.example.com, as testcluster
+  // -dra does (docs/test-cluster.md, "The DRA flow"); call before Start().
+  void EnableDraFlow() { dra_ = true; }
   // Starts the cluster (again) and waits until the apiserver is ready.
   Status Start();
   // Stops it with SIGTERM and waits for the process; keeps the data.
@@ -48,6 +51,7 @@ class TestCluster {
  private:
   std::vector<std::string> extra_args_;
   bool storage_ = false;
+  bool dra_ = false;
   std::string dir_;
   std::string server_;
   pid_t pid_ = -1;
@@ -59,5 +63,7 @@ TestCluster& SharedCluster();
 // Makes SharedCluster() run the storage flow; a test binary calls it before any test starts
 // (from a namespace-scope initializer). Returns true.
 bool UseStorageFlow();
+// Likewise for the DRA flow.
+bool UseDraFlow();
 
 }  // namespace stowage::testing

@@ -1,42 +1,249 @@
+// PreEnqueue to PostFilter and Score; the binding side is in binding.cc, the events in hints.cc.
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 
 #include <string>
+#include <utility>
+
+#include "pkg/dra/node_match.h"
+#include "pkg/dra/taints.h"
+#include "pkg/plugins/dynamic_resources/claims.h"
+#include "pkg/plugins/dynamic_resources/state.h"
+#include "stowage/plugins/helper/normalize_score.h"
 
 namespace stowage::plugins::dynamic_resources {
 namespace {
 
-// What PreFilter records before anything else, as upstream's stateData: that it ran.
-struct PreFilterState final : framework::StateData {
-  std::unique_ptr<framework::StateData> Clone() const override {
-    return std::make_unique<PreFilterState>(*this);
-  }
-};
+// resourceapi.FirstAvailableDeviceRequestMaxSize: the longest firstAvailable list.
+constexpr int64_t kFirstAvailableMaxSize = 8;
+
+const StateData::Data* ReadState(const framework::CycleState& state) {
+  const StateData* s = state.Read<StateData>(kStateKey);
+  return s == nullptr ? nullptr : s->data.get();
+}
 
 }  // namespace
 
+DynamicResources::DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
+                                   dra::Features features)
+    : handle_(handle),
+      slices_(handle.resource_slices()),
+      classes_(handle.device_classes()),
+      taint_rules_(handle.device_taint_rules()),
+      compiler_(compiler),
+      features_(features),
+      tracker_(handle.resource_claims()) {
+  (void)handle.resource_claim_templates();  // watched, as upstream's informer set does
+}
+
+framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
+  if (pod.spec.resource_claims.empty()) return {};
+  auto claims = PodClaims(pod, tracker_);
+  if (!claims.ok()) return framework::Status::Unresolvable(std::string(claims.status().message()));
+  return {};
+}
+
+framework::Status DynamicResources::ValidateClasses(const api::ResourceClaim& claim) const {
+  auto check = [&](const std::string& class_name, const std::string& request) {
+    if (class_name.empty()) {
+      return framework::Status::Error("request " + request + ": unsupported request type");
+    }
+    if (classes_.Get("", class_name) == nullptr) {
+      return framework::Status::Unresolvable("request " + request + ": device class " + class_name +
+                                             " does not exist");
+    }
+    return framework::Status();
+  };
+  for (const api::DeviceRequest& r : claim.devices.requests) {
+    if (r.exactly) {
+      if (auto s = check(r.exactly->device_class_name, r.name); !s.IsSuccess()) return s;
+    } else if (!r.first_available.empty()) {
+      for (const api::DeviceSubRequest& sub : r.first_available) {
+        if (auto s = check(sub.device_class_name, r.name + "/" + sub.name); !s.IsSuccess()) {
+          return s;
+        }
+      }
+    } else {
+      return framework::Status::Unresolvable("resource claim " + KObj(claim.metadata) +
+                                             ", request " + r.name + ": unknown request type");
+    }
+  }
+  return {};
+}
+
 framework::Status DynamicResources::PreFilter(framework::CycleState& state,
-                                              const framework::PodInfo& pod,
+                                              const framework::PodInfo& pod_info,
                                               const std::vector<const framework::NodeInfo*>&,
                                               framework::PreFilterResult&) {
-  state.Write(kStateKey, std::make_unique<PreFilterState>());
-  if (pod->spec.resource_claims.empty()) return framework::Status::Skip();
-  return framework::Status::Unresolvable(std::string(kGuardReason));
+  auto data = std::make_shared<StateData::Data>();
+  state.Write(kStateKey, std::make_unique<StateData>(data));
+  const api::Pod& pod = *pod_info;
+  auto claims = PodClaims(pod, tracker_);
+  if (!claims.ok()) return framework::Status::Unresolvable(std::string(claims.status().message()));
+  if (claims->empty()) return framework::Status::Skip();
+
+  data->available_on.resize(claims->size());
+  for (size_t i = 0; i < claims->size(); ++i) {
+    const api::ResourceClaim& claim = *(*claims)[i];
+    if (claim.allocation && !CanBeReserved(claim) && !IsReservedForPod(pod, claim)) {
+      return framework::Status::Unresolvable("resourceclaim in use");
+    }
+    if (claim.allocation) {
+      data->available_on[i] = claim.allocation->node_selector;
+      continue;
+    }
+    data->to_allocate.push_back(i);
+    // Another pod's allocation of this claim is in flight: better wait for it.
+    if (tracker_.GetPendingAllocation(claim.metadata.uid) != nullptr) {
+      return framework::Status::Unresolvable("resource claim " + KObj(claim.metadata) +
+                                             " is in the process of being allocated");
+    }
+    if (auto s = ValidateClasses(claim); !s.IsSuccess()) return s;
+  }
+  data->claims = std::move(*claims);
+  if (data->to_allocate.empty()) return {};
+
+  // DeviceTaintRules are applied to the slices before the allocator sees them, as upstream's
+  // ListWithDeviceTaintRules does.
+  std::vector<api::DeviceTaintRule> rules;
+  for (const auto& r : taint_rules_.List()) rules.push_back(*r);
+  std::vector<dra::ResourceSlicePtr> slices = slices_.List();
+  if (!rules.empty()) {
+    for (dra::ResourceSlicePtr& s : slices) {
+      s = std::make_shared<const api::ResourceSlice>(dra::ApplyDeviceTaintRules(*s, rules));
+    }
+  }
+  data->allocator = std::make_shared<const dra::Allocator>(
+      features_, tracker_.GatherAllocatedState(), classes_.List(), std::move(slices), compiler_);
+  return {};
+}
+
+framework::Status DynamicResources::Filter(const framework::CycleState& state,
+                                           const framework::PodInfo&,
+                                           const framework::NodeInfo& node_info) {
+  const StateData::Data* d = ReadState(state);
+  if (d == nullptr) return framework::Status::Error("not found");
+  if (d->claims.empty()) return {};
+  const api::Node& node = *node_info.node();
+
+  std::vector<size_t> unavailable;
+  for (size_t i = 0; i < d->claims.size(); ++i) {
+    if (!d->available_on[i]) continue;
+    auto matches = dra::NodeMatches(node, "", false, &*d->available_on[i]);
+    if (!matches.ok()) return framework::Status::Error(std::string(matches.status().message()));
+    if (!*matches) unavailable.push_back(i);
+  }
+
+  std::vector<api::AllocationResult> allocations;
+  if (d->allocator != nullptr) {
+    std::vector<dra::ResourceClaimPtr> to_allocate;
+    for (size_t i : d->to_allocate) to_allocate.push_back(d->claims[i]);
+    auto result = d->allocator->Allocate(node, to_allocate);
+    if (!result.ok()) return framework::Status::Error(std::string(result.status().message()));
+    switch (result->outcome) {
+      case dra::Allocation::Outcome::kFailedOnNode:
+        return framework::Status::Unresolvable(result->message);
+      case dra::Allocation::Outcome::kUnsatisfiable:
+        return framework::Status::Unresolvable("cannot allocate all claims");
+      case dra::Allocation::Outcome::kAllocated: break;
+    }
+    if (result->results.size() != to_allocate.size()) {
+      return framework::Status::Unresolvable("cannot allocate all claims");
+    }
+    allocations = std::move(result->results);
+  }
+
+  MutexLock l(d->mu);
+  if (!unavailable.empty()) {
+    d->unavailable.insert(unavailable.begin(), unavailable.end());
+    return framework::Status::Unresolvable("resourceclaim not available on the node");
+  }
+  if (d->allocator != nullptr) d->node_allocations[node.metadata.name] = std::move(allocations);
+  return {};
 }
 
 framework::Status DynamicResources::PostFilter(framework::CycleState& state,
-                                               const framework::PodInfo&,
+                                               const framework::PodInfo& pod_info,
                                                const framework::NodeToStatus&,
                                                framework::PluginsRunner&,
                                                framework::NominatingInfo&) {
-  // The text of upstream's CycleState.Read error.
-  if (state.Read<PreFilterState>(kStateKey) == nullptr)
-    return framework::Status::Error("not found");
+  // The text of upstream's CycleState.Read error, when PreFilter never ran.
+  const StateData::Data* d = ReadState(state);
+  if (d == nullptr) return framework::Status::Error("not found");
+  if (d->claims.empty()) return framework::Status(framework::Code::kUnschedulable);
+  const api::Pod& pod = *pod_info;
+  std::set<size_t> unavailable;
+  {
+    MutexLock l(d->mu);
+    unavailable = d->unavailable;
+  }
+  // A claim allocated for a node that no longer fits, and reserved for no other pod, is
+  // deallocated so the next attempt may allocate it elsewhere.
+  for (size_t i : unavailable) {
+    api::ResourceClaim claim = *d->claims[i];
+    const bool only_this_pod =
+        claim.reserved_for.empty() ||
+        (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid);
+    if (!only_this_pod) continue;
+    framework::ClaimWriter* writer = handle_.claim_writer();
+    if (writer == nullptr) return framework::Status::Error("no API client to deallocate claims");
+    claim.reserved_for.clear();
+    claim.allocation.reset();
+    claim.device_status.clear();
+    auto written = writer->UpdateClaimStatus(claim);
+    if (!written.ok()) return framework::Status::Error(std::string(written.status().message()));
+    tracker_.AssumeAfterWrite(*written);
+    return framework::Status::Unschedulable("deallocation of ResourceClaim completed");
+  }
   return framework::Status(framework::Code::kUnschedulable);
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs&, framework::Handle&,
-                                                 const framework::Features&) {
-  return std::unique_ptr<framework::Plugin>(std::make_unique<DynamicResources>());
+framework::Status DynamicResources::Score(const framework::CycleState& state,
+                                          const framework::PodInfo&,
+                                          const framework::NodeInfo& node_info, int64_t& score) {
+  score = 0;
+  const StateData::Data* d = ReadState(state);
+  if (d == nullptr) return framework::Status::Error("not found");
+  if (d->claims.empty() || !features_.prioritized_list) return {};
+  std::vector<api::AllocationResult> allocations;
+  {
+    MutexLock l(d->mu);
+    auto it = d->node_allocations.find(node_info.node()->metadata.name);
+    if (it == d->node_allocations.end()) return {};
+    allocations = it->second;
+  }
+  // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
+  size_t next = 0;
+  for (const dra::ResourceClaimPtr& claim : d->claims) {
+    const api::AllocationResult* allocation = nullptr;
+    if (claim->allocation) {
+      allocation = &*claim->allocation;
+    } else {
+      if (next >= allocations.size()) {
+        return framework::Status::Error("number of allocations " +
+                                        std::to_string(allocations.size()) +
+                                        " is smaller than number of claims needing allocation");
+      }
+      allocation = &allocations[next++];
+    }
+    std::set<std::string> allocated;
+    for (const api::DeviceRequestAllocationResult& r : allocation->results) {
+      if (r.request.find('/') != std::string::npos) allocated.insert(r.request);
+    }
+    for (const api::DeviceRequest& req : claim->devices.requests) {
+      for (size_t i = 0; i < req.first_available.size(); ++i) {
+        if (allocated.count(req.name + "/" + req.first_available[i].name)) {
+          score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+framework::Status DynamicResources::NormalizeScore(const framework::CycleState&,
+                                                   const framework::PodInfo&,
+                                                   framework::NodeScoreList& scores) {
+  return helper::DefaultNormalizeScore(framework::kMaxNodeScore, false, scores);
 }
 
 }  // namespace stowage::plugins::dynamic_resources

@@ -1,14 +1,25 @@
-// DynamicResources (upstream plugins/dynamicresources), as a guard until the structured allocator
-// lands: a pod with spec.resourceClaims is rejected at PreFilter as UnschedulableAndUnresolvable
-// with kGuardReason, because binding it without allocating its claims would leave it waiting
-// forever for a kubelet that cannot prepare them. Pods without claims are skipped. A pod asking
-// for an extended resource that a DeviceClass provides needs no guard: NodeResourcesFit already
-// rejects every node that does not advertise that resource.
-//
-// PostFilter keeps upstream's answer: Unschedulable (preemption goes on) when PreFilter ran, and
-// the error "not found" when an earlier PreFilter plugin rejected the pod as unresolvable, so
-// DynamicResources' PreFilter never wrote its state; upstream's message then ends in " not found"
-// instead of preemption's verdict, and stowage's does too. Thread-safe.
+// DynamicResources (upstream plugins/dynamicresources, v1.37.2): allocates the devices of a pod's
+// ResourceClaims with the structured allocator (pkg/dra) and writes the allocation into the
+// claims before the pod is bound.
+//   PreEnqueue  every claim of the pod exists (a template's claim has been created by the
+//               resourceclaim controller), else UnschedulableAndUnresolvable with upstream's text.
+//   PreFilter   Skip for a pod without claims; rejects a claim in use by others or whose
+//               allocation is in flight, or a request naming a missing DeviceClass; builds an
+//               Allocator for the unallocated claims over every known claim's devices plus the
+//               allocations in flight (ClaimTracker).
+//   Filter      allocated claims: their node selector must match the node ("resourceclaim not
+//               available on the node"); unallocated ones: Allocate on this node ("cannot
+//               allocate all claims"), keeping the result per node.
+//   Score       prioritized lists: the earlier a firstAvailable subrequest, the higher; normalized.
+//   PostFilter  deallocates one unavailable claim reserved for nobody else (Unschedulable
+//               "deallocation of ResourceClaim completed"), else Unschedulable; "not found" when
+//               PreFilter never ran.
+//   Reserve     records the node's allocations as in flight; Unreserve drops them and removes
+//               the pod from a claim's reservedFor if PreBind wrote it.
+//   PreBind     per claim not yet reserved for the pod: the finalizer, then status.allocation
+//               (with its timestamp) and status.reservedFor through Handle::claim_writer().
+// Not implemented: the extended-resource path (DRAExtendedResource), device binding conditions
+// (PreBind does not wait), pod groups, node-allocatable resources. Thread-safe.
 #pragma once
 
 #include <memory>
@@ -16,42 +27,85 @@
 #include <type_traits>
 #include <vector>
 
+#include "pkg/dra/allocator.h"
+#include "pkg/plugins/dynamic_resources/claim_tracker.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
 #include "stowage/framework/registry.h"
+#include "stowage/plugin_config/args.h"
 
 namespace stowage::plugins::dynamic_resources {
 
 inline constexpr std::string_view kName = "DynamicResources";
-inline constexpr std::string_view kGuardReason =
-    "pod uses ResourceClaims, which stowage cannot allocate yet (dynamic resource allocation is "
-    "not implemented)";
-
 inline constexpr std::string_view kStateKey = "DynamicResources";
 
-class DynamicResources final : public framework::PreFilterPlugin,
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
+                               public framework::ScorePlugin,
+                               public framework::ScoreExtensions,
+                               public framework::ReservePlugin,
+                               public framework::PreBindPlugin,
                                public framework::EnqueueExtensions {
  public:
+  // compiler: compiles selectors (CelSelectorCompiler in production); outlives the plugin.
+  DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
+                   dra::Features features = {});
+
   std::string_view Name() const override { return kName; }
+  framework::Status PreEnqueue(const api::Pod& pod) override;
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               const std::vector<const framework::NodeInfo*>& nodes,
                               framework::PreFilterResult& result) override;
+  framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) override;
   framework::Status PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filtered,
                                framework::PluginsRunner& runner,
                                framework::NominatingInfo& result) override;
-  // None: no cluster change makes a guarded pod schedulable, so it waits for the periodic
-  // flush of unschedulable pods rather than for every event (a plugin without this interface
-  // would be woken by all of them).
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
-};
-static_assert(std::is_base_of_v<framework::PreFilterPlugin, DynamicResources>);
-static_assert(std::is_base_of_v<framework::PostFilterPlugin, DynamicResources>);
+  framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& node, int64_t& score) override;
+  framework::Status NormalizeScore(const framework::CycleState& state,
+                                   const framework::PodInfo& pod,
+                                   framework::NodeScoreList& scores) override;
+  framework::Status Reserve(framework::CycleState& state, const api::Pod& pod,
+                            std::string_view node) override;
+  void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node) override;
+  framework::Status PreBind(framework::CycleState& state, const api::Pod& pod,
+                            std::string_view node) override;
+  // Upstream's: Node Add/UpdateNodeLabel/UpdateNodeAllocatable; ResourceClaim Add/Update/Delete
+  // and the pod's own generated claims, with hints; DeviceClass and ResourceSlice Add/Update.
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
-// Takes DynamicResourcesArgs (its timeouts are for the allocator, not used yet).
-StatusOr<std::unique_ptr<framework::Plugin>> New(const framework::PluginArgs& args,
+  ClaimTracker& tracker() { return tracker_; }
+
+ private:
+  // The hint of ResourceClaim events (upstream's isSchedulableAfterClaimChange).
+  framework::QueueingHint AfterClaimChange(const api::Pod& pod,
+                                           const framework::EventObject& old_obj,
+                                           const framework::EventObject& new_obj) const;
+  // Checks the classes of a claim's requests (upstream's validateDeviceClass).
+  framework::Status ValidateClasses(const api::ResourceClaim& claim) const;
+
+  framework::Handle& handle_;
+  const framework::Lister<api::ResourceSlice>& slices_;
+  const framework::Lister<api::DeviceClass>& classes_;
+  const framework::Lister<api::DeviceTaintRule>& taint_rules_;
+  const dra::SelectorCompiler& compiler_;
+  const dra::Features features_;
+  ClaimTracker tracker_;
+};
+static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
+static_assert(std::is_base_of_v<framework::FilterPlugin, DynamicResources>);
+static_assert(std::is_base_of_v<framework::ScoreExtensions, DynamicResources>);
+static_assert(std::is_base_of_v<framework::PreBindPlugin, DynamicResources>);
+
+// Takes DynamicResourcesArgs; neither timeout is used yet (Filter's search is not bounded in
+// time, PreBind does not wait for binding conditions). The plugin compiles selectors with the
+// CEL bridge at cel::Engine::DefaultLibraryPath().
+StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesArgs& args,
                                                  framework::Handle& handle,
                                                  const framework::Features& features);
 

@@ -1,4 +1,4 @@
-// The volume plugins and the dynamic resources guard on a real kube-apiserver with the PV
+// The volume plugins and DynamicResources' PreFilter on a real kube-apiserver with the PV
 // controllers and a provisioner: a pod whose claims cannot be served stays pending with
 // upstream's message, a new claim requeues it at once, a WaitForFirstConsumer claim is
 // provisioned where the pod goes, and a bound claim's volume pins its pod to the nodes its
@@ -13,7 +13,6 @@
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/metrics/registry.h"
-#include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 #include "pkg/plugins/volume_binding/volume_binding.h"
 #include "pkg/plugins/volume_restrictions/volume_restrictions.h"
 #include "tests/testing/cluster.h"
@@ -208,15 +207,22 @@ TEST_F(VolumeGuard, BoundVolumeWithNodeAffinityPinsItsPod) {
   }
 }
 
-TEST_F(VolumeGuard, PodWithResourceClaimsIsNeverBound) {
+// DynamicResources (no guard any more): a claim whose DeviceClass does not exist keeps its pod
+// pending with upstream's PreFilter reason; the allocation itself is tested with the DRA flow
+// (tests/integration/dra).
+TEST_F(VolumeGuard, PodWhoseClaimNamesNoClassStaysPending) {
   RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  Create(std::string("/apis/resource.k8s.io/v1/namespaces/") + kNs + "/resourceclaims",
+         json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+           "metadata": {"name": "one-gpu"}, "spec": {"devices": {"requests": [
+             {"name": "gpu", "exactly": {"deviceClassName": "missing.example.com"}}]}}})"));
   ASSERT_TRUE(
       testing::CreatePod(
           Admin(), BuildPod().Namespace(kNs).Name("gpu").SchedulerName("stowage").ResourceClaims(
                        {{"gpu", "one-gpu", std::nullopt}}))
           .ok());
   const std::string want =
-      RejectedEverywhere(std::string(plugins::dynamic_resources::kGuardReason), 2, false);
+      RejectedEverywhere("request gpu: device class missing.example.com does not exist", 2, false);
   ASSERT_TRUE(WaitFor([&] { return PendingMessage(kNs, "gpu") == want; }))
       << PendingMessage(kNs, "gpu");
 }

@@ -173,7 +173,7 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<TokenReview>(24);
   ExpectGolden<SubjectAccessReview>(25);
   ExpectGolden<ConfigMap>(17);
-  ExpectGolden<Pod>(214);
+  ExpectGolden<Pod>(217);
   ExpectGolden<Node>(36);
 }
 

@@ -325,6 +325,13 @@ struct PodResourceClaim {
   friend bool operator==(const PodResourceClaim&, const PodResourceClaim&) = default;
 };
 
+// Which ResourceClaim the resourceclaim controller created for a pod's claim from a template.
+struct PodResourceClaimStatus {
+  std::string name;                                // the pod's spec.resourceClaims[].name
+  std::optional<std::string> resource_claim_name;  // unset: no claim is needed
+  friend bool operator==(const PodResourceClaimStatus&, const PodResourceClaimStatus&) = default;
+};
+
 struct PodSpec {
   std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
   std::string node_name;
@@ -399,6 +406,7 @@ struct PodStatus {
   // Pod-level aggregates of the above (InPlacePodLevelResourcesVerticalScaling).
   std::optional<ResourceList> allocated_resources;
   std::optional<AppliedResources> resources;
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 

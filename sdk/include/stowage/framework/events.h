@@ -62,6 +62,9 @@ enum class EventResource : uint8_t {
   // Appended after kWildCard so plugin libraries built before them keep their values.
   kCSIStorageCapacity,
   kVolumeAttachment,
+  kResourceClaim,
+  kResourceSlice,
+  kDeviceClass,
 };
 
 // Upstream's spelling: "Pod", "AssignedPod", "storage.k8s.io/CSINode", "*".
@@ -108,13 +111,15 @@ std::vector<ClusterEvent> PodSchedulingPropertiesChange(const api::Pod& new_pod,
 std::vector<ClusterEvent> NodeSchedulingPropertiesChange(const api::Node& new_node,
                                                          const api::Node& old_node);
 
-// The objects of an event: a pod, a node, a storage object the volume plugins read, or nothing
+// The objects of an event: a pod, a node, a storage or resource.k8s.io object, or nothing
 // (wildcard events).
 using EventObject = std::variant<
     std::monostate, api::PodPtr, api::NodePtr, std::shared_ptr<const api::PersistentVolume>,
     std::shared_ptr<const api::PersistentVolumeClaim>, std::shared_ptr<const api::StorageClass>,
     std::shared_ptr<const api::CSINode>, std::shared_ptr<const api::CSIDriver>,
-    std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>>;
+    std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>,
+    std::shared_ptr<const api::ResourceClaim>, std::shared_ptr<const api::ResourceSlice>,
+    std::shared_ptr<const api::DeviceClass>>;
 
 enum class QueueingHint : uint8_t { kSkip, kQueue };
 

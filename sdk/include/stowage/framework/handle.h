@@ -96,6 +96,21 @@ class VolumeWriter {
       const api::PersistentVolumeClaim& claim) = 0;
 };
 
+// The API writes of DynamicResources: the finalizer that protects an allocated claim, then its
+// status (upstream's bindClaim). Each call is one request that fails with a Conflict when the
+// claim changed since the resource version it carries, and answers the claim as the apiserver
+// stored it. Implementations are thread-safe.
+class ClaimWriter {
+ public:
+  virtual ~ClaimWriter() = default;
+  // Adds finalizer to claim's metadata.finalizers (kept when already there).
+  virtual StatusOr<std::shared_ptr<const api::ResourceClaim>> AddClaimFinalizer(
+      const api::ResourceClaim& claim, std::string_view finalizer) = 0;
+  // Writes claim's status.allocation and status.reservedFor.
+  virtual StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
+      const api::ResourceClaim& claim) = 0;
+};
+
 // Read access to the informer cache of one kind (upstream's listers). Thread-safe; the objects
 // are immutable and shared, so a result stays valid however the cache changes afterwards.
 template <typename T>
@@ -271,6 +286,8 @@ class Handle {
   virtual const Lister<api::DeviceTaintRule>& device_taint_rules() {
     return EmptyLister<api::DeviceTaintRule>::Instance();
   }
+  // Where DynamicResources writes claims' allocations; null when the handle reaches no API.
+  virtual ClaimWriter* claim_writer() { return nullptr; }
 };
 
 }  // namespace stowage::framework

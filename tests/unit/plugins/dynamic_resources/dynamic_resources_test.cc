@@ -1,17 +1,64 @@
-// The DynamicResources guard: a pod with resource claims is never placed until claims can be
-// allocated; every other pod is left to the rest of the profile.
+// DynamicResources: claims resolved and allocated per node, the in-flight allocation between
+// Reserve and PreBind, and the claim status PreBind writes. Selectors go through the allocator
+// tests' fake compiler; the CEL adapter has its own test beside this one.
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 
 #include <gtest/gtest.h>
 
+#include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/names.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/fake_handle.h"
+#include "tests/testing/fake_lister.h"
+#include "tests/unit/dra/dra_builders.h"
+#include "tests/unit/dra/fake_selector_compiler.h"
 
 namespace stowage::plugins::dynamic_resources {
 namespace {
 
+using dra::testing::Claim;
+using dra::testing::DeviceB;
+using dra::testing::Request;
+using dra::testing::SliceB;
 using framework::Code;
-using testing::BuildPod;
+using stowage::testing::BuildNode;
+using stowage::testing::BuildPod;
+using stowage::testing::FakeLister;
+
+// A FakeHandle with the resource.k8s.io listers and a ClaimWriter that records each write and
+// answers the claim with a new resourceVersion, as the apiserver does.
+class DraHandle final : public stowage::testing::FakeHandle, public framework::ClaimWriter {
+ public:
+  const framework::Lister<api::ResourceClaim>& resource_claims() override { return claims; }
+  const framework::Lister<api::ResourceSlice>& resource_slices() override { return slices; }
+  const framework::Lister<api::DeviceClass>& device_classes() override { return classes; }
+  framework::ClaimWriter* claim_writer() override { return this; }
+
+  StatusOr<std::shared_ptr<const api::ResourceClaim>> AddClaimFinalizer(
+      const api::ResourceClaim& claim, std::string_view finalizer) override {
+    finalizers.emplace_back(finalizer);
+    return Answer(claim);
+  }
+  StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
+      const api::ResourceClaim& claim) override {
+    status_writes.push_back(claim);
+    return Answer(claim);
+  }
+
+  FakeLister<api::ResourceClaim> claims;
+  FakeLister<api::ResourceSlice> slices;
+  FakeLister<api::DeviceClass> classes;
+  std::vector<std::string> finalizers;
+  std::vector<api::ResourceClaim> status_writes;
+
+ private:
+  std::shared_ptr<const api::ResourceClaim> Answer(const api::ResourceClaim& claim) {
+    auto out = std::make_shared<api::ResourceClaim>(claim);
+    out->metadata.resource_version = std::to_string(++version_);
+    return out;
+  }
+  int version_ = 100;
+};
 
 // PostFilter never runs other plugins, so none of these is called.
 struct NoRunner final : framework::PluginsRunner {
@@ -32,52 +79,241 @@ struct NoRunner final : framework::PluginsRunner {
   }
 };
 
-framework::Status PreFilter(const api::PodPtr& pod) {
-  DynamicResources pl;
-  framework::CycleState state;
-  framework::PreFilterResult result;
-  return pl.PreFilter(state, *framework::NewPodInfo(pod), {}, result);
+api::ResourceClaim OneGpuClaim(std::string name, std::string uid) {
+  api::ResourceClaim c = *Claim(std::move(name), {Request("gpu")});
+  c.metadata.uid = std::move(uid);
+  c.metadata.resource_version = "1";
+  return c;
 }
 
-TEST(DynamicResources, PodsWithoutClaimsAreSkipped) {
-  EXPECT_EQ(PreFilter(BuildPod().Obj()).code(), Code::kSkip);
-  EXPECT_EQ(PreFilter(BuildPod().Req({{"example.com/gpu", "1"}}).Obj()).code(), Code::kSkip);
+api::PodPtr PodUsing(std::string name, std::string claim) {
+  return BuildPod()
+      .Name(name)
+      .Namespace("default")
+      .UID(name + "-uid")
+      .ResourceClaims({{"gpu", std::move(claim), std::nullopt}})
+      .Obj();
 }
 
-TEST(DynamicResources, PodsWithClaimsAreNeverPlaced) {
-  for (const api::PodResourceClaim& claim :
-       {api::PodResourceClaim{"gpu", "one-gpu", std::nullopt},
-        api::PodResourceClaim{"gpu", std::nullopt, "gpu-template"}}) {
-    framework::Status s = PreFilter(BuildPod().ResourceClaims({claim}).Obj());
-    EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
-    EXPECT_EQ(s.Message(), kGuardReason);
+class DynamicResourcesTest : public ::testing::Test {
+ protected:
+  DynamicResourcesTest() {
+    handle_.classes.Add(*dra::testing::Class(dra::testing::kClass));
+    // One device, on n1 only.
+    handle_.slices.Add(*SliceB("n1-gpus", "n1", "n1").Devices({DeviceB("gpu-0")}).Obj());
+    n1_ = stowage::testing::MakeNodeInfo(BuildNode().Name("n1").Obj());
+    n2_ = stowage::testing::MakeNodeInfo(BuildNode().Name("n2").Obj());
   }
+
+  framework::Status PreFilter(framework::CycleState& state, const api::PodPtr& pod) {
+    framework::PreFilterResult result;
+    return pl_.PreFilter(state, *framework::NewPodInfo(pod), {}, result);
+  }
+  framework::Status Filter(framework::CycleState& state, const api::PodPtr& pod,
+                           const framework::NodeInfo& node) {
+    return pl_.Filter(state, *framework::NewPodInfo(pod), node);
+  }
+
+  DraHandle handle_;
+  dra::testing::FakeSelectorCompiler compiler_;
+  DynamicResources pl_{handle_, compiler_};
+  std::shared_ptr<framework::NodeInfo> n1_, n2_;
+};
+
+TEST_F(DynamicResourcesTest, PodsWithoutClaimsAreSkipped) {
+  framework::CycleState state;
+  EXPECT_EQ(PreFilter(state, BuildPod().Obj()).code(), Code::kSkip);
+  EXPECT_TRUE(pl_.PreEnqueue(*BuildPod().Obj()).IsSuccess());
+  EXPECT_EQ(pl_.Name(), names::kDynamicResources);
 }
 
-TEST(DynamicResources, PostFilterLetsPreemptionRunOnlyAfterItsPreFilter) {
-  DynamicResources pl;
+TEST_F(DynamicResourcesTest, PreEnqueueWaitsForClaimsToExist) {
+  api::PodPtr from_template = BuildPod()
+                                  .Name("p")
+                                  .Namespace("default")
+                                  .ResourceClaims({{"gpu", std::nullopt, "gpu-template"}})
+                                  .Obj();
+  framework::Status s = pl_.PreEnqueue(*from_template);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "pod \"default/p\": ResourceClaim not created yet");
+
+  s = pl_.PreEnqueue(*PodUsing("p", "missing"));
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "could not find ResourceClaim \"default/missing\"");
+
+  // The controller created the claim, but not for this pod.
+  api::Pod with_status = *from_template;
+  with_status.status.resource_claim_statuses = {{"gpu", "p-gpu"}};
+  handle_.claims.Add(OneGpuClaim("p-gpu", "c1"));
+  s = pl_.PreEnqueue(with_status);
+  EXPECT_EQ(s.Message(),
+            "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)");
+}
+
+TEST_F(DynamicResourcesTest, AllocatesOnTheNodeWithTheDevice) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  framework::Status s = Filter(state, pod, *n2_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot allocate all claims");
+}
+
+TEST_F(DynamicResourcesTest, MissingClassIsUnresolvable) {
+  api::ResourceClaim c = OneGpuClaim("c", "c1");
+  c.devices.requests[0].exactly->device_class_name = "nope";
+  handle_.claims.Add(c);
+  framework::CycleState state;
+  framework::Status s = PreFilter(state, PodUsing("p", "c"));
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "request gpu: device class nope does not exist");
+}
+
+TEST_F(DynamicResourcesTest, AllocatedClaimFitsOnlyItsNodes) {
+  api::ResourceClaim c = OneGpuClaim("c", "c1");
+  api::NodeSelector on_n1;
+  on_n1.terms.push_back({.match_expressions = {},
+                         .match_fields = {{.key = "metadata.name", .op = "In", .values = {"n1"}}}});
+  c.allocation = api::AllocationResult{.results = {{.request = "gpu",
+                                                    .driver = dra::testing::kDriver,
+                                                    .pool = "n1",
+                                                    .device = "gpu-0"}},
+                                       .node_selector = on_n1};
+  handle_.claims.Add(c);
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  framework::Status s = Filter(state, pod, *n2_);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resourceclaim not available on the node");
+}
+
+TEST_F(DynamicResourcesTest, PostFilterDeallocatesAClaimReservedForNobody) {
+  api::ResourceClaim c = OneGpuClaim("c", "c1");
+  api::NodeSelector on_n1;
+  on_n1.terms.push_back({.match_expressions = {},
+                         .match_fields = {{.key = "metadata.name", .op = "In", .values = {"n1"}}}});
+  c.allocation = api::AllocationResult{.results = {{.request = "gpu",
+                                                    .driver = dra::testing::kDriver,
+                                                    .pool = "n1",
+                                                    .device = "gpu-0"}},
+                                       .node_selector = on_n1};
+  handle_.claims.Add(c);
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  ASSERT_FALSE(Filter(state, pod, *n2_).IsSuccess());
+  framework::NodeToStatus filtered;
+  framework::NominatingInfo nominating;
+  NoRunner runner;
+  framework::Status s =
+      pl_.PostFilter(state, *framework::NewPodInfo(pod), filtered, runner, nominating);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "deallocation of ResourceClaim completed");
+  ASSERT_EQ(handle_.status_writes.size(), 1u);
+  EXPECT_FALSE(handle_.status_writes[0].allocation.has_value());
+  EXPECT_TRUE(handle_.status_writes[0].reserved_for.empty());
+}
+
+TEST_F(DynamicResourcesTest, InFlightAllocationHoldsTheDeviceUntilUnreserve) {
+  handle_.claims.Add(OneGpuClaim("c1", "u1"));
+  handle_.claims.Add(OneGpuClaim("c2", "u2"));
+  api::PodPtr first = PodUsing("p1", "c1");
+  api::PodPtr second = PodUsing("p2", "c2");
+
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
+  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+
+  // The second pod's cycle sees the first's allocation in flight: no device is left.
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, second).IsSuccess());
+  EXPECT_EQ(Filter(s2, second, *n1_).Message(), "cannot allocate all claims");
+
+  // Once the first pod is unreserved the device is free again.
+  pl_.Unreserve(s1, *first, "n1");
+  framework::CycleState s3;
+  ASSERT_TRUE(PreFilter(s3, second).IsSuccess());
+  EXPECT_TRUE(Filter(s3, second, *n1_).IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(pl_.PreBind(state, *pod, "n1").IsSuccess());
+
+  EXPECT_EQ(handle_.finalizers, std::vector<std::string>{std::string(kClaimFinalizer)});
+  ASSERT_EQ(handle_.status_writes.size(), 1u);
+  const api::ResourceClaim& written = handle_.status_writes[0];
+  ASSERT_TRUE(written.allocation.has_value());
+  ASSERT_EQ(written.allocation->results.size(), 1u);
+  EXPECT_EQ(written.allocation->results[0].device, "gpu-0");
+  EXPECT_EQ(written.allocation->results[0].pool, "n1");
+  EXPECT_TRUE(written.allocation->allocation_timestamp.has_value());
+  ASSERT_EQ(written.reserved_for.size(), 1u);
+  EXPECT_EQ(written.reserved_for[0].resource, "pods");
+  EXPECT_EQ(written.reserved_for[0].name, "p");
+  EXPECT_EQ(written.reserved_for[0].uid, "p-uid");
+
+  // The in-flight entry is gone, but the written claim still holds the device while the
+  // informer has not seen it.
+  EXPECT_EQ(pl_.tracker().GetPendingAllocation("c1"), nullptr);
+  handle_.claims.Add(OneGpuClaim("c2", "u2"));
+  api::PodPtr other = PodUsing("p2", "c2");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, other).IsSuccess());
+  EXPECT_EQ(Filter(s2, other, *n1_).Message(), "cannot allocate all claims");
+
+  // A pod already in reservedFor needs no second write.
+  handle_.claims.Update(written);
+  framework::CycleState again;
+  ASSERT_TRUE(PreFilter(again, pod).IsSuccess());
+  EXPECT_TRUE(pl_.PreBind(again, *pod, "n1").IsSuccess());
+  EXPECT_EQ(handle_.status_writes.size(), 1u);
+}
+
+TEST_F(DynamicResourcesTest, PostFilterNeedsPreFilter) {
   framework::NodeToStatus filtered;
   framework::NominatingInfo nominating;
   NoRunner runner;
   auto pod = framework::NewPodInfo(BuildPod().Obj());
-  // An earlier PreFilter plugin rejected the pod: upstream's state read fails.
   framework::CycleState skipped;
-  framework::Status s = pl.PostFilter(skipped, *pod, filtered, runner, nominating);
+  framework::Status s = pl_.PostFilter(skipped, *pod, filtered, runner, nominating);
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "not found");
-  // PreFilter ran (and skipped the pod): no verdict, the next PostFilter plugin decides.
   framework::CycleState ran;
   framework::PreFilterResult result;
-  EXPECT_EQ(pl.PreFilter(ran, *pod, {}, result).code(), Code::kSkip);
-  s = pl.PostFilter(ran, *pod, filtered, runner, nominating);
+  EXPECT_EQ(pl_.PreFilter(ran, *pod, {}, result).code(), Code::kSkip);
+  s = pl_.PostFilter(ran, *pod, filtered, runner, nominating);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_TRUE(s.reasons().empty());
 }
 
-TEST(DynamicResources, WaitsForNoEvent) {
-  DynamicResources pl;
-  EXPECT_TRUE(pl.EventsToRegister().empty());
-  EXPECT_EQ(pl.Name(), names::kDynamicResources);
+TEST_F(DynamicResourcesTest, ClaimEventsQueueOnlyPodsTheyConcern) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::QueueingHintFn hint;
+  for (const auto& e : pl_.EventsToRegister()) {
+    if (e.event.resource == framework::EventResource::kResourceClaim) hint = e.hint;
+  }
+  ASSERT_TRUE(hint);
+  auto mine = std::make_shared<const api::ResourceClaim>(OneGpuClaim("c", "c1"));
+  auto other = std::make_shared<const api::ResourceClaim>(OneGpuClaim("o", "o1"));
+  EXPECT_EQ(hint(*pod, {}, mine), framework::QueueingHint::kQueue);
+  EXPECT_EQ(hint(*pod, {}, other), framework::QueueingHint::kSkip);
+  // Another claim deallocated: its devices are free for everyone.
+  api::ResourceClaim allocated = OneGpuClaim("o", "o1");
+  allocated.allocation = api::AllocationResult{};
+  EXPECT_EQ(hint(*pod, std::make_shared<const api::ResourceClaim>(allocated), other),
+            framework::QueueingHint::kQueue);
 }
 
 }  // namespace

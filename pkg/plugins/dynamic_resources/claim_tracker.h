@@ -1,0 +1,62 @@
+// ClaimTracker: the ResourceClaims as DynamicResources must see them (upstream's claimTracker):
+// the informer's claims, overlaid by
+//   * pending allocations: an allocation decided in Reserve and not yet written by PreBind
+//     (upstream's inFlightAllocations), so that a concurrent scheduling cycle counts its devices
+//     as taken and does not allocate the claim a second time;
+//   * assumed claims: what PreBind wrote, until the informer has caught up with it (upstream's
+//     assume cache), so the next pod does not see the devices free in the meantime.
+//
+// Thread-safety: every method may be called from any thread (the scheduling cycle and the
+// binding cycles); one mutex guards both overlays. Invariants: an assumed claim is dropped as
+// soon as the informer holds the same or a newer resourceVersion of it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/dra/allocator.h"
+#include "stowage/common/mutex.h"
+#include "stowage/common/thread_annotations.h"
+#include "stowage/framework/handle.h"
+
+namespace stowage::plugins::dynamic_resources {
+
+class ClaimTracker {
+ public:
+  explicit ClaimTracker(const framework::Lister<api::ResourceClaim>& informer)
+      : informer_(informer) {}
+
+  // The claim, as last written by the scheduler if the informer has not seen that yet; nullptr
+  // when unknown.
+  dra::ResourceClaimPtr Get(std::string_view ns, std::string_view name) const;
+  // The devices held by every known claim and every pending allocation (upstream's
+  // GatherAllocatedState): admin-access results hold nothing; shares of a device count as
+  // shared with their consumed capacity.
+  dra::AllocatedState GatherAllocatedState() const;
+
+  // Records claim (carrying its new allocation) as allocated but not yet written.
+  void SignalPendingAllocation(dra::ResourceClaimPtr claim);
+  dra::ResourceClaimPtr GetPendingAllocation(std::string_view uid) const;
+  // Drops the pending allocation of the claim with uid; false when there was none.
+  bool RemovePendingAllocation(std::string_view uid);
+
+  // Remembers the claim the apiserver answered to a write, until the informer catches up.
+  void AssumeAfterWrite(dra::ResourceClaimPtr written);
+  // Forgets what AssumeAfterWrite kept for the claim (the informer's copy counts again).
+  void Restore(std::string_view ns, std::string_view name);
+
+ private:
+  // The assumed claim under key if still newer than the informer's copy (drops it otherwise).
+  dra::ResourceClaimPtr Assumed(const std::string& key, const dra::ResourceClaimPtr& informer) const
+      REQUIRES(mu_);
+
+  const framework::Lister<api::ResourceClaim>& informer_;
+  mutable Mutex mu_;
+  std::map<std::string, dra::ResourceClaimPtr, std::less<>> pending_ GUARDED_BY(mu_);  // by uid
+  mutable std::map<std::string, dra::ResourceClaimPtr, std::less<>> assumed_
+      GUARDED_BY(mu_);  // by namespace/name
+};
+
+}  // namespace stowage::plugins::dynamic_resources

@@ -1,0 +1,86 @@
+#include "pkg/plugins/dynamic_resources/claims.h"
+
+#include <optional>
+
+namespace stowage::plugins::dynamic_resources {
+namespace {
+
+bool IsControlledBy(const api::ResourceClaim& claim, const api::Pod& pod) {
+  for (const api::OwnerReference& o : claim.metadata.owner_references) {
+    if (o.controller) return o.uid == pod.metadata.uid;
+  }
+  return false;
+}
+
+Status NotForPod(const api::ResourceClaim& claim, const api::Pod& pod) {
+  if (claim.metadata.namespace_ != pod.metadata.namespace_) {
+    return FailedPreconditionError("ResourceClaim " + KObj(claim.metadata) +
+                                   " is not in the same namespace as Pod " + KObj(pod.metadata));
+  }
+  if (!IsControlledBy(claim, pod)) {
+    return FailedPreconditionError("ResourceClaim " + KObj(claim.metadata) +
+                                   " was not created for Pod " + KObj(pod.metadata) +
+                                   " (Pod is not owner)");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::string KObj(const api::ObjectMeta& meta) {
+  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
+}
+
+StatusOr<std::vector<dra::ResourceClaimPtr>> PodClaims(const api::Pod& pod,
+                                                       const ClaimTracker& tracker) {
+  std::vector<dra::ResourceClaimPtr> out;
+  const std::string pod_name = "pod \"" + KObj(pod.metadata) + "\"";
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    std::optional<std::string> name;
+    bool must_check_owner = false;
+    if (pc.resource_claim_name) {
+      name = pc.resource_claim_name;
+    } else if (pc.resource_claim_template_name) {
+      bool found = false;
+      for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+        if (s.name != pc.name) continue;
+        found = true;
+        name = s.resource_claim_name;
+        must_check_owner = true;
+        break;
+      }
+      if (!found) return NotFoundError(pod_name + ": ResourceClaim not created yet");
+    } else {
+      return InvalidArgumentError(pod_name + ", spec.resourceClaim \"" + pc.name +
+                                  "\": none of the supported fields are set");
+    }
+    if (!name) continue;  // the controller decided that no claim is needed
+    dra::ResourceClaimPtr claim = tracker.Get(pod.metadata.namespace_, *name);
+    if (claim == nullptr) {
+      return NotFoundError("could not find ResourceClaim \"" + pod.metadata.namespace_ + "/" +
+                           *name + "\"");
+    }
+    if (claim->metadata.deletion_timestamp) {
+      return FailedPreconditionError("resourceclaim \"" + claim->metadata.name +
+                                     "\" is being deleted");
+    }
+    if (must_check_owner) {
+      if (Status s = NotForPod(*claim, pod); !s.ok()) return s;
+    }
+    out.push_back(std::move(claim));
+  }
+  return out;
+}
+
+bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
+  for (const api::ResourceClaimConsumerReference& r : claim.reserved_for) {
+    if (r.uid == pod.metadata.uid) return true;
+  }
+  return false;
+}
+
+api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
+  return {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+}
+
+}  // namespace stowage::plugins::dynamic_resources

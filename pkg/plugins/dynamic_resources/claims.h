@@ -1,0 +1,42 @@
+// How a pod names its ResourceClaims (upstream's k8s.io/dynamic-resource-allocation/resourceclaim
+// helpers): a claim by name, or one the resourceclaim controller created from a template and
+// recorded in the pod's status; and who a claim is reserved for.
+//
+// Pure functions over API objects and the tracker; safe from any thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pkg/dra/allocator.h"
+#include "pkg/plugins/dynamic_resources/claim_tracker.h"
+#include "stowage/api/types.h"
+#include "stowage/common/status.h"
+
+namespace stowage::plugins::dynamic_resources {
+
+// resourceapi.ResourceClaimReservedForMaxSize: how many consumers one claim may be reserved for.
+inline constexpr size_t kReservedForMaxSize = 256;
+// resourceapi.Finalizer: keeps an allocated claim until the controller deallocates it.
+inline constexpr std::string_view kClaimFinalizer = "resource.kubernetes.io/delete-protection";
+
+// The pod's claims in the order of spec.resourceClaims, skipping template claims for which the
+// controller decided no claim is needed. An error carries upstream's text: a template claim not
+// created yet (`pod "ns/name": ResourceClaim not created yet`), a claim unknown
+// (`could not find ResourceClaim "ns/name"`), being deleted, or not owned by the pod.
+StatusOr<std::vector<dra::ResourceClaimPtr>> PodClaims(const api::Pod& pod,
+                                                       const ClaimTracker& tracker);
+
+// Whether the claim's status.reservedFor names the pod (by UID).
+bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
+// Whether one more consumer may be added to the claim's reservedFor.
+inline bool CanBeReserved(const api::ResourceClaim& claim) {
+  return claim.reserved_for.size() < kReservedForMaxSize;
+}
+// The pod as a claim's consumer: {resource: pods, name, uid}.
+api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod);
+
+// "namespace/name", as klog.KObj prints an object in upstream's messages.
+std::string KObj(const api::ObjectMeta& meta);
+
+}  // namespace stowage::plugins::dynamic_resources
