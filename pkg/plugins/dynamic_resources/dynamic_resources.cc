@@ -31,9 +31,7 @@ DynamicResources::DynamicResources(framework::Handle& handle, const dra::Selecto
       taint_rules_(handle.device_taint_rules()),
       compiler_(compiler),
       features_(features),
-      tracker_(handle.resource_claims()) {
-  (void)handle.resource_claim_templates();  // watched, as upstream's informer set does
-}
+      tracker_(handle.resource_claims()) {}
 
 framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return {};
