@@ -66,8 +66,9 @@ const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
 
 StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
                                          const std::vector<ResourceClaimPtr>& claims,
-                                         std::stop_token stop) const {
-  Search search(*this, node, claims, std::move(stop));
+                                         std::stop_token stop,
+                                         std::chrono::steady_clock::time_point deadline) const {
+  Search search(*this, node, claims, std::move(stop), deadline);
   return search.Run();
 }
 

@@ -20,6 +20,7 @@
 // error, and so is upstream's ErrFailedAllocationOnNode (invalid pools on this node).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <stop_token>
@@ -103,9 +104,12 @@ class Allocator {
   // Allocates claims (in this order) on node. The results carry no allocation timestamp and no
   // device configuration; the caller adds what it persists.
   // A stop request (the scheduling attempt was abandoned) ends the search with a Cancelled
-  // error, as upstream's context cancellation does.
+  // error, as upstream's context cancellation does; passing deadline ends it with a
+  // DeadlineExceeded error, as the scheduler's filterTimeout does upstream.
   StatusOr<Allocation> Allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
-                                std::stop_token stop = {}) const;
+                                std::stop_token stop = {},
+                                std::chrono::steady_clock::time_point deadline =
+                                    std::chrono::steady_clock::time_point::max()) const;
 
   const Features& features() const { return features_; }
   const AllocatedState& allocated() const { return allocated_; }

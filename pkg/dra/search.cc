@@ -13,8 +13,13 @@ std::string RequestData::FullName() const {
 }
 
 Search::Search(const Allocator& allocator, const api::Node& node,
-               const std::vector<ResourceClaimPtr>& claims, std::stop_token stop)
-    : allocator_(allocator), node_(node), claims_(claims), stop_(std::move(stop)) {}
+               const std::vector<ResourceClaimPtr>& claims, std::stop_token stop,
+               std::chrono::steady_clock::time_point deadline)
+    : allocator_(allocator),
+      node_(node),
+      claims_(claims),
+      stop_(std::move(stop)),
+      deadline_(deadline) {}
 
 std::string Search::ClaimName(int claim) const {
   const api::ObjectMeta& meta = claims_[claim]->metadata;
@@ -161,6 +166,10 @@ Status Search::Prepare() {
 
 StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start) {
   if (stop_.stop_requested()) return CancelledError("filter operation aborted: context canceled");
+  if (deadline_ != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline_) {
+    return DeadlineExceededError("context deadline exceeded");
+  }
   if (r.claim >= static_cast<int>(claims_.size())) return Step::kDone;
   const api::DeviceClaim& spec = claims_[r.claim]->devices;
   if (r.request >= static_cast<int>(spec.requests.size())) {

@@ -11,6 +11,7 @@
 // same request was found, so each combination is tried once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -57,7 +58,8 @@ struct DeviceResult {
 class Search {
  public:
   Search(const Allocator& allocator, const api::Node& node,
-         const std::vector<ResourceClaimPtr>& claims, std::stop_token stop);
+         const std::vector<ResourceClaimPtr>& claims, std::stop_token stop,
+         std::chrono::steady_clock::time_point deadline);
   StatusOr<Allocation> Run();
 
  private:
@@ -116,6 +118,7 @@ class Search {
   const api::Node& node_;
   const std::vector<ResourceClaimPtr>& claims_;
   std::stop_token stop_;
+  const std::chrono::steady_clock::time_point deadline_;
   std::vector<Pool> pools_;
   // [claim][request][subrequest]; a request without subrequests has one entry.
   std::vector<std::vector<std::vector<RequestData>>> data_;

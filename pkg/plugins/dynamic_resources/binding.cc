@@ -120,16 +120,18 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
   return {};
 }
 
-StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesArgs&,
+StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesArgs& args,
                                                  framework::Handle& handle,
                                                  const framework::Features& features) {
+  auto timeout = std::chrono::nanoseconds(0);
+  if (features.dra_scheduler_filter_timeout && args.filter_timeout) timeout = *args.filter_timeout;
   // One engine per process is enough; it loads the bridge only at the first selector.
   static const CelSelectorCompiler* const compiler = new CelSelectorCompiler();
   dra::Features f;
   f.device_binding_and_status =
       features.dra_device_binding_conditions && features.dra_resource_claim_device_status;
   return std::unique_ptr<framework::Plugin>(
-      std::make_unique<DynamicResources>(handle, *compiler, f));
+      std::make_unique<DynamicResources>(handle, *compiler, f, timeout));
 }
 
 }  // namespace stowage::plugins::dynamic_resources

@@ -24,16 +24,15 @@ const StateData::Data* ReadState(const framework::CycleState& state) {
 }  // namespace
 
 DynamicResources::DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
-                                   dra::Features features)
+                                   dra::Features features, std::chrono::nanoseconds filter_timeout)
     : handle_(handle),
       slices_(handle.resource_slices()),
       classes_(handle.device_classes()),
       taint_rules_(handle.device_taint_rules()),
       compiler_(compiler),
       features_(features),
-      tracker_(handle.resource_claims()) {
-  (void)handle.resource_claim_templates();  // watched, as upstream's informer set does
-}
+      filter_timeout_(filter_timeout),
+      tracker_(handle.resource_claims()) {}
 
 framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return {};
@@ -137,7 +136,13 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
   if (d->allocator != nullptr) {
     std::vector<dra::ResourceClaimPtr> to_allocate;
     for (size_t i : d->to_allocate) to_allocate.push_back(d->claims[i]);
-    auto result = d->allocator->Allocate(node, to_allocate);
+    auto deadline = std::chrono::steady_clock::time_point::max();
+    if (filter_timeout_.count() > 0) deadline = std::chrono::steady_clock::now() + filter_timeout_;
+    auto result = d->allocator->Allocate(node, to_allocate, {}, deadline);
+    if (!result.ok() && result.status().code() == StatusCode::kDeadlineExceeded) {
+      return framework::Status::Error("node " + node.metadata.name +
+                                      ": timed out trying to allocate devices");
+    }
     if (!result.ok()) return framework::Status::Error(std::string(result.status().message()));
     switch (result->outcome) {
       case dra::Allocation::Outcome::kFailedOnNode:

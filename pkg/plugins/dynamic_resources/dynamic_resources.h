@@ -22,6 +22,7 @@
 // (PreBind does not wait), pod groups, node-allocatable resources. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -51,8 +52,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::EnqueueExtensions {
  public:
   // compiler: compiles selectors (CelSelectorCompiler in production); outlives the plugin.
+  // filter_timeout: how long Filter may search one node's devices (zero: no limit).
   DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
-                   dra::Features features = {});
+                   dra::Features features = {},
+                   std::chrono::nanoseconds filter_timeout = std::chrono::nanoseconds(0));
 
   std::string_view Name() const override { return kName; }
   framework::Status PreEnqueue(const api::Pod& pod) override;
@@ -95,6 +98,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const framework::Lister<api::DeviceTaintRule>& taint_rules_;
   const dra::SelectorCompiler& compiler_;
   const dra::Features features_;
+  const std::chrono::nanoseconds filter_timeout_;
   ClaimTracker tracker_;
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
@@ -102,9 +106,9 @@ static_assert(std::is_base_of_v<framework::FilterPlugin, DynamicResources>);
 static_assert(std::is_base_of_v<framework::ScoreExtensions, DynamicResources>);
 static_assert(std::is_base_of_v<framework::PreBindPlugin, DynamicResources>);
 
-// Takes DynamicResourcesArgs; neither timeout is used yet (Filter's search is not bounded in
-// time, PreBind does not wait for binding conditions). The plugin compiles selectors with the
-// CEL bridge at cel::Engine::DefaultLibraryPath().
+// Takes DynamicResourcesArgs: filterTimeout bounds Filter's search when DRASchedulerFilterTimeout
+// is on; bindingTimeout is unused while PreBind does not wait for binding conditions. The plugin
+// compiles selectors with the CEL bridge at cel::Engine::DefaultLibraryPath().
 StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesArgs& args,
                                                  framework::Handle& handle,
                                                  const framework::Features& features);

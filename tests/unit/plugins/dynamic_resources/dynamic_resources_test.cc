@@ -161,6 +161,19 @@ TEST_F(DynamicResourcesTest, AllocatesOnTheNodeWithTheDevice) {
   EXPECT_EQ(s.Message(), "cannot allocate all claims");
 }
 
+TEST_F(DynamicResourcesTest, FilterTimeoutEndsTheSearch) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  // A nanosecond has passed before the search takes its first step.
+  DynamicResources hasty(handle_, compiler_, {}, std::chrono::nanoseconds(1));
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  ASSERT_TRUE(hasty.PreFilter(state, *framework::NewPodInfo(pod), {}, result).IsSuccess());
+  framework::Status s = hasty.Filter(state, *framework::NewPodInfo(pod), *n1_);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "node n1: timed out trying to allocate devices");
+}
+
 TEST_F(DynamicResourcesTest, MissingClassIsUnresolvable) {
   api::ResourceClaim c = OneGpuClaim("c", "c1");
   c.devices.requests[0].exactly->device_class_name = "nope";
