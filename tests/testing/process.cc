@@ -32,8 +32,17 @@ Status Process::Start(const std::vector<std::string>& argv, const std::string& l
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  // An entry of env replaces the inherited variable of its name: most programs read the first.
   std::vector<std::string> envs;
-  for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view inherited(*e);
+    const std::string_view name = inherited.substr(0, inherited.find('='));
+    bool replaced = false;
+    for (const auto& x : env)
+      replaced |=
+          x.size() > name.size() && x.compare(0, name.size(), name) == 0 && x[name.size()] == '=';
+    if (!replaced) envs.emplace_back(*e);
+  }
   envs.insert(envs.end(), env.begin(), env.end());
   std::vector<char*> cenv;
   for (auto& e : envs) cenv.push_back(e.data());

@@ -22,7 +22,8 @@ class Process {
   Process& operator=(const Process&) = delete;
   ~Process();
 
-  // Starts argv[0] with argv; env entries ("NAME=value") are added to the environment.
+  // Starts argv[0] with argv; env entries ("NAME=value") are added to the environment, each
+  // replacing an inherited variable of the same name.
   Status Start(const std::vector<std::string>& argv, const std::string& log_path,
                const std::vector<std::string>& env = {});
   void Signal(int sig);

@@ -3,7 +3,10 @@
 // and then the running scheduler's decisions for the same pods, which must agree.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -139,6 +142,87 @@ TEST_F(ExplainCommand, AGatedPodSaysWhichGateHoldsIt) {
   ASSERT_EQ(code, 0) << out;
   EXPECT_THAT(out, HasSubstr("PreEnqueue: held out of the queue by SchedulingGates"));
   EXPECT_THAT(out, HasSubstr("example.com/wait"));
+}
+
+// kubectl finds the plugin on PATH; it hands stowage the kubeconfig kubectl itself would use.
+TEST_F(ExplainCommand, TheKubectlPluginAsksStowageWithKubectlsOwnConfig) {
+  testing::Process p;
+  const std::string log = SharedCluster().dir() + "/kubectl-stowage.out";
+  const std::string path =
+      std::string(KUBECTL_STOWAGE_DIR) + ":" + testing::TestCluster::BinDir() + ":/usr/bin:/bin";
+  ASSERT_TRUE(p.Start({testing::TestCluster::BinDir() + "/kubectl", "stowage", "explain", "fits",
+                       "-n", kNs, "--kubeconfig", SharedCluster().kubeconfig()},
+                      log, {"PATH=" + path, std::string("STOWAGE=") + STOWAGE_BINARY})
+                  .ok());
+  auto code = p.Wait(60s);
+  ASSERT_TRUE(code.has_value()) << p.Log();
+  EXPECT_EQ(*code, 0) << p.Log();
+  EXPECT_THAT(p.Log(), HasSubstr("Pod explain/fits, profile default-scheduler"));
+  EXPECT_THAT(p.Log(), HasSubstr("Pick: explain-big\n"));
+}
+
+// The -o html page in a real browser (Debian's Chromium, headless): clicking the Total header
+// sorts the feasible nodes by their totals, ascending then descending. On failure a screenshot
+// is kept in the working directory.
+TEST_F(ExplainCommand, TheHtmlPageSortsInAHeadlessBrowser) {
+  if (access("/usr/bin/chromium", X_OK) != 0) GTEST_SKIP() << "chromium is not installed";
+  const std::string dir = SharedCluster().dir();
+  testing::Process p;
+  ASSERT_TRUE(p.Start({"/bin/sh", "-c",
+                       std::string("exec \"$0\" explain explain/gated -o html --kubeconfig=\"$1\" "
+                                   ">\"$2\""),
+                       STOWAGE_BINARY, SharedCluster().kubeconfig(), dir + "/gated.html"},
+                      dir + "/explain-html.log")
+                  .ok());
+  ASSERT_EQ(p.Wait(60s).value_or(-1), 0) << p.Log();
+  auto page = ReadFile(dir + "/gated.html");
+  ASSERT_TRUE(page.ok());
+  // The page as a user opens it, plus a script that clicks as a user would and notes the order.
+  std::string probe = *page;
+  probe.insert(probe.rfind("</body>"), R"(<script>
+function totals(){return [].map.call(document.querySelectorAll('#scores tbody tr'),
+  function(r){return r.cells[2].textContent;}).join(',');}
+var th=document.querySelectorAll('#scores th')[2];
+th.click();var up=totals();th.click();
+document.body.setAttribute('data-sorted',up+'|'+totals());
+</script>)");
+  std::ofstream(dir + "/probe.html") << probe;
+  testing::Process browser;
+  ASSERT_TRUE(browser
+                  .Start({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                          "--dump-dom", "file://" + dir + "/probe.html"},
+                         dir + "/chromium.log")
+                  .ok());
+  ASSERT_EQ(browser.Wait(120s).value_or(-1), 0) << browser.Log();
+  const std::string dom = browser.Log();
+  std::smatch m;
+  const bool found =
+      std::regex_search(dom, m, std::regex(R"re(data-sorted="([0-9,]*)\|([0-9,]*)")re"));
+  auto numbers = [](const std::string& csv) {
+    std::vector<int> out;
+    for (size_t at = 0; at < csv.size();) {
+      size_t comma = csv.find(',', at);
+      out.push_back(std::stoi(csv.substr(at, comma - at)));
+      at = comma == std::string::npos ? csv.size() : comma + 1;
+    }
+    return out;
+  };
+  std::vector<int> up = found ? numbers(m[1]) : std::vector<int>{};
+  std::vector<int> down = found ? numbers(m[2]) : std::vector<int>{};
+  const bool ok = found && up.size() >= 2 && std::is_sorted(up.begin(), up.end()) &&
+                  std::is_sorted(down.rbegin(), down.rend()) && up.front() < up.back();
+  if (!ok) {
+    testing::Process shot;
+    (void)shot.Start({"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                      "--window-size=1200,900", "--screenshot=explain-html-failure.png",
+                      "file://" + dir + "/gated.html"},
+                     dir + "/chromium-shot.log");
+    (void)shot.Wait(120s);
+  }
+  EXPECT_TRUE(ok) << "sorted totals (ascending|descending): " << (found ? m[0].str() : "none")
+                  << "; a screenshot is in explain-html-failure.png; the DOM:\n"
+                  << dom.substr(0, 4000);
+  EXPECT_THAT(dom, HasSubstr("<td>explain-big</td>"));
 }
 
 TEST_F(ExplainCommand, BadRequestsFailWithTheirReason) {
