@@ -90,28 +90,32 @@ std::string RenderExplanationHtml(const Explanation& e) {
   // Rejections grouped by verdict, as the table output groups them.
   std::map<std::tuple<std::string, framework::Code, std::string>, std::vector<std::string>> groups;
   for (const auto& v : e.verdicts) {
-    if (v.code != framework::Code::kSuccess) groups[{v.plugin, v.code, v.message}].push_back(v.node);
+    if (v.code != framework::Code::kSuccess)
+      groups[{v.plugin, v.code, v.message}].push_back(v.node);
   }
   if (!groups.empty()) {
-    out += "<h2>Rejected nodes</h2>\n<table class=\"sortable\" id=\"rejected\"><thead><tr>"
-           "<th>Nodes</th><th>Rejected by</th><th>Code</th><th>Reason</th><th>Node names</th>"
-           "</tr></thead><tbody>\n";
+    out +=
+        "<h2>Rejected nodes</h2>\n<table class=\"sortable\" id=\"rejected\"><thead><tr>"
+        "<th>Nodes</th><th>Rejected by</th><th>Code</th><th>Reason</th><th>Node names</th>"
+        "</tr></thead><tbody>\n";
     for (const auto& [k, nodes] : groups) {
       const auto& [plugin, code, message] = k;
       std::string names;
       for (const auto& n : nodes) names += (names.empty() ? "" : " ") + n;
-      out += "<tr>" + Cell(std::to_string(nodes.size()), true) + Cell(plugin.empty() ? "-" : plugin) +
-             Cell(framework::CodeName(code)) + Cell(message) + Cell(names) + "</tr>\n";
+      out += "<tr>" + Cell(std::to_string(nodes.size()), true) +
+             Cell(plugin.empty() ? "-" : plugin) + Cell(framework::CodeName(code)) + Cell(message) +
+             Cell(names) + "</tr>\n";
     }
     out += "</tbody></table>\n";
   }
   if (!e.scored.empty()) {
-    out += "<h2>Feasible nodes</h2>\n<p>Each plugin's column: normalized score &times; weight.</p>\n"
-           "<table class=\"sortable\" id=\"scores\"><thead><tr><th>Rank</th><th>Node</th>"
-           "<th>Total</th>";
+    out +=
+        "<h2>Feasible nodes</h2>\n<p>Each plugin's column: normalized score &times; weight.</p>\n"
+        "<table class=\"sortable\" id=\"scores\"><thead><tr><th>Rank</th><th>Node</th>"
+        "<th>Total</th>";
     for (size_t p = 0; p < e.score_plugins.size(); ++p) {
-      out += "<th>" + Escape(e.score_plugins[p]) + " &times;" +
-             std::to_string(e.score_weights[p]) + "</th>";
+      out += "<th>" + Escape(e.score_plugins[p]) + " &times;" + std::to_string(e.score_weights[p]) +
+             "</th>";
     }
     out += "<th>Extenders</th></tr></thead><tbody>\n";
     for (const auto& s : e.scored) {
