@@ -432,6 +432,33 @@ size_t SchedulingQueue::UnschedulableSize() const {
   MutexLock l(mu_);
   return unschedulable_.size();
 }
+std::optional<SchedulingQueue::PodState> SchedulingQueue::StateOf(const api::Pod& pod) const {
+  const std::string key = Key(pod);
+  const MonoTime now = clock_.Now();
+  auto seconds = [](Duration d) { return std::chrono::duration<double>(d).count(); };
+  MutexLock l(mu_);
+  PodState s;
+  QueuedPodInfoPtr p;
+  if ((p = active_.Get(key))) {
+    s.where = "active";
+  } else if ((p = backoff_.Get(key))) {
+    s.where = "backoff";
+    s.seconds_until_retry = std::max(0.0, seconds(backoff_.Expiry(*p) - now));
+  } else if ((p = unschedulable_.Get(key))) {
+    s.where = p->gating_plugin.empty() ? "unschedulable" : "gated";
+  } else if (active_.IsInFlight(pod.metadata.uid)) {
+    s.where = "scheduling";
+    return s;
+  } else {
+    return std::nullopt;
+  }
+  s.attempts = p->attempts;
+  s.seconds_queued = seconds(now - p->timestamp);
+  s.rejected_by = p->unschedulable_plugins;
+  s.gated_by = p->gating_plugin;
+  return s;
+}
+
 bool SchedulingQueue::IsInUnschedulable(const api::Pod& pod) const {
   MutexLock l(mu_);
   return unschedulable_.Has(Key(pod));

@@ -38,6 +38,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -133,6 +135,18 @@ class SchedulingQueue {
   // cache debugger.
   std::pair<std::vector<api::PodPtr>, std::string> PendingPods() const;
   bool IsInUnschedulable(const api::Pod& pod) const;
+
+  // Where the queue holds a pod and why, for explain.
+  struct PodState {
+    std::string where;  // "active", "backoff", "unschedulable", "gated" or "scheduling"
+    int attempts = 0;
+    double seconds_queued = 0;          // since it last entered the queue (0 while scheduling)
+    double seconds_until_retry = 0;     // backoff only
+    std::set<std::string> rejected_by;  // the plugins that rejected its last attempt
+    std::string gated_by;               // the PreEnqueue plugin holding it
+  };
+  // nullopt when the queue does not hold the pod (bound, deleted, not this scheduler's).
+  std::optional<PodState> StateOf(const api::Pod& pod) const;
 
   // What each part holds, so tests can check that deleted pods leave nothing behind.
   struct Sizes {

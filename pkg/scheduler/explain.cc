@@ -182,6 +182,13 @@ StatusOr<Explanation> Scheduler::Explain(std::string_view ns, std::string_view n
   out.pod = key;
   out.profile = pod->spec.scheduler_name;
   out.nominated_node = pod->status.nominated_node_name;
+  if (auto q = queue_->StateOf(*pod)) {
+    out.queue = q->where;
+    out.attempts = q->attempts;
+    out.queued_seconds = q->seconds_queued;
+    out.retry_in_seconds = q->seconds_until_retry;
+    out.rejected_by.assign(q->rejected_by.begin(), q->rejected_by.end());
+  }
   if (Status pe = fw->RunPreEnqueuePlugins(*pod); !pe.IsSuccess()) {
     out.pre_enqueue_plugin = pe.plugin();
     out.pre_enqueue_message = pe.Message();

@@ -47,6 +47,13 @@ struct Explanation {
   // The node the pod is nominated to (after a preemption): a cycle tries it first, alone, and
   // takes it if it is feasible.
   std::string nominated_node;
+  // Where the scheduler's queue holds the pod: "active", "backoff", "unschedulable", "gated",
+  // "scheduling", or "" when it does not hold it.
+  std::string queue;
+  int attempts = 0;
+  double queued_seconds = 0;             // since it last entered the queue
+  double retry_in_seconds = 0;           // in backoff
+  std::vector<std::string> rejected_by;  // by its last attempt
   // PreFilter's merged status (Success, a rejection, or an error) and, when a plugin narrowed
   // the nodes, the nodes left and the plugins that narrowed them.
   framework::Code pre_filter_code = framework::Code::kSuccess;
@@ -69,6 +76,8 @@ struct Explanation {
   std::string error;
 };
 
+// "unschedulable for 42.0 s, 3 attempt(s), last rejected by NodeResourcesFit": the queue state.
+std::string QueueLine(const Explanation& e);
 // The table for people: the verdicts grouped by plugin and message, largest group first, with a
 // few node names each; the top `top` scored nodes with each plugin's weighted score; the pick.
 std::string RenderExplanationText(const Explanation& e, size_t top = 10);

@@ -1,5 +1,6 @@
 // The renderers of explain.h: an aligned table for people, JSON for tools.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -108,9 +109,26 @@ void AppendScores(std::string& out, const Explanation& e, size_t top) {
 
 }  // namespace
 
+std::string QueueLine(const Explanation& e) {
+  char secs[32];
+  std::snprintf(secs, sizeof(secs), "%.1f s", e.queued_seconds);
+  std::string line = e.queue + " for " + secs + ", " + std::to_string(e.attempts) + " attempt(s)";
+  if (e.queue == "backoff") {
+    std::snprintf(secs, sizeof(secs), "%.1f s", e.retry_in_seconds);
+    line += ", retried in " + std::string(secs);
+  }
+  if (!e.rejected_by.empty()) {
+    line += ", last rejected by ";
+    for (size_t i = 0; i < e.rejected_by.size(); ++i) line += (i ? ", " : "") + e.rejected_by[i];
+  }
+  if (e.queue == "scheduling") line = "being scheduled right now";
+  return line;
+}
+
 std::string RenderExplanationText(const Explanation& e, size_t top) {
   std::string out =
       "Pod " + e.pod + ", profile " + e.profile + ", " + std::to_string(e.num_nodes) + " nodes\n";
+  if (!e.queue.empty()) out += "Queue: " + QueueLine(e) + "\n";
   if (!e.pre_enqueue_plugin.empty()) {
     out += "PreEnqueue: held out of the queue by " + e.pre_enqueue_plugin + ": " +
            e.pre_enqueue_message + " (below: what happens once it is let in)\n";
@@ -167,6 +185,13 @@ std::string RenderExplanationJson(const Explanation& e) {
   }
   j["preFilter"] = pre;
   if (!e.nominated_node.empty()) j["nominatedNode"] = e.nominated_node;
+  if (!e.queue.empty()) {
+    ordered_json q{
+        {"state", e.queue}, {"attempts", e.attempts}, {"queuedSeconds", e.queued_seconds}};
+    if (e.queue == "backoff") q["retryInSeconds"] = e.retry_in_seconds;
+    if (!e.rejected_by.empty()) q["rejectedBy"] = e.rejected_by;
+    j["queue"] = std::move(q);
+  }
   ordered_json verdicts = ordered_json::array();
   for (const auto& v : e.verdicts) {
     ordered_json o{{"node", v.node}, {"code", framework::CodeName(v.code)}};

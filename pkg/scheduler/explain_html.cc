@@ -72,6 +72,7 @@ std::string RenderExplanationHtml(const Explanation& e) {
   out += "stowage explain " + Escape(e.pod) + kStyle;
   out += "<h1>Pod " + Escape(e.pod) + "</h1>\n<p>Profile " + Escape(e.profile) + ", " +
          std::to_string(e.num_nodes) + " nodes.</p>\n";
+  if (!e.queue.empty()) out += "<p>Queue: " + Escape(QueueLine(e)) + "</p>\n";
   if (!e.pre_enqueue_plugin.empty()) {
     out += "<p>PreEnqueue: held out of the queue by " + Escape(e.pre_enqueue_plugin) + ": " +
            Escape(e.pre_enqueue_message) + "</p>\n";

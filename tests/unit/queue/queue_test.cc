@@ -572,5 +572,40 @@ TEST_F(QueueTest, CloseWakesABlockedPop) {
   EXPECT_EQ(got, nullptr);
 }
 
+// Explain asks where a pod waits: each part of the queue answers with its own state.
+class QueueStateTest : public QueueTest {};
+
+TEST_F(QueueStateTest, EachPartSaysWhereThePodWaitsAndWhy) {
+  auto p = BuildPod().Name("p").UID("p").Obj();
+  EXPECT_FALSE(q_->StateOf(*p).has_value());
+  q_->Add(p);
+  ASSERT_TRUE(q_->StateOf(*p).has_value());
+  EXPECT_EQ(q_->StateOf(*p)->where, "active");
+  auto popped = q_->Pop();
+  EXPECT_EQ(q_->StateOf(*p)->where, "scheduling");
+  popped->unschedulable_plugins = {"NeedsOkNode"};
+  q_->AddUnschedulableIfNotPresent(popped, false);
+  clock_.Advance(std::chrono::milliseconds(200));
+  auto s = q_->StateOf(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->where, "unschedulable");
+  EXPECT_EQ(s->attempts, 1);
+  EXPECT_NEAR(s->seconds_queued, 0.2, 1e-9);
+  EXPECT_EQ(s->rejected_by, std::set<std::string>{"NeedsOkNode"});
+  // An event its plugin registered for moves it to backoff, whose first second is not over.
+  AddNode(true);
+  s = q_->StateOf(*p);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->where, "backoff");
+  EXPECT_NEAR(s->seconds_until_retry, 0.8, 1e-9);
+
+  auto gated =
+      BuildPod().Name("g").UID("g").SchedulerName("default-scheduler").Label("gated", "yes").Obj();
+  q_->Add(gated);
+  EXPECT_EQ(q_->StateOf(*gated)->where, "gated");
+  q_->Delete(*gated);
+  EXPECT_FALSE(q_->StateOf(*gated).has_value());
+}
+
 }  // namespace
 }  // namespace stowage::queue
