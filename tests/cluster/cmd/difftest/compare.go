@@ -240,7 +240,7 @@ func ClaimsAgree(up, st []ClaimOutcome) (same, tie bool) {
 	for i := range up {
 		a, b := up[i], st[i]
 		if a.Claim != b.Claim || a.Missing != b.Missing || a.Phase != b.Phase || a.SelectedNode != b.SelectedNode ||
-			!slices.Equal(a.ClaimRefs, b.ClaimRefs) {
+			!slices.Equal(a.ClaimRefs, b.ClaimRefs) || !slices.Equal(a.Devices, b.Devices) {
 			return false, false
 		}
 		if a.Volume != b.Volume {

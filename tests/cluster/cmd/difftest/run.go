@@ -128,6 +128,8 @@ type Runner struct {
 	// The storage profile: the state's volumes (volumes.go), and whether outcomes read claims.
 	volumes volumeInfo
 	storage bool
+	// The dra profile: whether outcomes read the pods' ResourceClaims (dra.go).
+	dra bool
 	// What the pod informer saw of preemption since the state's pods began to come (evictions).
 	mu        sync.Mutex
 	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
@@ -419,6 +421,12 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 			return nil, logPath, err
 		}
 	}
+	x.dra = st.Profile == ProfileDRA
+	if x.dra {
+		if err := x.resetClaims(ctx, &st); err != nil {
+			return nil, logPath, err
+		}
+	}
 	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
 		return nil, logPath, err
 	}
@@ -446,6 +454,11 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	if err := x.touchNodes(ctx, st.Nodes); err != nil {
 		return nil, logPath, err
 	}
+	if x.dra {
+		if err := x.waitFlowSlices(ctx, st.Nodes); err != nil {
+			return nil, logPath, err
+		}
+	}
 	// Existing pods come bound and before the pods, on the same informer, so the scheduler's
 	// cache holds them when the first pod is tried.
 	for i := range st.Existing {
@@ -457,6 +470,15 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 			if err := x.setStartTime(ctx, e.Namespace, e.Name, e.Status.StartTime.Time); err != nil {
 				return nil, logPath, err
 			}
+		}
+	}
+	if x.dra && len(st.Existing) > 0 {
+		// The claims' new status reaches the scheduler before the sentinel's cycle ends.
+		if err := x.holdClaims(ctx, &st); err != nil {
+			return nil, logPath, err
+		}
+		if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
+			return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
 		}
 	}
 	x.resetEvictions()
@@ -521,6 +543,12 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 		if x.storage {
 			var err error
 			if o.Claims, err = x.claimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
+		}
+		if x.dra {
+			var err error
+			if o.Claims, err = x.draClaimOutcomes(ctx, &pods[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -621,6 +649,12 @@ func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool)
 		if x.storage {
 			var err error
 			if o.Claims, err = x.claimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
+		}
+		if x.dra {
+			var err error
+			if o.Claims, err = x.draClaimOutcomes(ctx, &pods[i]); err != nil {
 				return nil, err
 			}
 		}
