@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ import (
 
 // flowDriver is the DRA flow's own driver, which publishes a pool on every node.
 const flowDriver = "gpu.example.com"
+
+// extendedClaim names the claim a scheduler made for a pod's extended resources in outcomes.
+const extendedClaim = "(extended resources)"
 
 // applyDRA creates the state's device classes, slices and templates.
 func (x *Runner) applyDRA(ctx context.Context, st *State) error {
@@ -198,14 +202,23 @@ func (x *Runner) waitFlowSlices(ctx context.Context, nodes []v1.Node) error {
 // differing between runs.
 func (x *Runner) draClaimOutcomes(ctx context.Context, pod *v1.Pod) ([]ClaimOutcome, error) {
 	var statuses []v1.PodResourceClaimStatus
+	rcs := pod.Spec.ResourceClaims
 	if p, err := x.pods.Pods(pod.Namespace).Get(pod.Name); err == nil {
 		statuses = p.Status.ResourceClaimStatuses
+		if e := p.Status.ExtendedResourceClaimStatus; e != nil {
+			// The scheduler's claim for extended resources a DeviceClass provides (the flow's
+			// extended-gpu.example.com serves example.com/gpu where a node lacks it).
+			rcs = append(slices.Clone(rcs), v1.PodResourceClaim{Name: extendedClaim,
+				ResourceClaimName: ptr(e.ResourceClaimName)})
+		}
 	}
 	var out []ClaimOutcome
-	for _, rc := range pod.Spec.ResourceClaims {
+	for _, rc := range rcs {
 		o := ClaimOutcome{dynamic: true}
 		name := ""
-		if rc.ResourceClaimName != nil {
+		if rc.Name == extendedClaim {
+			name, o.Claim = *rc.ResourceClaimName, extendedClaim
+		} else if rc.ResourceClaimName != nil {
 			name, o.Claim = *rc.ResourceClaimName, *rc.ResourceClaimName
 		} else {
 			o.Claim = rc.Name + " from " + *rc.ResourceClaimTemplateName
@@ -238,4 +251,86 @@ func (x *Runner) draClaimOutcomes(ctx context.Context, pod *v1.Pod) ([]ClaimOutc
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// claimsReleased: no claim is allocated and reserved by nobody, so the resourceclaim controller
+// has deallocated the claims of the pods deleted.
+func (x *Runner) claimsReleased(ctx context.Context) bool {
+	l, err := x.cs.ResourceV1().ResourceClaims(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false
+	}
+	for _, c := range l.Items {
+		if c.Status.Allocation != nil && len(c.Status.ReservedFor) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pinClaims gives a pod that serial mode moved to upstream's node (run.go) the devices
+// upstream's run gave it, so that later pods see the same devices in use: once the
+// resourceclaim controller has deallocated the claims of the pod deleted and made the new
+// pod's claims, each is allocated as upstream's (up) on node and reserved for the pod. Only
+// claims made from templates can be so: a direct claim may still be reserved by another pod,
+// and the claim for extended resources is made by the scheduler. It reports whether the pod's
+// claims were pinned.
+func (x *Runner) pinClaims(ctx context.Context, pod *v1.Pod, node string, up []ClaimOutcome) (bool, error) {
+	if len(pod.Spec.ResourceClaims) == 0 || len(up) != len(pod.Spec.ResourceClaims) {
+		return false, nil
+	}
+	for _, rc := range pod.Spec.ResourceClaims {
+		if rc.ResourceClaimTemplateName == nil {
+			return false, nil
+		}
+	}
+	api := x.cs.ResourceV1().ResourceClaims(pod.Namespace)
+	var p *v1.Pod
+	released := func() bool {
+		if !x.claimsReleased(ctx) {
+			return false
+		}
+		got, err := x.pods.Pods(pod.Namespace).Get(pod.Name)
+		if err != nil || len(got.Status.ResourceClaimStatuses) < len(pod.Spec.ResourceClaims) {
+			return false
+		}
+		p = got
+		return true
+	}
+	if !x.waitUntil(ctx, 10*time.Second, released) {
+		return false, fmt.Errorf("pod %s: claims not released and made again within 10 s", pod.Name)
+	}
+	for i, rc := range pod.Spec.ResourceClaims {
+		var name string
+		for _, s := range p.Status.ResourceClaimStatuses {
+			if s.Name == rc.Name && s.ResourceClaimName != nil {
+				name = *s.ResourceClaimName
+			}
+		}
+		c, err := api.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		a := &resourceapi.AllocationResult{NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+			MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
+				Values: []string{node}}}}}}}
+		for _, d := range up[i].Devices {
+			req, dev, _ := strings.Cut(d, "=")
+			parts := strings.SplitN(dev, "/", 3)
+			if len(parts) != 3 {
+				return false, fmt.Errorf("pod %s: cannot read device %q", pod.Name, d)
+			}
+			a.Devices.Results = append(a.Devices.Results, resourceapi.DeviceRequestAllocationResult{
+				Request: req, Driver: parts[0], Pool: parts[1], Device: parts[2]})
+		}
+		if len(a.Devices.Results) == 0 {
+			continue
+		}
+		c.Status.Allocation = a
+		c.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
+		if _, err := api.UpdateStatus(ctx, c, metav1.UpdateOptions{}); err != nil {
+			return false, fmt.Errorf("pinning resourceclaim %s: %w", name, err)
+		}
+	}
+	return true, nil
 }

@@ -85,7 +85,7 @@ func addDRA(seed uint64, s *State) {
 			Spec: resourceapi.ResourceSliceSpec{Driver: DRADriver, NodeName: ptr(n.Name),
 				Pool: resourceapi.ResourcePool{Name: n.Name, Generation: 1, ResourceSliceCount: 1}},
 		}
-		for d := 0; d < 1+r.IntN(4); d++ {
+		for d := 0; d < 2+r.IntN(5); d++ {
 			name := fmt.Sprintf("dev-%d", d)
 			slice.Spec.Devices = append(slice.Spec.Devices, resourceapi.Device{
 				Name: name,
@@ -142,7 +142,7 @@ func addDRA(seed uint64, s *State) {
 		}
 		spec := &s.Pods[i].Spec
 		used := map[string]bool{}
-		for c := 0; c < 1+r.IntN(2); c++ {
+		for c := 0; c < 1+oneIn(r, 4); c++ {
 			name := fmt.Sprintf("dev-%d", c)
 			if chance(r, 35) {
 				claim := pick(r, shared)
@@ -180,17 +180,17 @@ func exactRequest(name, class string, count int64) resourceapi.DeviceRequest {
 // device matches.
 func genRequests(r *rand.Rand) []resourceapi.DeviceRequest {
 	var out []resourceapi.DeviceRequest
-	for i := 0; i < 1+r.IntN(2); i++ {
+	for i := 0; i < 1+oneIn(r, 4); i++ {
 		name := fmt.Sprintf("req-%d", i)
 		class := pick(r, draClasses)
-		if chance(r, 5) {
+		if chance(r, 4) {
 			class = classNone
 		}
 		if chance(r, 25) {
 			req := resourceapi.DeviceRequest{Name: name}
 			for j := 0; j < 2+r.IntN(2); j++ {
 				sub := resourceapi.DeviceSubRequest{Name: fmt.Sprintf("sub-%d", j), DeviceClassName: pick(r, draClasses),
-					AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: int64(1 + r.IntN(3))}
+					AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: genCount(r)}
 				if chance(r, 40) {
 					sub.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
 						Expression: pick(r, draSelectors)}}}
@@ -200,18 +200,34 @@ func genRequests(r *rand.Rand) []resourceapi.DeviceRequest {
 			out = append(out, req)
 			continue
 		}
-		req := exactRequest(name, class, int64(1+r.IntN(3)))
-		if r.IntN(3) == 0 {
-			req.Exactly.Count = 1
-		}
+		req := exactRequest(name, class, genCount(r))
 		if chance(r, 12) {
 			req.Exactly.AllocationMode, req.Exactly.Count = resourceapi.DeviceAllocationModeAll, 0
 		}
-		if chance(r, 35) {
+		if chance(r, 30) {
 			req.Exactly.Selectors = []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
 				Expression: pick(r, draSelectors)}}}
 		}
 		out = append(out, req)
 	}
 	return out
+}
+
+// genCount is a device count: 1 (60%), 2 (30%) or 3.
+func genCount(r *rand.Rand) int64 {
+	switch k := r.IntN(10); {
+	case k < 6:
+		return 1
+	case k < 9:
+		return 2
+	}
+	return 3
+}
+
+// oneIn is 1 with probability 1/n, else 0.
+func oneIn(r *rand.Rand, n int) int {
+	if r.IntN(n) == 0 {
+		return 1
+	}
+	return 0
 }

@@ -83,6 +83,9 @@ type Outcome struct {
 	// retriedAfterBindingFailure: the pod's second attempt came after a binding cycle failed in
 	// PreBind (batch mode; sched.go).
 	retriedAfterBindingFailure bool
+	// claimsPinned: serial mode moved the pod to upstream's node and gave its ResourceClaims
+	// upstream's devices (dra.go), so later pods see the same devices in use.
+	claimsPinned bool
 }
 
 // Key is "namespace/name", as schedulers log pods.
@@ -584,9 +587,19 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 		if err := x.deletePod(ctx, &pods[i]); err != nil {
 			return nil, err
 		}
+		if x.dra && want == "" && !x.waitUntil(ctx, 10*time.Second, func() bool { return x.claimsReleased(ctx) }) {
+			return nil, fmt.Errorf("pod %s: its claims not deallocated within 10 s", name)
+		}
 		if want != "" {
 			if err := x.createPod(ctx, &pods[i], want); err != nil {
 				return nil, err
+			}
+			if x.dra {
+				pinned, err := x.pinClaims(ctx, &pods[i], want, up.Claims)
+				if err != nil {
+					return nil, err
+				}
+				out[len(out)-1].claimsPinned = pinned
 			}
 			if preemption {
 				if err := x.setStartTime(ctx, pods[i].Namespace, name, started); err != nil {
