@@ -167,7 +167,7 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 			// claims may have been bound by a later pod, so only placed ones count there.
 			same, tie := ClaimsAgree(up[i].Claims, st[i].Claims)
 			if !same && (mode == ModeSerial || up[i].Node != "" || st[i].Node != "") {
-				volumesDiverged = mode == ModeSerial
+				volumesDiverged = volumesDiverged || (mode == ModeSerial && !st[i].claimsPinned)
 				diverged = diverged || mode != ModeSerial
 			}
 			judged := r.Verdict == Agree && (mode == ModeSerial || up[i].Node != "")
@@ -240,7 +240,7 @@ func ClaimsAgree(up, st []ClaimOutcome) (same, tie bool) {
 	for i := range up {
 		a, b := up[i], st[i]
 		if a.Claim != b.Claim || a.Missing != b.Missing || a.Phase != b.Phase || a.SelectedNode != b.SelectedNode ||
-			!slices.Equal(a.ClaimRefs, b.ClaimRefs) {
+			!slices.Equal(a.ClaimRefs, b.ClaimRefs) || !slices.Equal(a.Devices, b.Devices) {
 			return false, false
 		}
 		if a.Volume != b.Volume {

@@ -18,6 +18,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -50,6 +51,7 @@ const (
 	ProfileBasic    = "basic"    // nodes and bare pods of the difftest namespace
 	ProfileAffinity = "affinity" // basic, plus namespaces, owners, Services, existing pods, pod (anti-)affinity and spread
 	// ProfileStorage (gen_storage.go): basic, plus classes, volumes, claims and pods using them.
+	// ProfileDRA (gen_dra.go): basic, plus devices, device classes, resource claims and templates.
 )
 
 // State is one generated cluster state. The run creates its namespaces, Services and owners
@@ -83,7 +85,15 @@ type State struct {
 	VolumeAttachments      []storagev1.VolumeAttachment `json:"volumeAttachments,omitempty"`
 	PersistentVolumes      []v1.PersistentVolume        `json:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []v1.PersistentVolumeClaim   `json:"persistentVolumeClaims,omitempty"`
-	Nodes                  []v1.Node                    `json:"nodes"`
+	// DRA (the dra profile, gen_dra.go): classes, slices and templates are created once per
+	// state, like the storage classes; claims afresh before every run (the schedulers allocate
+	// them, the resourceclaim controller makes the templates' ones). A claim with an allocation
+	// is reserved for the existing pod that names it once that pod exists (dra.go).
+	DeviceClasses          []resourceapi.DeviceClass           `json:"deviceClasses,omitempty"`
+	ResourceSlices         []resourceapi.ResourceSlice         `json:"resourceSlices,omitempty"`
+	ResourceClaimTemplates []resourceapi.ResourceClaimTemplate `json:"resourceClaimTemplates,omitempty"`
+	ResourceClaims         []resourceapi.ResourceClaim         `json:"resourceClaims,omitempty"`
+	Nodes                  []v1.Node                           `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`
@@ -109,6 +119,9 @@ func Generate(seed uint64, n, p int, profile string) State {
 		addStorage(seed, &s)
 		addBinding(seed, &s)
 		addCSILimits(seed, &s)
+	}
+	if profile == ProfileDRA {
+		addDRA(seed, &s)
 	}
 	return s
 }

@@ -6,11 +6,12 @@
 //
 // Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
 //
-//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption|storage]
+//	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption|storage|dra]
 //	[-modes serial,batch] [-state FILE] [-ci] [-provisioner BIN]
 //
 // The storage profile needs a test cluster running the storage flow (tests/cluster/up
-// --storage); the driver runs a second test provisioner beside it (storage.go).
+// --storage); the driver runs a second test provisioner beside it (storage.go). The dra profile
+// needs one running the DRA flow (tests/cluster/up --dra).
 package main
 
 import (
@@ -54,6 +55,14 @@ const (
 	ciStoragePods   = 16
 )
 
+// The CI run of the dra profile (-ci -profile dra): both modes, about a minute.
+const (
+	ciDRASeed   = 700
+	ciDRAStates = 3
+	ciDRANodes  = 6
+	ciDRAPods   = 12
+)
+
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "admin kubeconfig of the test cluster (required)")
 	stowage := flag.String("stowage", "build/cmd/stowage/stowage", "stowage binary")
@@ -69,21 +78,27 @@ func main() {
 		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread) or preemption "+
 		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it) or storage "+
 		"(basic plus classes, bound volumes with zones and node affinity, ReadWriteOncePod claims, iSCSI disks, "+
-		"and claims waiting for their first consumer, statically matched or provisioned; needs tests/cluster/up --storage)")
+		"and claims waiting for their first consumer, statically matched or provisioned; needs tests/cluster/up --storage) "+
+		"or dra (basic plus ResourceSlices, DeviceClasses with CEL selectors, ResourceClaims and templates; "+
+		"needs tests/cluster/up --dra)")
 	out := flag.String("out", "", "directory for logs, states and results.json (required)")
 	stateFile := flag.String("state", "", "run this state file (as written to -out) instead of generating")
 	quiet := flag.Duration("quiet", 3*time.Second, "batch modes: settle time after the last decision")
 	ci := flag.Bool("ci", false, fmt.Sprintf("the CI run: -seed %d -states %d -nodes %d -pods %d "+
 		"(with -profile preemption: -seed %d -states %d -nodes %d -pods %d; "+
-		"with -profile storage: -seed %d -states %d -nodes %d -pods %d)",
+		"with -profile storage: -seed %d -states %d -nodes %d -pods %d; "+
+		"with -profile dra: -seed %d -states %d -nodes %d -pods %d)",
 		ciSeed, ciStates, ciNodes, ciPods,
 		ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods,
-		ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods))
+		ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods,
+		ciDRASeed, ciDRAStates, ciDRANodes, ciDRAPods))
 	flag.Parse()
 	if *ci && *profile == ProfilePreemption {
 		*seed, *states, *nodes, *pods = ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods
 	} else if *ci && *profile == ProfileStorage {
 		*seed, *states, *nodes, *pods = ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods
+	} else if *ci && *profile == ProfileDRA {
+		*seed, *states, *nodes, *pods = ciDRASeed, ciDRAStates, ciDRANodes, ciDRAPods
 	} else if *ci {
 		*seed, *states, *nodes, *pods = ciSeed, ciStates, ciNodes, ciPods
 	}
@@ -91,7 +106,7 @@ func main() {
 		fail(fmt.Errorf("-kubeconfig and -out are required"))
 	}
 	if *profile != ProfileBasic && *profile != ProfileAffinity && *profile != ProfilePreemption &&
-		*profile != ProfileStorage {
+		*profile != ProfileStorage && *profile != ProfileDRA {
 		fail(fmt.Errorf("unknown profile %q", *profile))
 	}
 	if *profile == ProfilePreemption {

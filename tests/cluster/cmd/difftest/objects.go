@@ -77,6 +77,9 @@ func (x *Runner) applyObjects(ctx context.Context, st *State) error {
 	if err := x.applyStorage(ctx, st); err != nil {
 		return err
 	}
+	if err := x.applyDRA(ctx, st); err != nil {
+		return err
+	}
 	record := func(ns, kind, name string, uid types.UID) { x.uids[ownerKey(ns, kind, name)] = uid }
 	for i := range st.ReplicaSets {
 		o := &st.ReplicaSets[i]
@@ -143,7 +146,10 @@ func (x *Runner) deleteObjects(ctx context.Context) error {
 			return err
 		}
 	}
-	return x.deleteStorage(ctx)
+	if err := x.deleteStorage(ctx); err != nil {
+		return err
+	}
+	return x.deleteDRA(ctx)
 }
 
 // applyStorage creates the state's classes, CSI drivers, capacities, CSINodes and

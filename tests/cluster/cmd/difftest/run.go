@@ -83,6 +83,9 @@ type Outcome struct {
 	// retriedAfterBindingFailure: the pod's second attempt came after a binding cycle failed in
 	// PreBind (batch mode; sched.go).
 	retriedAfterBindingFailure bool
+	// claimsPinned: serial mode moved the pod to upstream's node and gave its ResourceClaims
+	// upstream's devices (dra.go), so later pods see the same devices in use.
+	claimsPinned bool
 }
 
 // Key is "namespace/name", as schedulers log pods.
@@ -128,6 +131,9 @@ type Runner struct {
 	// The storage profile: the state's volumes (volumes.go), and whether outcomes read claims.
 	volumes volumeInfo
 	storage bool
+	// The dra profile: whether outcomes read the pods' ResourceClaims (dra.go).
+	dra        bool
+	unreleased string // the last claim found allocated and reserved by nobody (dra.go)
 	// What the pod informer saw of preemption since the state's pods began to come (evictions).
 	mu        sync.Mutex
 	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
@@ -419,6 +425,12 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 			return nil, logPath, err
 		}
 	}
+	x.dra = st.Profile == ProfileDRA
+	if x.dra {
+		if err := x.resetClaims(ctx, &st); err != nil {
+			return nil, logPath, err
+		}
+	}
 	if _, err := x.cs.CoreV1().Nodes().Create(ctx, &placeholder, metav1.CreateOptions{}); err != nil {
 		return nil, logPath, err
 	}
@@ -446,6 +458,11 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 	if err := x.touchNodes(ctx, st.Nodes); err != nil {
 		return nil, logPath, err
 	}
+	if x.dra {
+		if err := x.waitFlowSlices(ctx, st.Nodes); err != nil {
+			return nil, logPath, err
+		}
+	}
 	// Existing pods come bound and before the pods, on the same informer, so the scheduler's
 	// cache holds them when the first pod is tried.
 	for i := range st.Existing {
@@ -457,6 +474,15 @@ func (x *Runner) Run(ctx context.Context, s Scheduler, tag, mode string, st Stat
 			if err := x.setStartTime(ctx, e.Namespace, e.Name, e.Status.StartTime.Time); err != nil {
 				return nil, logPath, err
 			}
+		}
+	}
+	if x.dra && len(st.Existing) > 0 {
+		// The claims' new status reaches the scheduler before the sentinel's cycle ends.
+		if err := x.holdClaims(ctx, &st); err != nil {
+			return nil, logPath, err
+		}
+		if err := x.barrier(ctx, len(st.Nodes), alive); err != nil {
+			return nil, logPath, fmt.Errorf("%s: %w; see %s", s.Name, err, logPath)
 		}
 	}
 	x.resetEvictions()
@@ -524,6 +550,12 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 				return nil, err
 			}
 		}
+		if x.dra {
+			var err error
+			if o.Claims, err = x.draClaimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, o)
 		up, pinned := pin[name]
 		want := o.Node
@@ -556,9 +588,21 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 		if err := x.deletePod(ctx, &pods[i]); err != nil {
 			return nil, err
 		}
+		if x.dra && want == "" && !x.waitUntil(ctx, 10*time.Second, func() bool { return x.claimsReleased(ctx) }) {
+			// Seen once in upstream's run of seed 703 and not again on its rerun: go on, logged.
+			klog.InfoS("A claim stays allocated and reserved by nobody after a pod left", "pod", name,
+				"claim", x.unreleased)
+		}
 		if want != "" {
 			if err := x.createPod(ctx, &pods[i], want); err != nil {
 				return nil, err
+			}
+			if x.dra {
+				pinned, err := x.pinClaims(ctx, &pods[i], want, up.Claims)
+				if err != nil {
+					return nil, err
+				}
+				out[len(out)-1].claimsPinned = pinned
 			}
 			if preemption {
 				if err := x.setStartTime(ctx, pods[i].Namespace, name, started); err != nil {
@@ -621,6 +665,12 @@ func (x *Runner) together(ctx context.Context, pods []v1.Pod, alive func() bool)
 		if x.storage {
 			var err error
 			if o.Claims, err = x.claimOutcomes(ctx, &pods[i]); err != nil {
+				return nil, err
+			}
+		}
+		if x.dra {
+			var err error
+			if o.Claims, err = x.draClaimOutcomes(ctx, &pods[i]); err != nil {
 				return nil, err
 			}
 		}

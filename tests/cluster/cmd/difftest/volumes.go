@@ -50,6 +50,9 @@ type ClaimOutcome struct {
 	// ClaimRefs are the other volumes whose claimRef names the claim (a binding written and
 	// not completed).
 	ClaimRefs []string `json:"claimRefs,omitempty"`
+	// Devices: a ResourceClaim's allocation (dra profile, dra.go), "request=driver/pool/device"
+	// in the order of its results.
+	Devices []string `json:"devices,omitempty"`
 	// dynamic: the claim waited unbound for its first consumer when the run began, so which
 	// volume it gets depends on the schedulers' choices.
 	dynamic bool
@@ -59,6 +62,8 @@ func (c ClaimOutcome) String() string {
 	switch {
 	case c.Missing:
 		return c.Claim + " missing"
+	case len(c.Devices) > 0:
+		return c.Claim + " " + c.Phase + " " + strings.Join(c.Devices, " ")
 	case c.Volume == "" && c.SelectedNode == "" && len(c.ClaimRefs) == 0:
 		return c.Claim + " " + c.Phase
 	}
