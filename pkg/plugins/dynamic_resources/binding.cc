@@ -69,6 +69,13 @@ void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& p
   }
 }
 
+framework::Status DynamicResources::PreBindPreFlight(framework::CycleState& state, const api::Pod&,
+                                                     std::string_view) {
+  StateData* s = state.ReadMutable<StateData>(kStateKey);
+  if (s == nullptr) return framework::Status::Error("not found");
+  return s->data->claims.empty() ? framework::Status::Skip() : framework::Status();
+}
+
 framework::Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& pod,
                                             std::string_view) {
   StateData* s = state.ReadMutable<StateData>(kStateKey);

@@ -16,6 +16,7 @@
 //               PreFilter never ran.
 //   Reserve     records the node's allocations as in flight; Unreserve drops them and removes
 //               the pod from a claim's reservedFor if PreBind wrote it.
+//   PreBindPreFlight  Success when the pod has claims (the scheduler nominates the node first).
 //   PreBind     per claim not yet reserved for the pod: the finalizer, then status.allocation
 //               (with its timestamp) and status.reservedFor through Handle::claim_writer().
 // Not implemented: the extended-resource path (DRAExtendedResource), device binding conditions
@@ -78,6 +79,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   void Unreserve(framework::CycleState& state, const api::Pod& pod, std::string_view node) override;
   framework::Status PreBind(framework::CycleState& state, const api::Pod& pod,
                             std::string_view node) override;
+  // Success when the pod has claims, which PreBind writes: the scheduler then nominates the
+  // node first, as upstream's PreBindPreFlight asks; Skip otherwise.
+  framework::Status PreBindPreFlight(framework::CycleState& state, const api::Pod& pod,
+                                     std::string_view node) override;
   // Upstream's: Node Add/UpdateNodeLabel/UpdateNodeAllocatable; ResourceClaim Add/Update/Delete
   // and the pod's own generated claims, with hints; DeviceClass and ResourceSlice Add/Update.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;

@@ -123,6 +123,7 @@ class DynamicResourcesTest : public ::testing::Test {
 TEST_F(DynamicResourcesTest, PodsWithoutClaimsAreSkipped) {
   framework::CycleState state;
   EXPECT_EQ(PreFilter(state, BuildPod().Obj()).code(), Code::kSkip);
+  EXPECT_EQ(pl_.PreBindPreFlight(state, *BuildPod().Obj(), "n1").code(), Code::kSkip);
   EXPECT_TRUE(pl_.PreEnqueue(*BuildPod().Obj()).IsSuccess());
   EXPECT_EQ(pl_.Name(), names::kDynamicResources);
 }
@@ -261,6 +262,8 @@ TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
   ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
   ASSERT_TRUE(Filter(state, pod, *n1_).IsSuccess());
   ASSERT_TRUE(pl_.Reserve(state, *pod, "n1").IsSuccess());
+  // Claims to write: the scheduler is to nominate n1 before PreBind, as upstream does.
+  EXPECT_EQ(pl_.PreBindPreFlight(state, *pod, "n1").code(), Code::kSuccess);
   ASSERT_TRUE(pl_.PreBind(state, *pod, "n1").IsSuccess());
 
   EXPECT_EQ(handle_.finalizers, std::vector<std::string>{std::string(kClaimFinalizer)});
