@@ -11,6 +11,8 @@ namespace stowage {
 
 // Go's %q of s (strconv.Quote): printable UTF-8 kept, everything else escaped.
 std::string GoQuote(std::string_view s);
+// s with &, ', <, > and " escaped for HTML, as Go's html.EscapeString.
+std::string HtmlEscape(std::string_view s);
 void AppendGoQuote(std::string& out, std::string_view s);
 // s as a JSON string literal, quotes included, escaped as Go's encoding/json does (HTML
 // characters, U+2028/U+2029 and invalid UTF-8 included).

@@ -5,30 +5,16 @@
 #include <tuple>
 #include <vector>
 
+#include "pkg/common/go_quote.h"
 #include "pkg/scheduler/explain.h"
 
 namespace stowage::scheduler {
 
 namespace {
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // Numbers sort as numbers: a cell marked data-n.
 std::string Cell(std::string_view text, bool number = false) {
-  return std::string(number ? "<td data-n>" : "<td>") + Escape(text) + "</td>";
+  return std::string(number ? "<td data-n>" : "<td>") + HtmlEscape(text) + "</td>";
 }
 
 constexpr char kHead[] = R"(<!DOCTYPE html>
@@ -69,24 +55,24 @@ document.querySelectorAll('table.sortable th').forEach(function(th){
 
 std::string RenderExplanationHtml(const Explanation& e) {
   std::string out = kHead;
-  out += "stowage explain " + Escape(e.pod) + kStyle;
-  out += "<h1>Pod " + Escape(e.pod) + "</h1>\n<p>Profile " + Escape(e.profile) + ", " +
+  out += "stowage explain " + HtmlEscape(e.pod) + kStyle;
+  out += "<h1>Pod " + HtmlEscape(e.pod) + "</h1>\n<p>Profile " + HtmlEscape(e.profile) + ", " +
          std::to_string(e.num_nodes) + " nodes.</p>\n";
-  if (!e.queue.empty()) out += "<p>Queue: " + Escape(QueueLine(e)) + "</p>\n";
+  if (!e.queue.empty()) out += "<p>Queue: " + HtmlEscape(QueueLine(e)) + "</p>\n";
   if (!e.pre_enqueue_plugin.empty()) {
-    out += "<p>PreEnqueue: held out of the queue by " + Escape(e.pre_enqueue_plugin) + ": " +
-           Escape(e.pre_enqueue_message) + "</p>\n";
+    out += "<p>PreEnqueue: held out of the queue by " + HtmlEscape(e.pre_enqueue_plugin) + ": " +
+           HtmlEscape(e.pre_enqueue_message) + "</p>\n";
   }
   if (e.pre_filter_code != framework::Code::kSuccess) {
-    out += "<p>PreFilter: " + Escape(framework::CodeName(e.pre_filter_code)) + " by " +
-           Escape(e.pre_filter_plugin) + ": " + Escape(e.pre_filter_message) + "</p>\n";
+    out += "<p>PreFilter: " + HtmlEscape(framework::CodeName(e.pre_filter_code)) + " by " +
+           HtmlEscape(e.pre_filter_plugin) + ": " + HtmlEscape(e.pre_filter_message) + "</p>\n";
   }
-  if (!e.error.empty()) out += "<p>Error: " + Escape(e.error) + "</p>\n";
-  if (!e.fit_error.empty()) out += "<p>Unschedulable: " + Escape(e.fit_error) + "</p>\n";
+  if (!e.error.empty()) out += "<p>Error: " + HtmlEscape(e.error) + "</p>\n";
+  if (!e.fit_error.empty()) out += "<p>Unschedulable: " + HtmlEscape(e.fit_error) + "</p>\n";
   if (!e.best.empty()) {
     std::string best;
     for (const auto& b : e.best) best += (best.empty() ? "" : ", ") + b;
-    out += "<p class=\"pick\">Best: " + Escape(best) + "</p>\n";
+    out += "<p class=\"pick\">Best: " + HtmlEscape(best) + "</p>\n";
   }
   // Rejections grouped by verdict, as the table output groups them.
   std::map<std::tuple<std::string, framework::Code, std::string>, std::vector<std::string>> groups;
@@ -115,8 +101,8 @@ std::string RenderExplanationHtml(const Explanation& e) {
         "<table class=\"sortable\" id=\"scores\"><thead><tr><th>Rank</th><th>Node</th>"
         "<th>Total</th>";
     for (size_t p = 0; p < e.score_plugins.size(); ++p) {
-      out += "<th>" + Escape(e.score_plugins[p]) + " &times;" + std::to_string(e.score_weights[p]) +
-             "</th>";
+      out += "<th>" + HtmlEscape(e.score_plugins[p]) + " &times;" +
+             std::to_string(e.score_weights[p]) + "</th>";
     }
     out += "<th>Extenders</th></tr></thead><tbody>\n";
     for (const auto& s : e.scored) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "pkg/api/encode.h"
+#include "pkg/common/go_quote.h"
 #include "pkg/common/http_negotiation.h"
 #include "pkg/config/encode.h"
 
@@ -138,22 +139,6 @@ ojson TypeHeader(std::string_view kind, const std::string& version) {
   return {{"kind", kind},
           {"apiVersion", std::string(kGroup) + "/" + version},
           {"metadata", {{"name", kZpageComponent}}}};
-}
-
-// html.EscapeString.
-std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '\'': out += "&#39;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // Go's time.UnixDate layout in local time: "Mon Jan  2 15:04:05 MST 2006".

@@ -28,5 +28,11 @@ TEST(GoJsonString, MatchesEncodingJson) {
   EXPECT_EQ(GoJsonString("caf\xc3\xa9"), "\"caf\xc3\xa9\"");
 }
 
+TEST(HtmlEscape, EscapesWhatGoEscapes) {
+  EXPECT_EQ(HtmlEscape(R"(<a href="x">Tom & Jerry's</a>)"),
+            "&lt;a href=&#34;x&#34;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
+  EXPECT_EQ(HtmlEscape("plain"), "plain");
+}
+
 }  // namespace
 }  // namespace stowage
