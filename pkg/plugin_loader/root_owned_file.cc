@@ -19,7 +19,9 @@ namespace stowage::plugin_loader {
 namespace {
 
 // The ownership and mode rules shared by directories and the file; what names the object in the
-// message (the file, or "its directory /x").
+// message (the file, or "its directory /x"). A root-owned sticky directory (/tmp) may be writable
+// by all: its sticky bit keeps others from renaming or removing what they do not own, and the
+// next component is checked in turn.
 Status CheckOwnerAndMode(const struct stat& st, const std::string& what, bool allow_own_uid) {
   const uid_t self = ::geteuid();
   if (st.st_uid != 0 && !(allow_own_uid && st.st_uid == self)) {
@@ -28,7 +30,8 @@ Status CheckOwnerAndMode(const struct stat& st, const std::string& what, bool al
         (allow_own_uid && self != 0 ? " or uid " + std::to_string(self) + " (this process)"
                                     : std::string()));
   }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+  const bool sticky_root_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && st.st_uid == 0;
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky_root_dir) {
     char mode[8];
     std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
     return PermissionDeniedError(what + " is writable by group or others (mode " + mode + ")");

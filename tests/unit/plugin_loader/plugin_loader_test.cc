@@ -119,6 +119,22 @@ TEST_F(PluginLoaderTest, RefusesFilesAndDirectoriesWritableByOthers) {
                                              "/sub\" is writable by group or others (mode 0775)"));
 }
 
+// A root-owned sticky directory writable by all (as /tmp) is passed through: others cannot
+// rename or remove what is in it. Without the sticky bit it is refused.
+TEST_F(PluginLoaderTest, AcceptsARootOwnedStickyDirectoryOnTheWay) {
+  const std::string nested = Copy(TEST_PLUGINS, "shared/safe/b.so");
+  ASSERT_EQ(chmod((dir_ + "/shared").c_str(), 01777), 0);
+  EXPECT_EQ(LoadError({nested}), "");
+  ASSERT_EQ(chmod((dir_ + "/shared").c_str(), 0777), 0);
+  EXPECT_THAT(LoadError({nested}),
+              HasSubstr("its directory \"" + dir_ +
+                        "/shared\" is writable by group or others (mode 0777)"));
+  // The sticky bit does not cover the library itself.
+  ASSERT_EQ(chmod((dir_ + "/shared").c_str(), 01777), 0);
+  ASSERT_EQ(chmod(nested.c_str(), 01777), 0);
+  EXPECT_THAT(LoadError({nested}), HasSubstr("is writable by group or others (mode 1777)"));
+}
+
 TEST_F(PluginLoaderTest, RefusesSymbolicLinksAndFilesThatAreNotRegular) {
   const std::string real = Copy(TEST_PLUGINS, "real/a.so");
   fs::create_symlink(real, dir_ + "/link.so");
