@@ -49,6 +49,7 @@ class Decoder {
   void Fail(const FieldPath& path, std::string message);
   const std::vector<std::string>& errors() const { return errors_; }
   bool exhausted() const { return exhausted_; }
+  size_t nodes() const { return nodes_; }
 
   // Calls fn(key, value, path_of_key) for each entry of a map (null counts as empty). fn
   // returns false for a key it does not know, which is then reported as an unknown field.

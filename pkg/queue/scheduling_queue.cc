@@ -428,6 +428,12 @@ SchedulingQueue::Sizes SchedulingQueue::SizesForTest() const {
                .nominated = nominator_.size()};
 }
 
+bool SchedulingQueue::Idle() const {
+  MutexLock l(mu_);
+  // What Pop would wait on: nothing active and no rejected pod backoffQ would hand out.
+  return active_.empty() && !backoff_.HasRejected() && active_.InFlightPods() == 0;
+}
+
 size_t SchedulingQueue::UnschedulableSize() const {
   MutexLock l(mu_);
   return unschedulable_.size();

@@ -130,6 +130,10 @@ class SchedulingQueue {
   size_t ActiveSize() const;
   size_t BackoffSize() const;
   size_t UnschedulableSize() const;
+  // Pop has nothing to hand out (activeQ is empty, and backoffQ holds no rejected pod it would
+  // pop early) and no popped pod is still in its scheduling cycle: nothing runs until an event,
+  // a backoff expiry or a flush moves a pod (`stowage simulate` advances time then).
+  bool Idle() const;
   // Every pod waiting in activeQ, backoffQ or unschedulable (gated included), and upstream's
   // summary of the three counts ("activeQ:1; backoffQ:0; unschedulableEntities:2"), for the
   // cache debugger.

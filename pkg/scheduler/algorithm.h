@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pkg/common/random.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "stowage/framework/cycle_state.h"
 #include "stowage/framework/extender.h"
@@ -106,6 +107,12 @@ class Algorithm {
   void Explain(framework::Framework& fw, framework::CycleState& state,
                const framework::PodInfo& pod, const NominatedPods& nominated, Explanation& out);
 
+  // For explain, a pod that fits nowhere: PostFilter run as a dry run (preemption_dry_run.h),
+  // with the message the scheduler would write.
+  void ExplainPreemption(framework::Framework& fw, framework::CycleState& state,
+                         const framework::PodInfo& pod, const NominatedPods& nominated,
+                         const FitError& fit, const std::string& pre_filter_msg, Explanation& out);
+
   // How many feasible nodes are enough before scoring (adaptive percentageOfNodesToScore).
   size_t NumFeasibleNodesToFind(const framework::Framework& fw, size_t all) const;
 
@@ -127,7 +134,7 @@ class Algorithm {
   const std::vector<framework::Extender*> extenders_;
   const bool extenders_filter_or_score_;  // upstream's hasExtenderFilters || extender scoring
   size_t next_start_node_index_ = 0;
-  std::mt19937_64 rng_{std::random_device{}()};
+  std::mt19937_64 rng_{RandomSeed()};
   // Scratch reused across cycles.
   std::vector<const framework::NodeInfo*> candidates_;
   std::vector<const framework::NodeInfo*> feasible_;

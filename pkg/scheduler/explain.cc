@@ -6,6 +6,7 @@
 #include <atomic>
 #include <set>
 
+#include "pkg/framework/preemption_dry_run.h"
 #include "pkg/scheduler/algorithm.h"
 #include "pkg/scheduler/scheduler.h"
 
@@ -33,6 +34,36 @@ void RankScored(Explanation& out) {
 
 }  // namespace
 
+void Algorithm::ExplainPreemption(framework::Framework& fw, framework::CycleState& state,
+                                  const framework::PodInfo& pod, const NominatedPods& nominated,
+                                  const FitError& fit, const std::string& pre_filter_msg,
+                                  Explanation& out) {
+  out.fit_error =
+      framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, pre_filter_msg, "");
+  const auto& post = fw.spec().at(framework::ExtensionPoint::kPostFilter);
+  if (post.empty()) return;
+  if (post.size() != 1 || post[0].name != "DefaultPreemption") {
+    std::string names;
+    for (const auto& p : post) names += (names.empty() ? "" : ", ") + p.name;
+    out.preemption_skipped = "PostFilter plugins " + names +
+                             " are not run: only DefaultPreemption can be run without evicting";
+    return;
+  }
+  state.Write(framework::kPreemptionDryRunKey, std::make_unique<framework::PreemptionDryRun>());
+  CyclePluginsRunner runner(fw, nominated);
+  framework::NominatingInfo ignored;
+  const Status pf = fw.RunPostFilterPlugins(state, pod, fit.node_statuses, runner, ignored);
+  out.preemption_ran = true;
+  out.fit_error = framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, pre_filter_msg,
+                                             pf.Message());
+  if (const auto* dry = state.Read<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey)) {
+    for (const auto& c : dry->candidates) {
+      out.preemption_candidates.push_back({c.node, c.victims, c.pdb_violations});
+    }
+    out.preemption_node = dry->chosen;
+  }
+}
+
 void Algorithm::Explain(framework::Framework& fw, framework::CycleState& state,
                         const framework::PodInfo& pod, const NominatedPods& nominated,
                         Explanation& out) {
@@ -59,8 +90,7 @@ void Algorithm::Explain(framework::Framework& fw, framework::CycleState& state,
       out.verdicts.push_back(VerdictOf(n->name(), ps));
       fit.node_statuses.emplace_back(n->name(), ps);
     }
-    out.fit_error =
-        framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, ps.Message(), "");
+    ExplainPreemption(fw, state, pod, nominated, fit, ps.Message(), out);
     return;
   }
   size_t candidates = all.size();
@@ -117,7 +147,7 @@ void Algorithm::Explain(framework::Framework& fw, framework::CycleState& state,
     }
   }
   if (feasible_.empty()) {
-    out.fit_error = framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, "", "");
+    ExplainPreemption(fw, state, pod, nominated, fit, "", out);
     return;
   }
   // As a cycle does, a single feasible node is taken without scoring.

@@ -36,6 +36,13 @@ struct ScoredNode {
   int rank = 0;                     // 1 for the best; equal totals share a rank
 };
 
+// A node where preemption could make room, and the pods it would evict there.
+struct PreemptionCandidate {
+  std::string node;
+  std::vector<std::string> victims;  // namespace/name, most important first
+  int pdb_violations = 0;
+};
+
 struct Explanation {
   std::string pod;      // namespace/name
   std::string profile;  // the schedulerName whose profile ran
@@ -70,8 +77,17 @@ struct Explanation {
   // How many feasible nodes a real cycle stops at before scoring (percentageOfNodesToScore):
   // with fewer feasible nodes than the snapshot has, the scheduler scores a rotating sample.
   size_t nodes_to_score = 0;
-  // For a pod that fits nowhere: the message the scheduler writes (upstream's FitError).
+  // For a pod that fits nowhere: the message the scheduler writes (upstream's FitError, with
+  // PostFilter's verdict after "preemption: ").
   std::string fit_error;
+  // And what preemption would do, run with nothing evicted or nominated: the candidates found
+  // (those violating no PodDisruptionBudget first) and the one it would pick. Run only when
+  // DefaultPreemption is the profile's one PostFilter plugin; otherwise preemption_skipped says
+  // why not.
+  bool preemption_ran = false;
+  std::vector<PreemptionCandidate> preemption_candidates;
+  std::string preemption_node;
+  std::string preemption_skipped;
   // An error that stopped the search (a plugin's Error status), as the scheduler would log it.
   std::string error;
 };

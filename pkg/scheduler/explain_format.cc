@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "pkg/common/text_table.h"
 #include "pkg/scheduler/explain.h"
 
 namespace stowage::scheduler {
@@ -17,25 +18,33 @@ constexpr size_t kExampleNodes = 3;
 
 using Row = std::vector<std::string>;
 
-// Columns padded to their widest cell; numeric columns (named in right) aligned right.
-void AppendTable(std::string& out, const std::vector<Row>& rows, const std::vector<bool>& right) {
-  std::vector<size_t> width;
-  for (const auto& r : rows) {
-    if (width.size() < r.size()) width.resize(r.size(), 0);
-    for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+std::string Victims(const PreemptionCandidate& c) {
+  std::string v;
+  for (const auto& p : c.victims) v += (v.empty() ? "" : ", ") + p;
+  return v;
+}
+
+// What preemption would do for a pod that fits nowhere (its dry run).
+void AppendPreemption(std::string& out, const Explanation& e) {
+  if (!e.preemption_skipped.empty()) {
+    out += "Preemption: " + e.preemption_skipped + "\n";
+    return;
   }
-  for (const auto& r : rows) {
-    std::string line = " ";
-    for (size_t c = 0; c < r.size(); ++c) {
-      const size_t pad = width[c] - r[c].size();
-      const bool last = c + 1 == r.size();
-      line += "  ";
-      if (c < right.size() && right[c]) line.append(pad, ' ');
-      line += r[c];
-      if (!(c < right.size() && right[c]) && !last) line.append(pad, ' ');
+  if (!e.preemption_ran) return;
+  if (e.preemption_node.empty()) {
+    out += "Preemption (dry run): no node where evicting lower-priority pods would make room\n";
+    return;
+  }
+  for (const auto& c : e.preemption_candidates) {
+    if (c.node == e.preemption_node) {
+      out += "Preemption (dry run): would nominate " + c.node + " and evict " + Victims(c) + "\n";
     }
-    out += line + "\n";
   }
+  std::vector<Row> rows{{"CANDIDATE", "PDB VIOLATIONS", "VICTIMS"}};
+  for (const auto& c : e.preemption_candidates) {
+    rows.push_back({c.node, std::to_string(c.pdb_violations), Victims(c)});
+  }
+  AppendAlignedTable(out, rows, {false, true});
 }
 
 std::string Examples(const std::vector<std::string>& nodes) {
@@ -70,7 +79,7 @@ void AppendFilter(std::string& out, const Explanation& e) {
     rows.push_back({std::to_string(nodes->size()), plugin.empty() ? "-" : plugin,
                     std::string(framework::CodeName(code)), message, Examples(*nodes)});
   }
-  AppendTable(out, rows, {true});
+  AppendAlignedTable(out, rows, {true});
 }
 
 void AppendScores(std::string& out, const Explanation& e, size_t top) {
@@ -104,7 +113,7 @@ void AppendScores(std::string& out, const Explanation& e, size_t top) {
     if (extenders) r.push_back(std::to_string(s.extenders));
     rows.push_back(std::move(r));
   }
-  AppendTable(out, rows, right);
+  AppendAlignedTable(out, rows, right);
 }
 
 }  // namespace
@@ -146,7 +155,11 @@ std::string RenderExplanationText(const Explanation& e, size_t top) {
   if (!e.verdicts.empty() && e.pre_filter_code == framework::Code::kSuccess) AppendFilter(out, e);
   AppendScores(out, e, top);
   out += "\n";
-  if (!e.fit_error.empty()) return out + "Unschedulable: " + e.fit_error + "\n";
+  if (!e.fit_error.empty()) {
+    out += "Unschedulable: " + e.fit_error + "\n";
+    AppendPreemption(out, e);
+    return out;
+  }
   bool nominated_feasible = false;
   for (const auto& s : e.scored) nominated_feasible |= s.node == e.nominated_node;
   if (!e.nominated_node.empty() && nominated_feasible) {
@@ -223,6 +236,17 @@ std::string RenderExplanationJson(const Explanation& e) {
   j["best"] = e.best;
   j["nodesToScore"] = e.nodes_to_score;
   if (!e.fit_error.empty()) j["unschedulable"] = e.fit_error;
+  if (e.preemption_ran || !e.preemption_skipped.empty()) {
+    nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
+    for (const auto& c : e.preemption_candidates) {
+      candidates.push_back(
+          {{"node", c.node}, {"victims", c.victims}, {"pdbViolations", c.pdb_violations}});
+    }
+    j["preemption"] = {{"ran", e.preemption_ran},
+                       {"node", e.preemption_node},
+                       {"candidates", std::move(candidates)}};
+    if (!e.preemption_skipped.empty()) j["preemption"]["skipped"] = e.preemption_skipped;
+  }
   if (!e.error.empty()) j["error"] = e.error;
   return j.dump(2) + "\n";
 }

@@ -69,6 +69,19 @@ std::string RenderExplanationHtml(const Explanation& e) {
   }
   if (!e.error.empty()) out += "<p>Error: " + HtmlEscape(e.error) + "</p>\n";
   if (!e.fit_error.empty()) out += "<p>Unschedulable: " + HtmlEscape(e.fit_error) + "</p>\n";
+  if (!e.preemption_skipped.empty()) {
+    out += "<p>Preemption: " + HtmlEscape(e.preemption_skipped) + "</p>\n";
+  } else if (e.preemption_ran) {
+    out += "<p>Preemption (dry run): " +
+           HtmlEscape(e.preemption_node.empty() ? "no candidate node"
+                                                : "would nominate " + e.preemption_node) +
+           "</p>\n";
+    for (const auto& c : e.preemption_candidates) {
+      std::string v;
+      for (const auto& p : c.victims) v += (v.empty() ? "" : ", ") + p;
+      out += "<p class=\"candidate\">" + HtmlEscape(c.node) + ": " + HtmlEscape(v) + "</p>\n";
+    }
+  }
   if (!e.best.empty()) {
     std::string best;
     for (const auto& b : e.best) best += (best.empty() ? "" : ", ") + b;

@@ -94,7 +94,8 @@ stowage::Status Scheduler::Init(std::vector<std::unique_ptr<framework::Framework
   }
   queue::QueueOptions queue_options = options_.queue;
   queue_options.extenders = !options_.extenders.empty();
-  queue_ = std::make_unique<queue::SchedulingQueue>(by_name, queue_options);
+  queue_ = std::make_unique<queue::SchedulingQueue>(
+      by_name, queue_options, options_.queue_clock ? *options_.queue_clock : RealClock());
   RegisterHandlers();
   return OkStatus();
 }
@@ -124,12 +125,20 @@ void Scheduler::CacheError(std::string_view operation, const api::Pod* pod,
   }
 }
 
+bool Scheduler::Quiet() { return queue_->Idle() && WritesDone(); }
+
+bool Scheduler::WritesDone() {
+  return binding_.Drain(std::chrono::milliseconds(0)) == 0 &&
+         status_writer_.Drain(std::chrono::milliseconds(0)) == 0;
+}
+
 void Scheduler::Run(std::stop_token stop) {
   queue_->Run();
   std::stop_callback close(stop, [this] { queue_->Close(); });
   while (!stop.stop_requested()) {
     binding_.WaitForRoom(stop);
     if (stop.stop_requested()) break;
+    if (options_.before_cycle) options_.before_cycle();
     ScheduleOne();
   }
   // Let in-flight bindings finish so assumed pods do not leak, within a bound so that an

@@ -78,6 +78,13 @@ struct Options {
   // filter and score in every profile, bind instead of the Bind plugins and take part in
   // preemption, as upstream's.
   std::vector<std::shared_ptr<framework::Extender>> extenders;
+  // The clock of the queue's backoffs and flushes; null: the real one. `stowage simulate` gives
+  // a FakeClock it moves on when the scheduler is idle, so backoffs cost no real time.
+  Clock* queue_clock = nullptr;
+  // Called on the scheduling thread before each cycle pops its pod. `stowage simulate` waits
+  // there until the previous cycle's binding, preemption and writes have reached the informers,
+  // so that a run does not depend on thread timing and repeats exactly.
+  std::function<void()> before_cycle;
 };
 
 class Scheduler {
@@ -114,6 +121,12 @@ class Scheduler {
   // scheduler waits for it once (`stowage explain`, /debug/explain). NotFound for a pod the
   // informer does not hold; FailedPrecondition for a bound pod or one no profile serves.
   StatusOr<Explanation> Explain(std::string_view ns, std::string_view name);
+  // Nothing is being scheduled, bound or written: activeQ is empty, no cycle runs, and no
+  // binding, async preemption or status patch is queued or in flight. A pod in backoff or
+  // unschedulable waits for time or an event. Safe from any thread.
+  bool Quiet();
+  // No binding, async preemption or status patch is queued or in flight.
+  bool WritesDone();
   // Upstream's cache debugger, which SIGUSR2 runs: compares the cache and the queue with the
   // informers, then dumps both to the log (cache_debugger.h). Safe from any thread.
   void DebugCache() const;

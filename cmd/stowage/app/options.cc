@@ -327,6 +327,11 @@ void AddOwnFlags(Options* o, FlagSet* fs, bool hidden) {
           "The most bytes of a scheduler extender's answer read before the call fails (or four "
           "times the request, when that is more). May only be raised.")
       .hidden = hidden;
+  fs->Int(&o->random_seed, "random-seed",
+          "Fix the seed of the scheduler's random choices (which of equally scored nodes, where "
+          "preemption starts its search), to compare a run with `stowage simulate --seed`. 0 "
+          "draws a fresh seed.")
+      .hidden = hidden;
 }
 
 }  // namespace

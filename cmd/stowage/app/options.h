@@ -227,6 +227,9 @@ struct Options {
   // --extender-max-response-bytes: stowage's own; the most bytes of an extender's answer read
   // (pkg/extender/http_extender.h, docs/extenders.md). Only values above the default are valid.
   int64_t extender_max_response_bytes = config::kDefaultExtenderMaxResponseBytes;
+  // --random-seed: stowage's own; fixes the seed of the scheduler's random choices, so a run can
+  // be compared with `stowage simulate --seed` (pkg/common/random.h). 0: a fresh seed.
+  int64_t random_seed = 0;
 
   SecureServingOptions secure_serving;
   AuthenticationOptions authentication;

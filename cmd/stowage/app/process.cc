@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -13,6 +15,7 @@
 #include "pkg/cel/engine.h"
 #include "pkg/common/heap_trimmer.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/random.h"
 #include "pkg/common/sdnotify.h"
 #include "pkg/metrics/component.h"
 #include "pkg/metrics/metrics.h"
@@ -22,6 +25,8 @@
 #include "pkg/sandbox/sandbox.h"
 #include "pkg/scheduler/resource_metrics.h"
 #include "pkg/scheduler/setup.h"
+#include "pkg/simulate/simulate.h"
+#include "pkg/simulate/take_snapshot.h"
 
 namespace stowage::app {
 namespace {
@@ -193,6 +198,7 @@ bool Process::NewClients() {
 }
 
 bool Process::NewScheduler() {
+  if (options_.random_seed != 0) SetRandomSeed(static_cast<uint64_t>(options_.random_seed));
   informers_.emplace(*api_, "kube-scheduler");  // upstream's InformerName
   scheduler::Options so;
   char host[256] = {};
@@ -334,6 +340,50 @@ int Process::Explain(const ExplainRequest& request) {
   const std::string out = RenderExplanation(*e, request.output);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+int Process::Simulate(const simulate::Snapshot& snapshot, const SimulateRequest& request) {
+  auto r = simulate::Run({.snapshot = snapshot,
+                          .cfg = cfg_,
+                          .registry = registry_,
+                          .not_yet_implemented = plugins::NotYetImplemented(),
+                          .features = ConfigFeatures(options_),
+                          .options = {.seed = request.seed}});
+  if (!r.ok()) {
+    LOG_ERROR_ERR(r.status(), "simulate failed");
+    return 1;
+  }
+  LOG_INFO("simulated {} pending pod(s) on {} node(s) in {:.2f} s", r->pods.size(), r->nodes,
+           r->real_seconds);
+  const std::string out = request.json ? simulate::RenderJson(*r) : simulate::RenderText(*r);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+int Process::WriteSnapshot(int fd, const SnapshotRequest& request) {
+  simulate::SnapshotCounts counts;
+  auto text = simulate::TakeSnapshot(*api_, request.json, &counts);
+  if (!text.ok()) {
+    LOG_ERROR_ERR(text.status(), "snapshot failed");
+    if (fd != STDOUT_FILENO) close(fd);
+    return 1;
+  }
+  for (size_t done = 0; done < text->size();) {
+    const ssize_t n = write(fd, text->data() + done, text->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      LOG_ERROR("snapshot: cannot write {}: {}", request.file, std::strerror(errno));
+      return 1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (fd != STDOUT_FILENO && close(fd) != 0) {
+    LOG_ERROR("snapshot: cannot write {}: {}", request.file, std::strerror(errno));
+    return 1;
+  }
+  LOG_INFO("snapshot: {} objects of {} kinds written to {}", counts.objects, counts.kinds,
+           request.file == "-" ? "standard output" : request.file);
+  return 0;
 }
 
 int Process::Schedule() {

@@ -22,6 +22,7 @@
 #include "cmd/stowage/app/options.h"
 #include "cmd/stowage/app/secure_port.h"
 #include "cmd/stowage/app/signal_watcher.h"
+#include "cmd/stowage/app/simulate.h"
 #include "pkg/client/kubeconfig.h"
 #include "pkg/config/types.h"
 #include "pkg/informer/informer_factory.h"
@@ -30,6 +31,7 @@
 #include "pkg/server/https_server.h"
 #include "pkg/server/router.h"
 #include "pkg/server/slis.h"
+#include "pkg/simulate/snapshot.h"
 #include "stowage/common/clock.h"
 #include "stowage/framework/registry.h"
 
@@ -71,6 +73,11 @@ class Process {
   // `stowage explain`: prints what a cycle would do with the pod (once the informers synced);
   // the exit code.
   int Explain(const ExplainRequest& request);
+  // `stowage simulate`: the snapshot's pending pods through a scheduler of this configuration
+  // and registry over an in-memory API server; prints the result; the exit code.
+  int Simulate(const simulate::Snapshot& snapshot, const SimulateRequest& request);
+  // `stowage snapshot`: lists the cluster into fd (closed after); the exit code.
+  int WriteSnapshot(int fd, const SnapshotRequest& request);
   // Schedules until a stop signal or, when electing, the end of the lease; the exit code.
   int Schedule();
   // Stops serving, the delegated auth and the informers, and exits with code at once.

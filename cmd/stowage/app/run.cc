@@ -9,6 +9,7 @@
 #include "cmd/stowage/app/explain.h"
 #include "cmd/stowage/app/options.h"
 #include "cmd/stowage/app/server.h"
+#include "cmd/stowage/app/simulate.h"
 #include "pkg/common/logging.h"
 #include "pkg/plugins/registry.h"
 
@@ -55,6 +56,26 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
     }
     explain = std::move(*request);
   }
+  // `stowage simulate SNAPSHOT ...` and `stowage snapshot ...` (simulate.h), likewise.
+  std::optional<SimulateRequest> simulate;
+  std::optional<SnapshotRequest> snapshot;
+  if (!args.empty() && args[0] == "simulate") {
+    auto request = TakeSimulateArgs(args);
+    if (!request.ok()) {
+      std::fprintf(stderr, "%sError: %s\n", kSimulateUsage,
+                   std::string(request.status().message()).c_str());
+      return 1;
+    }
+    simulate = std::move(*request);
+  } else if (!args.empty() && args[0] == "snapshot") {
+    auto request = TakeSnapshotArgs(args);
+    if (!request.ok()) {
+      std::fprintf(stderr, "%sError: %s\n", kSnapshotUsage,
+                   std::string(request.status().message()).c_str());
+      return 1;
+    }
+    snapshot = std::move(*request);
+  }
   auto options = ParseCommandLine(args);
   if (!options.ok()) {
     std::fputs(ParseErrorText(options.status(), TerminalColumns(STDOUT_FILENO)).c_str(), stderr);
@@ -62,6 +83,8 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
   }
   if (options->help) {
     if (explain) std::fputs(kExplainUsage, stdout);
+    if (simulate) std::fputs(kSimulateUsage, stdout);
+    if (snapshot) std::fputs(kSnapshotUsage, stdout);
     std::fputs(Help(TerminalColumns(STDOUT_FILENO)).c_str(), stdout);
     return 0;
   }
@@ -86,6 +109,8 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
     return 0;
   }
   if (explain) return RunExplain(*options, *cfg, *out_of_tree, *explain);
+  if (simulate) return RunSimulate(*options, *cfg, *out_of_tree, *simulate);
+  if (snapshot) return RunSnapshot(*options, *cfg, *snapshot);
   return RunScheduler(*options, *cfg, *out_of_tree);
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "pkg/common/logging.h"
+#include "pkg/framework/preemption_dry_run.h"
 #include "pkg/plugins/default_preemption/candidates.h"
 #include "pkg/plugins/default_preemption/extenders.h"
 #include "pkg/plugins/default_preemption/pdb.h"
@@ -152,11 +153,25 @@ Status DefaultPreemption::Preempt(framework::CycleState& state, const framework:
   }
   VLOG(2, "the target node for the preemption is determined node=\"{}\" pod=\"{}\"", best->node,
        api::NamespacedName(pod.metadata));
+  const std::string found = "found a potential placement for pod on node " + best->node +
+                            ", preempting " + std::to_string(best->victims.pods.size()) +
+                            " victims";
+  if (auto* explain =
+          state.ReadMutable<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey)) {
+    // `stowage explain`: what would be evicted, with nothing evicted and no one nominated.
+    for (const Candidate& c : dry.candidates) {
+      auto& out = explain->candidates.emplace_back();
+      out.node = c.node;
+      out.pdb_violations = c.victims.num_pdb_violations;
+      for (const auto& v : c.victims.pods)
+        out.victims.push_back(api::NamespacedName(v->pod->metadata));
+    }
+    explain->chosen = best->node;
+    return Status(Code::kSuccess, found);
+  }
   if (Status s = executor_.Actuate(*best, preemptor->pod); !s.IsSuccess()) return s;
   result = {NominatingInfo::Mode::kOverride, best->node};
-  return Status(Code::kSuccess, "found a potential placement for pod on node " + best->node +
-                                    ", preempting " + std::to_string(best->victims.pods.size()) +
-                                    " victims");
+  return Status(Code::kSuccess, found);
 }
 
 Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "pkg/common/random.h"
 #include "pkg/plugins/default_preemption/executor.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
@@ -69,7 +70,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   const int32_t min_candidate_nodes_absolute_;
   const bool async_;
   Executor executor_;
-  std::mt19937_64 rng_{std::random_device{}()};  // scheduling thread only
+  std::mt19937_64 rng_{RandomSeed()};  // scheduling thread only
   std::function<size_t(size_t)> offset_;
 };
 static_assert(std::is_base_of_v<framework::PostFilterPlugin, DefaultPreemption>);

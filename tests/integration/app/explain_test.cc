@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "tests/integration/app/instance.h"
 #include "tests/testing/builders.h"
@@ -77,7 +78,7 @@ class ExplainCommand : public ::testing::Test {
           .Label("explain", "yes")
           .Capacity({{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}});
     };
-    ASSERT_TRUE(testing::CreateNode(admin, node("explain-small", "2")).ok());
+    ASSERT_TRUE(testing::CreateNode(admin, node("explain-small", "2").Label("size", "small")).ok());
     ASSERT_TRUE(testing::CreateNode(admin, node("explain-big", "16")).ok());
     ASSERT_TRUE(testing::CreateNode(
                     admin, node("explain-tainted", "16").Taint("dedicated", "x", "NoSchedule"))
@@ -232,6 +233,49 @@ TEST_F(ExplainCommand, BadRequestsFailWithTheirReason) {
   auto [code2, out2] = Explain({std::string(kNs) + "/fits", "-o", "yaml"});
   EXPECT_EQ(code2, 1);
   EXPECT_THAT(out2, HasSubstr("unknown output format \"yaml\""));
+}
+
+// A pod that fits only where a lower-priority pod runs: explain runs preemption as a dry run,
+// naming the node and the victim, and evicts and nominates nothing.
+TEST_F(ExplainCommand, APreemptorGetsItsVictimsWithNothingEvicted) {
+  auto& admin = SharedCluster().Admin();
+  for (const auto& [name, value] :
+       std::map<std::string, int>{{"explain-low", 10}, {"explain-high", 1000}}) {
+    auto pc = admin.Post(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        R"({"metadata":{"name":")" + name + R"("},"value":)" + std::to_string(value) + "}");
+    ASSERT_TRUE(pc.ok() || client::IsAlreadyExists(pc.status())) << pc.status();
+  }
+  auto pod = [](const std::string& name, const std::string& cls) {
+    return testing::BuildPod()
+        .Namespace(kNs)
+        .Name(name)
+        .PriorityClassName(cls)
+        .NodeSelector({{"explain", "yes"}, {"size", "small"}})
+        .Req({{"cpu", "1500m"}});
+  };
+  ASSERT_TRUE(testing::CreatePod(admin, pod("low", "explain-low").Node("explain-small")).ok());
+  ASSERT_TRUE(testing::CreatePod(admin, pod("urgent", "explain-high")).ok());
+  auto [code, out] = Explain({std::string(kNs) + "/urgent"});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_THAT(out, HasSubstr("Preemption (dry run): would nominate explain-small and evict "
+                             "explain/low\n"));
+  auto [code2, json] = Explain({std::string(kNs) + "/urgent", "-o", "json"});
+  EXPECT_EQ(code2, 0) << json;
+  EXPECT_THAT(json, HasSubstr(R"("victims": [)"));
+  auto low = client::GetObject<api::Pod>(admin, kNs, "low");
+  ASSERT_TRUE(low.ok());
+  EXPECT_FALSE(low->metadata.deletion_timestamp.has_value());
+  auto urgent = client::GetObject<api::Pod>(admin, kNs, "urgent");
+  ASSERT_TRUE(urgent.ok());
+  EXPECT_EQ(urgent->status.nominated_node_name, "");
+  // A pod no eviction can help gets the dry run's verdict too.
+  auto [code3, big] = Explain({std::string(kNs) + "/too-big"});
+  EXPECT_EQ(code3, 0) << big;
+  EXPECT_THAT(big, HasSubstr("Preemption (dry run): no node where evicting"));
+  // Gone before the running scheduler of the next test would preempt for real.
+  (void)testing::DeletePod(admin, kNs, "urgent");
+  (void)testing::DeletePod(admin, kNs, "low");
 }
 
 // Last: the running scheduler places the pods, and its decisions are the ones explained.

@@ -122,8 +122,8 @@ TEST(Flags, EveryUpstreamFlagExistsWithItsTypeDefaultAndGroup) {
       ++own;
     }
   }
-  EXPECT_EQ(own, 4u) << "only --sandbox, --plugin-library, --cel-library and "
-                        "--extender-max-response-bytes are stowage's own";
+  EXPECT_EQ(own, 5u) << "only --sandbox, --plugin-library, --cel-library, "
+                        "--extender-max-response-bytes and --random-seed are stowage's own";
 }
 
 // Help lists stowage's own flags after the usage, which stays upstream's.

@@ -78,6 +78,18 @@ struct Narrow : framework::PreFilterPlugin {
   }
 };
 
+// A PostFilter that would nominate n1: explain must not run it, as it knows no dry run.
+struct NominateN1 : framework::PostFilterPlugin {
+  int calls = 0;
+  std::string_view Name() const override { return "NominateN1"; }
+  Status PostFilter(CycleState&, const PodInfo&, const framework::NodeToStatus&,
+                    framework::PluginsRunner&, framework::NominatingInfo& result) override {
+    ++calls;
+    result = {framework::NominatingInfo::Mode::kOverride, "n1"};
+    return {};
+  }
+};
+
 class ExplainTest : public ::testing::Test {
  protected:
   void Build(const std::vector<std::string>& nodes, bool score = true) {
@@ -89,6 +101,9 @@ class ExplainTest : public ::testing::Test {
     ASSERT_TRUE(testing::RegisterStub(registry_, "Flat", [this] { return flat_.release(); }).ok());
     ASSERT_TRUE(
         testing::RegisterStub(registry_, "Narrow", [this] { return narrow_.release(); }).ok());
+    ASSERT_TRUE(testing::RegisterStub(registry_, "NominateN1", [this] {
+                  return post_filter_.release();
+                }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
@@ -96,6 +111,7 @@ class ExplainTest : public ::testing::Test {
     spec.at(framework::ExtensionPoint::kPreFilter) = {{"Narrow"}};
     spec.at(framework::ExtensionPoint::kFilter) = {{"Table"}};
     if (score) spec.at(framework::ExtensionPoint::kScore) = {{"Halving", 2}, {"Flat", 3}};
+    if (post_filter_in_profile_) spec.at(framework::ExtensionPoint::kPostFilter) = {{"NominateN1"}};
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);
@@ -117,6 +133,9 @@ class ExplainTest : public ::testing::Test {
   std::unique_ptr<HalvingScore> halving_ = std::make_unique<HalvingScore>();
   std::unique_ptr<FlatScore> flat_ = std::make_unique<FlatScore>();
   std::unique_ptr<Narrow> narrow_ = std::make_unique<Narrow>();
+  std::unique_ptr<NominateN1> post_filter_ = std::make_unique<NominateN1>();
+  NominateN1* nominator_ = post_filter_.get();
+  bool post_filter_in_profile_ = false;
   TableFilter* table_ = filter_.get();
   Narrow* narrowing_ = narrow_.get();
   framework::Registry registry_;
@@ -203,6 +222,19 @@ TEST_F(ExplainTest, NoFeasibleNodeGivesTheSchedulersMessage) {
   EXPECT_LT(text.find("Insufficient cpu"), text.find("node affinity"));
   EXPECT_THAT(text, HasSubstr("n1, n2"));
   EXPECT_THAT(text, HasSubstr("Unschedulable: 0/3 nodes are available"));
+}
+
+TEST_F(ExplainTest, APostFilterWithoutADryRunIsNotRunAndSaysSo) {
+  post_filter_in_profile_ = true;
+  Build({"n1"});
+  table_->reject = {{"n1", "Insufficient cpu"}};
+  Explanation e = Run();
+  EXPECT_EQ(nominator_->calls, 0);
+  EXPECT_FALSE(e.preemption_ran);
+  EXPECT_THAT(e.preemption_skipped, HasSubstr("NominateN1"));
+  EXPECT_EQ(e.fit_error, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_THAT(RenderExplanationText(e), HasSubstr("Preemption: PostFilter plugins NominateN1"));
+  EXPECT_THAT(RenderExplanationJson(e), HasSubstr("\"skipped\""));
 }
 
 TEST_F(ExplainTest, APreFilterRejectionAppliesToEveryNode) {

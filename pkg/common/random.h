@@ -1,0 +1,15 @@
+// The seed of the scheduler's random choices (ties between nodes, where preemption starts its
+// search): random per process, unless `stowage simulate` fixes it so that the same inputs give
+// the same placements.
+#pragma once
+
+#include <cstdint>
+
+namespace stowage {
+
+// A seed for a new random engine: the fixed one if SetRandomSeed was called, else fresh entropy.
+uint64_t RandomSeed();
+// Fixes the seeds handed out from now on. Call before the engines are built (before the scheduler).
+void SetRandomSeed(uint64_t seed);
+
+}  // namespace stowage
