@@ -1,8 +1,8 @@
 // The mark `stowage explain` leaves in a CycleState before it runs PostFilter for a pod that fits
 // nowhere. DefaultPreemption, finding it, looks for candidates and picks one exactly as it would,
-// but evicts and nominates nothing, and writes what it found back here. explain runs PostFilter
-// only when DefaultPreemption is the profile's one PostFilter plugin, as another would not know
-// the mark.
+// but evicts and nominates nothing, and writes what it found back here; DynamicResources
+// deallocates no claim. explain runs PostFilter only when those two are the profile's only
+// PostFilter plugins, as another would not know the mark.
 #pragma once
 
 #include <memory>

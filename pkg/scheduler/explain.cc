@@ -42,11 +42,16 @@ void Algorithm::ExplainPreemption(framework::Framework& fw, framework::CycleStat
       framework::FitErrorMessage(fit.num_all_nodes, fit.node_statuses, pre_filter_msg, "");
   const auto& post = fw.spec().at(framework::ExtensionPoint::kPostFilter);
   if (post.empty()) return;
-  if (post.size() != 1 || post[0].name != "DefaultPreemption") {
+  // The plugins that know the dry-run mark (preemption_dry_run.h).
+  const bool dry = std::all_of(post.begin(), post.end(), [](const framework::PluginSpec& p) {
+    return p.name == "DefaultPreemption" || p.name == "DynamicResources";
+  });
+  if (!dry) {
     std::string names;
     for (const auto& p : post) names += (names.empty() ? "" : ", ") + p.name;
     out.preemption_skipped = "PostFilter plugins " + names +
-                             " are not run: only DefaultPreemption can be run without evicting";
+                             " are not run: only DefaultPreemption and DynamicResources can run "
+                             "without writing";
     return;
   }
   state.Write(framework::kPreemptionDryRunKey, std::make_unique<framework::PreemptionDryRun>());

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "pkg/dra/node_match.h"
+#include "pkg/framework/preemption_dry_run.h"
 #include "pkg/dra/taints.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/dynamic_resources/state.h"
@@ -189,6 +190,10 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
         claim.reserved_for.empty() ||
         (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid);
     if (!only_this_pod) continue;
+    // `stowage explain`: what a cycle would answer, with nothing written.
+    if (state.Read<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey) != nullptr) {
+      return framework::Status::Unschedulable("deallocation of ResourceClaim completed");
+    }
     framework::ClaimWriter* writer = handle_.claim_writer();
     if (writer == nullptr) return framework::Status::Error("no API client to deallocate claims");
     claim.reserved_for.clear();

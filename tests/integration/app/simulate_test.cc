@@ -108,6 +108,8 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                            "kind: KubeSchedulerConfiguration\n"
                            "leaderElection: {leaderElect: false}\n"
+                           "clientConnection: {kubeconfig: "
+                        << SharedCluster().kubeconfig() << "}\n"
                            "profiles:\n- schedulerName: "
                         << kProfile << "\n";
   const std::string snap = dir + "/simulate-snapshot.yaml";
@@ -139,6 +141,7 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   EXPECT_THAT(simulated_message, HasSubstr("Insufficient cpu"));
 
   // The live scheduler, same configuration and seed, on the cluster the snapshot was taken of.
+  // With --config, the file's clientConnection.kubeconfig is the one used, as upstream.
   Instance live({"--config=" + config, "--random-seed=5"});
   ASSERT_TRUE(testing::Eventually(
       [] {
