@@ -4,7 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "pkg/config/yaml_decoder.h"

@@ -252,18 +252,19 @@ client::HttpResponse MemoryApi::State::Bind(Collection& c, const Target& t, cons
 }
 
 client::HttpResponse MemoryApi::State::Handle(const client::HttpRequest& req, const Target& t) {
-  const bool is_event = t.collection == "/api/v1/events" ||
-                        t.collection == "/apis/events.k8s.io/v1/events";
+  const bool is_event =
+      t.collection == "/api/v1/events" || t.collection == "/apis/events.k8s.io/v1/events";
   if (is_event) {
     json e = json::parse(req.body, nullptr, false);
     if (req.method == "PATCH") return Failure(404, "NotFound", "events are not kept by name");
     if (req.method != "POST" || !e.is_object()) return Failure(405, "MethodNotAllowed", "events");
-    const json& about = e.contains("regarding") ? e["regarding"] : e.value("involvedObject", json());
+    const json& about =
+        e.contains("regarding") ? e["regarding"] : e.value("involvedObject", json());
     const std::string ns = about.is_object() ? about.value("namespace", "") : "";
     const std::string name = about.is_object() ? about.value("name", "") : "";
-    events.push_back(RecordedEvent{ns.empty() ? name : ns + "/" + name, e.value("reason", ""),
-                                   e.contains("note") ? e.value("note", "")
-                                                      : e.value("message", "")});
+    events.push_back(
+        RecordedEvent{ns.empty() ? name : ns + "/" + name, e.value("reason", ""),
+                      e.contains("note") ? e.value("note", "") : e.value("message", "")});
     return Answer(201, e);
   }
   auto cit = collections.find(t.collection);
@@ -302,8 +303,8 @@ client::HttpResponse MemoryApi::State::Handle(const client::HttpRequest& req, co
   if (req.method == "DELETE") {
     json gone = it->second;
     if (t.collection == "/api/v1/pods") {
-      writes.push_back(Write{Write::Kind::kDelete, key, Field(gone, "spec.nodeName"),
-                             clock.Now() - start});
+      writes.push_back(
+          Write{Write::Kind::kDelete, key, Field(gone, "spec.nodeName"), clock.Now() - start});
     }
     Put(c, "DELETED", gone);
     return Answer(200, c.log.back().object);

@@ -71,16 +71,15 @@ std::string RenderText(const Result& r) {
   }
   rows = {{"NODE", "PODS", "CPU REQUESTED", "CPU", "MEMORY REQUESTED", "MEMORY"}};
   for (const auto& u : r.utilisation) {
-    rows.push_back({u.node + (u.unschedulable ? " (cordoned)" : ""),
-                    std::to_string(u.pods_before) + " -> " + std::to_string(u.pods_after) + "/" +
-                        std::to_string(u.allocatable_pods),
-                    std::to_string(u.milli_cpu_before) + "m -> " +
-                        std::to_string(u.milli_cpu_after) + "m/" +
-                        std::to_string(u.allocatable_milli_cpu) + "m",
-                    Percent(u.milli_cpu_after, u.allocatable_milli_cpu),
-                    Mi(u.memory_before) + " -> " + Mi(u.memory_after) + "/" +
-                        Mi(u.allocatable_memory),
-                    Percent(u.memory_after, u.allocatable_memory)});
+    rows.push_back(
+        {u.node + (u.unschedulable ? " (cordoned)" : ""),
+         std::to_string(u.pods_before) + " -> " + std::to_string(u.pods_after) + "/" +
+             std::to_string(u.allocatable_pods),
+         std::to_string(u.milli_cpu_before) + "m -> " + std::to_string(u.milli_cpu_after) + "m/" +
+             std::to_string(u.allocatable_milli_cpu) + "m",
+         Percent(u.milli_cpu_after, u.allocatable_milli_cpu),
+         Mi(u.memory_before) + " -> " + Mi(u.memory_after) + "/" + Mi(u.allocatable_memory),
+         Percent(u.memory_after, u.allocatable_memory)});
   }
   out += "\nNodes (before -> after / allocatable):\n";
   AppendAlignedTable(out, rows, {false, true, true, true, true, true});
@@ -100,8 +99,8 @@ std::string RenderJson(const Result& r) {
   }
   json preempted = json::array();
   for (const auto& v : r.preempted) {
-    preempted.push_back({{"pod", v.pod}, {"node", v.node}, {"atSeconds", v.at},
-                         {"message", v.message}});
+    preempted.push_back(
+        {{"pod", v.pod}, {"node", v.node}, {"atSeconds", v.at}, {"message", v.message}});
   }
   json displaced = json::array();
   for (const auto& d : r.displaced) {
@@ -111,20 +110,31 @@ std::string RenderJson(const Result& r) {
   for (const auto& u : r.utilisation) {
     nodes.push_back({{"node", u.node},
                      {"unschedulable", u.unschedulable},
-                     {"pods", {{"before", u.pods_before}, {"after", u.pods_after},
-                               {"allocatable", u.allocatable_pods}}},
-                     {"milliCPU", {{"before", u.milli_cpu_before}, {"after", u.milli_cpu_after},
-                                   {"allocatable", u.allocatable_milli_cpu}}},
-                     {"memory", {{"before", u.memory_before}, {"after", u.memory_after},
-                                 {"allocatable", u.allocatable_memory}}}});
+                     {"pods",
+                      {{"before", u.pods_before},
+                       {"after", u.pods_after},
+                       {"allocatable", u.allocatable_pods}}},
+                     {"milliCPU",
+                      {{"before", u.milli_cpu_before},
+                       {"after", u.milli_cpu_after},
+                       {"allocatable", u.allocatable_milli_cpu}}},
+                     {"memory",
+                      {{"before", u.memory_before},
+                       {"after", u.memory_after},
+                       {"allocatable", u.allocatable_memory}}}});
   }
   json skipped = json::object();
   for (const auto& [kind, n] : r.skipped) skipped[kind] = n;
-  json doc{{"seed", r.seed},           {"nodes", r.nodes},
-           {"virtualSeconds", r.virtual_seconds}, {"stoppedEarly", r.stopped_early},
-           {"pods", pods},             {"preempted", preempted},
-           {"displaced", displaced},   {"utilisation", nodes},
-           {"skipped", skipped},       {"warnings", r.warnings}};
+  json doc{{"seed", r.seed},
+           {"nodes", r.nodes},
+           {"virtualSeconds", r.virtual_seconds},
+           {"stoppedEarly", r.stopped_early},
+           {"pods", pods},
+           {"preempted", preempted},
+           {"displaced", displaced},
+           {"utilisation", nodes},
+           {"skipped", skipped},
+           {"warnings", r.warnings}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

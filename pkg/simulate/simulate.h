@@ -43,8 +43,8 @@ struct Input {
 
 // One pod that was pending at the start.
 struct PodOutcome {
-  std::string pod;   // namespace/name
-  std::string node;  // "" while pending
+  std::string pod;      // namespace/name
+  std::string node;     // "" while pending
   double bound_at = 0;  // virtual seconds since the start
   std::string nominated_node;
   std::string reason;   // PodScheduled's reason while pending (Unschedulable, SchedulerError)
@@ -74,7 +74,7 @@ struct Result {
   size_t nodes = 0;
   double virtual_seconds = 0;
   double real_seconds = 0;
-  bool stopped_early = false;  // a bound of RunOptions ended the run
+  bool stopped_early = false;    // a bound of RunOptions ended the run
   std::vector<PodOutcome> pods;  // in the snapshot's order
   std::vector<Preempted> preempted;
   std::vector<Snapshot::Displaced> displaced;

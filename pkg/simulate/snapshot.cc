@@ -98,7 +98,8 @@ Status Snapshot::Impl::Admit(json& pod, WallTime created) {
       spec["preemptionPolicy"] = (*cls)["preemptionPolicy"];
     }
   }
-  if (!pod.contains("status") || !pod["status"].contains("phase")) pod["status"]["phase"] = "Pending";
+  if (!pod.contains("status") || !pod["status"].contains("phase"))
+    pod["status"]["phase"] = "Pending";
   for (const char* list : {"containers", "initContainers"}) {
     if (!spec.contains(list) || !spec[list].is_array()) continue;
     for (json& c : spec[list]) {
@@ -173,8 +174,7 @@ Status Snapshot::Impl::Load(const std::string& text, const std::string& path, Wa
     }
     const KindInfo* info = FindKind(kind);
     if (info->check == nullptr) continue;
-    if (Status s = info->check(obj.dump(-1, ' ', false, json::error_handler_t::replace));
-        !s.ok()) {
+    if (Status s = info->check(obj.dump(-1, ' ', false, json::error_handler_t::replace)); !s.ok()) {
       objects.resize(first);
       return InvalidArgumentError(what + ": " + std::string(s.message()));
     }

@@ -17,7 +17,8 @@ StatusOr<std::string> TakeSnapshot(client::RestClient& client, bool as_json,
   for (const KindInfo& k : AllKinds()) {
     if (k.kind == "Lease") continue;  // the scheduler's own election, not cluster state
     const std::string api_version =
-        k.prefix == "/api/v1" ? "v1" : std::string(k.prefix.substr(std::string_view("/apis/").size()));
+        k.prefix == "/api/v1" ? "v1"
+                              : std::string(k.prefix.substr(std::string_view("/apis/").size()));
     std::string next;
     size_t before = list["items"].size();
     do {

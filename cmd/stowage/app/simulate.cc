@@ -92,8 +92,8 @@ bool WantsHelp(const std::vector<std::string>& args) {
 
 Status Output(const std::string& value, bool& json, std::string_view formats) {
   if (value != "table" && value != "json" && value != "yaml") {
-    return InvalidArgumentError("unknown output format \"" + value + "\" (" +
-                                std::string(formats) + ")");
+    return InvalidArgumentError("unknown output format \"" + value + "\" (" + std::string(formats) +
+                                ")");
   }
   json = value == "json";
   return OkStatus();
@@ -159,8 +159,10 @@ int RunSimulate(const Options& options, const config::KubeSchedulerConfiguration
   simulate::Snapshot snapshot;
   Status s = snapshot.Read(request.snapshot);
   for (size_t i = 0; s.ok() && i < request.add.size(); ++i) s = snapshot.Add(request.add[i]);
-  for (size_t i = 0; s.ok() && i < request.remove.size(); ++i) s = snapshot.Remove(request.remove[i]);
-  for (size_t i = 0; s.ok() && i < request.cordon.size(); ++i) s = snapshot.Cordon(request.cordon[i]);
+  for (size_t i = 0; s.ok() && i < request.remove.size(); ++i)
+    s = snapshot.Remove(request.remove[i]);
+  for (size_t i = 0; s.ok() && i < request.cordon.size(); ++i)
+    s = snapshot.Cordon(request.cordon[i]);
   for (size_t i = 0; s.ok() && i < request.drain.size(); ++i) s = snapshot.Drain(request.drain[i]);
   if (!s.ok()) {
     LOG_ERROR_ERR(s, "simulate: cannot read the snapshot");

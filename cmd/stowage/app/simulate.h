@@ -17,12 +17,12 @@ namespace stowage::app {
 
 struct SimulateRequest {
   std::string snapshot;
-  std::vector<std::string> add;      // --add FILE
-  std::vector<std::string> remove;   // --remove node/NAME | pod/NAMESPACE/NAME
-  std::vector<std::string> cordon;   // --cordon NODE
-  std::vector<std::string> drain;    // --drain NODE
-  bool json = false;                 // -o json
-  uint64_t seed = 1;                 // --seed
+  std::vector<std::string> add;     // --add FILE
+  std::vector<std::string> remove;  // --remove node/NAME | pod/NAMESPACE/NAME
+  std::vector<std::string> cordon;  // --cordon NODE
+  std::vector<std::string> drain;   // --drain NODE
+  bool json = false;                // -o json
+  uint64_t seed = 1;                // --seed
 };
 
 struct SnapshotRequest {

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "pkg/dra/node_match.h"
-#include "pkg/framework/preemption_dry_run.h"
 #include "pkg/dra/taints.h"
+#include "pkg/framework/preemption_dry_run.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/dynamic_resources/state.h"
 #include "stowage/plugins/helper/normalize_score.h"

@@ -43,7 +43,8 @@ std::map<std::string, std::string> LivePlacements() {
   o.namespace_ = kNs;
   auto pods = client::ListPage<api::Pod>(SharedCluster().Admin(), o);
   if (!pods.ok()) return out;
-  for (const auto& p : pods->items) out[kNs + std::string("/") + p->metadata.name] = p->spec.node_name;
+  for (const auto& p : pods->items)
+    out[kNs + std::string("/") + p->metadata.name] = p->spec.node_name;
   return out;
 }
 
@@ -62,14 +63,13 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   const std::vector<std::tuple<std::string, std::string, std::string>> nodes = {
       {"sim-a1", "4", "a"}, {"sim-a2", "4", "a"}, {"sim-b1", "8", "b"}, {"sim-b2", "2", "b"}};
   for (const auto& [name, cpu, zone] : nodes) {
-    ASSERT_TRUE(testing::CreateNode(admin, testing::BuildNode()
-                                               .Name(name)
-                                               .Label("simulate", "yes")
-                                               .Label("topology.kubernetes.io/zone", zone)
-                                               .Label("kubernetes.io/hostname", name)
-                                               .Capacity({{"cpu", cpu},
-                                                          {"memory", "16Gi"},
-                                                          {"pods", "110"}}))
+    ASSERT_TRUE(testing::CreateNode(
+                    admin, testing::BuildNode()
+                               .Name(name)
+                               .Label("simulate", "yes")
+                               .Label("topology.kubernetes.io/zone", zone)
+                               .Label("kubernetes.io/hostname", name)
+                               .Capacity({{"cpu", cpu}, {"memory", "16Gi"}, {"pods", "110"}}))
                     .ok());
   }
   auto pod = [](const std::string& name, const std::string& cpu) {
@@ -83,22 +83,21 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   // Already running: bound by hand, as another scheduler would have.
   ASSERT_TRUE(testing::CreatePod(admin, pod("running", "1").Node("sim-a1")).ok());
   for (int i = 0; i < 8; ++i) {
-    ASSERT_TRUE(testing::CreatePod(
-                    admin, pod("web-" + std::to_string(i), "500m")
-                               .Label("app", "web")
-                               .SpreadConstraint(1, "topology.kubernetes.io/zone", "DoNotSchedule",
-                                                 testing::BuildLabelSelector()
-                                                     .Label("app", "web")
-                                                     .Obj()))
-                    .ok());
+    ASSERT_TRUE(
+        testing::CreatePod(
+            admin, pod("web-" + std::to_string(i), "500m")
+                       .Label("app", "web")
+                       .SpreadConstraint(1, "topology.kubernetes.io/zone", "DoNotSchedule",
+                                         testing::BuildLabelSelector().Label("app", "web").Obj()))
+            .ok());
   }
   for (int i = 0; i < 4; ++i) {
-    ASSERT_TRUE(testing::CreatePod(admin, pod("batch-" + std::to_string(i), "1")
-                                              .Label("app", "batch")
-                                              .PodAntiAffinityExists(
-                                                  "app", "kubernetes.io/hostname",
-                                                  testing::PodAffinityKind::kPreferred))
-                    .ok());
+    ASSERT_TRUE(
+        testing::CreatePod(admin, pod("batch-" + std::to_string(i), "1")
+                                      .Label("app", "batch")
+                                      .PodAntiAffinityExists("app", "kubernetes.io/hostname",
+                                                             testing::PodAffinityKind::kPreferred))
+            .ok());
   }
   ASSERT_TRUE(testing::CreatePod(admin, pod("big", "6")).ok());
   ASSERT_TRUE(testing::CreatePod(admin, pod("huge", "64")).ok());
@@ -109,7 +108,8 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
                            "kind: KubeSchedulerConfiguration\n"
                            "leaderElection: {leaderElect: false}\n"
                            "clientConnection: {kubeconfig: "
-                        << SharedCluster().kubeconfig() << "}\n"
+                        << SharedCluster().kubeconfig()
+                        << "}\n"
                            "profiles:\n- schedulerName: "
                         << kProfile << "\n";
   const std::string snap = dir + "/simulate-snapshot.yaml";
@@ -123,8 +123,7 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   EXPECT_THAT(*text, ::testing::Not(HasSubstr("managedFields")));
 
   const std::string out = dir + "/simulate.json";
-  ASSERT_EQ(RunStowage({"simulate", snap, "-o", "json", "--seed", "5", "--config=" + config},
-                       out),
+  ASSERT_EQ(RunStowage({"simulate", snap, "-o", "json", "--seed", "5", "--config=" + config}, out),
             0);
   auto result = nlohmann::json::parse(*ReadFile(out), nullptr, false);
   ASSERT_FALSE(result.is_discarded()) << *ReadFile(out);

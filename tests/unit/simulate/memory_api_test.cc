@@ -50,8 +50,7 @@ TEST(MemoryApiTest, ListsHonourNamespacesAndFieldSelectors) {
   EXPECT_TRUE(client::ListPage<api::Pod>(*f.client, o)->items.empty());
   o = {};
   o.label_selector = "app=x";
-  EXPECT_EQ(client::ListPage<api::Pod>(*f.client, o).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(client::ListPage<api::Pod>(*f.client, o).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(MemoryApiTest, ABindingIsWatchedAndASecondOneConflicts) {
@@ -151,9 +150,8 @@ TEST(PatchTest, StrategicPatchesMergeConditionsByTypeAndFinalizersAsASet) {
   EXPECT_EQ(obj["status"]["conditions"][1]["message"], "no");
   EXPECT_FALSE(obj["status"].contains("x"));
   EXPECT_EQ(obj["status"]["nominatedNodeName"], "n2");
-  ASSERT_TRUE(ApplyPatch(obj, R"({"status":{"conditions":null}})",
-                         "application/merge-patch+json")
-                  .ok());
+  ASSERT_TRUE(
+      ApplyPatch(obj, R"({"status":{"conditions":null}})", "application/merge-patch+json").ok());
   EXPECT_FALSE(obj["status"].contains("conditions"));
   EXPECT_FALSE(ApplyPatch(obj, "{", "application/merge-patch+json").ok());
   EXPECT_FALSE(ApplyPatch(obj, "{}", "text/plain").ok());

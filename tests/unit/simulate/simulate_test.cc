@@ -15,8 +15,8 @@ namespace {
 
 std::string Node(const std::string& name, const std::string& cpu) {
   return "---\napiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-         ", labels: {kubernetes.io/hostname: " + name + "}}\nstatus: {allocatable: {cpu: \"" +
-         cpu + "\", memory: 8Gi, pods: \"110\"}, capacity: {cpu: \"" + cpu +
+         ", labels: {kubernetes.io/hostname: " + name + "}}\nstatus: {allocatable: {cpu: \"" + cpu +
+         "\", memory: 8Gi, pods: \"110\"}, capacity: {cpu: \"" + cpu +
          "\", memory: 8Gi, pods: \"110\"}}\n";
 }
 
@@ -109,8 +109,8 @@ TEST_F(SimulateTest, ADrainedNodesPodsMoveAndTheNodeTakesNoMore) {
   const std::string owned =
       ", ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: rs1, "
       "controller: true}]";
-  Snapshot s = Parse(Node("n1", "4") + Node("n2", "4") + Pod("web", "1", 0, "n1", owned) +
-                     Pod("new", "1"));
+  Snapshot s =
+      Parse(Node("n1", "4") + Node("n2", "4") + Pod("web", "1", 0, "n1", owned) + Pod("new", "1"));
   ASSERT_TRUE(s.Drain("n1").ok());
   Result r = Run(s);
   ASSERT_EQ(r.pods.size(), 2u);

@@ -183,8 +183,8 @@ TEST(SnapshotTest, MalformedTruncatedAndHostileTextIsRefused) {
   EXPECT_EQ(st.code(), StatusCode::kResourceExhausted) << st;
   EXPECT_NE(st.message().find("bomb.yaml: document 1: more than"), std::string::npos) << st;
   // Nesting deeper than 100 levels.
-  std::string deep = "kind: Node\nmetadata: {name: n}\nx: " + std::string(200, '[') +
-                     std::string(200, ']') + "\n";
+  std::string deep =
+      "kind: Node\nmetadata: {name: n}\nx: " + std::string(200, '[') + std::string(200, ']') + "\n";
   EXPECT_NE(Error(deep).find("nested"), std::string::npos) << Error(deep);
 }
 
