@@ -176,6 +176,8 @@ struct MemoryApi::State {
   // The PV controller's part, done at once: a claim the scheduler gave a selected node is
   // provisioned and bound; a volume the scheduler gave a claimRef is bound to its claim.
   void VolumeController(const std::string& collection, const std::string& key) REQUIRES(mu);
+  // Binds the claim and the volume to each other, as the PV controller would.
+  void BindVolume(json pvc, json pv) REQUIRES(mu);
   client::HttpResponse Create(Collection& c, const Target& t, json obj) REQUIRES(mu);
   client::HttpResponse Bind(Collection& c, const Target& t, const json& binding) REQUIRES(mu);
 };
@@ -334,19 +336,22 @@ client::HttpResponse MemoryApi::State::Handle(const client::HttpRequest& req, co
   return Answer(200, answer);
 }
 
+void MemoryApi::State::BindVolume(json pvc, json pv) {
+  Collection& pvcs = collections["/api/v1/persistentvolumeclaims"];
+  Collection& pvs = collections["/api/v1/persistentvolumes"];
+  pv["status"]["phase"] = "Bound";
+  pvc["spec"]["volumeName"] = pv["metadata"]["name"];
+  pvc["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
+  pvc["status"]["phase"] = "Bound";
+  if (pv["spec"].contains("capacity")) pvc["status"]["capacity"] = pv["spec"]["capacity"];
+  const char* type = pvs.objects.count(Key(pv)) ? "MODIFIED" : "ADDED";
+  Put(pvs, type, std::move(pv));
+  Put(pvcs, "MODIFIED", std::move(pvc));
+}
+
 void MemoryApi::State::VolumeController(const std::string& collection, const std::string& key) {
   Collection& pvcs = collections["/api/v1/persistentvolumeclaims"];
   Collection& pvs = collections["/api/v1/persistentvolumes"];
-  auto bind = [&](json pvc, json pv) {
-    pv["status"]["phase"] = "Bound";
-    pvc["spec"]["volumeName"] = pv["metadata"]["name"];
-    pvc["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
-    pvc["status"]["phase"] = "Bound";
-    if (pv["spec"].contains("capacity")) pvc["status"]["capacity"] = pv["spec"]["capacity"];
-    const char* type = pvs.objects.count(Key(pv)) ? "MODIFIED" : "ADDED";
-    Put(pvs, type, std::move(pv));
-    Put(pvcs, "MODIFIED", std::move(pvc));
-  };
   if (collection == "/api/v1/persistentvolumeclaims") {
     auto it = pvcs.objects.find(key);
     if (it == pvcs.objects.end()) return;
@@ -375,7 +380,7 @@ void MemoryApi::State::VolumeController(const std::string& collection, const std
     if (pvc["spec"].contains("resources") && pvc["spec"]["resources"].contains("requests")) {
       pv["spec"]["capacity"] = pvc["spec"]["resources"]["requests"];
     }
-    bind(pvc, std::move(pv));
+    BindVolume(pvc, std::move(pv));
     return;
   }
   if (collection == "/api/v1/persistentvolumes") {
@@ -386,7 +391,7 @@ void MemoryApi::State::VolumeController(const std::string& collection, const std
     auto claim = pvcs.objects.find(ns + "/" + name);
     if (name.empty() || claim == pvcs.objects.end()) return;
     if (!Field(claim->second, "spec.volumeName").empty()) return;
-    bind(claim->second, it->second);
+    BindVolume(claim->second, it->second);
   }
 }
 
