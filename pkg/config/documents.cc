@@ -1,6 +1,5 @@
 #include "pkg/config/documents.h"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -39,13 +38,8 @@ StatusOr<std::vector<std::string>> DocumentsAsJson(std::string_view text, const 
       if (!d.errors().empty()) return InvalidArgumentError(source + ": " + d.errors().front());
       out.push_back(std::move(json));
     }
-  } catch (const YAML::DeepRecursion& e) {
-    return InvalidArgumentError(source + ": nested too deeply (line " +
-                                std::to_string(e.mark.line + 1) + ")");
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(source + ": invalid YAML: " + e.what());
-  } catch (const std::exception& e) {
-    return InternalError(source + ": " + e.what());
+  } catch (...) {
+    return internal::CurrentYamlError(source);
   }
   return out;
 }

@@ -277,13 +277,8 @@ StatusOr<KubeSchedulerConfiguration> ParseConfig(std::string_view text,
     if (Status utf8 = CheckUtf8(text, source); !utf8.ok()) return utf8;
     const YAML::Node root = YAML::Load(std::string(text));
     return Decode(root, source);
-  } catch (const YAML::DeepRecursion& e) {
-    return InvalidArgumentError(source + ": nested too deeply (line " +
-                                std::to_string(e.mark.line + 1) + ")");
-  } catch (const YAML::Exception& e) {
-    return InvalidArgumentError(source + ": invalid YAML: " + e.what());
-  } catch (const std::exception& e) {
-    return InternalError(source + ": " + e.what());
+  } catch (...) {
+    return internal::CurrentYamlError(source);
   }
 }
 

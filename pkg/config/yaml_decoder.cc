@@ -1,5 +1,7 @@
 #include "pkg/config/yaml_decoder.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -389,6 +391,21 @@ std::string Decoder::ToJson(const YAML::Node& node, const FieldPath& path) {
   const std::function<bool()> spend = [&] { return Spend(path); };
   return ToGoJsonString(*this, node, path, 0, max_depth_, spend)
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Status CurrentYamlError(const std::string& source) {
+  try {
+    throw;
+  } catch (const YAML::DeepRecursion& e) {
+    return InvalidArgumentError(source + ": nested too deeply (line " +
+                                std::to_string(e.mark.line + 1) + ")");
+  } catch (const YAML::Exception& e) {
+    return InvalidArgumentError(source + ": invalid YAML: " + e.what());
+  } catch (const std::exception& e) {
+    return InternalError(source + ": " + e.what());
+  } catch (...) {
+    return InternalError(source + ": an unknown error");
+  }
 }
 
 }  // namespace stowage::config::internal

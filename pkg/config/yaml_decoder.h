@@ -124,6 +124,9 @@ class Decoder {
 // as JSON. ParseJson returns the document as a YAML tree (strings as quoted scalars, repeated
 // keys kept), or sets error.
 bool LooksLikeJson(std::string_view text);
+// Inside a catch block: the exception being handled (yaml-cpp's, or another) as an error naming
+// source and, for nesting too deep, the line.
+Status CurrentYamlError(const std::string& source);
 YAML::Node ParseJson(std::string_view text, std::string& error);
 
 // Decoders of the nested types (decode_args.cc).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "cmd/stowage/app/explain.h"
 #include "cmd/stowage/app/options.h"
@@ -37,6 +38,26 @@ StatusOr<framework::Registry> OutOfTreeRegistry(const std::vector<Option>& optio
   return out;
 }
 
+namespace {
+
+// When args names the subcommand, takes its arguments into out; false (after saying why, under
+// its usage) when they are wrong.
+template <typename Request>
+bool TakeSubcommand(std::vector<std::string>& args, std::string_view name,
+                    StatusOr<Request> (*take)(std::vector<std::string>&), const char* usage,
+                    std::optional<Request>& out) {
+  if (args.empty() || args[0] != name) return true;
+  auto request = take(args);
+  if (!request.ok()) {
+    std::fprintf(stderr, "%sError: %s\n", usage, std::string(request.status().message()).c_str());
+    return false;
+  }
+  out = std::move(*request);
+  return true;
+}
+
+}  // namespace
+
 int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
   auto out_of_tree = OutOfTreeRegistry(plugin_options);
   if (!out_of_tree.ok()) {
@@ -44,37 +65,16 @@ int Run(int argc, char** argv, const std::vector<Option>& plugin_options) {
     return 1;
   }
   std::vector<std::string> args(argv + 1, argv + argc);
-  // `stowage explain POD ...` (explain.h): the subcommand's own arguments first, the rest are
-  // the scheduler's flags.
+  // `stowage explain POD ...` (explain.h), `stowage simulate SNAPSHOT ...` and `stowage
+  // snapshot ...` (simulate.h): the subcommand's own arguments first, the rest are the
+  // scheduler's flags.
   std::optional<ExplainRequest> explain;
-  if (!args.empty() && args[0] == "explain") {
-    auto request = TakeExplainArgs(args);
-    if (!request.ok()) {
-      std::fprintf(stderr, "%sError: %s\n", kExplainUsage,
-                   std::string(request.status().message()).c_str());
-      return 1;
-    }
-    explain = std::move(*request);
-  }
-  // `stowage simulate SNAPSHOT ...` and `stowage snapshot ...` (simulate.h), likewise.
   std::optional<SimulateRequest> simulate;
   std::optional<SnapshotRequest> snapshot;
-  if (!args.empty() && args[0] == "simulate") {
-    auto request = TakeSimulateArgs(args);
-    if (!request.ok()) {
-      std::fprintf(stderr, "%sError: %s\n", kSimulateUsage,
-                   std::string(request.status().message()).c_str());
-      return 1;
-    }
-    simulate = std::move(*request);
-  } else if (!args.empty() && args[0] == "snapshot") {
-    auto request = TakeSnapshotArgs(args);
-    if (!request.ok()) {
-      std::fprintf(stderr, "%sError: %s\n", kSnapshotUsage,
-                   std::string(request.status().message()).c_str());
-      return 1;
-    }
-    snapshot = std::move(*request);
+  if (!TakeSubcommand(args, "explain", TakeExplainArgs, kExplainUsage, explain) ||
+      !TakeSubcommand(args, "simulate", TakeSimulateArgs, kSimulateUsage, simulate) ||
+      !TakeSubcommand(args, "snapshot", TakeSnapshotArgs, kSnapshotUsage, snapshot)) {
+    return 1;
   }
   auto options = ParseCommandLine(args);
   if (!options.ok()) {

@@ -90,10 +90,11 @@ bool WantsHelp(const std::vector<std::string>& args) {
          std::find(args.begin(), args.end(), "-h") != args.end();
 }
 
-Status Output(const std::string& value, bool& json, std::string_view formats) {
-  if (value != "table" && value != "json" && value != "yaml") {
-    return InvalidArgumentError("unknown output format \"" + value + "\" (" + std::string(formats) +
-                                ")");
+// -o / --format: text (the command's own: table or yaml) or json.
+Status Output(const std::string& value, bool& json, std::string_view text) {
+  if (value != text && value != "json") {
+    return InvalidArgumentError("unknown output format \"" + value + "\" (" + std::string(text) +
+                                " or json)");
   }
   json = value == "json";
   return OkStatus();
@@ -114,8 +115,8 @@ StatusOr<SimulateRequest> TakeSimulateArgs(std::vector<std::string>& args) {
       {"--remove", append(r.remove)},
       {"--cordon", append(r.cordon)},
       {"--drain", append(r.drain)},
-      {"-o", [&r](const std::string& v) { return Output(v, r.json, "table or json"); }},
-      {"--output", [&r](const std::string& v) { return Output(v, r.json, "table or json"); }},
+      {"-o", [&r](const std::string& v) { return Output(v, r.json, "table"); }},
+      {"--output", [&r](const std::string& v) { return Output(v, r.json, "table"); }},
       {"--seed",
        [&r](const std::string& v) {
          char* end = nullptr;
@@ -144,7 +145,7 @@ StatusOr<SnapshotRequest> TakeSnapshotArgs(std::vector<std::string>& args) {
   std::map<std::string, std::function<Status(const std::string&)>> own{
       {"-o", file},
       {"--output", file},
-      {"--format", [&r](const std::string& v) { return Output(v, r.json, "yaml or json"); }},
+      {"--format", [&r](const std::string& v) { return Output(v, r.json, "yaml"); }},
   };
   if (Status s = TakeArgs(args, own, nullptr); !s.ok()) return s;
   return r;
