@@ -168,9 +168,9 @@ std::string RenderExplanationText(const Explanation& e, size_t top) {
   } else if (e.best.size() == 1) {
     out += "Pick: " + e.best[0] + "\n";
   } else {
-    std::string ties;
-    for (const auto& b : e.best) ties += (ties.empty() ? "" : ", ") + b;
-    out += "Pick: one of " + ties + " (tied; the scheduler picks among them at random)\n";
+    // Thousands of nodes may tie: the first few named, the rest counted (-o json lists all).
+    out += "Pick: one of " + std::to_string(e.best.size()) + " tied nodes, " + Examples(e.best) +
+           " (the scheduler picks among them at random)\n";
   }
   if (e.scored.size() > e.nodes_to_score) {
     out += "Note: a cycle stops at the first " + std::to_string(e.nodes_to_score) +

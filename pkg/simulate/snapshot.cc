@@ -18,6 +18,12 @@ std::string Str(const json& obj, const json::json_pointer& at) {
   return obj.contains(at) && obj[at].is_string() ? obj[at].get<std::string>() : "";
 }
 
+std::string KindOf(const json& obj) { return Str(obj, json::json_pointer("/kind")); }
+
+bool Bool(const json& obj, const char* key) {
+  return obj.is_object() && obj.contains(key) && obj[key].is_boolean() && obj[key].get<bool>();
+}
+
 std::string Key(const json& obj) {
   const std::string ns = Str(obj, json::json_pointer("/metadata/namespace"));
   const std::string name = Str(obj, json::json_pointer("/metadata/name"));
@@ -36,7 +42,7 @@ const json* Controller(const json& pod) {
   const json* owners = pod.contains("metadata") ? &pod["metadata"] : nullptr;
   if (owners == nullptr || !owners->contains("ownerReferences")) return nullptr;
   for (const json& o : (*owners)["ownerReferences"]) {
-    if (o.is_object() && o.value("controller", false)) return &o;
+    if (Bool(o, "controller")) return &o;
   }
   return nullptr;
 }
@@ -52,7 +58,7 @@ struct Snapshot::Impl {
 
   json* Find(std::string_view kind, std::string_view key) {
     for (json& o : objects) {
-      if (o.value("kind", "") == kind && Key(o) == key) return &o;
+      if (KindOf(o) == kind && Key(o) == key) return &o;
     }
     return nullptr;
   }
@@ -67,6 +73,7 @@ struct Snapshot::Impl {
   // Adds one object read from a file (each item of a List); where names it in errors.
   Status Take(json obj, const std::string& where);
   Status Load(const std::string& text, const std::string& path, WallTime created);
+  Status LoadChecked(const std::string& text, const std::string& path, WallTime created);
   // Takes the pods off node (all but those keep() spares): a controller's pod comes back pending.
   void Evict(const std::string& node, bool (*keep)(const json& pod));
   WallTime Latest() const;
@@ -82,18 +89,19 @@ Status Snapshot::Impl::Admit(json& pod, WallTime created) {
   json& spec = pod["spec"];
   if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
   if (!spec.contains("priority")) {
-    const std::string name = spec.value("priorityClassName", "");
+    const std::string name = Str(pod, json::json_pointer("/spec/priorityClassName"));
     const json* cls = nullptr;
     for (const json& o : objects) {
-      if (o.value("kind", "") != "PriorityClass") continue;
+      if (KindOf(o) != "PriorityClass") continue;
       const bool named = !name.empty() && Key(o) == name;
-      if (named || (name.empty() && o.value("globalDefault", false))) cls = &o;
+      if (named || (name.empty() && Bool(o, "globalDefault"))) cls = &o;
       if (named) break;
     }
     if (!name.empty() && cls == nullptr) {
       return NotFoundError("pod " + Key(pod) + ": no PriorityClass \"" + name + "\"");
     }
-    spec["priority"] = cls ? cls->value("value", 0) : 0;
+    const json* value = cls && cls->contains("value") ? &(*cls)["value"] : nullptr;
+    spec["priority"] = value && value->is_number_integer() ? value->get<int64_t>() : 0;
     if (cls && !spec.contains("preemptionPolicy") && cls->contains("preemptionPolicy")) {
       spec["preemptionPolicy"] = (*cls)["preemptionPolicy"];
     }
@@ -116,7 +124,7 @@ Status Snapshot::Impl::Admit(json& pod, WallTime created) {
 
 Status Snapshot::Impl::Take(json obj, const std::string& where) {
   if (!obj.is_object()) return InvalidArgumentError(where + ": not an object");
-  const std::string kind = obj.value("kind", "");
+  const std::string kind = KindOf(obj);
   if (kind.empty()) return InvalidArgumentError(where + ": no kind");
   if (kind.ends_with("List") && obj.contains("items")) {
     if (!obj["items"].is_array()) return InvalidArgumentError(where + ": items is not a list");
@@ -148,6 +156,19 @@ Status Snapshot::Impl::Take(json obj, const std::string& where) {
 }
 
 Status Snapshot::Impl::Load(const std::string& text, const std::string& path, WallTime created) {
+  // A field of an unexpected type (spec a string, taints a map) is an error of that file, not
+  // an exception: the objects are checked by the API's decoders only once admitted.
+  const size_t first = objects.size();
+  try {
+    return LoadChecked(text, path, created);
+  } catch (const json::exception& e) {
+    objects.resize(first);
+    return InvalidArgumentError(path + ": " + e.what());
+  }
+}
+
+Status Snapshot::Impl::LoadChecked(const std::string& text, const std::string& path,
+                                   WallTime created) {
   auto docs = config::DocumentsAsJson(text, path);
   if (!docs.ok()) return docs.status();
   const size_t first = objects.size();
@@ -163,7 +184,7 @@ Status Snapshot::Impl::Load(const std::string& text, const std::string& path, Wa
   // pods without a creation time are created a second apart, in file order.
   for (size_t i = first; i < objects.size(); ++i) {
     json& obj = objects[i];
-    const std::string kind = obj.value("kind", "");
+    const std::string kind = KindOf(obj);
     const std::string what = wheres[i - first] + " (" + kind + " " + Key(obj) + ")";
     if (kind == "Pod") {
       if (Status s = Admit(obj, created); !s.ok()) {
@@ -195,12 +216,12 @@ void Snapshot::Impl::Evict(const std::string& node, bool (*keep)(const json& pod
   WallTime now = Latest();
   std::vector<json> kept;
   for (json& o : objects) {
-    if (o.value("kind", "") != "Pod" || NodeOf(o) != node || (keep && keep(o))) {
+    if (KindOf(o) != "Pod" || NodeOf(o) != node || (keep && keep(o))) {
       kept.push_back(std::move(o));
       continue;
     }
     const json* owner = Controller(o);
-    const bool recreate = owner != nullptr && owner->value("kind", "") != "DaemonSet";
+    const bool recreate = owner != nullptr && KindOf(*owner) != "DaemonSet";
     displaced.push_back(Displaced{Key(o), node, recreate});
     if (!recreate) continue;
     // What the controller makes again: the same spec, not yet scheduled, created now.
@@ -241,9 +262,8 @@ Status Snapshot::Remove(std::string_view ref) {
   if (ref.starts_with("node/")) {
     const std::string node(ref.substr(5));
     auto& objs = impl_->objects;
-    auto it = std::find_if(objs.begin(), objs.end(), [&](const json& o) {
-      return o.value("kind", "") == "Node" && Key(o) == node;
-    });
+    auto it = std::find_if(objs.begin(), objs.end(),
+                           [&](const json& o) { return KindOf(o) == "Node" && Key(o) == node; });
     if (it == objs.end()) return NotFoundError("--remove " + std::string(ref) + ": no such node");
     objs.erase(it);
     impl_->Evict(node, nullptr);
@@ -253,9 +273,8 @@ Status Snapshot::Remove(std::string_view ref) {
     std::string key(ref.substr(4));
     if (key.find('/') == std::string::npos) key = "default/" + key;
     auto& objs = impl_->objects;
-    auto it = std::find_if(objs.begin(), objs.end(), [&](const json& o) {
-      return o.value("kind", "") == "Pod" && Key(o) == key;
-    });
+    auto it = std::find_if(objs.begin(), objs.end(),
+                           [&](const json& o) { return KindOf(o) == "Pod" && Key(o) == key; });
     if (it == objs.end()) return NotFoundError("--remove " + std::string(ref) + ": no such pod");
     objs.erase(it);
     return OkStatus();
@@ -272,7 +291,7 @@ Status Snapshot::Cordon(std::string_view node) {
   if (!taints.is_array()) taints = json::array();
   const std::string key = "node.kubernetes.io/unschedulable";
   if (std::none_of(taints.begin(), taints.end(),
-                   [&](const json& t) { return t.value("key", "") == key; })) {
+                   [&](const json& t) { return Str(t, json::json_pointer("/key")) == key; })) {
     taints.push_back({{"key", key}, {"effect", "NoSchedule"}});
   }
   return OkStatus();
@@ -284,7 +303,7 @@ Status Snapshot::Drain(std::string_view node) {
   }
   impl_->Evict(std::string(node), [](const json& pod) {
     const json* owner = Controller(pod);
-    const bool daemon = owner != nullptr && owner->value("kind", "") == "DaemonSet";
+    const bool daemon = owner != nullptr && KindOf(*owner) == "DaemonSet";
     const json& meta = pod["metadata"];
     const bool mirror = meta.contains("annotations") && meta["annotations"].is_object() &&
                         meta["annotations"].contains("kubernetes.io/config.mirror");
@@ -305,7 +324,7 @@ std::vector<std::string> Snapshot::Objects() const {
 std::vector<std::string> Snapshot::PendingPods() const {
   std::vector<std::string> out;
   for (const json& o : impl_->objects) {
-    if (o.value("kind", "") == "Pod" && IsPending(o)) out.push_back(Key(o));
+    if (KindOf(o) == "Pod" && IsPending(o)) out.push_back(Key(o));
   }
   return out;
 }
@@ -314,7 +333,7 @@ const std::vector<Snapshot::Displaced>& Snapshot::displaced() const { return imp
 
 size_t Snapshot::nodes() const {
   return std::count_if(impl_->objects.begin(), impl_->objects.end(),
-                       [](const json& o) { return o.value("kind", "") == "Node"; });
+                       [](const json& o) { return KindOf(o) == "Node"; });
 }
 
 const std::vector<std::pair<std::string, size_t>>& Snapshot::skipped() const {

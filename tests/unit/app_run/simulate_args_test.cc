@@ -1,9 +1,9 @@
 // The arguments of `stowage simulate` and `stowage snapshot`: the snapshot first, repeatable
 // changes, the output and seed taken out, every other argument left for the scheduler's flags.
-#include "cmd/stowage/app/simulate.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "cmd/stowage/app/simulate.h"
 
 namespace stowage::app {
 namespace {
@@ -12,10 +12,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(SimulateArgs, TakesItsOwnAndLeavesTheSchedulersFlags) {
-  std::vector<std::string> args = {"simulate",        "snap.yaml",   "--add",      "a.yaml",
-                                   "--add=b.yaml",    "--config",    "cfg.yaml",   "--drain",
-                                   "n1",              "--remove",    "node/n2",    "-o",
-                                   "json",            "--seed=42",   "--cordon=n3", "-v=2"};
+  std::vector<std::string> args = {"simulate",     "snap.yaml", "--add",       "a.yaml",
+                                   "--add=b.yaml", "--config",  "cfg.yaml",    "--drain",
+                                   "n1",           "--remove",  "node/n2",     "-o",
+                                   "json",         "--seed=42", "--cordon=n3", "-v=2"};
   auto r = TakeSimulateArgs(args);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->snapshot, "snap.yaml");
@@ -43,8 +43,7 @@ TEST(SimulateArgs, WrongArgumentsSayWhat) {
 }
 
 TEST(SnapshotArgs, FileAndFormat) {
-  std::vector<std::string> args = {"snapshot", "-o", "out.yaml", "--format=json",
-                                   "--kubeconfig=k"};
+  std::vector<std::string> args = {"snapshot", "-o", "out.yaml", "--format=json", "--kubeconfig=k"};
   auto r = TakeSnapshotArgs(args);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->file, "out.yaml");

@@ -192,7 +192,7 @@ TEST_F(ExplainTest, TiesWithOnlyAFlatScore) {
   ASSERT_EQ(e.scored.size(), 3u);
   for (const auto& s : e.scored) EXPECT_EQ(s.rank, 1);
   EXPECT_THAT(e.best, ElementsAre("n1", "n2", "n3"));
-  EXPECT_THAT(RenderExplanationText(e), HasSubstr("Pick: one of n1, n2, n3 (tied"));
+  EXPECT_THAT(RenderExplanationText(e), HasSubstr("Pick: one of 3 tied nodes, n1, n2, n3 (the"));
 }
 
 TEST_F(ExplainTest, EveryNodeIsJudgedEvenPastTheSampleACycleWouldScore) {

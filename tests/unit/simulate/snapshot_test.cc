@@ -169,6 +169,14 @@ TEST(SnapshotTest, MalformedTruncatedAndHostileTextIsRefused) {
             std::string::npos);
   EXPECT_NE(Error("{\"kind\": \"Node\", \"metadata\": {\"name\": ").find("snap.yaml: invalid JSON"),
             std::string::npos);
+  // A NUL or another control character made yaml-cpp's LoadAll loop without end (the fuzzer's find,
+  // kept in tests/fuzz/regressions/snapshot/); bytes that are not UTF-8 are refused as go-yaml
+  // does.
+  EXPECT_EQ(Error(std::string(",I\0oG ", 6)),
+            "snap.yaml: invalid YAML: line 1: a control character");
+  EXPECT_EQ(Error("!Ag,\x06\x06\x7f"), "snap.yaml: invalid YAML: line 1: a control character");
+  EXPECT_EQ(Error("kind: Node\nmetadata: {name: \"\xff\"}\n"),
+            "snap.yaml: invalid YAML: line 2: bytes that are not UTF-8");
   // A billion laughs: nine levels of nine aliases is 387 million nodes once expanded.
   std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 10; ++i) {
