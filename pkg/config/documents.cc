@@ -40,39 +40,72 @@ Status CheckText(std::string_view text, const std::string& source) {
   return OkStatus();
 }
 
+// The documents of a YAML stream, cut at the `---` and `...` lines (which YAML forbids inside
+// content), each with the line it starts on. yaml-cpp's LoadAll is not used: on some inputs
+// (",n!." is one) it loops without end, growing; each piece is loaded alone with Load instead.
+std::vector<std::pair<std::string_view, size_t>> SplitDocuments(std::string_view text) {
+  std::vector<std::pair<std::string_view, size_t>> docs;
+  size_t start = 0, start_line = 1, line_no = 1;
+  for (size_t pos = 0; pos < text.size(); ++line_no) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string_view line = text.substr(pos, eol - pos);
+    const bool start_marker = line.starts_with("---");
+    if ((start_marker || line.starts_with("...")) &&
+        (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r')) {
+      docs.emplace_back(text.substr(start, pos - start), start_line);
+      // Content may follow `---` on its line; nothing follows `...`.
+      start = start_marker ? pos + 3 : std::min(eol + 1, text.size());
+      start_line = start_marker ? line_no : line_no + 1;
+    }
+    pos = eol + 1;
+  }
+  docs.emplace_back(text.substr(std::min(start, text.size())), start_line);
+  return docs;
+}
+
 }  // namespace
 
 StatusOr<std::vector<std::string>> DocumentsAsJson(std::string_view text, const std::string& source,
                                                    const DocumentLimits& limits) {
   if (Status s = CheckText(text, source); !s.ok()) return s;
   std::vector<std::string> out;
-  try {
-    std::vector<YAML::Node> docs;
-    if (internal::LooksLikeJson(text)) {
+  size_t left = text.size() + limits.max_nodes_per_document;
+  auto convert = [&](const YAML::Node& doc) -> Status {
+    const std::string where = "document " + std::to_string(out.size() + 1);
+    const size_t budget = std::min(left, limits.max_nodes_per_document);
+    internal::Decoder d(budget, limits.max_depth);
+    std::string json = d.ToJson(doc, FieldPath(where));
+    if (d.exhausted()) {
+      return ResourceExhaustedError(source + ": " + where + ": more than " +
+                                    std::to_string(budget) +
+                                    " YAML nodes (aliases count each time they are used)");
+    }
+    left -= d.nodes();
+    if (!d.errors().empty()) return InvalidArgumentError(source + ": " + d.errors().front());
+    out.push_back(std::move(json));
+    return OkStatus();
+  };
+  if (internal::LooksLikeJson(text)) {
+    try {
       std::string error;
-      docs.push_back(internal::ParseJson(text, error));
+      const YAML::Node doc = internal::ParseJson(text, error);
       if (!error.empty()) return InvalidArgumentError(source + ": invalid JSON: " + error);
-    } else {
-      docs = YAML::LoadAll(std::string(text));
+      if (Status s = convert(doc); !s.ok()) return s;
+    } catch (...) {
+      return internal::CurrentYamlError(source);
     }
-    size_t left = text.size() + limits.max_nodes_per_document;
-    for (size_t i = 0; i < docs.size(); ++i) {
-      if (!docs[i] || docs[i].IsNull()) continue;
-      const std::string where = "document " + std::to_string(i + 1);
-      const size_t budget = std::min(left, limits.max_nodes_per_document);
-      internal::Decoder d(budget, limits.max_depth);
-      std::string json = d.ToJson(docs[i], FieldPath(where));
-      if (d.exhausted()) {
-        return ResourceExhaustedError(source + ": " + where + ": more than " +
-                                      std::to_string(budget) +
-                                      " YAML nodes (aliases count each time they are used)");
-      }
-      left -= d.nodes();
-      if (!d.errors().empty()) return InvalidArgumentError(source + ": " + d.errors().front());
-      out.push_back(std::move(json));
+    return out;
+  }
+  for (const auto& [piece, line] : SplitDocuments(text)) {
+    try {
+      const YAML::Node doc = YAML::Load(std::string(piece));
+      if (!doc || doc.IsNull()) continue;
+      if (Status s = convert(doc); !s.ok()) return s;
+    } catch (...) {
+      return internal::CurrentYamlError(source + " (the document from line " +
+                                        std::to_string(line) + ")");
     }
-  } catch (...) {
-    return internal::CurrentYamlError(source);
   }
   return out;
 }

@@ -165,8 +165,16 @@ TEST(SnapshotTest, BadObjectsAreNamedByFileDocumentAndItem) {
 }
 
 TEST(SnapshotTest, MalformedTruncatedAndHostileTextIsRefused) {
-  EXPECT_NE(Error("kind: Node\nmetadata: {name: a\n").find("snap.yaml: invalid YAML"),
+  EXPECT_NE(Error("kind: Node\nmetadata: {name: a\n")
+                .find("snap.yaml (the document from line 1): invalid YAML"),
             std::string::npos);
+  EXPECT_NE(Error("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: [\n")
+                .find("snap.yaml (the document from line 3): invalid YAML"),
+            std::string::npos);
+  // yaml-cpp's LoadAll looped on this text; documents are cut at their markers and loaded alone.
+  Snapshot looped;
+  const Status ended = looped.Parse(",n!.", "snap.yaml");
+  EXPECT_TRUE(!ended.ok() || looped.Objects().empty()) << ended;
   EXPECT_NE(Error("{\"kind\": \"Node\", \"metadata\": {\"name\": ").find("snap.yaml: invalid JSON"),
             std::string::npos);
   // A NUL or another control character made yaml-cpp's LoadAll loop without end (the fuzzer's find,
