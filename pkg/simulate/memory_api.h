@@ -50,9 +50,9 @@ class MemoryApi : public client::Transport {
                                         const std::function<bool(std::string_view)>& on_data,
                                         std::stop_token stop) override;
 
-  // Whether a request is being answered or a watch has an event its reader has not finished
-  // with; and a count that moves with every request and delivery, so a caller can tell that
-  // nothing happened between two looks.
+  // Whether a watch has an event its reader has not finished with (a request is answered whole
+  // under the server's lock); and a count that moves with every request and delivery, so a
+  // caller can tell that nothing happened between two looks.
   bool Busy() const;
   uint64_t Activity() const;
 
