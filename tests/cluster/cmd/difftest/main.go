@@ -7,7 +7,10 @@
 // Usage: difftest -kubeconfig FILE -stowage BIN -upstream BIN -out DIR
 //
 //	[-seed N] [-states N] [-nodes N] [-pods N] [-profile basic|affinity|preemption|storage|dra]
-//	[-modes serial,batch] [-state FILE] [-ci] [-provisioner BIN]
+//	[-modes serial,batch,explain,simulate] [-state FILE] [-ci] [-provisioner BIN]
+//
+// The explain and simulate modes (fidelity.go) check `stowage explain` against upstream's serial
+// run and `stowage simulate` against the live stowage, on the basic and affinity profiles.
 //
 // The storage profile needs a test cluster running the storage flow (tests/cluster/up
 // --storage); the driver runs a second test provisioner beside it (storage.go). The dra profile
@@ -73,7 +76,8 @@ func main() {
 	states := flag.Int("states", 3, "number of states")
 	nodes := flag.Int("nodes", 8, "nodes per state (at most 100, so both schedulers score every node)")
 	pods := flag.Int("pods", 16, "pods per state")
-	modes := flag.String("modes", "serial,batch", "modes, of serial and batch")
+	modes := flag.String("modes", "serial,batch", "modes, of serial, batch, explain (stowage explain against "+
+		"upstream's serial run, at -v=10) and simulate (stowage simulate of a snapshot against the live stowage)")
 	profile := flag.String("profile", ProfileAffinity, "generator profile: basic (nodes and bare pods) or affinity "+
 		"(basic plus namespaces, owners, Services, existing pods, pod affinity and topology spread) or preemption "+
 		"(full nodes, priorities, PDBs, nominated pods; serial mode only, the default for it) or storage "+
@@ -93,14 +97,39 @@ func main() {
 		ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods,
 		ciDRASeed, ciDRAStates, ciDRANodes, ciDRAPods))
 	flag.Parse()
+	// -ci sets the sizes the command line does not.
+	given := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	keep := func(name string, v *uint64, ci uint64) {
+		if !given[name] {
+			*v = ci
+		}
+	}
+	keepInt := func(name string, v *int, ci int) {
+		if !given[name] {
+			*v = ci
+		}
+	}
 	if *ci && *profile == ProfilePreemption {
-		*seed, *states, *nodes, *pods = ciPreemptionSeed, ciPreemptionStates, ciPreemptionNodes, ciPreemptionPods
+		keep("seed", seed, ciPreemptionSeed)
+		keepInt("states", states, ciPreemptionStates)
+		keepInt("nodes", nodes, ciPreemptionNodes)
+		keepInt("pods", pods, ciPreemptionPods)
 	} else if *ci && *profile == ProfileStorage {
-		*seed, *states, *nodes, *pods = ciStorageSeed, ciStorageStates, ciStorageNodes, ciStoragePods
+		keep("seed", seed, ciStorageSeed)
+		keepInt("states", states, ciStorageStates)
+		keepInt("nodes", nodes, ciStorageNodes)
+		keepInt("pods", pods, ciStoragePods)
 	} else if *ci && *profile == ProfileDRA {
-		*seed, *states, *nodes, *pods = ciDRASeed, ciDRAStates, ciDRANodes, ciDRAPods
+		keep("seed", seed, ciDRASeed)
+		keepInt("states", states, ciDRAStates)
+		keepInt("nodes", nodes, ciDRANodes)
+		keepInt("pods", pods, ciDRAPods)
 	} else if *ci {
-		*seed, *states, *nodes, *pods = ciSeed, ciStates, ciNodes, ciPods
+		keep("seed", seed, ciSeed)
+		keepInt("states", states, ciStates)
+		keepInt("nodes", nodes, ciNodes)
+		keepInt("pods", pods, ciPods)
 	}
 	if *kubeconfig == "" || *out == "" {
 		fail(fmt.Errorf("-kubeconfig and -out are required"))
@@ -125,8 +154,11 @@ func main() {
 	}
 	modeList := strings.Split(*modes, ",")
 	for _, m := range modeList {
-		if m != ModeSerial && m != ModeBatch {
+		if m != ModeSerial && m != ModeBatch && m != ModeExplain && m != ModeSimulate {
 			fail(fmt.Errorf("unknown mode %q", m))
+		}
+		if (m == ModeExplain || m == ModeSimulate) && !fidelityProfile(*profile) {
+			fail(fmt.Errorf("mode %s runs on the basic and affinity profiles only", m))
 		}
 	}
 	scheds := []Scheduler{{Name: "upstream", Binary: *upstream}, {Name: "stowage", Binary: *stowage}}
@@ -176,10 +208,28 @@ func main() {
 		path := filepath.Join(*out, fmt.Sprintf("state-%d.yaml", s.Seed))
 		b, _ := yaml.Marshal(s)
 		fail(os.WriteFile(path, b, 0o644))
+		var serial *upstreamRun // upstream's serial run of the state, for the explain mode
 		for _, mode := range modeList {
 			fmt.Fprintf(os.Stderr, "[%d/%d %s] seed %d, %s ... ", i+1, len(list),
 				time.Since(start).Round(time.Second), s.Seed, mode)
-			rs, err := compareOne(ctx, x, scheds, s, mode)
+			var rs []Result
+			var err error
+			switch mode {
+			case ModeExplain:
+				if serial == nil {
+					serial, err = runUpstreamSerial(ctx, x, scheds[0], s)
+					fail(err)
+				}
+				rs, err = x.Explain(ctx, scheds[1].Binary, fmt.Sprint(s.Seed), s, serial.outcomes, serial.log)
+			case ModeSimulate:
+				rs, err = x.Simulate(ctx, scheds[1], fmt.Sprint(s.Seed), s)
+			default:
+				var up *upstreamRun
+				rs, up, err = compareOne(ctx, x, scheds, s, mode)
+				if mode == ModeSerial {
+					serial = up
+				}
+			}
 			fail(err)
 			rep.Add(s.Seed, path, rs)
 			fmt.Fprintln(os.Stderr, Tally(rs))
@@ -194,12 +244,28 @@ func main() {
 	exit(0)
 }
 
-// compareOne runs one state in one mode under upstream, then stowage, and compares.
-func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mode string) ([]Result, error) {
+// upstreamRun is upstream's outcomes of a state's pods in one mode, and its log.
+type upstreamRun struct {
+	outcomes []Outcome
+	log      string
+}
+
+// runUpstreamSerial runs the state under upstream in serial mode.
+func runUpstreamSerial(ctx context.Context, x *Runner, s Scheduler, st State) (*upstreamRun, error) {
+	up, upLog, err := x.Run(ctx, s, fmt.Sprint(st.Seed), ModeSerial, st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return &upstreamRun{up, upLog}, nil
+}
+
+// compareOne runs one state in one mode under upstream, then stowage, and compares; it returns
+// upstream's run too.
+func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mode string) ([]Result, *upstreamRun, error) {
 	tag := fmt.Sprint(s.Seed)
 	up, upLog, err := x.Run(ctx, scheds[0], tag, mode, s, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
+		return nil, nil, fmt.Errorf("%s: %w", scheds[0].Name, err)
 	}
 	var pin map[string]Outcome
 	if mode == ModeSerial {
@@ -210,31 +276,31 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 	}
 	st, stLog, err := x.Run(ctx, scheds[1], tag, mode, s, pin)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
+		return nil, nil, fmt.Errorf("%s: %w", scheds[1].Name, err)
 	}
 	if err := SetAttempts(upLog, up); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := SetAttempts(stLog, st); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scores, err := ParseScores(upLog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plugins, err := ParsePluginScores(upLog)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var pre *PreemptionContext
 	if s.Profile == ProfilePreemption {
 		cands, err := ParseCandidates(upLog)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		stCands, err := ParseCandidates(stLog)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pre = &PreemptionContext{Candidates: cands, DryRuns: map[string]int{}, PDBs: s.PDBs}
 		for pod, runs := range stCands {
@@ -252,7 +318,7 @@ func compareOne(ctx context.Context, x *Runner, scheds []Scheduler, s State, mod
 			}
 		}
 	}
-	return rs, nil
+	return rs, &upstreamRun{up, upLog}, nil
 }
 
 // atExit runs before the driver exits (the processes it started stop).

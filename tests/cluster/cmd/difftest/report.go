@@ -144,7 +144,14 @@ func (r *Report) Print(w io.Writer) {
 		if core, owed := SplitOwed(up.Message); owed != "" {
 			up.Message = core
 		}
-		fmt.Fprintf(w, "  upstream: %s\n  stowage:  %s\n", up, x.Stowage)
+		left, right := "upstream: ", "stowage:  "
+		switch x.Mode {
+		case ModeExplain:
+			right = "explain:  "
+		case ModeSimulate:
+			left, right = "live:     ", "simulate: "
+		}
+		fmt.Fprintf(w, "  %s%s\n  %s%s\n", left, up, right, x.Stowage)
 		if len(x.Scores) > 0 {
 			fmt.Fprintf(w, "  upstream's final scores: %s\n", formatScores(x.Scores))
 		}

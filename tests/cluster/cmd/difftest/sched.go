@@ -54,8 +54,8 @@ func schedulerArgs(config string, port int) []string {
 		"--bind-address=127.0.0.1", "-v=3", "--vmodule=schedule_one=10,default_preemption=5"}
 }
 
-// startScheduler starts s with its output in logPath.
-func startScheduler(s Scheduler, config, logPath string) (*process, error) {
+// startScheduler starts s with its output in logPath and extra flags after the common ones.
+func startScheduler(s Scheduler, config, logPath string, extra ...string) (*process, error) {
 	port, err := loopback.FreePort()
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func startScheduler(s Scheduler, config, logPath string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := schedulerArgs(config, port)
+	args := append(schedulerArgs(config, port), extra...)
 	fmt.Fprintf(log, "# %s %s\n", s.Binary, strings.Join(args, " "))
 	p := &process{cmd: exec.Command(s.Binary, args...), log: log, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = log, log
