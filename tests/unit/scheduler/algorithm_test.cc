@@ -16,6 +16,7 @@
 
 #include "pkg/framework/runtime/runtime.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/fake_extender.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
@@ -305,75 +306,9 @@ TEST_F(AlgorithmTest, AFilterErrorEndsTheSearchWithThatError) {
   EXPECT_THAT(s.Message(), ::testing::HasSubstr("plugin broke"));
 }
 
-// An extender answering from tables: nodes it rejects (with the reason), unresolvably or not,
-// scores per node, and a failure for every call when set.
-struct FakeExtender : framework::Extender {
-  std::string name = "http://fake";
-  bool ignorable = false;
-  bool filter = true;
-  int64_t weight_value = 1;
-  std::map<std::string, std::string> reject, reject_unresolvable;
-  std::map<std::string, int64_t> scores;
-  std::string fail;
-  std::string interested_in;  // a resource name; empty: every pod
-  int calls = 0;
-
-  const std::string& Name() const override { return name; }
-  bool IsIgnorable() const override { return ignorable; }
-  bool IsFilter() const override { return filter; }
-  bool IsPrioritizer() const override { return !scores.empty(); }
-  bool IsBinder() const override { return false; }
-  bool SupportsPreemption() const override { return false; }
-  int64_t weight() const override { return weight_value; }
-  bool IsInterested(const api::Pod& pod) const override {
-    if (interested_in.empty()) return true;
-    for (const auto& c : pod.spec.containers) {
-      if (c.resources.requests.Get(interested_in)) return true;
-    }
-    return false;
-  }
-  stowage::Status Filter(const api::Pod&, const std::vector<const NodeInfo*>& nodes,
-                         framework::ExtenderFilterResult& out) override {
-    out = {};
-    if (!filter) {  // as HttpExtender without a filter verb: no call
-      out.feasible = nodes;
-      return OkStatus();
-    }
-    ++calls;
-    if (!fail.empty()) return UnavailableError(fail);
-    for (const auto* n : nodes) {
-      if (auto it = reject.find(n->name()); it != reject.end()) {
-        out.failed.emplace_back(it->first, it->second);
-      } else if (auto u = reject_unresolvable.find(n->name()); u != reject_unresolvable.end()) {
-        out.failed_and_unresolvable.emplace_back(u->first, u->second);
-      } else {
-        out.feasible.push_back(n);
-      }
-    }
-    return OkStatus();
-  }
-  stowage::Status Prioritize(const api::Pod&, const std::vector<const NodeInfo*>& nodes,
-                             std::vector<framework::HostPriority>& out) override {
-    ++calls;
-    out.clear();
-    if (!fail.empty()) return UnavailableError(fail);
-    for (const auto* n : nodes) {
-      auto it = scores.find(n->name());
-      out.push_back({n->name(), it == scores.end() ? 0 : it->second});
-    }
-    return OkStatus();
-  }
-  stowage::Status Bind(const api::Pod&, std::string_view) override { return OkStatus(); }
-  stowage::Status ProcessPreemption(const api::Pod&, const framework::NodeToVictims&,
-                                    const framework::NodeInfoLister&,
-                                    framework::NodeToVictims&) override {
-    return OkStatus();
-  }
-};
-
 TEST_F(AlgorithmTest, AFilterExtenderRejectsNodesWithItsReasonsAndIsNamedAmongThePlugins) {
   Build({"a", "b", "c"}, /*score=*/true);
-  FakeExtender ext;
+  testing::FakeExtender ext;
   ext.reject = {{"a", "no gpu"}};
   ext.reject_unresolvable = {{"b", "wrong rack"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
@@ -395,7 +330,7 @@ TEST_F(AlgorithmTest, AFilterExtenderRejectsNodesWithItsReasonsAndIsNamedAmongTh
 
 TEST_F(AlgorithmTest, AFilterExtenderMakesTheSearchLookForMoreThanOneNode) {
   Build(NodeNames(5));  // no Score plugins: without extenders one feasible node is enough
-  FakeExtender ext;
+  testing::FakeExtender ext;
   ext.reject = {{"n0", "no"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
   EXPECT_NE(ScheduleHost(algorithm), "n0");
@@ -404,7 +339,7 @@ TEST_F(AlgorithmTest, AFilterExtenderMakesTheSearchLookForMoreThanOneNode) {
 
 TEST_F(AlgorithmTest, AFailingExtenderFailsTheCycleUnlessIgnorable) {
   Build({"a", "b"}, /*score=*/true);
-  FakeExtender ext;
+  testing::FakeExtender ext;
   ext.fail = "Post \"http://fake/filter\": connection refused";
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
   ScheduleResult result;
@@ -419,7 +354,7 @@ TEST_F(AlgorithmTest, AFailingExtenderFailsTheCycleUnlessIgnorable) {
 
 TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
   Build({"a", "b"}, /*score=*/true);
-  FakeExtender ext;
+  testing::FakeExtender ext;
   ext.interested_in = "example.com/gpu";
   ext.reject = {{"a", "no"}, {"b", "no"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
@@ -435,7 +370,7 @@ TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
 TEST_F(AlgorithmTest, ExtenderScoresAreScaledByWeightAndAddedToThePlugins) {
   Build({"a", "b"}, /*score=*/true);
   score_->scores = {{"a", 100}, {"b", 0}};
-  FakeExtender ext;
+  testing::FakeExtender ext;
   ext.filter = false;
   ext.weight_value = 2;
   ext.scores = {{"b", 6}};  // 6 * 2 * 10 = 120 beats a's 100
@@ -448,7 +383,7 @@ TEST_F(AlgorithmTest, ExtenderScoresAreScaledByWeightAndAddedToThePlugins) {
 TEST_F(AlgorithmTest, APrioritizeErrorIsIgnored) {
   Build({"a", "b"}, /*score=*/true);
   score_->scores = {{"a", 100}};
-  FakeExtender ext, broken;
+  testing::FakeExtender ext, broken;
   ext.filter = broken.filter = false;
   ext.scores = {{"b", 10}};
   ext.weight_value = 2;

@@ -14,6 +14,7 @@
 #include "pkg/framework/runtime/runtime.h"
 #include "pkg/scheduler/algorithm.h"
 #include "tests/testing/builders.h"
+#include "tests/testing/fake_extender.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
@@ -121,7 +122,7 @@ class ExplainTest : public ::testing::Test {
   }
 
   Explanation Run() {
-    Algorithm algorithm(lister_, pool_, std::nullopt);
+    Algorithm algorithm(lister_, pool_, std::nullopt, extenders_);
     Explanation e;
     CycleState state;
     auto info = framework::NewPodInfo(testing::BuildPod().Name("p").UID("p").Obj());
@@ -136,6 +137,7 @@ class ExplainTest : public ::testing::Test {
   std::unique_ptr<NominateN1> post_filter_ = std::make_unique<NominateN1>();
   NominateN1* nominator_ = post_filter_.get();
   bool post_filter_in_profile_ = false;
+  std::vector<framework::Extender*> extenders_;
   TableFilter* table_ = filter_.get();
   Narrow* narrowing_ = narrow_.get();
   framework::Registry registry_;
@@ -222,6 +224,40 @@ TEST_F(ExplainTest, NoFeasibleNodeGivesTheSchedulersMessage) {
   EXPECT_LT(text.find("Insufficient cpu"), text.find("node affinity"));
   EXPECT_THAT(text, HasSubstr("n1, n2"));
   EXPECT_THAT(text, HasSubstr("Unschedulable: 0/3 nodes are available"));
+}
+
+// A filter extender's rejections are verdicts of their own, and a prioritizing extender's
+// scaled score is part of each total, shown beside the plugins' scores.
+TEST_F(ExplainTest, ExtendersRejectNodesAndAddTheirScores) {
+  Build({"n1", "n2", "n3", "u4"});
+  testing::FakeExtender ext;
+  ext.reject = {{"n3", "no gpu here"}};
+  ext.reject_unresolvable = {{"u4", "wrong rack"}};
+  ext.scores = {{"n1", 10}, {"n2", 0}};
+  ext.weight_value = 2;
+  extenders_ = {&ext};
+  Explanation e = Run();
+  std::map<std::string, NodeVerdict> by_node;
+  for (const auto& v : e.verdicts) by_node[v.node] = v;
+  EXPECT_EQ(by_node["n3"].code, Code::kUnschedulable);
+  EXPECT_EQ(by_node["n3"].message, "no gpu here");
+  EXPECT_EQ(by_node["u4"].code, Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(by_node["u4"].message, "wrong rack");
+  ASSERT_EQ(e.scored.size(), 2u);
+  // n1: Halving 10/2*2 = 10, Flat 7*3 = 21, the extender 10*2*(100/10) = 200.
+  EXPECT_EQ(e.scored[0].node, "n1");
+  EXPECT_EQ(e.scored[0].extenders, 200);
+  EXPECT_EQ(e.scored[0].total, 231);
+  EXPECT_EQ(e.scored[1].node, "n2");
+  EXPECT_EQ(e.scored[1].extenders, 0);
+  EXPECT_EQ(e.scored[1].total, 41);
+  EXPECT_THAT(e.best, ElementsAre("n1"));
+  EXPECT_THAT(RenderExplanationJson(e), HasSubstr("\"extenders\": 200"));
+  // With every node rejected, the message counts the extender's reasons as a cycle's would.
+  ext.reject = {{"n1", "no gpu here"}, {"n2", "no gpu here"}, {"n3", "no gpu here"}};
+  Explanation none = Run();
+  EXPECT_TRUE(none.scored.empty());
+  EXPECT_EQ(none.fit_error, "0/4 nodes are available: 1 wrong rack, 3 no gpu here.");
 }
 
 TEST_F(ExplainTest, APostFilterWithoutADryRunIsNotRunAndSaysSo) {
