@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "pkg/framework/preemption_dry_run.h"
 #include "tests/unit/plugins/default_preemption/test_util.h"
 
 namespace stowage::plugins::default_preemption {
@@ -70,6 +72,40 @@ TEST_P(PostFilterTest, NominatesAndPreempts) {
     if (w.verb == "delete") deleted.push_back(w.name);
   }
   EXPECT_EQ(deleted, tc.want_victims);
+}
+
+// `stowage explain`'s dry run (framework::PreemptionDryRun in the CycleState): every candidate
+// with its victims and PDB violations, and the node a real run would pick, with no pod evicted
+// or patched and no node nominated.
+TEST(DryRunTest, CandidatesAndTheChoiceWithNothingEvicted) {
+  testutil::Cluster cluster({Node("n1", "3"), Node("n2", "3"), Node("n3", "1")},
+                            {Pod("a", 1, "3", "n1").Label("app", "x").Obj(),
+                             Pod("b", 5, "3", "n2").Obj(), Pod("c", 20, "1", "n3").Obj()});
+  cluster.handle.SetPdbs({Pdb("x", 0)});
+  DefaultPreemption pl({10, 100}, cluster.handle, /*async=*/true);
+  pl.SetOffsetForTest([](size_t) { return 0; });
+  auto pod = framework::NewPodInfo(Pod("p", 10, "2").Obj());
+  std::unique_ptr<framework::CycleState> state;
+  framework::NodeToStatus filtered = cluster.FilterPhase(*pod, state);
+  state->Write(framework::kPreemptionDryRunKey, std::make_unique<framework::PreemptionDryRun>());
+  NominatingInfo result;
+  framework::Status s = pl.PostFilter(*state, *pod, filtered, cluster.runner, result);
+  EXPECT_EQ(s.code(), Code::kSuccess);
+  EXPECT_EQ(s.Message(),
+            "preemption: found a potential placement for pod on node n2, preempting 1 victims");
+  EXPECT_EQ(result.mode, NominatingInfo::Mode::kNoop);
+  EXPECT_TRUE(cluster.handle.write_calls().empty()) << cluster.handle.write_calls().size();
+  const auto* dry = state->Read<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey);
+  ASSERT_NE(dry, nullptr);
+  EXPECT_EQ(dry->chosen, "n2");
+  // n3's only pod outranks the preemptor: no candidate there.
+  std::map<std::string, framework::PreemptionDryRun::Candidate> by_node;
+  for (const auto& c : dry->candidates) by_node[c.node] = c;
+  ASSERT_EQ(by_node.size(), 2u);
+  EXPECT_EQ(by_node["n1"].victims, std::vector<std::string>{"default/a"});
+  EXPECT_EQ(by_node["n1"].pdb_violations, 1);
+  EXPECT_EQ(by_node["n2"].victims, std::vector<std::string>{"default/b"});
+  EXPECT_EQ(by_node["n2"].pdb_violations, 0);
 }
 
 const NominatingInfo kNoop{};
