@@ -4,7 +4,12 @@
 // claims wait for their first consumer, so the report shows each replica's node beside the
 // volume provisioned for it (the cluster must run the storage flow: tests/cluster/up --storage).
 // It watches through stowage's own informers.
-//   stowage-demo --kubeconfig FILE [--scheduler-name NAME]
+//
+// With --create-only it creates the same objects, waits until the StatefulSet's controller has
+// made the replicas' claims and pods (all 12 + 3 pods exist), and exits 0 without waiting for
+// scheduling and without the report: a test takes a snapshot of that cluster before any
+// scheduler runs (tests/integration/simulate/demo_test.cc).
+//   stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -120,7 +125,7 @@ const api::Condition* Scheduled(const api::Pod& p) {
   return nullptr;
 }
 
-int Run(const std::string& kubeconfig, const std::string& scheduler) {
+int Run(const std::string& kubeconfig, const std::string& scheduler, bool create_only) {
   auto cfg = client::LoadKubeconfig(kubeconfig);
   if (!cfg.ok()) return std::fprintf(stderr, "error: %s\n", cfg.status().ToString().c_str()), 1;
   auto c = client::RestClient::New(*cfg);
@@ -149,6 +154,27 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
       api.Post("/apis/apps/v1/namespaces/demo/statefulsets", StatefulSetJson(scheduler)).status());
   for (const auto& p : kPods) {
     check(api.Post("/api/v1/namespaces/demo/pods", PodJson(p, scheduler)).status());
+  }
+
+  if (create_only) {
+    // The StatefulSet controller makes each replica's claim before its pod.
+    auto created = [&] {
+      return pods.store().List().size() == std::size(kPods) + kReplicas &&
+             claims.store().List().size() == size_t{kReplicas};
+    };
+    for (int i = 0; i < 600 && !created(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const bool done = created();
+    factory.Stop();
+    if (!done) {
+      std::fprintf(stderr,
+                   "error: the StatefulSet's pods and claims did not all appear within a minute "
+                   "(does the cluster run the storage flow?)\n");
+      return 1;
+    }
+    std::printf("created\n");
+    return 0;
   }
 
   // Every pod decided, and each replica's claim bound to its volume.
@@ -210,8 +236,14 @@ int Run(const std::string& kubeconfig, const std::string& scheduler) {
 }  // namespace
 }  // namespace stowage
 
+namespace {
+constexpr char kUsage[] =
+    "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only]\n";
+}  // namespace
+
 int main(int argc, char** argv) {
   std::string kubeconfig, scheduler = "default-scheduler";
+  bool create_only = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--kubeconfig" && i + 1 < argc) {
@@ -220,15 +252,17 @@ int main(int argc, char** argv) {
       kubeconfig = a.substr(13);
     } else if (a == "--scheduler-name" && i + 1 < argc) {
       scheduler = argv[++i];
+    } else if (a == "--create-only") {
+      create_only = true;
     } else {
-      std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME]\n");
+      std::fputs(kUsage, stderr);
       return 2;
     }
   }
   if (kubeconfig.empty()) {
-    std::fprintf(stderr, "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME]\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   stowage::logging::Init(0);
-  return stowage::Run(kubeconfig, scheduler);
+  return stowage::Run(kubeconfig, scheduler, create_only);
 }

@@ -92,6 +92,21 @@ inline bool WaitReady(const Instance& in, std::chrono::milliseconds timeout = 60
   return false;
 }
 
+// Runs binary with args, its standard output into out; the exit code (a failure is reported).
+// The log (stderr) goes to out + ".log".
+inline int RunTo(const std::string& binary, const std::vector<std::string>& args,
+                 const std::string& out) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "out=$1; shift; exec \"$0\" \"$@\" >\"$out\"",
+                                   binary, out};
+  argv.insert(argv.end(), args.begin(), args.end());
+  testing::Process p;
+  EXPECT_TRUE(p.Start(argv, out + ".log").ok());
+  auto code = p.Wait(120s);
+  EXPECT_TRUE(code.has_value()) << p.Log();
+  if (code.value_or(-1) != 0) ADD_FAILURE() << binary << ": " << p.Log();
+  return code.value_or(-1);
+}
+
 // A datagram socket standing in for systemd's $NOTIFY_SOCKET.
 class NotifySocket {
  public:

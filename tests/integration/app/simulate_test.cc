@@ -23,20 +23,6 @@ using testing::SharedCluster;
 constexpr char kNs[] = "simulate";
 constexpr char kProfile[] = "stowage-simulate";
 
-// Runs the stowage binary with args, its standard output into out; the exit code. The log (stderr)
-// goes to out + ".log".
-int RunStowage(const std::vector<std::string>& args, const std::string& out) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", "out=$1; shift; exec \"$0\" \"$@\" >\"$out\"",
-                                   STOWAGE_BINARY, out};
-  argv.insert(argv.end(), args.begin(), args.end());
-  testing::Process p;
-  EXPECT_TRUE(p.Start(argv, out + ".log").ok());
-  auto code = p.Wait(120s);
-  EXPECT_TRUE(code.has_value()) << p.Log();
-  if (code.value_or(-1) != 0) ADD_FAILURE() << p.Log();
-  return code.value_or(-1);
-}
-
 std::map<std::string, std::string> LivePlacements() {
   std::map<std::string, std::string> out;
   client::ListOptions o;
@@ -113,8 +99,9 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
                            "profiles:\n- schedulerName: "
                         << kProfile << "\n";
   const std::string snap = dir + "/simulate-snapshot.yaml";
-  ASSERT_EQ(RunStowage({"snapshot", "-o", snap, "--kubeconfig=" + SharedCluster().kubeconfig()},
-                       dir + "/snapshot.out"),
+  ASSERT_EQ(RunTo(STOWAGE_BINARY,
+                  {"snapshot", "-o", snap, "--kubeconfig=" + SharedCluster().kubeconfig()},
+                  dir + "/snapshot.out"),
             0);
   auto text = ReadFile(snap, 256u << 20);
   ASSERT_TRUE(text.ok()) << text.status();
@@ -123,7 +110,8 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   EXPECT_THAT(*text, ::testing::Not(HasSubstr("managedFields")));
 
   const std::string out = dir + "/simulate.json";
-  ASSERT_EQ(RunStowage({"simulate", snap, "-o", "json", "--seed", "5", "--config=" + config}, out),
+  ASSERT_EQ(RunTo(STOWAGE_BINARY,
+                  {"simulate", snap, "-o", "json", "--seed", "5", "--config=" + config}, out),
             0);
   auto result = nlohmann::json::parse(*ReadFile(out), nullptr, false);
   ASSERT_FALSE(result.is_discarded()) << *ReadFile(out);
