@@ -62,15 +62,6 @@ Bound CountBound() {
   return b;
 }
 
-std::string ScheduledMessage(const std::string& name) {
-  auto pod = client::GetObject<api::Pod>(SharedCluster().Admin(), kNs, name);
-  if (!pod.ok()) return "";
-  for (const auto& c : pod->status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False") return c.message;
-  }
-  return "";
-}
-
 // Deletes the test's pods and nodes when it ends, passed or not: they would slow the later
 // tests' schedulers.
 struct CleanUp {
@@ -208,9 +199,10 @@ TEST(ExplainUnderLoad, TheRunningSchedulerAnswersWhileItSchedulesAThousandPods) 
 
   // too-big stays pending with the message explain gave throughout (the scheduler appends
   // preemption's verdict to it).
-  ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage("too-big").empty(); }, 60s, 200ms))
+  ASSERT_TRUE(
+      testing::Eventually([] { return !ScheduledMessage(kNs, "too-big").empty(); }, 60s, 200ms))
       << in.Log();
-  const std::string message = ScheduledMessage("too-big");
+  const std::string message = ScheduledMessage(kNs, "too-big");
   EXPECT_EQ(explained.size(), 1u) << ::testing::PrintToString(explained);
   for (const std::string& line : explained) EXPECT_THAT(message, StartsWith(line));
 

@@ -48,15 +48,6 @@ std::string NodeOf(const std::string& name) {
   return pod.ok() ? pod->spec.node_name : "";
 }
 
-std::string ScheduledMessage(const std::string& name) {
-  auto pod = client::GetObject<api::Pod>(SharedCluster().Admin(), kNs, name);
-  if (!pod.ok()) return "";
-  for (const auto& c : pod->status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False") return c.message;
-  }
-  return "";
-}
-
 // The first line of text holding needle, or "".
 std::string LineWith(const std::string& text, const std::string& needle) {
   const size_t at = text.find(needle);
@@ -289,10 +280,10 @@ TEST_F(ExplainCommand, TheRunningSchedulerAgrees) {
                "--authentication-kubeconfig=" + SharedCluster().kubeconfig(),
                "--authorization-kubeconfig=" + SharedCluster().kubeconfig()});
   ASSERT_TRUE(testing::Eventually([] { return NodeOf("fits") == "explain-big"; }, 60s)) << in.Log();
-  ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage("too-big").empty(); }, 60s))
+  ASSERT_TRUE(testing::Eventually([] { return !ScheduledMessage(kNs, "too-big").empty(); }, 60s))
       << in.Log();
   // The scheduler appends preemption's verdict to the same FitError text.
-  EXPECT_THAT(ScheduledMessage("too-big"), StartsWith(explained));
+  EXPECT_THAT(ScheduledMessage(kNs, "too-big"), StartsWith(explained));
 
   // The running scheduler answers the same on its secure port, behind delegated authorization.
   const std::string admin = *ReadFile(SharedCluster().dir() + "/token");

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/client/resources.h"
 #include "pkg/common/file.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/process.h"
@@ -90,6 +91,16 @@ inline bool WaitReady(const Instance& in, std::chrono::milliseconds timeout = 60
     std::this_thread::sleep_for(200ms);
   }
   return false;
+}
+
+// The message of pod ns/name's PodScheduled=False condition, or "" (none, or no such pod).
+inline std::string ScheduledMessage(const std::string& ns, const std::string& name) {
+  auto pod = client::GetObject<api::Pod>(testing::SharedCluster().Admin(), ns, name);
+  if (!pod.ok()) return "";
+  for (const auto& c : pod->status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False") return c.message;
+  }
+  return "";
 }
 
 // Runs binary with args, its standard output into out; the exit code (a failure is reported).

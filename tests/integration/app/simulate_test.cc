@@ -34,15 +34,6 @@ std::map<std::string, std::string> LivePlacements() {
   return out;
 }
 
-std::string LiveMessage(const std::string& name) {
-  auto pod = client::GetObject<api::Pod>(SharedCluster().Admin(), kNs, name);
-  if (!pod.ok()) return "";
-  for (const auto& c : pod->status.conditions) {
-    if (c.type == "PodScheduled" && c.status == "False") return c.message;
-  }
-  return "";
-}
-
 TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   auto& admin = SharedCluster().Admin();
   ASSERT_TRUE(testing::EnsureNamespace(admin, kNs).ok());
@@ -135,14 +126,14 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
         auto placed = LivePlacements();
         size_t bound = 0;
         for (const auto& [pod, node] : placed) bound += !node.empty();
-        return bound == 14 && !LiveMessage("huge").empty();
+        return bound == 14 && !ScheduledMessage(kNs, "huge").empty();
       },
       90s))
       << live.Log();
   auto placed = LivePlacements();
   placed.erase(std::string(kNs) + "/running");
   EXPECT_EQ(placed, simulated);
-  EXPECT_EQ(LiveMessage("huge"), simulated_message);
+  EXPECT_EQ(ScheduledMessage(kNs, "huge"), simulated_message);
 }
 
 }  // namespace
