@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "pkg/client/resources.h"
 #include "tests/integration/app/instance.h"
@@ -134,6 +135,47 @@ TEST(SimulateCommand, ASnapshotSimulatedPlacesPodsAsTheLiveSchedulerDoes) {
   placed.erase(std::string(kNs) + "/running");
   EXPECT_EQ(placed, simulated);
   EXPECT_EQ(ScheduledMessage(kNs, "huge"), simulated_message);
+}
+
+// `kubectl stowage snapshot`, through the real kubectl of the test cluster and kubectl's own
+// --kubeconfig, writes the snapshot simulate reads.
+TEST(SimulateCommand, TheKubectlPluginTakesASnapshotWithKubectlsConfig) {
+  const std::string dir = SharedCluster().dir();
+  const std::string snap = dir + "/kubectl-snapshot.json";
+  testing::Process p;
+  const std::string path =
+      std::string(KUBECTL_STOWAGE_DIR) + ":" + testing::TestCluster::BinDir() + ":/usr/bin:/bin";
+  ASSERT_TRUE(p.Start({testing::TestCluster::BinDir() + "/kubectl", "stowage", "snapshot", "-o",
+                       snap, "--format", "json", "--kubeconfig", SharedCluster().kubeconfig()},
+                      dir + "/kubectl-snapshot.log",
+                      {"PATH=" + path, std::string("STOWAGE=") + STOWAGE_BINARY})
+                  .ok());
+  ASSERT_EQ(p.Wait(60s).value_or(-1), 0) << p.Log();
+  auto text = ReadFile(snap, 256u << 20);
+  ASSERT_TRUE(text.ok()) << text.status();
+  auto list = nlohmann::json::parse(*text, nullptr, false);
+  ASSERT_FALSE(list.is_discarded()) << text->substr(0, 200);
+  EXPECT_EQ(list["kind"], "List");
+  std::set<std::string> kinds, namespaces;
+  for (const auto& item : list["items"]) {
+    kinds.insert(item.value("kind", ""));
+    if (item["kind"] == "Namespace") namespaces.insert(item["metadata"]["name"]);
+  }
+  EXPECT_TRUE(kinds.count("Node")) << p.Log();
+  EXPECT_TRUE(namespaces.count("kube-system")) << p.Log();
+  const std::string out = dir + "/kubectl-simulate.json";
+  ASSERT_EQ(RunTo(STOWAGE_BINARY, {"simulate", snap, "-o", "json"}, out), 0);
+  auto result = nlohmann::json::parse(*ReadFile(out), nullptr, false);
+  ASSERT_FALSE(result.is_discarded());
+  EXPECT_EQ(result["seed"], 1);
+  // A wrong flag is refused with the usage, before anything runs.
+  testing::Process bad;
+  ASSERT_TRUE(bad.Start({testing::TestCluster::BinDir() + "/kubectl", "stowage", "snapshot",
+                         "--namespace-typo", "x"},
+                        dir + "/kubectl-snapshot-bad.log", {"PATH=" + path})
+                  .ok());
+  EXPECT_EQ(bad.Wait(60s).value_or(-1), 2);
+  EXPECT_THAT(bad.Log(), HasSubstr("usage: kubectl stowage explain"));
 }
 
 }  // namespace
