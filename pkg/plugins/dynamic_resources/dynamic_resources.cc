@@ -17,6 +17,20 @@ namespace {
 // resourceapi.FirstAvailableDeviceRequestMaxSize: the longest firstAvailable list.
 constexpr int64_t kFirstAvailableMaxSize = 8;
 
+// Whether allocation has a result for subrequest "request/sub", compared without building the
+// reference (Score runs per node and claim).
+bool AllocatedSubrequest(const api::AllocationResult& allocation, std::string_view request,
+                         std::string_view sub) {
+  for (const api::DeviceRequestAllocationResult& r : allocation.results) {
+    std::string_view ref = r.request;
+    if (ref.size() == request.size() + 1 + sub.size() && ref.starts_with(request) &&
+        ref[request.size()] == '/' && ref.ends_with(sub)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 const StateData::Data* ReadState(const framework::CycleState& state) {
   const StateData* s = state.Read<StateData>(kStateKey);
   return s == nullptr ? nullptr : s->data.get();
@@ -214,13 +228,12 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
   const StateData::Data* d = ReadState(state);
   if (d == nullptr) return framework::Status::Error("not found");
   if (d->claims.empty() || !features_.prioritized_list) return {};
-  std::vector<api::AllocationResult> allocations;
-  {
-    MutexLock l(d->mu);
-    auto it = d->node_allocations.find(node_info.node()->metadata.name);
-    if (it == d->node_allocations.end()) return {};
-    allocations = it->second;
-  }
+  // Read in place under the lock (Filter has written every node's entry by now; the sum below
+  // is short and does no I/O), rather than copying the node's allocations on every call.
+  MutexLock l(d->mu);
+  auto it = d->node_allocations.find(node_info.node()->metadata.name);
+  if (it == d->node_allocations.end()) return {};
+  const std::vector<api::AllocationResult>& allocations = it->second;
   // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
   size_t next = 0;
   for (const dra::ResourceClaimPtr& claim : d->claims) {
@@ -235,13 +248,10 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
       }
       allocation = &allocations[next++];
     }
-    std::set<std::string> allocated;
-    for (const api::DeviceRequestAllocationResult& r : allocation->results) {
-      if (r.request.find('/') != std::string::npos) allocated.insert(r.request);
-    }
+    // Each allocated subrequest counts once, however many devices it got.
     for (const api::DeviceRequest& req : claim->devices.requests) {
       for (size_t i = 0; i < req.first_available.size(); ++i) {
-        if (allocated.count(req.name + "/" + req.first_available[i].name)) {
+        if (AllocatedSubrequest(*allocation, req.name, req.first_available[i].name)) {
           score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
         }
       }

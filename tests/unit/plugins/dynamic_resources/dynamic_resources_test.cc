@@ -18,8 +18,10 @@ namespace {
 
 using dra::testing::Claim;
 using dra::testing::DeviceB;
+using dra::testing::FirstAvailable;
 using dra::testing::Request;
 using dra::testing::SliceB;
+using dra::testing::Sub;
 using framework::Code;
 using stowage::testing::BuildNode;
 using stowage::testing::BuildPod;
@@ -160,6 +162,29 @@ TEST_F(DynamicResourcesTest, AllocatesOnTheNodeWithTheDevice) {
   framework::Status s = Filter(state, pod, *n2_);
   EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(s.Message(), "cannot allocate all claims");
+}
+
+// Upstream's prioritized-list score: the earlier the firstAvailable subrequest a node's allocation
+// took, the higher (8 for the first, 7 for the second), each subrequest counted once however
+// many devices it got.
+TEST_F(DynamicResourcesTest, ScoreFavoursTheEarlierSubrequest) {
+  handle_.slices.Add(
+      *SliceB("n2-gpus", "n2", "n2").Devices({DeviceB("gpu-0"), DeviceB("gpu-1")}).Obj());
+  api::ResourceClaim c = *Claim("c", {FirstAvailable("req", {Sub("two", 2), Sub("one", 1)})});
+  c.metadata.uid = "c1";
+  c.metadata.resource_version = "1";
+  handle_.claims.Add(c);
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  ASSERT_TRUE(Filter(state, pod, *n2_).IsSuccess());
+  auto info = framework::NewPodInfo(pod);
+  int64_t on_n1 = -1, on_n2 = -1;
+  ASSERT_TRUE(pl_.Score(state, *info, *n1_, on_n1).IsSuccess());
+  ASSERT_TRUE(pl_.Score(state, *info, *n2_, on_n2).IsSuccess());
+  EXPECT_EQ(on_n1, 7);  // one device: the second subrequest
+  EXPECT_EQ(on_n2, 8);  // two devices: the first, with two results
 }
 
 TEST_F(DynamicResourcesTest, FilterTimeoutEndsTheSearch) {
