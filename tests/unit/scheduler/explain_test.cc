@@ -260,6 +260,32 @@ TEST_F(ExplainTest, ExtendersRejectNodesAndAddTheirScores) {
   EXPECT_EQ(none.fit_error, "0/4 nodes are available: 1 wrong rack, 3 no gpu here.");
 }
 
+// The dry run's candidates (filled by DefaultPreemption; its own test checks which): the table
+// names the node it would nominate and its victims, lists every candidate with its PDB
+// violations, and the JSON holds them all.
+TEST(ExplainRenderTest, PreemptionCandidatesAndTheChosenNode) {
+  Explanation e;
+  e.pod = "default/p";
+  e.fit_error = "0/2 nodes are available: 2 Insufficient cpu.";
+  e.preemption_ran = true;
+  e.preemption_node = "n2";
+  e.preemption_candidates = {{"n1", {"default/a"}, 1}, {"n2", {"default/b", "default/c"}, 0}};
+  const std::string text = RenderExplanationText(e);
+  EXPECT_THAT(text, HasSubstr("Preemption (dry run): would nominate n2 and evict default/b"));
+  EXPECT_THAT(text, HasSubstr("CANDIDATE"));
+  EXPECT_LT(text.find("n1"), text.find("default/a"));
+  const std::string json = RenderExplanationJson(e);
+  EXPECT_THAT(json, HasSubstr("\"node\": \"n2\""));
+  EXPECT_THAT(json, HasSubstr("\"pdbViolations\": 1"));
+  EXPECT_THAT(json, HasSubstr("\"default/c\""));
+  // No candidate at all: said in one line.
+  e.preemption_node.clear();
+  e.preemption_candidates.clear();
+  EXPECT_THAT(RenderExplanationText(e),
+              HasSubstr("Preemption (dry run): no node where evicting lower-priority pods would "
+                        "make room"));
+}
+
 TEST_F(ExplainTest, APostFilterWithoutADryRunIsNotRunAndSaysSo) {
   post_filter_in_profile_ = true;
   Build({"n1"});
