@@ -25,7 +25,7 @@ framework::Status DynamicResources::Reserve(framework::CycleState& state, const 
   if (d.to_allocate.empty() || d.allocator == nullptr) return {};
   std::vector<api::AllocationResult> results;
   {
-    MutexLock l(d.mu);
+    ReaderMutexLock l(d.mu);
     auto it = d.node_allocations.find(node);
     if (it != d.node_allocations.end()) results = it->second;
   }

@@ -172,7 +172,7 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
     allocations = std::move(result->results);
   }
 
-  MutexLock l(d->mu);
+  WriterMutexLock l(d->mu);
   if (!unavailable.empty()) {
     d->unavailable.insert(unavailable.begin(), unavailable.end());
     return framework::Status::Unresolvable("resourceclaim not available on the node");
@@ -193,7 +193,7 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
   const api::Pod& pod = *pod_info;
   std::set<size_t> unavailable;
   {
-    MutexLock l(d->mu);
+    ReaderMutexLock l(d->mu);
     unavailable = d->unavailable;
   }
   // A claim allocated for a node that no longer fits, and reserved for no other pod, is
@@ -228,9 +228,9 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
   const StateData::Data* d = ReadState(state);
   if (d == nullptr) return framework::Status::Error("not found");
   if (d->claims.empty() || !features_.prioritized_list) return {};
-  // Read in place under the lock (Filter has written every node's entry by now; the sum below
-  // is short and does no I/O), rather than copying the node's allocations on every call.
-  MutexLock l(d->mu);
+  // Read in place under a shared lock (Filter has written every node's entry by now; the sum
+  // below is short and does no I/O), rather than copying the node's allocations on every call.
+  ReaderMutexLock l(d->mu);
   auto it = d->node_allocations.find(node_info.node()->metadata.name);
   if (it == d->node_allocations.end()) return {};
   const std::vector<api::AllocationResult>& allocations = it->second;

@@ -33,7 +33,8 @@ struct StateData final : framework::StateData {
     // Per claim index: the allocation Reserve chose for it.
     std::map<size_t, api::AllocationResult> reserved;
 
-    mutable Mutex mu;
+    // Shared: Score reads node_allocations from every node's thread at once.
+    mutable SharedMutex mu;
     // Per node: one result per claim of to_allocate, as Filter found them.
     mutable std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations
         GUARDED_BY(mu);
