@@ -19,8 +19,8 @@ using stowage::testing::Eventually;
 using stowage::testing::Gate;
 
 TEST(BindingPoolTest, LoopWaitsWhileQueueIsFullAndResumesWhenAWorkerTakesOne) {
+  Gate gate;  // declared first: the pool's workers wait on it until they are joined
   BindingPool pool(/*workers=*/1, /*max_queued=*/2);
-  Gate gate;
   pool.Submit([&] { gate.Wait(); });
   ASSERT_TRUE(Eventually([&] { return gate.waiting() == 1; }));  // the worker is busy
   pool.Submit([&] { gate.Wait(); });
@@ -37,8 +37,8 @@ TEST(BindingPoolTest, LoopWaitsWhileQueueIsFullAndResumesWhenAWorkerTakesOne) {
 }
 
 TEST(BindingPoolTest, StopRequestEndsTheWaitForRoom) {
-  BindingPool pool(1, 1);
   Gate gate;
+  BindingPool pool(1, 1);
   pool.Submit([&] { gate.Wait(); });
   ASSERT_TRUE(Eventually([&] { return gate.waiting() == 1; }));
   pool.Submit([] {});
@@ -53,8 +53,8 @@ TEST(BindingPoolTest, StopRequestEndsTheWaitForRoom) {
 }
 
 TEST(BindingPoolTest, PodWaitingAtPermitTakesNeitherWorkerNorRoom) {
-  BindingPool pool(1, 1);
   Gate permit;
+  BindingPool pool(1, 1);
   pool.SubmitWaiting([&] { permit.Wait(); });
   ASSERT_TRUE(Eventually([&] { return permit.waiting() == 1; }));
   std::atomic<bool> bound{false};
@@ -67,8 +67,8 @@ TEST(BindingPoolTest, PodWaitingAtPermitTakesNeitherWorkerNorRoom) {
 }
 
 TEST(BindingPoolTest, DrainCountsWhatIsLeftAndReturnsZeroOnceAllRan) {
-  BindingPool pool(1, 4);
   Gate gate;
+  BindingPool pool(1, 4);
   std::atomic<int> ran{0};
   pool.Submit([&] { gate.Wait(); });
   for (int i = 0; i < 3; ++i) pool.Submit([&] { ++ran; });

@@ -136,8 +136,8 @@ struct RejectBad : framework::FilterPlugin {
 // Status patches that hang (an overloaded API server) took the binding queue's room: with one
 // binding worker and one queued binding allowed, two failures stopped the loop for good.
 TEST(StatusWriterBurstTest, HangingStatusPatchesDoNotStopBindings) {
+  Gate patches;  // declared first: the harness's threads wait on it until they are joined
   SchedulerHarness h;
-  Gate patches;
   h.api().SetAnswer([&](const client::HttpRequest& r) -> std::optional<int> {
     if (r.method == "PATCH") patches.Wait();
     return std::nullopt;
