@@ -213,6 +213,21 @@ std::string EncodePodStatusPatch(const PodStatus& old_status, const PodStatus& n
       status["$setElementOrder/conditions"] = std::move(order);
     }
   }
+  // An atomic object: replaced whole, as a two-way merge writes a changed pointer field.
+  if (old_status.extended_resource_claim_status != new_status.extended_resource_claim_status) {
+    json value = nullptr;
+    if (const auto& e = new_status.extended_resource_claim_status) {
+      json mappings = json::array();
+      for (const ContainerExtendedResourceRequest& m : e->request_mappings) {
+        mappings.push_back({{"containerName", m.container_name},
+                            {"resourceName", m.resource_name},
+                            {"requestName", m.request_name}});
+      }
+      value = {{"requestMappings", std::move(mappings)}};
+      if (!e->resource_claim_name.empty()) value["resourceClaimName"] = e->resource_claim_name;
+    }
+    status["extendedResourceClaimStatus"] = std::move(value);
+  }
   if (old_status.nominated_node_name != new_status.nominated_node_name) {
     status["nominatedNodeName"] = new_status.nominated_node_name.empty()
                                       ? json(nullptr)

@@ -1,6 +1,7 @@
 #include "pkg/common/random.h"
 
 #include <atomic>
+#include <cstdio>
 #include <random>
 
 namespace stowage {
@@ -18,6 +19,22 @@ uint64_t RandomSeed() {
 void SetRandomSeed(uint64_t seed) {
   fixed_seed.store(seed, std::memory_order_relaxed);
   fixed.store(true, std::memory_order_release);
+}
+
+std::string RandomUuid() {
+  thread_local std::mt19937_64 engine{(static_cast<uint64_t>(std::random_device{}()) << 32) ^
+                                      std::random_device{}()};
+  uint64_t hi = engine(), lo = engine();
+  hi = (hi & ~0xf000ULL) | 0x4000ULL;              // version 4
+  lo = (lo & ~(0xc0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
+  char buf[37];
+  std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(hi >> 32),
+                static_cast<unsigned long long>((hi >> 16) & 0xffff),
+                static_cast<unsigned long long>(hi & 0xffff),
+                static_cast<unsigned long long>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
 }
 
 }  // namespace stowage

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace stowage {
 
@@ -11,5 +12,9 @@ namespace stowage {
 uint64_t RandomSeed();
 // Fixes the seeds handed out from now on. Call before the engines are built (before the scheduler).
 void SetRandomSeed(uint64_t seed);
+
+// A random (version 4) UUID from a per-thread engine seeded with fresh entropy: the share IDs
+// of devices, event names, leader identities and the scheduler's temporary claim UIDs.
+std::string RandomUuid();
 
 }  // namespace stowage

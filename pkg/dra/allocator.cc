@@ -5,28 +5,12 @@
 #include <utility>
 
 #include "pkg/common/macros.h"
+#include "pkg/common/random.h"
 #include "pkg/dra/node_match.h"
 #include "pkg/dra/pools.h"
 #include "pkg/dra/search.h"
 
 namespace stowage::dra {
-
-namespace {
-
-// A random (version 4) UUID, as upstream's share IDs.
-std::string RandomUuid() {
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  uint64_t hi = engine(), lo = engine();
-  hi = (hi & ~0xf000ULL) | 0x4000ULL;              // version 4
-  lo = (lo & ~(0xc0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", unsigned(hi >> 32),
-                unsigned((hi >> 16) & 0xffff), unsigned(hi & 0xffff), unsigned(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
-  return buf;
-}
-
-}  // namespace
 
 Allocator::Allocator(Features features, AllocatedState allocated,
                      const std::vector<DeviceClassPtr>& classes,

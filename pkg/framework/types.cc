@@ -16,6 +16,16 @@ bool IsScalarResourceName(std::string_view name) {
          name.starts_with("attachable-volumes-");
 }
 
+bool IsExtendedResourceName(std::string_view name) {
+  if (name.find('/') == std::string_view::npos) return false;
+  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
+  return !name.starts_with("requests.");
+}
+
+bool IsDRAExtendedResourceName(std::string_view name) {
+  return IsExtendedResourceName(name) || name.starts_with(api::kDeviceClassResourcePrefix);
+}
+
 Resource Resource::FromList(const api::ResourceList& list) {
   Resource r;
   for (const auto& [name, q] : list.entries()) {

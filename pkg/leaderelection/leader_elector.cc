@@ -10,6 +10,7 @@
 #include "pkg/api/encode.h"
 #include "pkg/client/errors.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/random.h"
 #include "pkg/leaderelection/lease_lock.h"
 
 namespace stowage::leaderelection {
@@ -208,20 +209,7 @@ std::string LeaderElector::NewIdentity() {
   if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
     std::snprintf(host, sizeof(host), "localhost");
   }
-  std::random_device rd;
-  unsigned char b[16];
-  for (int i = 0; i < 16; i += 4) {
-    uint32_t r = rd();
-    for (int j = 0; j < 4; ++j) b[i + j] = static_cast<unsigned char>(r >> (8 * j));
-  }
-  b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);  // version 4
-  b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);  // RFC 4122 variant
-  char uuid[37];
-  std::snprintf(uuid, sizeof(uuid),
-                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
-                b[15]);
-  return std::string(host) + "_" + uuid;
+  return std::string(host) + "_" + RandomUuid();
 }
 
 client::RestConfig LeaderElectionRestConfig(client::RestConfig base, Duration renew_deadline) {

@@ -78,6 +78,7 @@ struct Scheduler {
   std::unique_ptr<ChildCache<prometheus::Histogram>> preemption_duration;
   std::unique_ptr<ChildCache<prometheus::Counter>> preemption_total;
   std::unique_ptr<ChildCache<prometheus::Counter>> volume_stage_errors;
+  std::unique_ptr<ChildCache<prometheus::Counter>> resource_claim_creates;
 };
 
 Scheduler::Scheduler(const FeatureGates& g) {
@@ -125,7 +126,8 @@ Scheduler::Scheduler(const FeatureGates& g) {
   Add<Counter>(async_api, f::AsyncApiCallExecution());
   Add<Histogram>(async_api, f::AsyncApiCallExecutionDuration());
   Add<Gauge>(async_api, f::PendingAsyncApiCalls());
-  Add<Counter>(g.dra_extended_resource ? on : Unserved(), f::ResourceClaimCreates());
+  auto& claim_creates =
+      Add<Counter>(g.dra_extended_resource ? on : Unserved(), f::ResourceClaimCreates());
   Registry& workload = g.generic_workload ? on : Unserved();
   Add<Counter>(workload, f::PodGroupScheduleAttempts());
   Add<Histogram>(workload, f::PodGroupSchedulingAttemptDuration());
@@ -156,6 +158,7 @@ Scheduler::Scheduler(const FeatureGates& g) {
                 &cache.Add({{"type", "nodes"}})};
   event_handling = Cache(events, f::EventHandlingDuration());
   volume_stage_errors = Cache(volume_errors, f::VolumeSchedulingStageError());
+  resource_claim_creates = Cache(claim_creates, f::ResourceClaimCreates());
   sli = Cache(sli_family, f::PodSchedulingSliDuration());
   incoming = Cache(incoming_family, f::QueueIncomingPods());
   goroutines = Cache(goroutines_family, f::Goroutines());
@@ -325,6 +328,12 @@ prometheus::Counter& PreemptionAttempts() { return *S().preemption_attempts; }
 prometheus::Histogram& PreemptionVictims() { return *S().preemption_victims; }
 prometheus::Counter& VolumeSchedulingStageError(std::string_view operation) {
   return S().volume_stage_errors->Get({operation});
+}
+
+prometheus::Counter& ResourceClaimCreates(bool success) {
+  // The scheduler creates claims for pods' extended resources only: no admin access, owned by
+  // a Pod of the core group.
+  return S().resource_claim_creates->Get({success ? "success" : "failure", "false", "", "Pod"});
 }
 
 void ObservePreemptionGoroutine(bool success, double seconds) {

@@ -120,5 +120,8 @@ prometheus::Histogram& PreemptionVictims();
 void ObservePreemptionGoroutine(bool success, double seconds);
 // volume_scheduling_stage_error_total{operation}: predicate, assume or bind.
 prometheus::Counter& VolumeSchedulingStageError(std::string_view operation);
+// dynamic_resource_allocation_resourceclaim_creates_total, for the claims the scheduler creates
+// for pods' extended resources.
+prometheus::Counter& ResourceClaimCreates(bool success);
 
 }  // namespace stowage::metrics

@@ -6,6 +6,7 @@
 #include "pkg/api/decode.h"
 #include "pkg/api/encode.h"
 #include "pkg/client/resources.h"
+#include "pkg/metrics/metrics.h"
 #include "pkg/scheduler/volume_writer.h"
 
 namespace stowage::scheduler {
@@ -99,6 +100,48 @@ StatusOr<std::shared_ptr<const api::ResourceClaim>> ClientClaimWriter::UpdateCla
                                   "/status",
                               std::move(patch), client::kMergePatch),
                 what);
+}
+
+StatusOr<std::shared_ptr<const api::ResourceClaim>> ClientClaimWriter::CreateClaim(
+    const api::ResourceClaim& claim) {
+  const std::string what = "resourceclaim for \"" + claim.metadata.namespace_ + "/" +
+                           claim.metadata.generate_name + "\"";
+  if (auto s = MayWrite(may_write_, what); !s.ok()) return s;
+  api::ResourceClaim fresh;
+  fresh.metadata.namespace_ = claim.metadata.namespace_;
+  fresh.metadata.name = claim.metadata.name;
+  fresh.metadata.generate_name = claim.metadata.generate_name;
+  fresh.metadata.owner_references = claim.metadata.owner_references;
+  fresh.metadata.annotations = claim.metadata.annotations;
+  fresh.metadata.labels = claim.metadata.labels;
+  fresh.devices = claim.devices;
+  auto created =
+      Answer(client_.Post(client::CollectionPath<api::ResourceClaim>(claim.metadata.namespace_),
+                          api::EncodeJson(fresh)),
+             what);
+  metrics::ResourceClaimCreates(created.ok()).Increment();
+  return created;
+}
+
+Status ClientClaimWriter::DeleteClaim(const api::ResourceClaim& claim, std::string_view finalizer) {
+  const std::string what = Describe(claim);
+  if (auto s = MayWrite(may_write_, what); !s.ok()) return s;
+  const std::string path =
+      client::ObjectPath<api::ResourceClaim>(claim.metadata.namespace_, claim.metadata.name);
+  // Removing one finalizer by value needs no resourceVersion, so no conflict can stop it.
+  std::string patch = "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[" +
+                      api::JsonQuote(finalizer) + "]}}";
+  auto patched = client_.Patch(path, std::move(patch), client::kStrategicMergePatch);
+  if (!patched.ok() && patched.status().code() != StatusCode::kNotFound) {
+    return Status(patched.status().code(), "remove the finalizer of " + what + ": " +
+                                               std::string(patched.status().message()));
+  }
+  auto deleted = client_.Delete(path);
+  if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound) {
+    return Status(deleted.status().code(),
+                  "delete " + what + ": " + std::string(deleted.status().message()));
+  }
+  return OkStatus();
 }
 
 }  // namespace stowage::scheduler

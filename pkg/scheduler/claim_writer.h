@@ -22,6 +22,9 @@ class ClientClaimWriter final : public framework::ClaimWriter {
       const api::ResourceClaim& claim, std::string_view finalizer) override;
   StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
       const api::ResourceClaim& claim) override;
+  StatusOr<std::shared_ptr<const api::ResourceClaim>> CreateClaim(
+      const api::ResourceClaim& claim) override;
+  Status DeleteClaim(const api::ResourceClaim& claim, std::string_view finalizer) override;
 
  private:
   client::RestClient& client_;

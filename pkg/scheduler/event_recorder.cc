@@ -8,6 +8,7 @@
 #include "pkg/client/errors.h"
 #include "pkg/client/resources.h"
 #include "pkg/common/logging.h"
+#include "pkg/common/random.h"
 #include "stowage/common/mutex.h"
 
 namespace stowage::scheduler {
@@ -83,21 +84,6 @@ std::string EventPath(const api::EventRecord& e) {
 bool IsTransient(const Status& s) {
   return client::IsServerError(s) || client::IsTooManyRequests(s) ||
          s.code() == StatusCode::kDeadlineExceeded;
-}
-
-std::string RandomUuid() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
-  lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32),
-                static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF),
-                static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return buf;
 }
 
 }  // namespace

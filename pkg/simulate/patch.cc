@@ -1,5 +1,6 @@
 #include "pkg/simulate/patch.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -50,6 +51,15 @@ void Strategic(json& into, const json& patch) {
   }
   if (!into.is_object()) into = json::object();
   for (const auto& [k, v] : patch.items()) {
+    // Takes values out of a list of scalars (the finalizer DynamicResources removes).
+    constexpr std::string_view kDelete = "$deleteFromPrimitiveList/";
+    if (k.starts_with(kDelete) && v.is_array()) {
+      json& list = into[k.substr(kDelete.size())];
+      if (!list.is_array()) list = json::array();
+      for (const json& item : v)
+        list.erase(std::remove(list.begin(), list.end(), item), list.end());
+      continue;
+    }
     if (!k.empty() && k[0] == '$') continue;
     if (v.is_null()) {
       into.erase(k);

@@ -1,10 +1,14 @@
 // Reserve, Unreserve and PreBind: the in-flight allocation and the claim status write.
+#include <algorithm>
 #include <chrono>
 #include <string>
+#include <thread>
 
+#include "pkg/common/logging.h"
 #include "pkg/plugins/dynamic_resources/cel_compiler.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
+#include "pkg/plugins/dynamic_resources/extended.h"
 #include "pkg/plugins/dynamic_resources/state.h"
 #include "stowage/api/time_format.h"
 
@@ -15,6 +19,20 @@ framework::Status AsError(const Status& s) {
   return framework::Status::Error(std::string(s.message()));
 }
 
+// Waits (up to upstream's two minutes) until the informer holds the claim written.
+void WaitForInformer(const framework::Lister<api::ResourceClaim>& informer,
+                     const api::ResourceClaim& claim) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (informer.Get(claim.metadata.namespace_, claim.metadata.name) == nullptr) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      LOG_INFO("Claim not stored in assume cache after retries resourceclaim=\"{}\"",
+               KObj(claim.metadata));
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
 
 framework::Status DynamicResources::Reserve(framework::CycleState& state, const api::Pod&,
@@ -23,25 +41,34 @@ framework::Status DynamicResources::Reserve(framework::CycleState& state, const 
   if (s == nullptr) return framework::Status::Error("not found");
   StateData::Data& d = *s->data;
   if (d.to_allocate.empty() || d.allocator == nullptr) return {};
-  std::vector<api::AllocationResult> results;
+  const bool user_claims = std::any_of(d.to_allocate.begin(), d.to_allocate.end(),
+                                       [&](size_t i) { return !StateData::IsExtended(d, i); });
+  NodeAllocation chosen;
   {
     ReaderMutexLock l(d.mu);
     auto it = d.node_allocations.find(node);
-    if (it != d.node_allocations.end()) results = it->second;
+    if (it != d.node_allocations.end()) chosen = it->second;
   }
-  if (results.empty()) return framework::Status::Error("claim allocation not found for node");
-  if (results.size() != d.to_allocate.size()) {
-    return framework::Status::Error("internal error, have " + std::to_string(results.size()) +
-                                    " allocations, " + std::to_string(d.to_allocate.size()) +
-                                    " claims to allocate, want " +
-                                    std::to_string(d.to_allocate.size()) + " claims");
+  if (chosen.results.empty()) {
+    // Only the claim for extended resources, which the node's device plugins serve.
+    if (!user_claims) return {};
+    return framework::Status::Error("claim allocation not found for node");
+  }
+  if (chosen.results.size() != d.to_allocate.size()) {
+    return framework::Status::Error(
+        "internal error, have " + std::to_string(chosen.results.size()) + " allocations, " +
+        std::to_string(d.to_allocate.size()) + " claims to allocate, want " +
+        std::to_string(d.to_allocate.size()) + " claims");
   }
   // The devices count as taken for every other cycle from now until PreBind's write is seen.
   for (size_t k = 0; k < d.to_allocate.size(); ++k) {
     const size_t i = d.to_allocate[k];
-    d.reserved[i] = results[k];
-    auto claim = std::make_shared<api::ResourceClaim>(*d.claims[i]);
-    claim->allocation = results[k];
+    d.reserved[i] = chosen.results[k];
+    // The claim for extended resources is pending in the node's variant, under its first UID.
+    const bool node_variant = StateData::IsExtended(d, i) && chosen.extended_claim != nullptr;
+    auto claim =
+        std::make_shared<api::ResourceClaim>(node_variant ? *chosen.extended_claim : *d.claims[i]);
+    claim->allocation = chosen.results[k];
     tracker_.SignalPendingAllocation(std::move(claim));
   }
   return {};
@@ -52,7 +79,9 @@ void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& p
   StateData* s = state.ReadMutable<StateData>(kStateKey);
   if (s == nullptr) return;
   StateData::Data& d = *s->data;
-  for (const dra::ResourceClaimPtr& claim : d.claims) {
+  for (size_t i = 0; i < d.claims.size(); ++i) {
+    const dra::ResourceClaimPtr& claim = d.claims[i];
+    if (StateData::IsExtended(d, i)) continue;  // below
     if (tracker_.RemovePendingAllocation(claim->metadata.uid)) {
       tracker_.Restore(claim->metadata.namespace_, claim->metadata.name);
     }
@@ -67,6 +96,19 @@ void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& p
       (void)writer->UpdateClaimStatus(updated);  // upstream only logs a failure here
     }
   }
+  const dra::ResourceClaimPtr* extended = StateData::ExtendedClaim(d);
+  if (extended == nullptr) return;
+  const api::ResourceClaim& claim = **extended;
+  if (tracker_.RemovePendingAllocation(d.extended->initial_uid)) {
+    tracker_.Restore(claim.metadata.namespace_, claim.metadata.name);
+  }
+  if (claim.metadata.name == kInMemoryClaimName) return;
+  // PreBind created it: delete it, or it would hold its devices with no pod to use them.
+  if (framework::ClaimWriter* writer = handle_.claim_writer()) {
+    if (Status del = writer->DeleteClaim(claim, kClaimFinalizer); !del.ok()) {
+      LOG_ERROR_ERR(del, "delete resourceclaim=\"{}\"", KObj(claim.metadata));
+    }
+  }
 }
 
 framework::Status DynamicResources::PreBindPreFlight(framework::CycleState& state, const api::Pod&,
@@ -77,20 +119,33 @@ framework::Status DynamicResources::PreBindPreFlight(framework::CycleState& stat
 }
 
 framework::Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& pod,
-                                            std::string_view) {
+                                            std::string_view node) {
   StateData* s = state.ReadMutable<StateData>(kStateKey);
   if (s == nullptr) return framework::Status::Error("not found");
   StateData::Data& d = *s->data;
   for (size_t i = 0; i < d.claims.size(); ++i) {
     if (IsReservedForPod(pod, *d.claims[i])) continue;
+    auto it = d.reserved.find(i);
+    const bool extended = StateData::IsExtended(d, i);
+    // The node's device plugins serve every extended resource: no claim is needed.
+    if (extended && it == d.reserved.end() && d.claims[i]->devices.requests.empty()) continue;
     framework::ClaimWriter* writer = handle_.claim_writer();
     if (writer == nullptr) return framework::Status::Error("no API client to update claims");
+    NodeAllocation chosen;
+    if (extended) {
+      ReaderMutexLock l(d.mu);
+      if (auto n = d.node_allocations.find(node); n != d.node_allocations.end()) chosen = n->second;
+    }
+    if (extended && d.claims[i]->metadata.name == kInMemoryClaimName) {
+      auto created = CreateExtendedClaim(*writer, chosen);
+      if (!created.ok()) return AsError(created.status());
+      d.claims[i] = *created;  // Unreserve deletes it if a later step fails
+    }
     dra::ResourceClaimPtr claim = d.claims[i];
     const std::string name = KObj(claim->metadata);
     if (claim->metadata.deletion_timestamp) {
       return framework::Status::Error("claim " + name + " got deleted in the meantime");
     }
-    auto it = d.reserved.find(i);
     api::ResourceClaim updated = *claim;
     if (it != d.reserved.end()) {
       if (claim->allocation) {
@@ -117,12 +172,23 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
     }
     auto written = writer->UpdateClaimStatus(updated);
     if (!written.ok()) return AsError(written.status());
+    if (extended) {
+      // A new claim: its devices stay pending until the informer holds it, as upstream waits
+      // for its assume cache, so no other pod is given them meanwhile.
+      WaitForInformer(handle_.resource_claims(), **written);
+      if (Status rec = RecordExtendedClaim(handle_.pod_writer(), pod, **written, chosen);
+          !rec.ok()) {
+        d.claims[i] = *written;
+        return AsError(rec);
+      }
+    }
     tracker_.AssumeAfterWrite(*written);
     d.claims[i] = *written;
   }
   // Written: the assumed claims now hold the devices, the in-flight entries can go.
   for (const auto& [i, allocation] : d.reserved) {
-    tracker_.RemovePendingAllocation(d.claims[i]->metadata.uid);
+    tracker_.RemovePendingAllocation(StateData::IsExtended(d, i) ? d.extended->initial_uid
+                                                                 : d.claims[i]->metadata.uid);
   }
   return {};
 }

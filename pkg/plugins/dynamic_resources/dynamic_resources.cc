@@ -8,6 +8,7 @@
 #include "pkg/dra/taints.h"
 #include "pkg/framework/preemption_dry_run.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
+#include "pkg/plugins/dynamic_resources/extended.h"
 #include "pkg/plugins/dynamic_resources/state.h"
 #include "stowage/plugins/helper/normalize_score.h"
 
@@ -93,11 +94,17 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
   const api::Pod& pod = *pod_info;
   auto claims = PodClaims(pod, tracker_);
   if (!claims.ok()) return framework::Status::Unresolvable(std::string(claims.status().message()));
+  // The claim for extended resources comes last, after the pod's own.
+  if (auto extended =
+          PreFilterExtended(pod_info, classes_, handle_.resource_claims(), data->extended)) {
+    claims->push_back(std::move(extended));
+  }
   if (claims->empty()) return framework::Status::Skip();
 
   data->available_on.resize(claims->size());
   for (size_t i = 0; i < claims->size(); ++i) {
     const api::ResourceClaim& claim = *(*claims)[i];
+    const bool is_extended = data->extended && i + 1 == claims->size();
     if (claim.allocation && !CanBeReserved(claim) && !IsReservedForPod(pod, claim)) {
       return framework::Status::Unresolvable("resourceclaim in use");
     }
@@ -111,6 +118,9 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
       return framework::Status::Unresolvable("resource claim " + KObj(claim.metadata) +
                                              " is in the process of being allocated");
     }
+    // The claim for extended resources has no requests yet (Filter makes them per node), or
+    // is left from an earlier attempt, which Filter rejects.
+    if (is_extended) continue;
     if (auto s = ValidateClasses(claim); !s.IsSuccess()) return s;
   }
   data->claims = std::move(*claims);
@@ -132,12 +142,17 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
 }
 
 framework::Status DynamicResources::Filter(const framework::CycleState& state,
-                                           const framework::PodInfo&,
+                                           const framework::PodInfo& pod,
                                            const framework::NodeInfo& node_info) {
   const StateData::Data* d = ReadState(state);
   if (d == nullptr) return framework::Status::Error("not found");
   if (d->claims.empty()) return {};
   const api::Node& node = *node_info.node();
+  NodeAllocation result_here;
+  if (auto s = FilterExtended(*d, *pod, node_info, result_here); !s.IsSuccess()) return s;
+  // Only extended resources, all served by the node's device plugins: nothing to allocate.
+  const bool user_claims = d->claims.size() > (d->extended ? 1u : 0u);
+  if (result_here.extended_claim == nullptr && !user_claims) return {};
 
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < d->claims.size(); ++i) {
@@ -150,7 +165,10 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
   std::vector<api::AllocationResult> allocations;
   if (d->allocator != nullptr) {
     std::vector<dra::ResourceClaimPtr> to_allocate;
-    for (size_t i : d->to_allocate) to_allocate.push_back(d->claims[i]);
+    for (size_t i : d->to_allocate) {
+      const bool node_variant = StateData::IsExtended(*d, i) && result_here.extended_claim;
+      to_allocate.push_back(node_variant ? result_here.extended_claim : d->claims[i]);
+    }
     auto deadline = std::chrono::steady_clock::time_point::max();
     if (filter_timeout_.count() > 0) deadline = std::chrono::steady_clock::now() + filter_timeout_;
     auto result = d->allocator->Allocate(node, to_allocate, {}, deadline);
@@ -177,7 +195,10 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
     d->unavailable.insert(unavailable.begin(), unavailable.end());
     return framework::Status::Unresolvable("resourceclaim not available on the node");
   }
-  if (d->allocator != nullptr) d->node_allocations[node.metadata.name] = std::move(allocations);
+  if (d->allocator != nullptr) {
+    result_here.results = std::move(allocations);
+    d->node_allocations[node.metadata.name] = std::move(result_here);
+  }
   return {};
 }
 
@@ -196,18 +217,25 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
     ReaderMutexLock l(d->mu);
     unavailable = d->unavailable;
   }
+  const bool dry_run =
+      state.Read<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey) != nullptr;
+  const dra::ResourceClaimPtr* extended = StateData::ExtendedClaim(*d);
+  const bool extended_created =
+      extended != nullptr && (*extended)->metadata.name != kInMemoryClaimName;
   // A claim allocated for a node that no longer fits, and reserved for no other pod, is
   // deallocated so the next attempt may allocate it elsewhere.
   for (size_t i : unavailable) {
+    if (StateData::IsExtended(*d, i)) {
+      if (extended_created) break;  // deleted below
+      continue;
+    }
     api::ResourceClaim claim = *d->claims[i];
     const bool only_this_pod =
         claim.reserved_for.empty() ||
         (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid);
     if (!only_this_pod) continue;
     // `stowage explain`: what a cycle would answer, with nothing written.
-    if (state.Read<framework::PreemptionDryRun>(framework::kPreemptionDryRunKey) != nullptr) {
-      return framework::Status::Unschedulable("deallocation of ResourceClaim completed");
-    }
+    if (dry_run) return framework::Status::Unschedulable("deallocation of ResourceClaim completed");
     framework::ClaimWriter* writer = handle_.claim_writer();
     if (writer == nullptr) return framework::Status::Error("no API client to deallocate claims");
     claim.reserved_for.clear();
@@ -217,6 +245,17 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
     if (!written.ok()) return framework::Status::Error(std::string(written.status().message()));
     tracker_.AssumeAfterWrite(*written);
     return framework::Status::Unschedulable("deallocation of ResourceClaim completed");
+  }
+  // The claim an earlier attempt created for extended resources goes, and the next attempt
+  // starts afresh.
+  if (extended_created) {
+    if (dry_run) return framework::Status::Unschedulable("deletion of ResourceClaim completed");
+    framework::ClaimWriter* writer = handle_.claim_writer();
+    if (writer == nullptr) return framework::Status::Error("no API client to delete claims");
+    if (Status s = writer->DeleteClaim(**extended, kClaimFinalizer); !s.ok()) {
+      return framework::Status::Error(std::string(s.message()));
+    }
+    return framework::Status::Unschedulable("deletion of ResourceClaim completed");
   }
   return framework::Status(framework::Code::kUnschedulable);
 }
@@ -233,7 +272,7 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
   ReaderMutexLock l(d->mu);
   auto it = d->node_allocations.find(node_info.node()->metadata.name);
   if (it == d->node_allocations.end()) return {};
-  const std::vector<api::AllocationResult>& allocations = it->second;
+  const std::vector<api::AllocationResult>& allocations = it->second.results;
   // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
   size_t next = 0;
   for (const dra::ResourceClaimPtr& claim : d->claims) {

@@ -19,8 +19,10 @@
 //   PreBindPreFlight  Success when the pod has claims (the scheduler nominates the node first).
 //   PreBind     per claim not yet reserved for the pod: the finalizer, then status.allocation
 //               (with its timestamp) and status.reservedFor through Handle::claim_writer().
-// Not implemented: the extended-resource path (DRAExtendedResource), device binding conditions
-// (PreBind does not wait), pod groups, node-allocatable resources. Thread-safe.
+// Extended resources a DeviceClass provides (DRAExtendedResource) take the path extended.h
+// describes: a claim made per node in Filter and created in PreBind.
+// Not implemented: device binding conditions (PreBind does not wait), pod groups,
+// node-allocatable resources. Thread-safe.
 #pragma once
 
 #include <chrono>

@@ -14,16 +14,43 @@
 #include <vector>
 
 #include "pkg/dra/allocator.h"
+#include "pkg/dra/extended_resources.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"
 #include "stowage/framework/cycle_state.h"
 
 namespace stowage::plugins::dynamic_resources {
 
+// What Filter found for one node (upstream's nodeAllocation).
+struct NodeAllocation {
+  // One result per claim of to_allocate.
+  std::vector<api::AllocationResult> results;
+  // The node's variant of the claim for extended resources, with the requests DRA serves there;
+  // null when the node's device plugins serve them all.
+  dra::ResourceClaimPtr extended_claim;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+};
+
+// The pod's extended resources that a DeviceClass provides (upstream's draExtendedResource).
+struct ExtendedResources {
+  // The pod's requests of DRA-capable extended resources (non-zero), by name.
+  std::vector<std::pair<std::string, int64_t>> requests;
+  dra::DeviceClassResolver resolver;
+  // The UID the claim had in PreFilter (a made-up one while it exists only in memory): the key
+  // of its pending allocation.
+  std::string initial_uid;
+};
+
+// The name of the claim for extended resources while it exists only in memory; not a valid
+// object name, so it never meets a real claim.
+inline constexpr std::string_view kInMemoryClaimName = "<extended-resources>";
+
 struct StateData final : framework::StateData {
   struct Data {
-    // The pod's claims, in the order of spec.resourceClaims.
+    // The pod's claims, in the order of spec.resourceClaims, then the claim for extended
+    // resources when the pod has one (extended is set).
     std::vector<dra::ResourceClaimPtr> claims;
+    std::optional<ExtendedResources> extended;
     // Per claim: the nodes its existing allocation is usable on (nullopt: any node).
     std::vector<std::optional<api::NodeSelector>> available_on;
     // Indices of the claims without an allocation, in claims' order.
@@ -35,12 +62,18 @@ struct StateData final : framework::StateData {
 
     // Shared: Score reads node_allocations from every node's thread at once.
     mutable SharedMutex mu;
-    // Per node: one result per claim of to_allocate, as Filter found them.
-    mutable std::map<std::string, std::vector<api::AllocationResult>, std::less<>> node_allocations
-        GUARDED_BY(mu);
+    // Per node, as Filter found it.
+    mutable std::map<std::string, NodeAllocation, std::less<>> node_allocations GUARDED_BY(mu);
     // Claims whose allocation did not fit some node; PostFilter may deallocate one.
     mutable std::set<size_t> unavailable GUARDED_BY(mu);
   };
+
+  // The claim for extended resources, or null.
+  static const dra::ResourceClaimPtr* ExtendedClaim(const Data& d) {
+    return d.extended ? &d.claims.back() : nullptr;
+  }
+  // Whether claims[i] is the claim for extended resources.
+  static bool IsExtended(const Data& d, size_t i) { return d.extended && i + 1 == d.claims.size(); }
 
   explicit StateData(std::shared_ptr<Data> d) : data(std::move(d)) {}
   std::unique_ptr<framework::StateData> Clone() const override {

@@ -1,6 +1,9 @@
 #include "pkg/plugins/node_resources/fit.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "pkg/dra/extended_resources.h"
 
 namespace stowage::plugins::node_resources {
 namespace {
@@ -11,6 +14,7 @@ constexpr std::string_view kPreScoreStateKey = "PreScoreNodeResourcesFit";
 // The pod's effective request, computed once per cycle.
 struct PreFilterState final : framework::StateData {
   framework::Resource request;
+  std::vector<std::string> dra_backed;  // DraBackedResources(request)
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }
@@ -24,16 +28,8 @@ struct PreScoreState final : framework::StateData {
   }
 };
 
-// v1helper.IsExtendedResourceName: a domain-prefixed name outside kubernetes.io that is not a
-// quota "requests." name (API validation guarantees the rest of the qualified-name shape).
-bool IsExtendedResourceName(std::string_view name) {
-  if (name.find('/') == std::string_view::npos) return false;
-  if (name.find("kubernetes.io/") != std::string_view::npos) return false;
-  return !name.starts_with("requests.");
-}
-
 bool IsIgnored(const IgnoredResources& ignored, std::string_view name) {
-  if (!IsExtendedResourceName(name)) return false;
+  if (!framework::IsExtendedResourceName(name)) return false;
   if (ignored.names.contains(name)) return true;
   return !ignored.groups.empty() && ignored.groups.contains(name.substr(0, name.find('/')));
 }
@@ -50,9 +46,28 @@ ScorerFn MakeScorer(const FitOptions& options) {
 
 }  // namespace
 
+std::vector<std::string> DraBackedResources(const framework::Resource& request,
+                                            const framework::Lister<api::DeviceClass>& classes) {
+  std::vector<std::string> out;
+  bool any = false;
+  for (const auto& [name, quantity] : request.scalar) {
+    any |= quantity != 0 && framework::IsDRAExtendedResourceName(name);
+  }
+  if (!any) return out;  // the common case: no class is listed
+  const dra::DeviceClassResolver resolver(classes.List());
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity != 0 && framework::IsDRAExtendedResourceName(name) &&
+        resolver.Get(name) != nullptr) {
+      out.push_back(name);
+    }
+  }
+  return out;  // sorted, as request.scalar is
+}
+
 std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_request,
                                               const framework::NodeInfo& node,
-                                              const IgnoredResources& ignored) {
+                                              const IgnoredResources& ignored,
+                                              const std::vector<std::string>& dra_backed) {
   std::vector<InsufficientResource> out;
   const framework::Resource& alloc = node.allocatable();
   const framework::Resource& used = node.requested();
@@ -77,17 +92,22 @@ std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_req
         alloc.ephemeral_storage);
   for (const auto& [name, quantity] : pod_request.scalar) {
     if (quantity == 0 || IsIgnored(ignored, name)) continue;
+    // Served by DynamicResources where no device plugin advertises the resource.
+    if (alloc.Scalar(name) <= 0 && std::binary_search(dra_backed.begin(), dra_backed.end(), name)) {
+      continue;
+    }
     check(name, quantity, used.Scalar(name), alloc.Scalar(name));
   }
   return out;
 }
 
-std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node) {
-  return FitsRequest(framework::ComputePodRequests(pod), node, IgnoredResources{});
+std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node,
+                                       const std::vector<std::string>& dra_backed) {
+  return FitsRequest(framework::ComputePodRequests(pod), node, IgnoredResources{}, dra_backed);
 }
 
-Fit::Fit(FitOptions options)
-    : scorer_(options.resources, /*use_requested=*/false, MakeScorer(options)) {
+Fit::Fit(FitOptions options, const framework::Lister<api::DeviceClass>& classes)
+    : scorer_(options.resources, /*use_requested=*/false, MakeScorer(options)), classes_(classes) {
   ignored_.names.insert(options.ignored_resources.begin(), options.ignored_resources.end());
   ignored_.groups.insert(options.ignored_resource_groups.begin(),
                          options.ignored_resource_groups.end());
@@ -99,6 +119,7 @@ framework::Status Fit::PreFilter(framework::CycleState& state, const framework::
   // SidecarContainers is GA, so restartable init containers are never rejected here.
   auto s = std::make_unique<PreFilterState>();
   s->request = pod.requests;
+  s->dra_backed = DraBackedResources(pod.requests, classes_);
   state.Write(kPreFilterStateKey, std::move(s));
   return {};
 }
@@ -111,7 +132,8 @@ framework::Status Fit::Filter(const framework::CycleState& state, const framewor
         "error reading \"PreFilterNodeResourcesFit\" from cycleState: "
         "not found");
   }
-  std::vector<InsufficientResource> insufficient = FitsRequest(s->request, node, ignored_);
+  std::vector<InsufficientResource> insufficient =
+      FitsRequest(s->request, node, ignored_, s->dra_backed);
   if (insufficient.empty()) return {};
   framework::Code code = framework::Code::kUnschedulable;
   std::vector<std::string> reasons;
@@ -141,9 +163,10 @@ framework::Status Fit::Score(const framework::CycleState& state, const framework
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const config::NodeResourcesFitArgs& args,
-                                                    framework::Handle& /*handle*/,
+                                                    framework::Handle& handle,
                                                     const framework::Features& /*features*/) {
-  return std::unique_ptr<framework::Plugin>(std::make_unique<Fit>(FitOptionsFromArgs(args)));
+  return std::unique_ptr<framework::Plugin>(
+      std::make_unique<Fit>(FitOptionsFromArgs(args), handle.device_classes()));
 }
 
 }  // namespace stowage::plugins::node_resources

@@ -15,9 +15,15 @@
 // PreScore/Score rank feasible nodes by the configured strategy (LeastAllocated by default,
 // MostAllocated or RequestedToCapacityRatio; see resource_allocation.h).
 //
-// Not modelled: DRA-backed extended resources (DRAExtendedResource) and the deferred-resize
-// accounting of InPlacePodVerticalScalingSchedulerPreemption (alpha, off). The plugin is immutable
-// after construction; Filter and Score are safe to call concurrently.
+// Extended resources a DeviceClass provides (DRAExtendedResource, GA): PreFilter notes which of
+// the pod's extended resources a class serves, and Filter leaves those to DynamicResources on a
+// node whose allocatable lacks them (upstream's shouldDelegateResourceToDRA). Scoring counts only
+// allocatable resources (upstream also scores DRA devices when scoringStrategy.resources names
+// such a resource).
+//
+// Not modelled: the deferred-resize accounting of InPlacePodVerticalScalingSchedulerPreemption
+// (alpha, off). The plugin is immutable after construction; Filter and Score are safe to call
+// concurrently.
 #pragma once
 
 #include <cstdint>
@@ -74,13 +80,20 @@ struct IgnoredResources {
   std::set<std::string, std::less<>> groups;
 };
 
+// The pod's extended resources (of request) that a DeviceClass in classes provides, sorted.
+std::vector<std::string> DraBackedResources(const framework::Resource& request,
+                                            const framework::Lister<api::DeviceClass>& classes);
+
 // What node lacks for a pod requesting pod_request (fitsRequest). Empty when the pod fits.
-// Scalar resources are checked in name order.
+// Scalar resources are checked in name order; those in dra_backed (sorted) are skipped where the
+// node's allocatable has none of them, as DynamicResources serves them there.
 std::vector<InsufficientResource> FitsRequest(const framework::Resource& pod_request,
                                               const framework::NodeInfo& node,
-                                              const IgnoredResources& ignored);
+                                              const IgnoredResources& ignored,
+                                              const std::vector<std::string>& dra_backed = {});
 // FitsRequest for pod's effective request, ignoring nothing (upstream Fits).
-std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node);
+std::vector<InsufficientResource> Fits(const api::Pod& pod, const framework::NodeInfo& node,
+                                       const std::vector<std::string>& dra_backed = {});
 
 class Fit final : public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
@@ -88,7 +101,9 @@ class Fit final : public framework::PreFilterPlugin,
                   public framework::ScorePlugin,
                   public framework::EnqueueExtensions {
  public:
-  explicit Fit(FitOptions options);
+  // classes: the DeviceClasses that may provide extended resources (the handle's lister).
+  explicit Fit(FitOptions options, const framework::Lister<api::DeviceClass>& classes =
+                                       framework::EmptyLister<api::DeviceClass>::Instance());
 
   std::string_view Name() const override { return kFitName; }
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
@@ -101,7 +116,8 @@ class Fit final : public framework::PreFilterPlugin,
   framework::Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& node, int64_t& score) override;
   // AssignedPod/Delete, AssignedPod/UpdatePodScaleDown and TargetPod/UpdatePodScaleDown with
-  // IsSchedulableAfterPodEvent; Node/Add|UpdateNodeAllocatable with IsSchedulableAfterNodeChange.
+  // IsSchedulableAfterPodEvent; Node/Add|UpdateNodeAllocatable with IsSchedulableAfterNodeChange;
+  // DeviceClass/Add|Update with IsSchedulableAfterDeviceClassEvent.
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
   const ResourceAllocationScorer& scorer() const { return scorer_; }
@@ -109,6 +125,7 @@ class Fit final : public framework::PreFilterPlugin,
  private:
   IgnoredResources ignored_;
   ResourceAllocationScorer scorer_;
+  const framework::Lister<api::DeviceClass>& classes_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, Fit>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, Fit>);
@@ -122,14 +139,22 @@ framework::QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod,
                                                    const framework::EventObject& old_obj,
                                                    const framework::EventObject& new_obj);
 // Queue only when the new node fits the pod on its own, and (for an update) some resource the
-// pod requests, or the pod count, grew.
-framework::QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
-                                                     const framework::EventObject& old_obj,
-                                                     const framework::EventObject& new_obj);
+// pod requests, or the pod count, grew. classes: as Fit's, for resources DRA may serve.
+framework::QueueingHint IsSchedulableAfterNodeChange(
+    const api::Pod& pod, const framework::EventObject& old_obj,
+    const framework::EventObject& new_obj,
+    const framework::Lister<api::DeviceClass>& classes =
+        framework::EmptyLister<api::DeviceClass>::Instance());
 // Whether going from original to modified raised the allocatable of anything pod requests, or
-// the pod count.
+// the pod count; a resource in dra_backed (sorted) counts as raised where modified lacks it.
 bool HaveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& original,
-                                        const api::Node& modified);
+                                        const api::Node& modified,
+                                        const std::vector<std::string>& dra_backed = {});
+// A DeviceClass added, or updated with another extendedResourceName, may provide a resource the
+// pod requests.
+framework::QueueingHint IsSchedulableAfterDeviceClassEvent(const api::Pod& pod,
+                                                           const framework::EventObject& old_obj,
+                                                           const framework::EventObject& new_obj);
 
 // The plugin factory (registered through framework::WithArgs).
 StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const config::NodeResourcesFitArgs& args,

@@ -1,6 +1,8 @@
 // NodeResourcesFit's queueing hints (upstream fit.go isSchedulableAfterPodEvent,
 // isSchedulableAfterNodeChange, haveAnyRequestedResourcesIncreased).
+#include <algorithm>
 #include <memory>
+#include <string>
 
 #include "pkg/plugins/node_resources/fit.h"
 #include "stowage/plugins/helper/event_objects.h"
@@ -31,11 +33,16 @@ bool IsSchedulableAfterPodScaleDown(const api::Pod& target, const api::Pod& orig
   return false;
 }
 
-bool IsFit(const api::Pod& pod, const api::Node& node) {
+bool IsFit(const api::Pod& pod, const api::Node& node, const std::vector<std::string>& dra_backed) {
   framework::NodeInfo info;
   // A non-owning pointer: info does not outlive this call.
   info.SetNode(api::NodePtr(api::NodePtr(), &node));
-  return Fits(pod, info).empty();
+  return Fits(pod, info, dra_backed).empty();
+}
+
+// Whether pod requests resource (a non-zero request).
+bool Requests(const api::Pod& pod, std::string_view resource) {
+  return framework::ComputePodRequests(pod).Scalar(resource) != 0;
 }
 
 }  // namespace
@@ -48,7 +55,13 @@ std::vector<framework::ClusterEventWithHint> Fit::EventsToRegister() const {
   return {
       {{EventResource::kAssignedPod, framework::kDelete}, IsSchedulableAfterPodEvent},
       {{EventResource::kNode, framework::kAdd | framework::kUpdateNodeAllocatable},
-       IsSchedulableAfterNodeChange},
+       [this](const api::Pod& pod, const framework::EventObject& o,
+              const framework::EventObject& n) {
+         return IsSchedulableAfterNodeChange(pod, o, n, classes_);
+       }},
+      // A class may come to provide an extended resource the pod asks for (DRAExtendedResource).
+      {{EventResource::kDeviceClass, framework::kAdd | framework::kUpdate},
+       IsSchedulableAfterDeviceClassEvent},
       {{EventResource::kAssignedPod, framework::kUpdatePodScaleDown}, IsSchedulableAfterPodEvent},
       {{EventResource::kTargetPod, framework::kUpdatePodScaleDown}, IsSchedulableAfterPodEvent},
   };
@@ -74,19 +87,25 @@ QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod, const framework::Ev
 
 QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod,
                                           const framework::EventObject& old_obj,
-                                          const framework::EventObject& new_obj) {
+                                          const framework::EventObject& new_obj,
+                                          const framework::Lister<api::DeviceClass>& classes) {
   helper::TypedEventObjects<api::Node> objs;
   if (!helper::As(old_obj, new_obj, objs)) return QueueingHint::kQueue;
+  const std::vector<std::string> dra_backed =
+      DraBackedResources(framework::ComputePodRequests(pod), classes);
   // The pod does not fit the node even when it is empty: the change cannot help.
-  if (objs.new_obj == nullptr || !IsFit(pod, *objs.new_obj)) return QueueingHint::kSkip;
+  if (objs.new_obj == nullptr || !IsFit(pod, *objs.new_obj, dra_backed)) {
+    return QueueingHint::kSkip;
+  }
   if (objs.old_obj == nullptr) return QueueingHint::kQueue;  // a new node that fits
-  return HaveAnyRequestedResourcesIncreased(pod, *objs.old_obj, *objs.new_obj)
+  return HaveAnyRequestedResourcesIncreased(pod, *objs.old_obj, *objs.new_obj, dra_backed)
              ? QueueingHint::kQueue
              : QueueingHint::kSkip;
 }
 
 bool HaveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& original,
-                                        const api::Node& modified) {
+                                        const api::Node& modified,
+                                        const std::vector<std::string>& dra_backed) {
   const framework::Resource request = framework::ComputePodRequests(pod);
   const framework::Resource before = framework::Resource::FromList(original.status.allocatable);
   const framework::Resource after = framework::Resource::FromList(modified.status.allocatable);
@@ -97,9 +116,34 @@ bool HaveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& or
     return true;
   }
   for (const auto& [name, quantity] : request.scalar) {
-    if (quantity != 0 && after.Scalar(name) > before.Scalar(name)) return true;
+    if (quantity == 0) continue;
+    if (after.Scalar(name) > before.Scalar(name)) return true;
+    if (after.Scalar(name) <= 0 && std::binary_search(dra_backed.begin(), dra_backed.end(), name)) {
+      return true;
+    }
   }
   return false;
+}
+
+QueueingHint IsSchedulableAfterDeviceClassEvent(const api::Pod& pod,
+                                                const framework::EventObject& old_obj,
+                                                const framework::EventObject& new_obj) {
+  helper::TypedEventObjects<api::DeviceClass> objs;
+  if (!helper::As(old_obj, new_obj, objs) || objs.new_obj == nullptr) return QueueingHint::kQueue;
+  const api::DeviceClass& modified = *objs.new_obj;
+  if (objs.old_obj != nullptr) {
+    if (objs.old_obj->extended_resource_name.value_or("") ==
+        modified.extended_resource_name.value_or("")) {
+      return QueueingHint::kSkip;
+    }
+  } else if (Requests(pod, std::string(api::kDeviceClassResourcePrefix) + modified.metadata.name)) {
+    // Only an added class brings a new implicit name: a class's name never changes.
+    return QueueingHint::kQueue;
+  }
+  if (modified.extended_resource_name && Requests(pod, *modified.extended_resource_name)) {
+    return QueueingHint::kQueue;
+  }
+  return QueueingHint::kSkip;
 }
 
 }  // namespace stowage::plugins::node_resources

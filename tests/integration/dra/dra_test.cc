@@ -2,7 +2,8 @@
 // gpu.example.com (docs/test-cluster.md, "The DRA flow"): a pod whose claim comes from a template
 // is bound, its claim allocated devices of its node and reserved for it; a claim shared by two
 // pods is allocated once; a pod asking for more devices than any node has stays pending with
-// upstream's message; a pending pod is scheduled once a ResourceSlice brings a device for it.
+// upstream's message; a pending pod is scheduled once a ResourceSlice brings a device for it; a
+// pod asking for the extended resource a DeviceClass provides gets a claim made for it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -214,6 +215,43 @@ TEST_F(Dra, PendingPodIsScheduledWhenASliceAppears) {
            "pool": {"name": "dra-b", "generation": 1, "resourceSliceCount": 1},
            "devices": [{"name": "fpga-0"}]}})"));
   EXPECT_EQ(BoundNode("fpga"), "dra-b");
+}
+
+// example.com/gpu, which the flow's class extended-gpu.example.com provides and no node lists:
+// the scheduler creates a claim for the pod, allocates it and names it in the pod's status.
+TEST_F(Dra, ExtendedResourceOfAClassGetsAClaimMadeForThePod) {
+  RunningScheduler sched(testing::ProfilesConfig({"stowage"}));
+  ASSERT_TRUE(testing::CreatePod(Admin(),
+                                 BuildPod().Namespace(kNs).Name("ext").SchedulerName("stowage").Res(
+                                     {{"example.com/gpu", "2"}}))
+                  .ok());
+  const std::string node = BoundNode("ext");
+  ASSERT_FALSE(node.empty());
+  json pod = GetPod("ext");
+  const json& status = pod["status"]["extendedResourceClaimStatus"];
+  ASSERT_TRUE(status.is_object()) << pod.dump();
+  ASSERT_EQ(status["requestMappings"].size(), 1u) << status.dump();
+  EXPECT_EQ(status["requestMappings"][0]["containerName"], pod["spec"]["containers"][0]["name"]);
+  EXPECT_EQ(status["requestMappings"][0]["resourceName"], "example.com/gpu");
+  EXPECT_EQ(status["requestMappings"][0]["requestName"], "container-0-request-0");
+  const std::string name = status["resourceClaimName"];
+  EXPECT_EQ(name.rfind("ext-extended-resources-", 0), 0u) << name;
+
+  json claim = GetClaim(name);
+  EXPECT_EQ(claim["metadata"]["annotations"]["resource.kubernetes.io/extended-resource-claim"],
+            "true");
+  ASSERT_EQ(claim["metadata"]["ownerReferences"].size(), 1u) << claim.dump();
+  EXPECT_EQ(claim["metadata"]["ownerReferences"][0]["uid"], pod["metadata"]["uid"]);
+  EXPECT_EQ(claim["metadata"]["ownerReferences"][0]["controller"], true);
+  const json& results = claim["status"]["allocation"]["devices"]["results"];
+  ASSERT_EQ(results.size(), 2u) << claim.dump();
+  for (const json& r : results) {
+    EXPECT_EQ(r["request"], "container-0-request-0");
+    EXPECT_EQ(r["driver"], "gpu.example.com");
+    EXPECT_EQ(r["pool"], node);
+  }
+  ASSERT_EQ(claim["status"]["reservedFor"].size(), 1u) << claim.dump();
+  EXPECT_EQ(claim["status"]["reservedFor"][0]["uid"], pod["metadata"]["uid"]);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "pkg/api/encode.h"
 #include "tests/testing/fake_api_server.h"
 
 namespace stowage::scheduler {
@@ -121,6 +122,23 @@ struct RetryCase {
   size_t want_attempts;
   bool want_ok;
 };
+
+// DynamicResources' record of the claim it created for a pod's extended resources: the object
+// whole, keys in Go's order, as strategicpatch writes a pointer field that was nil.
+TEST(EncodePodStatusPatch, ExtendedResourceClaimStatusIsWrittenWhole) {
+  api::Pod pod = MakePod(1);
+  api::PodStatus next = pod.status;
+  next.extended_resource_claim_status = api::PodExtendedResourceClaimStatus{
+      .request_mappings = {{.container_name = "con0",
+                            .resource_name = "example.com/gpu",
+                            .request_name = "container-0-request-1"}},
+      .resource_claim_name = "p-extended-resources-x7k2q"};
+  EXPECT_EQ(api::EncodePodStatusPatch(pod.status, next),
+            R"({"status":{"extendedResourceClaimStatus":{"requestMappings":[{"containerName":)"
+            R"("con0","requestName":"container-0-request-1","resourceName":"example.com/gpu"}],)"
+            R"("resourceClaimName":"p-extended-resources-x7k2q"}}})");
+  EXPECT_EQ(api::EncodePodStatusPatch(next, next), "{}");
+}
 
 TEST(PatchPodStatusWithRetry, RetriesConflictsAndServerErrorsOnly) {
   const RetryCase cases[] = {

@@ -137,6 +137,8 @@ struct OwnerReference {
 
 struct ObjectMeta {
   std::string name;
+  // Asks the apiserver to make a unique name from this prefix (objects the scheduler creates).
+  std::string generate_name;
   std::string namespace_;  // "namespace" is a C++ keyword
   std::string uid;
   std::string resource_version;
@@ -332,6 +334,23 @@ struct PodResourceClaimStatus {
   friend bool operator==(const PodResourceClaimStatus&, const PodResourceClaimStatus&) = default;
 };
 
+// Which request of the scheduler's claim for extended resources serves a container's resource.
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  std::string resource_name;
+  std::string request_name;
+  friend bool operator==(const ContainerExtendedResourceRequest&,
+                         const ContainerExtendedResourceRequest&) = default;
+};
+
+// The claim DynamicResources created for a pod's extended resources that DeviceClasses provide.
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  std::string resource_claim_name;
+  friend bool operator==(const PodExtendedResourceClaimStatus&,
+                         const PodExtendedResourceClaimStatus&) = default;
+};
+
 struct PodSpec {
   std::string scheduler_name;  // defaulted to "default-scheduler" by the API server
   std::string node_name;
@@ -407,6 +426,7 @@ struct PodStatus {
   std::optional<ResourceList> allocated_resources;
   std::optional<AppliedResources> resources;
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
   friend bool operator==(const PodStatus&, const PodStatus&) = default;
 };
 
@@ -852,6 +872,11 @@ struct ResourceClaimTemplate {
 };
 
 // DeviceClass: selectors and an extended resource name shared by every request of the class.
+// The prefix of the extended resource name every DeviceClass provides implicitly
+// (deviceclass.resource.kubernetes.io/<class name>).
+inline constexpr std::string_view kDeviceClassResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
+
 struct DeviceClass {
   ObjectMeta metadata;
   std::vector<std::string> selectors;  // CEL expressions (spec.selectors[].cel.expression)

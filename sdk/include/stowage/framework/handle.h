@@ -109,6 +109,18 @@ class ClaimWriter {
   // Writes claim's status.allocation and status.reservedFor.
   virtual StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
       const api::ResourceClaim& claim) = 0;
+  // Creates claim (its metadata.generateName, namespace, owners, annotations and spec; no
+  // status), for the claim the scheduler makes for a pod's extended resources.
+  virtual StatusOr<std::shared_ptr<const api::ResourceClaim>> CreateClaim(
+      const api::ResourceClaim& claim) {
+    (void)claim;
+    return stowage::UnimplementedError("this handle cannot create ResourceClaims");
+  }
+  // Takes finalizer off the claim, then deletes it; a claim already gone is no error.
+  virtual stowage::Status DeleteClaim(const api::ResourceClaim& claim, std::string_view finalizer) {
+    (void)claim, (void)finalizer;
+    return stowage::UnimplementedError("this handle cannot delete ResourceClaims");
+  }
 };
 
 // Read access to the informer cache of one kind (upstream's listers). Thread-safe; the objects

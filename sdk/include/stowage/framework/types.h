@@ -55,6 +55,12 @@ struct Resource {
 // True for resources accounted as scalars: extended (domain-prefixed) resources, hugepages-*,
 // attachable-volumes-*, and kubernetes.io/-prefixed native resources other than the core ones.
 bool IsScalarResourceName(std::string_view name);
+// v1helper.IsExtendedResourceName: a domain-prefixed name outside kubernetes.io that is not a
+// quota "requests." name (API validation guarantees the rest of the qualified-name shape).
+bool IsExtendedResourceName(std::string_view name);
+// An extended resource, or the name a DeviceClass provides implicitly
+// (deviceclass.resource.kubernetes.io/<class>): what a DeviceClass may serve through DRA.
+bool IsDRAExtendedResourceName(std::string_view name);
 
 // The pod's effective request (resourcehelper.PodRequests): the sum of its containers plus
 // sidecars, or the largest init-container phase if that is larger, plus overhead; pod-level

@@ -12,6 +12,7 @@
 #include "tests/testing/fake_lister.h"
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
+#include "tests/unit/plugins/dynamic_resources/dra_handle.h"
 
 namespace stowage::plugins::dynamic_resources {
 namespace {
@@ -26,60 +27,6 @@ using framework::Code;
 using stowage::testing::BuildNode;
 using stowage::testing::BuildPod;
 using stowage::testing::FakeLister;
-
-// A FakeHandle with the resource.k8s.io listers and a ClaimWriter that records each write and
-// answers the claim with a new resourceVersion, as the apiserver does.
-class DraHandle final : public stowage::testing::FakeHandle, public framework::ClaimWriter {
- public:
-  const framework::Lister<api::ResourceClaim>& resource_claims() override { return claims; }
-  const framework::Lister<api::ResourceSlice>& resource_slices() override { return slices; }
-  const framework::Lister<api::DeviceClass>& device_classes() override { return classes; }
-  framework::ClaimWriter* claim_writer() override { return this; }
-
-  StatusOr<std::shared_ptr<const api::ResourceClaim>> AddClaimFinalizer(
-      const api::ResourceClaim& claim, std::string_view finalizer) override {
-    finalizers.emplace_back(finalizer);
-    return Answer(claim);
-  }
-  StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
-      const api::ResourceClaim& claim) override {
-    status_writes.push_back(claim);
-    return Answer(claim);
-  }
-
-  FakeLister<api::ResourceClaim> claims;
-  FakeLister<api::ResourceSlice> slices;
-  FakeLister<api::DeviceClass> classes;
-  std::vector<std::string> finalizers;
-  std::vector<api::ResourceClaim> status_writes;
-
- private:
-  std::shared_ptr<const api::ResourceClaim> Answer(const api::ResourceClaim& claim) {
-    auto out = std::make_shared<api::ResourceClaim>(claim);
-    out->metadata.resource_version = std::to_string(++version_);
-    return out;
-  }
-  int version_ = 100;
-};
-
-// PostFilter never runs other plugins, so none of these is called.
-struct NoRunner final : framework::PluginsRunner {
-  framework::Status RunPreFilterExtensionAddPod(framework::CycleState&, const api::Pod&,
-                                                const framework::PodInfo&,
-                                                const framework::NodeInfo&) override {
-    return framework::Status::Error("unexpected");
-  }
-  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState&, const api::Pod&,
-                                                   const framework::PodInfo&,
-                                                   const framework::NodeInfo&) override {
-    return framework::Status::Error("unexpected");
-  }
-  framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState&,
-                                                      const framework::PodInfo&,
-                                                      const framework::NodeInfo&) override {
-    return framework::Status::Error("unexpected");
-  }
-};
 
 api::ResourceClaim OneGpuClaim(std::string name, std::string uid) {
   api::ResourceClaim c = *Claim(std::move(name), {Request("gpu")});

@@ -31,12 +31,14 @@ TEST(FitEvents, Registration) {
   Fit fit{FitOptions{}};
   auto events = fit.EventsToRegister();
   // 1.37's registrations: pod events by role, no Pod/Update of any kind.
-  ASSERT_EQ(events.size(), 4u);
+  ASSERT_EQ(events.size(), 5u);
   EXPECT_EQ(events[0].event.Label(), "AssignedPodDelete");
   EXPECT_EQ(events[1].event.resource, framework::EventResource::kNode);
   EXPECT_EQ(events[1].event.action, framework::kAdd | framework::kUpdateNodeAllocatable);
-  EXPECT_EQ(events[2].event.Label(), "AssignedPodUpdatePodScaleDown");
-  EXPECT_EQ(events[3].event.Label(), "TargetPodUpdatePodScaleDown");
+  EXPECT_EQ(events[2].event.resource, framework::EventResource::kDeviceClass);
+  EXPECT_EQ(events[2].event.action, framework::kAdd | framework::kUpdate);
+  EXPECT_EQ(events[3].event.Label(), "AssignedPodUpdatePodScaleDown");
+  EXPECT_EQ(events[4].event.Label(), "TargetPodUpdatePodScaleDown");
   for (const auto& e : events) EXPECT_TRUE(e.hint);
 }
 
