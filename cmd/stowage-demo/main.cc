@@ -8,8 +8,10 @@
 // With --create-only it creates the same objects, waits until the StatefulSet's controller has
 // made the replicas' claims and pods (all 12 + 3 pods exist), and exits 0 without waiting for
 // scheduling and without the report: a test takes a snapshot of that cluster before any
-// scheduler runs (tests/integration/simulate/demo_test.cc).
-//   stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only]
+// scheduler runs (tests/integration/simulate/demo_test.cc). With --dra it then adds two pods that
+// want a GPU, by a claim template and by an extended resource (gpu.cc; the cluster must run the
+// DRA flow too: tests/cluster/up --dra).
+//   stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only] [--dra]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "cmd/stowage-demo/gpu.h"
 #include "pkg/client/errors.h"
 #include "pkg/client/kubeconfig.h"
 #include "pkg/client/resources.h"
@@ -125,7 +128,7 @@ const api::Condition* Scheduled(const api::Pod& p) {
   return nullptr;
 }
 
-int Run(const std::string& kubeconfig, const std::string& scheduler, bool create_only) {
+int Run(const std::string& kubeconfig, const std::string& scheduler, bool create_only, bool dra) {
   auto cfg = client::LoadKubeconfig(kubeconfig);
   if (!cfg.ok()) return std::fprintf(stderr, "error: %s\n", cfg.status().ToString().c_str()), 1;
   auto c = client::RestClient::New(*cfg);
@@ -230,7 +233,9 @@ int Run(const std::string& kubeconfig, const std::string& scheduler, bool create
                 v ? VolumeNode(*v).c_str() : "-");
   }
   factory.Stop();
-  return settled() ? 0 : 1;
+  const bool all_settled = settled();
+  const int gpu = dra ? demo::RunGpu(api, scheduler) : 0;
+  return all_settled && gpu == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -238,12 +243,12 @@ int Run(const std::string& kubeconfig, const std::string& scheduler, bool create
 
 namespace {
 constexpr char kUsage[] =
-    "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only]\n";
+    "usage: stowage-demo --kubeconfig FILE [--scheduler-name NAME] [--create-only] [--dra]\n";
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string kubeconfig, scheduler = "default-scheduler";
-  bool create_only = false;
+  bool create_only = false, dra = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--kubeconfig" && i + 1 < argc) {
@@ -254,6 +259,8 @@ int main(int argc, char** argv) {
       scheduler = argv[++i];
     } else if (a == "--create-only") {
       create_only = true;
+    } else if (a == "--dra") {
+      dra = true;
     } else {
       std::fputs(kUsage, stderr);
       return 2;
@@ -264,5 +271,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   stowage::logging::Init(0);
-  return stowage::Run(kubeconfig, scheduler, create_only);
+  return stowage::Run(kubeconfig, scheduler, create_only, dra);
 }
