@@ -3774,6 +3774,7 @@ struct StatusConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kStatus{"status", 2, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kReason{"reason", 5, Wire::kLen, Type::kString, false, false};
+  static constexpr Tag kMessage{"message", 6, Wire::kLen, Type::kString, false, false};
 };
 
 template <typename V, Is<StatusCondition> T>
@@ -3782,6 +3783,7 @@ void VisitFields(V& v, T& o) {
   v.Field(Tags::kType, o.type);
   v.Field(Tags::kStatus, o.status);
   v.Field(Tags::kReason, o.reason);
+  v.Field(Tags::kMessage, o.message);
 }
 
 template <typename V, Is<StatusCondition> T>
@@ -3791,6 +3793,7 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
     case 1: v.Field(Tags::kType, o.type); return true;
     case 2: v.Field(Tags::kStatus, o.status); return true;
     case 5: v.Field(Tags::kReason, o.reason); return true;
+    case 6: v.Field(Tags::kMessage, o.message); return true;
   }
   return false;
 }
@@ -3801,9 +3804,11 @@ static_assert(Fits<decltype(StatusCondition::status), Type::kString, false, 0, v
               "pkg/api/schema/resource.txt:149: StatusCondition::status must hold a std::string");
 static_assert(Fits<decltype(StatusCondition::reason), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/resource.txt:150: StatusCondition::reason must hold a std::string");
+static_assert(Fits<decltype(StatusCondition::message), Type::kString, false, 0, void, false>(),
+              "pkg/api/schema/resource.txt:151: StatusCondition::message must hold a std::string");
 
 // --- ResourceClaimTemplate <- k8s.io/api/resource/v1.ResourceClaimTemplate
-// (pkg/api/schema/resource.txt:153)
+// (pkg/api/schema/resource.txt:154)
 
 struct ResourceClaimTemplateTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -3853,16 +3858,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ResourceClaimTemplate::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/resource.txt:154: ResourceClaimTemplate::metadata must hold ObjectMeta");
+    "pkg/api/schema/resource.txt:155: ResourceClaimTemplate::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(ResourceClaimTemplate::claim_metadata), Type::kMessage, false, 0, ObjectMeta,
          false>(),
-    "pkg/api/schema/resource.txt:155: ResourceClaimTemplate::claim_metadata must hold ObjectMeta");
+    "pkg/api/schema/resource.txt:156: ResourceClaimTemplate::claim_metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(ResourceClaimTemplate::devices), Type::kMessage, false, 0, DeviceClaim, false>(),
-    "pkg/api/schema/resource.txt:156: ResourceClaimTemplate::devices must hold DeviceClaim");
+    "pkg/api/schema/resource.txt:157: ResourceClaimTemplate::devices must hold DeviceClaim");
 
-// --- DeviceClass <- k8s.io/api/resource/v1.DeviceClass (pkg/api/schema/resource.txt:159)
+// --- DeviceClass <- k8s.io/api/resource/v1.DeviceClass (pkg/api/schema/resource.txt:160)
 
 struct DeviceClassTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -3925,15 +3930,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(DeviceClass::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-              "pkg/api/schema/resource.txt:160: DeviceClass::metadata must hold ObjectMeta");
+              "pkg/api/schema/resource.txt:161: DeviceClass::metadata must hold ObjectMeta");
 static_assert(
     Fits<decltype(DeviceClass::selectors), Type::kString, false, 1, void, false>(),
-    "pkg/api/schema/resource.txt:161: DeviceClass::selectors must hold a list of a std::string");
+    "pkg/api/schema/resource.txt:162: DeviceClass::selectors must hold a list of a std::string");
 static_assert(
     Fits<decltype(DeviceClass::extended_resource_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/resource.txt:162: DeviceClass::extended_resource_name must hold a std::string");
+    "pkg/api/schema/resource.txt:163: DeviceClass::extended_resource_name must hold a std::string");
 
-// --- DeviceTaintRule <- k8s.io/api/resource/v1.DeviceTaintRule (pkg/api/schema/resource.txt:165)
+// --- DeviceTaintRule <- k8s.io/api/resource/v1.DeviceTaintRule (pkg/api/schema/resource.txt:166)
 
 struct DeviceTaintRuleTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -3994,16 +3999,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(DeviceTaintRule::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-    "pkg/api/schema/resource.txt:166: DeviceTaintRule::metadata must hold ObjectMeta");
+    "pkg/api/schema/resource.txt:167: DeviceTaintRule::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(DeviceTaintRule::driver), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/resource.txt:167: DeviceTaintRule::driver must hold a std::string");
+              "pkg/api/schema/resource.txt:168: DeviceTaintRule::driver must hold a std::string");
 static_assert(Fits<decltype(DeviceTaintRule::pool), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/resource.txt:168: DeviceTaintRule::pool must hold a std::string");
+              "pkg/api/schema/resource.txt:169: DeviceTaintRule::pool must hold a std::string");
 static_assert(Fits<decltype(DeviceTaintRule::device), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/resource.txt:169: DeviceTaintRule::device must hold a std::string");
+              "pkg/api/schema/resource.txt:170: DeviceTaintRule::device must hold a std::string");
 static_assert(
     Fits<decltype(DeviceTaintRule::taint), Type::kMessage, false, 0, DeviceTaint, false>(),
-    "pkg/api/schema/resource.txt:170: DeviceTaintRule::taint must hold DeviceTaint");
+    "pkg/api/schema/resource.txt:171: DeviceTaintRule::taint must hold DeviceTaint");
 
 // --- StorageClass <- k8s.io/api/storage/v1.StorageClass (pkg/api/schema/storage.txt:30)
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "pkg/metrics/families.h"
 
@@ -79,6 +80,8 @@ struct Scheduler {
   std::unique_ptr<ChildCache<prometheus::Counter>> preemption_total;
   std::unique_ptr<ChildCache<prometheus::Counter>> volume_stage_errors;
   std::unique_ptr<ChildCache<prometheus::Counter>> resource_claim_creates;
+  std::unique_ptr<ChildCache<prometheus::Counter>> binding_conditions_allocations;
+  std::unique_ptr<ChildCache<prometheus::Histogram>> binding_conditions_wait;
 };
 
 Scheduler::Scheduler(const FeatureGates& g) {
@@ -143,8 +146,8 @@ Scheduler::Scheduler(const FeatureGates& g) {
   Add<Counter>(placements, f::PlacementEvaluations());
   Add<Histogram>(placements, f::PlacementEvaluationDuration());
   Registry& binding_conditions = g.dra_device_binding_conditions ? on : Unserved();
-  Add<Counter>(binding_conditions, f::DraBindingConditionsAllocations());
-  Add<Histogram>(binding_conditions, f::DraBindingConditionsWaitDuration());
+  auto& bc_allocations = Add<Counter>(binding_conditions, f::DraBindingConditionsAllocations());
+  auto& bc_wait = Add<Histogram>(binding_conditions, f::DraBindingConditionsWaitDuration());
 
   algorithm_duration = &algorithm.Add({}, f::SchedulingAlgorithmDuration().buckets);
   preemption_victims = &victims.Add({}, f::PreemptionVictims().buckets);
@@ -159,6 +162,8 @@ Scheduler::Scheduler(const FeatureGates& g) {
   event_handling = Cache(events, f::EventHandlingDuration());
   volume_stage_errors = Cache(volume_errors, f::VolumeSchedulingStageError());
   resource_claim_creates = Cache(claim_creates, f::ResourceClaimCreates());
+  binding_conditions_allocations = Cache(bc_allocations, f::DraBindingConditionsAllocations());
+  binding_conditions_wait = Cache(bc_wait, f::DraBindingConditionsWaitDuration());
   sli = Cache(sli_family, f::PodSchedulingSliDuration());
   incoming = Cache(incoming_family, f::QueueIncomingPods());
   goroutines = Cache(goroutines_family, f::Goroutines());
@@ -334,6 +339,16 @@ prometheus::Counter& ResourceClaimCreates(bool success) {
   // The scheduler creates claims for pods' extended resources only: no admin access, owned by
   // a Pod of the core group.
   return S().resource_claim_creates->Get({success ? "success" : "failure", "false", "", "Pod"});
+}
+
+void ObserveDraBindingConditions(std::string_view profile, std::string_view driver,
+                                 std::string_view status, std::optional<double> wait_seconds) {
+  Scheduler& s = S();
+  if (wait_seconds) {
+    s.binding_conditions_wait->Get({profile, driver, status}).Observe(*wait_seconds);
+  } else {
+    s.binding_conditions_allocations->Get({profile, driver, status}).Increment();
+  }
 }
 
 void ObservePreemptionGoroutine(bool success, double seconds) {

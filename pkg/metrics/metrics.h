@@ -27,6 +27,7 @@
 #include <prometheus/histogram.h>
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "pkg/metrics/child_cache.h"
@@ -123,5 +124,10 @@ prometheus::Counter& VolumeSchedulingStageError(std::string_view operation);
 // dynamic_resource_allocation_resourceclaim_creates_total, for the claims the scheduler creates
 // for pods' extended resources.
 prometheus::Counter& ResourceClaimCreates(bool success);
+// scheduler_dra_bindingconditions_wait_duration_seconds{profile,driver,status} when wait_seconds
+// is set (one device of a claim PreBind waited for), else
+// scheduler_dra_bindingconditions_allocations_total (one device with binding conditions).
+void ObserveDraBindingConditions(std::string_view profile, std::string_view driver,
+                                 std::string_view status, std::optional<double> wait_seconds);
 
 }  // namespace stowage::metrics

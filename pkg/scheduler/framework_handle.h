@@ -151,6 +151,7 @@ class FrameworkHandle final : public framework::Handle {
   }
   framework::PreemptionMetrics& preemption_metrics() override { return preemption_metrics_; }
   framework::VolumeMetrics& volume_metrics() override { return volume_metrics_; }
+  framework::DraMetrics& dra_metrics() override { return dra_metrics_; }
   const std::vector<framework::Extender*>& extenders() const override { return hooks_.extenders; }
 
  private:
@@ -181,6 +182,14 @@ class FrameworkHandle final : public framework::Handle {
     }
   };
 
+  class DraBindingConditions final : public framework::DraMetrics {
+   public:
+    void BindingConditions(std::string_view profile, std::string_view driver,
+                           std::string_view status, std::optional<double> wait_seconds) override {
+      metrics::ObserveDraBindingConditions(profile, driver, status, wait_seconds);
+    }
+  };
+
   const framework::NodeInfoLister& snapshot_;
   framework::Parallelizer& pool_;
   framework::PodWriter& writer_;
@@ -190,6 +199,7 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::Pod>> pods_;  // set once, in the constructor
   Metrics preemption_metrics_;
   VolumeStageErrors volume_metrics_;
+  DraBindingConditions dra_metrics_;
   Mutex mu_;
   std::unique_ptr<InformerLister<api::Namespace>> namespaces_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::Service>> services_ GUARDED_BY(mu_);

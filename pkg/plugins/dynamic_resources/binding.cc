@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "pkg/common/logging.h"
+#include "pkg/plugins/dynamic_resources/binding_conditions.h"
 #include "pkg/plugins/dynamic_resources/cel_compiler.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
@@ -167,7 +168,7 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
                                         " got deallocated elsewhere in the meantime");
       }
       if (!updated.allocation->allocation_timestamp) {
-        updated.allocation->allocation_timestamp = api::FormatTime(RealClock().WallNow());
+        updated.allocation->allocation_timestamp = api::FormatTime(clock_.WallNow());
       }
     }
     auto written = writer->UpdateClaimStatus(updated);
@@ -184,6 +185,9 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
     }
     tracker_.AssumeAfterWrite(*written);
     d.claims[i] = *written;
+  }
+  if (features_.device_binding_and_status && HasBindingConditions(d.claims)) {
+    if (auto s = WaitForBindingConditions(d.claims, pod, node); !s.IsSuccess()) return s;
   }
   // Written: the assumed claims now hold the devices, the in-flight entries can go.
   for (const auto& [i, allocation] : d.reserved) {
@@ -203,8 +207,10 @@ StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesA
   dra::Features f;
   f.device_binding_and_status =
       features.dra_device_binding_conditions && features.dra_resource_claim_device_status;
+  auto binding_timeout = std::chrono::nanoseconds(std::chrono::minutes(10));
+  if (args.binding_timeout) binding_timeout = *args.binding_timeout;
   return std::unique_ptr<framework::Plugin>(
-      std::make_unique<DynamicResources>(handle, *compiler, f, timeout));
+      std::make_unique<DynamicResources>(handle, *compiler, f, timeout, binding_timeout));
 }
 
 }  // namespace stowage::plugins::dynamic_resources

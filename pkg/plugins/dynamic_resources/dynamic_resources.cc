@@ -1,4 +1,5 @@
-// PreEnqueue to PostFilter and Score; the binding side is in binding.cc, the events in hints.cc.
+// PreEnqueue to PostFilter; Score in score.cc, the binding side in binding.cc, the events in
+// hints.cc.
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 
 #include <string>
@@ -7,30 +8,13 @@
 #include "pkg/dra/node_match.h"
 #include "pkg/dra/taints.h"
 #include "pkg/framework/preemption_dry_run.h"
+#include "pkg/plugins/dynamic_resources/binding_conditions.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 #include "pkg/plugins/dynamic_resources/extended.h"
 #include "pkg/plugins/dynamic_resources/state.h"
-#include "stowage/plugins/helper/normalize_score.h"
 
 namespace stowage::plugins::dynamic_resources {
 namespace {
-
-// resourceapi.FirstAvailableDeviceRequestMaxSize: the longest firstAvailable list.
-constexpr int64_t kFirstAvailableMaxSize = 8;
-
-// Whether allocation has a result for subrequest "request/sub", compared without building the
-// reference (Score runs per node and claim).
-bool AllocatedSubrequest(const api::AllocationResult& allocation, std::string_view request,
-                         std::string_view sub) {
-  for (const api::DeviceRequestAllocationResult& r : allocation.results) {
-    std::string_view ref = r.request;
-    if (ref.size() == request.size() + 1 + sub.size() && ref.starts_with(request) &&
-        ref[request.size()] == '/' && ref.ends_with(sub)) {
-      return true;
-    }
-  }
-  return false;
-}
 
 const StateData::Data* ReadState(const framework::CycleState& state) {
   const StateData* s = state.Read<StateData>(kStateKey);
@@ -40,7 +24,8 @@ const StateData::Data* ReadState(const framework::CycleState& state) {
 }  // namespace
 
 DynamicResources::DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
-                                   dra::Features features, std::chrono::nanoseconds filter_timeout)
+                                   dra::Features features, std::chrono::nanoseconds filter_timeout,
+                                   std::chrono::nanoseconds binding_timeout, Clock& clock)
     : handle_(handle),
       slices_(handle.resource_slices()),
       classes_(handle.device_classes()),
@@ -48,6 +33,8 @@ DynamicResources::DynamicResources(framework::Handle& handle, const dra::Selecto
       compiler_(compiler),
       features_(features),
       filter_timeout_(filter_timeout),
+      binding_timeout_(binding_timeout),
+      clock_(clock),
       tracker_(handle.resource_claims()) {}
 
 framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
@@ -159,7 +146,19 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
     if (!d->available_on[i]) continue;
     auto matches = dra::NodeMatches(node, "", false, &*d->available_on[i]);
     if (!matches.ok()) return framework::Status::Error(std::string(matches.status().message()));
-    if (!*matches) unavailable.push_back(i);
+    if (!*matches) {
+      unavailable.push_back(i);
+      continue;
+    }
+    // A device whose binding failed, or has waited longer than bindingTimeout: PostFilter may
+    // deallocate the claim so that other devices are tried.
+    const api::ResourceClaim& claim = *d->claims[i];
+    if (claim.allocation && features_.device_binding_and_status) {
+      auto ready = ReadyForBinding(claim);
+      if (!ready.ok() || (!*ready && BindingTimedOut(claim, binding_timeout_, clock_.WallNow()))) {
+        unavailable.push_back(i);
+      }
+    }
   }
 
   std::vector<api::AllocationResult> allocations;
@@ -258,51 +257,6 @@ framework::Status DynamicResources::PostFilter(framework::CycleState& state,
     return framework::Status::Unschedulable("deletion of ResourceClaim completed");
   }
   return framework::Status(framework::Code::kUnschedulable);
-}
-
-framework::Status DynamicResources::Score(const framework::CycleState& state,
-                                          const framework::PodInfo&,
-                                          const framework::NodeInfo& node_info, int64_t& score) {
-  score = 0;
-  const StateData::Data* d = ReadState(state);
-  if (d == nullptr) return framework::Status::Error("not found");
-  if (d->claims.empty() || !features_.prioritized_list) return {};
-  // Read in place under a shared lock (Filter has written every node's entry by now; the sum
-  // below is short and does no I/O), rather than copying the node's allocations on every call.
-  ReaderMutexLock l(d->mu);
-  auto it = d->node_allocations.find(node_info.node()->metadata.name);
-  if (it == d->node_allocations.end()) return {};
-  const std::vector<api::AllocationResult>& allocations = it->second.results;
-  // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
-  size_t next = 0;
-  for (const dra::ResourceClaimPtr& claim : d->claims) {
-    const api::AllocationResult* allocation = nullptr;
-    if (claim->allocation) {
-      allocation = &*claim->allocation;
-    } else {
-      if (next >= allocations.size()) {
-        return framework::Status::Error("number of allocations " +
-                                        std::to_string(allocations.size()) +
-                                        " is smaller than number of claims needing allocation");
-      }
-      allocation = &allocations[next++];
-    }
-    // Each allocated subrequest counts once, however many devices it got.
-    for (const api::DeviceRequest& req : claim->devices.requests) {
-      for (size_t i = 0; i < req.first_available.size(); ++i) {
-        if (AllocatedSubrequest(*allocation, req.name, req.first_available[i].name)) {
-          score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
-        }
-      }
-    }
-  }
-  return {};
-}
-
-framework::Status DynamicResources::NormalizeScore(const framework::CycleState&,
-                                                   const framework::PodInfo&,
-                                                   framework::NodeScoreList& scores) {
-  return helper::DefaultNormalizeScore(framework::kMaxNodeScore, false, scores);
 }
 
 }  // namespace stowage::plugins::dynamic_resources

@@ -21,8 +21,9 @@
 //               (with its timestamp) and status.reservedFor through Handle::claim_writer().
 // Extended resources a DeviceClass provides (DRAExtendedResource) take the path extended.h
 // describes: a claim made per node in Filter and created in PreBind.
-// Not implemented: device binding conditions (PreBind does not wait), pod groups,
-// node-allocatable resources. Thread-safe.
+// Devices with binding conditions (binding_conditions.h): PreBind waits for them, and Filter
+// counts a claim whose binding failed or timed out as unavailable.
+// Not implemented: pod groups, node-allocatable resources. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -33,6 +34,7 @@
 
 #include "pkg/dra/allocator.h"
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
+#include "stowage/common/clock.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
@@ -56,9 +58,12 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
  public:
   // compiler: compiles selectors (CelSelectorCompiler in production); outlives the plugin.
   // filter_timeout: how long Filter may search one node's devices (zero: no limit).
+  // binding_timeout: how long PreBind waits for devices' binding conditions.
   DynamicResources(framework::Handle& handle, const dra::SelectorCompiler& compiler,
                    dra::Features features = {},
-                   std::chrono::nanoseconds filter_timeout = std::chrono::nanoseconds(0));
+                   std::chrono::nanoseconds filter_timeout = std::chrono::nanoseconds(0),
+                   std::chrono::nanoseconds binding_timeout = std::chrono::minutes(10),
+                   Clock& clock = RealClock());
 
   std::string_view Name() const override { return kName; }
   framework::Status PreEnqueue(const api::Pod& pod) override;
@@ -98,6 +103,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                            const framework::EventObject& new_obj) const;
   // Checks the classes of a claim's requests (upstream's validateDeviceClass).
   framework::Status ValidateClasses(const api::ResourceClaim& claim) const;
+  // PreBind's wait for the binding conditions of claims' devices, with its event and metrics.
+  framework::Status WaitForBindingConditions(std::vector<dra::ResourceClaimPtr>& claims,
+                                             const api::Pod& pod, std::string_view node);
 
   framework::Handle& handle_;
   const framework::Lister<api::ResourceSlice>& slices_;
@@ -106,6 +114,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const dra::SelectorCompiler& compiler_;
   const dra::Features features_;
   const std::chrono::nanoseconds filter_timeout_;
+  const std::chrono::nanoseconds binding_timeout_;
+  Clock& clock_;
   ClaimTracker tracker_;
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
@@ -114,7 +124,7 @@ static_assert(std::is_base_of_v<framework::ScoreExtensions, DynamicResources>);
 static_assert(std::is_base_of_v<framework::PreBindPlugin, DynamicResources>);
 
 // Takes DynamicResourcesArgs: filterTimeout bounds Filter's search when DRASchedulerFilterTimeout
-// is on; bindingTimeout is unused while PreBind does not wait for binding conditions. The plugin
+// is on; bindingTimeout bounds PreBind's wait for binding conditions. The plugin
 // compiles selectors with the CEL bridge at cel::Engine::DefaultLibraryPath().
 StatusOr<std::unique_ptr<framework::Plugin>> New(const config::DynamicResourcesArgs& args,
                                                  framework::Handle& handle,

@@ -166,7 +166,7 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<ReplicationController>(19);
   ExpectGolden<Lease>(24);
   ExpectGolden<ResourceSlice>(77);
-  ExpectGolden<ResourceClaim>(92);
+  ExpectGolden<ResourceClaim>(93);
   ExpectGolden<ResourceClaimTemplate>(67);
   ExpectGolden<DeviceClass>(19);
   ExpectGolden<DeviceTaintRule>(24);

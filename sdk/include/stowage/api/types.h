@@ -841,6 +841,7 @@ struct StatusCondition {
   std::string type;
   std::string status;  // True, False, Unknown
   std::string reason;
+  std::string message;
   friend bool operator==(const StatusCondition&, const StatusCondition&) = default;
 };
 

@@ -178,6 +178,19 @@ class VolumeMetrics {
   virtual void StageError(std::string_view operation) { (void)operation; }
 };
 
+// Where DynamicResources reports device binding conditions (scheduler_dra_bindingconditions_*),
+// so plugins need not link pkg/metrics. The default records nothing.
+class DraMetrics {
+ public:
+  virtual ~DraMetrics() = default;
+  // One device PreBind waited for (wait_seconds set), or one device with binding conditions in
+  // the claims of an attempt; status is how the wait ended: success, failed, timeout or error.
+  virtual void BindingConditions(std::string_view profile, std::string_view driver,
+                                 std::string_view status, std::optional<double> wait_seconds) {
+    (void)profile, (void)driver, (void)status, (void)wait_seconds;
+  }
+};
+
 class Handle {
  public:
   virtual ~Handle() = default;
@@ -300,6 +313,10 @@ class Handle {
   }
   // Where DynamicResources writes claims' allocations; null when the handle reaches no API.
   virtual ClaimWriter* claim_writer() { return nullptr; }
+  virtual DraMetrics& dra_metrics() {
+    static DraMetrics* const none = new DraMetrics;
+    return *none;
+  }
 };
 
 }  // namespace stowage::framework

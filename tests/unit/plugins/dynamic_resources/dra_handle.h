@@ -17,6 +17,17 @@ class DraHandle final : public stowage::testing::FakeHandle, public framework::C
   const framework::Lister<api::ResourceSlice>& resource_slices() override { return slices; }
   const framework::Lister<api::DeviceClass>& device_classes() override { return classes; }
   framework::ClaimWriter* claim_writer() override { return this; }
+  framework::DraMetrics& dra_metrics() override { return metrics; }
+
+  // Records each binding-conditions observation as "profile/driver/status" (+ "wait" when timed).
+  struct Metrics final : framework::DraMetrics {
+    void BindingConditions(std::string_view profile, std::string_view driver,
+                           std::string_view status, std::optional<double> wait) override {
+      seen.push_back(std::string(profile) + "/" + std::string(driver) + "/" + std::string(status) +
+                     (wait ? " wait" : ""));
+    }
+    std::vector<std::string> seen;
+  } metrics;
 
   StatusOr<std::shared_ptr<const api::ResourceClaim>> AddClaimFinalizer(
       const api::ResourceClaim& claim, std::string_view finalizer) override {
