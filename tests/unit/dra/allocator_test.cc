@@ -245,6 +245,12 @@ std::vector<Case> Cases() {
        .slices = {TwoDevices()},
        .error = "claim default/c, request req: adding 33 devices exceeds the claim limit of 32, "
                 "with 0 already accounted for"},
+      // Issue 24's bad input: a claim for 10,000 devices is refused before any search.
+      {.name = "a claim for 10,000 devices",
+       .claims = {Claim("c", {Request("req", 10000)})},
+       .slices = {TwoDevices()},
+       .error = "claim default/c, request req: adding 10000 devices exceeds the claim limit of "
+                "32, with 0 already accounted for"},
       {.name = "too many devices over the requests of a claim",
        .claims = {Claim("c", {Request("a", 16), Request("b", 17)})},
        .slices = {TwoDevices()},
