@@ -8,6 +8,7 @@
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
 // pod; BM_BoundVolume a pod with a bound claim; BM_PodAffinity, BM_RequiredPodAffinity,
+// BM_DraClaim a pod with a ResourceClaim of one device, over nodes of 8 devices each;
 // BM_PodAntiAffinityNSSelector and BM_TopologySpread time pods with inter-pod
 // affinity terms and with spread constraints over nodes already holding pods those terms match,
 // so InterPodAffinity's
@@ -99,6 +100,9 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
     return pvcs_;
   }
   const framework::Lister<api::CSINode>& csi_nodes() override { return csi_nodes_; }
+  const framework::Lister<api::ResourceClaim>& resource_claims() override { return claims_; }
+  const framework::Lister<api::ResourceSlice>& resource_slices() override { return slices_; }
+  const framework::Lister<api::DeviceClass>& device_classes() override { return classes_; }
   framework::PodWriter& pod_writer() override { return *this; }
   Status Bind(const api::Pod&, std::string_view) override {
     return InternalError("bench_cycle: the scheduling cycle never binds");
@@ -113,6 +117,43 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   // BM_CSIVolumes' objects: a CSINode allowing 39 volumes of kCSIDriver on each node, as
   // scheduler_perf's SchedulingCSIPVs makes them, and the claim "<name>" bound to the CSI
   // volume "pv-<name>" for each name in claims.
+  // BM_DraClaim's objects: the class "gpu" (no selector, so no CEL) and on each node one
+  // ResourceSlice of `devices` devices of the driver gpu.example.com, in a pool named after the
+  // node, as scheduler_perf's resourceslice-basic-devices.yaml makes them.
+  void AddDraObjects(int nodes, int devices) {
+    api::DeviceClass cls;
+    cls.metadata.name = "gpu";
+    classes_.Add(std::move(cls));
+    for (int i = 0; i < nodes; ++i) {
+      api::ResourceSlice slice;
+      const std::string node = "scheduler-perf-" + std::to_string(i);
+      slice.metadata.name = node + "-gpu";
+      slice.driver = "gpu.example.com";
+      slice.pool_name = node;
+      slice.pool_generation = 1;
+      slice.pool_resource_slice_count = 1;
+      slice.node_name = node;
+      for (int d = 0; d < devices; ++d)
+        slice.devices.push_back({.name = "gpu-" + std::to_string(d)});
+      slices_.Add(std::move(slice));
+    }
+  }
+  // The claim "claim-<i>" of pod i: one device of class gpu, not allocated yet.
+  void AddPodClaim(int64_t i) {
+    api::ResourceClaim claim;
+    claim.metadata.namespace_ = "bench";
+    claim.metadata.name = "claim-" + std::to_string(i);
+    claim.metadata.uid = "claim-uid-" + std::to_string(i);
+    claim.metadata.resource_version = "1";
+    api::DeviceRequest r{
+        .name = "gpu", .exactly = api::ExactDeviceRequest{}, .first_available = {}};
+    r.exactly->device_class_name = "gpu";
+    r.exactly->allocation_mode = "ExactCount";
+    r.exactly->count = 1;
+    claim.devices.requests.push_back(std::move(r));
+    claims_.Add(std::move(claim));
+  }
+
   void AddCSIObjects(int nodes, const std::vector<std::string>& claims) {
     for (int i = 0; i < nodes; ++i) {
       api::CSINode csi_node;
@@ -139,6 +180,9 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   IndexedLister<api::PersistentVolume> pvs_;
   IndexedLister<api::PersistentVolumeClaim> pvcs_;
   IndexedLister<api::CSINode> csi_nodes_;
+  IndexedLister<api::ResourceClaim> claims_;
+  IndexedLister<api::ResourceSlice> slices_;
+  IndexedLister<api::DeviceClass> classes_;
 
   // BM_BoundVolume's claim "data", bound by the PV controller to "pv-data", a volume reachable
   // from two of the three zones.
@@ -233,9 +277,12 @@ struct ExistingPods {
 
 // The benchmark loop shared by every case: measured pods from tmpl, over a cache that already
 // holds the existing pods. Non-empty csi_claims adds CSINodes and those claims' CSI volumes.
+// dra_devices > 0 adds a slice of that many devices to every node and gives measured pod i the
+// claim "claim-<i>"; Reserve runs after each cycle, so the devices taken stay in flight and the
+// nodes fill as the run goes.
 void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
                const std::vector<ExistingPods>& existing,
-               const std::vector<std::string>& csi_claims = {}) {
+               const std::vector<std::string>& csi_claims = {}, int dra_devices = 0) {
   const int nodes = static_cast<int>(state.range(0));
   const int parallelism = static_cast<int>(state.range(1));
   cache::Cache cache;
@@ -255,6 +302,7 @@ void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
   framework::WorkerPool pool(parallelism);
   BenchHandle handle(snapshot, pool);
   if (!csi_claims.empty()) handle.AddCSIObjects(nodes, csi_claims);
+  if (dra_devices > 0) handle.AddDraObjects(nodes, dra_devices);
 
   // Log (the missing plugins' warning) to stderr, as the binary does, so that
   // --benchmark_format=json on stdout stays parseable.
@@ -276,7 +324,17 @@ void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
   std::chrono::nanoseconds snapshot_time{0}, algorithm_time{0}, assume_time{0};
   const double cpu_start = ProcessCpuNs();
   for (auto _ : state) {
-    api::PodPtr pod = Pod(*tmpl, next++);
+    api::PodPtr pod = Pod(*tmpl, next);
+    if (dra_devices > 0) {
+      state.PauseTiming();
+      handle.AddPodClaim(next);
+      auto own = std::make_shared<api::Pod>(*pod);
+      own->spec.resource_claims = {
+          {.name = "gpu", .resource_claim_name = "claim-" + std::to_string(next)}};
+      pod = std::move(own);
+      state.ResumeTiming();
+    }
+    ++next;
     auto t0 = Clock::now();
     if (Status s = cache.UpdateSnapshot(snapshot); !s.ok()) Die("UpdateSnapshot", s);
     auto t1 = Clock::now();
@@ -295,6 +353,10 @@ void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
     auto bound = std::make_shared<api::Pod>(*pod);
     bound->spec.node_name = result.host;
     if (Status as = cache.AssumePod(framework::NewPodInfo(bound)); !as.ok()) Die("AssumePod", as);
+    if (dra_devices > 0) {
+      framework::Status r = fw->RunReservePluginsReserve(cycle, *pod, result.host);
+      if (!r.IsSuccess()) Die("Reserve", InternalError(std::string(r.Message())));
+    }
     assume_time += Clock::now() - t2;
   }
   const double pods = static_cast<double>(state.iterations());
@@ -380,6 +442,20 @@ void BM_TopologySpread(benchmark::State& state) {
 // such pair per pod): VolumeBinding's PreFilter reads the claim and compiles the volume's
 // affinity, Filter matches it on every node, and a third of the nodes are out of its zones.
 void BM_BoundVolume(benchmark::State& state) { RunCycles(state, PerfPod().PVC("data").Obj(), {}); }
+
+// scheduler_perf's SchedulingWithResourceClaimTemplate pod, its claim made already: one device
+// of a class every device matches, on nodes of 8 devices; 2000 pods take 2000 of them.
+void BM_DraClaim(benchmark::State& state) {
+  RunCycles(state, PerfPod().Obj(), {}, {}, /*dra_devices=*/8);
+}
+
+BENCHMARK(BM_DraClaim)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->Args({500, 16})
+    ->Iterations(2000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_BoundVolume)
     ->ArgNames({"nodes", "parallelism"})
