@@ -7,6 +7,7 @@
 
 #include "pkg/client/token_file.h"
 #include "pkg/common/file.h"
+#include "pkg/common/yaml_text.h"
 
 namespace stowage::client {
 namespace {
@@ -25,7 +26,7 @@ std::optional<YAML::Node> FindNamed(const YAML::Node& root, const char* list, co
 }
 
 std::string Str(const YAML::Node& n, const char* key) {
-  return n[key] && n[key].IsScalar() ? n[key].as<std::string>() : std::string();
+  return n[key] && n[key].IsScalar() ? FromYamlCpp(n[key].Scalar()) : std::string();
 }
 
 std::string Resolve(const std::string& base_dir, const std::string& path) {

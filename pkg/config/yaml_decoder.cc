@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pkg/common/file.h"
+#include "pkg/common/yaml_text.h"
 #include "pkg/config/duration.h"
 
 namespace stowage::config::internal {
@@ -113,7 +114,7 @@ Scalar Resolve(const YAML::Node& node) {
   if (tag == "!" || tag == "tag:yaml.org,2002:str") {
     Scalar out;
     out.kind = ScalarKind::kString;
-    out.text = node.Scalar();
+    out.text = FromYamlCpp(node.Scalar());
     return out;
   }
   return ResolvePlain(node.Scalar());

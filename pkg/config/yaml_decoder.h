@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/common/yaml_text.h"
 #include "pkg/config/field_error.h"
 #include "pkg/config/types.h"
 #include "stowage/api/types.h"
@@ -64,7 +65,7 @@ class Decoder {
         Fail(path, "map keys must be strings");
         continue;
       }
-      const std::string& key = entry.first.Scalar();
+      const std::string key = FromYamlCpp(entry.first.Scalar());
       const FieldPath child = path.Child(key);
       if (!seen.insert(key).second) {
         Fail(child, "duplicate field");

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "pkg/common/yaml_text.h"
+
 namespace stowage {
 namespace {
 
@@ -35,4 +37,14 @@ TEST(HtmlEscape, EscapesWhatGoEscapes) {
 }
 
 }  // namespace
+TEST(FromYamlCpp, RewritesOnlyTheTwoEscapeBytes) {
+  EXPECT_EQ(FromYamlCpp("plain ünïcødé"), "plain ünïcødé");
+  EXPECT_EQ(FromYamlCpp("a\xA0"
+                        "b\x85"),
+            "a\u00a0b\u0085");
+  // Already UTF-8 (U+00A0, U+0085) and other invalid bytes are left as they are.
+  EXPECT_EQ(FromYamlCpp("\u00a0\u0085"), "\u00a0\u0085");
+  EXPECT_EQ(FromYamlCpp("x\xFFy\xA0"), "x\xFFy\u00a0");
+}
+
 }  // namespace stowage

@@ -160,15 +160,30 @@ TEST(EncodeTest, EverythingRoundTrips) {
 
 TEST(EncodeTest, StringsThatNeedQuotes) {
   for (const char* s :
-       {"",   "yes",  "No",    "on",      "~",           "null",    "123",  "0x1F",  "1e3", "1.5",
-        ".5", "-1",   "- a",   "a: b",    "a #b",        "#x",      "[x]",  "{x}",   "*x",  "&x",
-        "!x", "|",    ">",     "'x'",     "\"x\"",       "%x",      "@x",   "`x",    " x",  "x ",
-        "x:", "a\nb", "tab\t", "ctl\x01", "back\\slash", "ünïcødé", ".inf", "--- x", "? x"}) {
+       {"",        "yes",  "No",    "on",    "~",          "null",      "123",
+        "0x1F",    "1e3",  "1.5",   ".5",    "-1",         "- a",       "a: b",
+        "a #b",    "#x",   "[x]",   "{x}",   "*x",         "&x",        "!x",
+        "|",       ">",    "'x'",   "\"x\"", "%x",         "@x",        "`x",
+        " x",      "x ",   "x:",    "a\nb",  "tab\t",      "ctl\x01",   "back\\slash",
+        "ünïcødé", ".inf", "--- x", "? x",   "nb\u00a0sp", "n\u0085el", "\u00a0"}) {
     KubeSchedulerConfiguration cfg;
     cfg.leader_election.resource_name = s;
     cfg.client_connection.kubeconfig = std::string("/") + s;
     ExpectRoundTrip(cfg);
   }
+}
+
+// yaml-cpp decodes these two escapes to bytes that are not UTF-8; go-yaml gives the code points,
+// and so must the loader, or the configuration it writes back out does not load (found by the
+// config fuzzer).
+TEST(EncodeTest, NelAndNbspEscapesLoadAsUtf8) {
+  StatusOr<KubeSchedulerConfiguration> cfg = ParseConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+      "leaderElection: {resourceName: \"a\\_b\\Nc\\xA0\"}\n",
+      "escapes");
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->leader_election.resource_name, "a\u00a0b\u0085c\u00a0");
+  ExpectRoundTrip(*cfg);
 }
 
 TEST(EncodeTest, QuotingStyleFollowsGoYaml) {
