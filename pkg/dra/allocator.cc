@@ -12,15 +12,9 @@
 
 namespace stowage::dra {
 
-Allocator::Allocator(Features features, AllocatedState allocated,
-                     const std::vector<DeviceClassPtr>& classes,
-                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
-                     ShareIdGenerator share_ids)
-    : features_(features),
-      allocated_(std::move(allocated)),
-      all_slices_(std::move(slices)),
-      compiler_(compiler),
-      share_ids_(share_ids ? std::move(share_ids) : ShareIdGenerator(RandomUuid)) {
+Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler)
+    : all_slices_(std::move(slices)), compiler_(compiler) {
   for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
   for (const auto& slice : all_slices_) {
     const std::string node_name = slice->node_name.value_or("");
@@ -32,7 +26,7 @@ Allocator::Allocator(Features features, AllocatedState allocated,
   }
 }
 
-StatusOr<DeviceSelectorPtr> Allocator::CompiledSelector(const std::string& expression) const {
+StatusOr<DeviceSelectorPtr> Inventory::CompiledSelector(const std::string& expression) const {
   {
     MutexLock lock(compiled_mu_);
     if (auto it = compiled_.find(expression); it != compiled_.end()) return it->second;
@@ -43,10 +37,25 @@ StatusOr<DeviceSelectorPtr> Allocator::CompiledSelector(const std::string& expre
   return compiled_.emplace(expression, std::move(compiled)).first->second;
 }
 
-const api::DeviceClass* Allocator::FindClass(const std::string& name) const {
+const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
   auto it = classes_.find(name);
   return it == classes_.end() ? nullptr : it->second.get();
 }
+
+Allocator::Allocator(Features features, AllocatedState allocated,
+                     std::shared_ptr<const Inventory> inventory, ShareIdGenerator share_ids)
+    : features_(features),
+      allocated_(std::move(allocated)),
+      inventory_(std::move(inventory)),
+      share_ids_(share_ids ? std::move(share_ids) : ShareIdGenerator(RandomUuid)) {}
+
+Allocator::Allocator(Features features, AllocatedState allocated,
+                     const std::vector<DeviceClassPtr>& classes,
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+                     ShareIdGenerator share_ids)
+    : Allocator(features, std::move(allocated),
+                std::make_shared<const Inventory>(classes, std::move(slices), compiler),
+                std::move(share_ids)) {}
 
 StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
                                          const std::vector<ResourceClaimPtr>& claims,
@@ -57,13 +66,14 @@ StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
 }
 
 StatusOr<Allocation> Search::Run() {
+  const Inventory& inventory = allocator_.inventory();
   std::vector<const api::ResourceSlice*> slices_for_node;
   // The node's own slices first, then the network-attached ones, as upstream concatenates them.
-  if (auto it = allocator_.slices_on_node_.find(node_.metadata.name);
-      it != allocator_.slices_on_node_.end()) {
+  if (auto it = inventory.slices_on_node_.find(node_.metadata.name);
+      it != inventory.slices_on_node_.end()) {
     for (const auto& slice : it->second) slices_for_node.push_back(slice.get());
   }
-  for (const auto& slice : allocator_.slices_shared_) slices_for_node.push_back(slice.get());
+  for (const auto& slice : inventory.slices_shared_) slices_for_node.push_back(slice.get());
   StatusOr<std::vector<Pool>> pools =
       GatherPools(slices_for_node, node_, allocator_.features(), allocator_.all_slices());
   if (!pools.ok()) {

@@ -10,10 +10,10 @@
 // and backtracks depth-first, so the first solution found is upstream's. Selectors are CEL
 // expressions evaluated through selector.h's interface.
 //
-// Thread-safety: an Allocator is immutable after construction but for its cache of compiled
-// selectors, which a mutex guards; Allocate may run concurrently for different nodes (each call
-// keeps its search state on its own stack). The SelectorCompiler must
-// outlive the Allocator and be thread-safe.
+// Thread-safety: an Allocator is immutable after construction; its Inventory's cache of compiled
+// selectors is guarded by a mutex. Allocate may run concurrently for different nodes (each call
+// keeps its search state on its own stack). The SelectorCompiler must outlive the Allocator and
+// be thread-safe.
 //
 // Invariants: Allocate returns an error Status only for problems no other node can fix (unknown
 // class, bad selector, too many devices); "these claims do not fit here" is an outcome, not an
@@ -93,10 +93,41 @@ struct Allocation {
 
 class Search;
 
+// What every Allocate reads besides the claims: the classes by name and the slices grouped by
+// node, with the selectors compiled from them. It changes only when slices, classes or
+// DeviceTaintRules do, so the scheduler builds it once per change and every cycle's Allocator
+// shares it, instead of regrouping thousands of slices per pod. Thread-safe: immutable but for
+// the compiled-selector cache, which a mutex guards. The SelectorCompiler must outlive it.
+class Inventory {
+ public:
+  // slices: every ResourceSlice the scheduler knows, DeviceTaintRules already applied.
+  Inventory(const std::vector<DeviceClassPtr>& classes, std::vector<ResourceSlicePtr> slices,
+            const SelectorCompiler& compiler);
+
+  const api::DeviceClass* FindClass(const std::string& name) const;
+  const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
+  // The compiled selector (or compile error) of expression, compiled once per Inventory and
+  // shared by concurrent Allocate calls, as upstream's CEL cache is.
+  StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const;
+
+ private:
+  friend class Search;  // the per-call search reads the slices grouped by node
+  std::unordered_map<std::string, DeviceClassPtr> classes_;
+  std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
+  std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
+  std::vector<ResourceSlicePtr> all_slices_;
+  const SelectorCompiler& compiler_;
+  mutable Mutex compiled_mu_;
+  mutable std::unordered_map<std::string, StatusOr<DeviceSelectorPtr>> compiled_
+      GUARDED_BY(compiled_mu_);
+};
+
 class Allocator {
  public:
-  // slices: every ResourceSlice the scheduler knows (with DeviceTaintRules already applied, see
-  // taints.h); allocated: the devices held by claims other than the ones to allocate.
+  // allocated: the devices held by claims other than the ones to allocate.
+  Allocator(Features features, AllocatedState allocated, std::shared_ptr<const Inventory> inventory,
+            ShareIdGenerator share_ids = {});
+  // Builds an Inventory of its own from classes and slices (see Inventory).
   Allocator(Features features, AllocatedState allocated, const std::vector<DeviceClassPtr>& classes,
             std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
             ShareIdGenerator share_ids = {});
@@ -114,25 +145,20 @@ class Allocator {
   const Features& features() const { return features_; }
   const AllocatedState& allocated() const { return allocated_; }
   std::string NewShareId() const { return share_ids_(); }
-  const api::DeviceClass* FindClass(const std::string& name) const;
-  const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
-  // The compiled selector (or compile error) of expression, compiled once per Allocator and
-  // shared by concurrent Allocate calls, as upstream's CEL cache is.
-  StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const;
+  const api::DeviceClass* FindClass(const std::string& name) const {
+    return inventory_->FindClass(name);
+  }
+  const std::vector<ResourceSlicePtr>& all_slices() const { return inventory_->all_slices(); }
+  StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const {
+    return inventory_->CompiledSelector(expression);
+  }
+  const Inventory& inventory() const { return *inventory_; }
 
  private:
-  friend class Search;  // the per-call search reads the slices grouped by node
   Features features_;
   AllocatedState allocated_;
-  std::unordered_map<std::string, DeviceClassPtr> classes_;
-  std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
-  std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
-  std::vector<ResourceSlicePtr> all_slices_;
-  const SelectorCompiler& compiler_;
+  std::shared_ptr<const Inventory> inventory_;
   ShareIdGenerator share_ids_;
-  mutable Mutex compiled_mu_;
-  mutable std::unordered_map<std::string, StatusOr<DeviceSelectorPtr>> compiled_
-      GUARDED_BY(compiled_mu_);
 };
 
 }  // namespace stowage::dra

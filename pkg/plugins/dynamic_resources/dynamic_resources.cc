@@ -113,6 +113,21 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
   data->claims = std::move(*claims);
   if (data->to_allocate.empty()) return {};
 
+  data->allocator = std::make_shared<const dra::Allocator>(
+      features_, tracker_.GatherAllocatedState(), CurrentInventory());
+  return {};
+}
+
+std::shared_ptr<const dra::Inventory> DynamicResources::CurrentInventory() {
+  // Versions are read before the lists, so a kept Inventory is never newer than they say.
+  const std::optional<uint64_t> versions[] = {slices_.Version(), classes_.Version(),
+                                              taint_rules_.Version()};
+  const bool known = versions[0] && versions[1] && versions[2];
+  MutexLock l(inventory_mu_);
+  if (known && inventory_ != nullptr && *versions[0] == inventory_versions_[0] &&
+      *versions[1] == inventory_versions_[1] && *versions[2] == inventory_versions_[2]) {
+    return inventory_;
+  }
   // DeviceTaintRules are applied to the slices before the allocator sees them, as upstream's
   // ListWithDeviceTaintRules does.
   std::vector<api::DeviceTaintRule> rules;
@@ -123,9 +138,11 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
       s = std::make_shared<const api::ResourceSlice>(dra::ApplyDeviceTaintRules(*s, rules));
     }
   }
-  data->allocator = std::make_shared<const dra::Allocator>(
-      features_, tracker_.GatherAllocatedState(), classes_.List(), std::move(slices), compiler_);
-  return {};
+  auto inventory =
+      std::make_shared<const dra::Inventory>(classes_.List(), std::move(slices), compiler_);
+  inventory_ = known ? inventory : nullptr;
+  if (known) inventory_versions_ = {*versions[0], *versions[1], *versions[2]};
+  return inventory;
 }
 
 framework::Status DynamicResources::Filter(const framework::CycleState& state,

@@ -26,6 +26,7 @@
 // Not implemented: pod groups, node-allocatable resources. Thread-safe.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <string_view>
@@ -35,7 +36,9 @@
 #include "pkg/dra/allocator.h"
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
 #include "stowage/common/clock.h"
+#include "stowage/common/mutex.h"
 #include "stowage/common/status.h"
+#include "stowage/common/thread_annotations.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
 #include "stowage/framework/registry.h"
@@ -106,6 +109,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // PreBind's wait for the binding conditions of claims' devices, with its event and metrics.
   framework::Status WaitForBindingConditions(std::vector<dra::ResourceClaimPtr>& claims,
                                              const api::Pod& pod, std::string_view node);
+  // The slices (taint rules applied) and classes as an Inventory, rebuilt only when one of the
+  // three listers' versions has moved since the last call.
+  std::shared_ptr<const dra::Inventory> CurrentInventory();
 
   framework::Handle& handle_;
   const framework::Lister<api::ResourceSlice>& slices_;
@@ -117,6 +123,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const std::chrono::nanoseconds binding_timeout_;
   Clock& clock_;
   ClaimTracker tracker_;
+  Mutex inventory_mu_;
+  std::shared_ptr<const dra::Inventory> inventory_ GUARDED_BY(inventory_mu_);
+  std::array<uint64_t, 3> inventory_versions_ GUARDED_BY(inventory_mu_) = {};
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, DynamicResources>);

@@ -12,6 +12,21 @@
 // through the same client-go events broadcaster and a client of its own (kube-scheduler's
 // eventClient), so the benchmark can show what that Event costs the apiserver. A failed
 // binding is retried with backoff unless the pod is already bound. SIGTERM stops it.
+//
+// Pods with resource claims (dynamic resource allocation; automatic, no flag): a real
+// scheduler can place such a pod only once its claims exist, and must write each claim's
+// allocation and reservation before binding, so the binder does the same API work (dra.go).
+// It watches ResourceSlices and ResourceClaims too, and for a pod with claims it waits until
+// each exists (one made from a template is named in the pod's status.resourceClaimStatuses by
+// kube-controller-manager's resourceclaim controller; the pod is queued again when its status
+// or the claim changes), then for each claim not yet allocated takes free devices of one node
+// (per node, the devices of its node-local ResourceSlice not allocated to any claim; nodes with
+// devices taken round-robin; every device counts as matching, no selector is evaluated) and,
+// as kube-scheduler's DynamicResources PreBind, adds the claim's finalizer with an update,
+// then writes the allocation (the structured allocator's result for those devices, with the
+// node selector of the node) and reservedFor the pod in one status update. A claim already
+// allocated (shared by several pods) fixes the pod's node and gets the pod added to
+// reservedFor. Then it binds. Beyond that free-device count it has no scheduling logic.
 package main
 
 import (
@@ -23,8 +38,10 @@ import (
 	"sort"
 	"sync"
 	"syscall"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -135,18 +152,42 @@ func main() {
 				fields.OneTermEqualSelector("spec.schedulerName", v1.DefaultSchedulerName)).String()
 		}))
 	pods := pending.Core().V1().Pods().Informer()
-	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[*v1.Pod]())
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	enqueue := func(p *v1.Pod) {
+		if p.DeletionTimestamp == nil {
+			queue.Add(p.Namespace + "/" + p.Name)
+		}
+	}
 	_, _ = pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(o any) {
-		if p, ok := o.(*v1.Pod); ok && p.DeletionTimestamp == nil {
-			queue.Add(p)
+		if p, ok := o.(*v1.Pod); ok {
+			enqueue(p)
+		}
+	}, UpdateFunc: func(_, o any) { // a pod with claims waits for the resourceclaim controller
+		if p, ok := o.(*v1.Pod); ok && len(p.Spec.ResourceClaims) > 0 {
+			enqueue(p)
 		}
 	}})
+	slices := factory.Resource().V1().ResourceSlices().Informer()
+	claims := factory.Resource().V1().ResourceClaims().Informer()
+	dra := newDRAState(cs, claims.GetStore())
+	_, _ = slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) },
+		UpdateFunc: func(_, o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) }})
+	onClaim := func(o any) {
+		c := o.(*resourceapi.ResourceClaim)
+		dra.markAllocated(c)
+		if ref := metav1.GetControllerOf(c); ref != nil && ref.Kind == "Pod" && c.Status.Allocation == nil {
+			queue.Add(c.Namespace + "/" + ref.Name) // the pod it was made for
+		}
+	}
+	_, _ = claims.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onClaim,
+		UpdateFunc: func(_, o any) { onClaim(o) }})
 	factory.Start(ctx.Done())
 	pending.Start(ctx.Done())
-	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced)
+	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced, slices.HasSynced, claims.HasSynced)
 	refresh(nil)
-	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes, binding with %d workers at qps %v burst %d, events %v\n",
-		len(nodes.GetStore().List()), *workers, rc.QPS, rc.Burst, *withEvents)
+	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes (%d with devices), binding with %d workers at qps %v burst %d, events %v\n",
+		len(nodes.GetStore().List()), len(dra.ring), *workers, rc.QPS, rc.Burst, *withEvents)
 
 	var wg sync.WaitGroup
 	for i := 0; i < *workers; i++ {
@@ -154,12 +195,16 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for {
-				p, shutdown := queue.Get()
+				key, shutdown := queue.Get()
 				if shutdown {
 					return
 				}
-				bind(ctx, cs, ring, queue, recorder, p)
-				queue.Done(p)
+				if o, ok, _ := pods.GetStore().GetByKey(key); ok {
+					bind(ctx, cs, ring, dra, queue, recorder, key, o.(*v1.Pod))
+				} else {
+					queue.Forget(key) // bound (it left the pending informer) or deleted
+				}
+				queue.Done(key)
 			}
 		}()
 	}
@@ -168,11 +213,32 @@ func main() {
 	wg.Wait()
 }
 
-func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing,
-	queue workqueue.TypedRateLimitingInterface[*v1.Pod], recorder events.EventRecorder, p *v1.Pod) {
-	node, ok := ring.pick()
-	if !ok {
-		queue.AddRateLimited(p) // no nodes yet
+// bound remembers the pods bound here, which the pending informer may still hold a moment.
+var bound sync.Map
+
+func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing, dra *draState,
+	queue workqueue.TypedRateLimitingInterface[string], recorder events.EventRecorder, key string, p *v1.Pod) {
+	if _, done := bound.Load(p.UID); done || p.Spec.NodeName != "" {
+		queue.Forget(key)
+		return
+	}
+	var node string
+	ok := true
+	if len(p.Spec.ResourceClaims) > 0 {
+		var err error
+		if node, ok, err = dra.prepare(ctx, p); err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "benchbinder: claims of %s: %v\n", key, err)
+				queue.AddRateLimited(key)
+			}
+			return
+		}
+		if !ok { // a claim does not exist yet: its creation or the pod's status queues the pod
+			queue.AddAfter(key, time.Second) // and, should an event be missed, this
+			return
+		}
+	} else if node, ok = ring.pick(); !ok {
+		queue.AddRateLimited(key) // no nodes yet
 		return
 	}
 	b := &v1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID},
@@ -180,16 +246,17 @@ func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing,
 	err := cs.CoreV1().Pods(p.Namespace).Bind(ctx, b, metav1.CreateOptions{})
 	switch {
 	case err == nil:
-		queue.Forget(p)
+		bound.Store(p.UID, true)
+		queue.Forget(key)
 		if recorder != nil { // kube-scheduler's words, after its binding succeeded
 			recorder.Eventf(p, nil, v1.EventTypeNormal, "Scheduled", "Binding",
 				"Successfully assigned %v/%v to %v", p.Namespace, p.Name, node)
 		}
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-		queue.Forget(p)
+		queue.Forget(key)
 	case ctx.Err() != nil:
 	default:
 		fmt.Fprintf(os.Stderr, "benchbinder: binding %s/%s to %s: %v\n", p.Namespace, p.Name, node, err)
-		queue.AddRateLimited(p)
+		queue.AddRateLimited(key)
 	}
 }

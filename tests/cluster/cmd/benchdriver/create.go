@@ -92,13 +92,28 @@ func CreateNodes(ctx context.Context, cs kubernetes.Interface, w *Workload, t Te
 	})
 }
 
+// PodHook completes pod i of a namespace before it is created (its claims); nil: nothing to do.
+type PodHook func(p *v1.Pod, i int)
+
+// PodHook is the workload's: with volumes, pod i uses claim pvc-<i> of its namespace; with
+// dra.podsPerClaim, pod i's claims by name are <claim>-<i/podsPerClaim> (dra.go).
+func (w *Workload) PodHook() PodHook {
+	switch {
+	case w.Volumes != nil:
+		return func(p *v1.Pod, i int) { WithClaim(p, ClaimName(i)) }
+	case w.DRA != nil && w.DRA.PodsPerClaim > 0:
+		return w.DRA.WithClaimRef
+	}
+	return nil
+}
+
 // CreatePods creates n pods from template in namespace ns, numbered from first (several
-// templates can then share a namespace). With claims, pod i uses claim pvc-<i> of ns.
-func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, first, n int, template *v1.Pod, claims bool) (CreateResult, error) {
+// templates can then share a namespace), each passed through hook if it is not nil.
+func CreatePods(ctx context.Context, cs kubernetes.Interface, ns string, first, n int, template *v1.Pod, hook PodHook) (CreateResult, error) {
 	return parallelCreate(ctx, n, "pod in "+ns, func(ctx context.Context, i int) error {
 		p := PodAt(template, ns, first+i)
-		if claims {
-			WithClaim(p, ClaimName(first+i))
+		if hook != nil {
+			hook(p, first+i)
 		}
 		_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
 		return err

@@ -63,7 +63,7 @@ func (x *runner) measureStream() (err error) {
 	}
 	created := make(chan outcome, 1)
 	go func() {
-		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.Volumes != nil)
+		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.PodHook())
 		created <- outcome{res, err}
 	}()
 	// The churn runs beside the creation until every measured pod is bound.
@@ -116,8 +116,11 @@ func (x *runner) measureBacklog() error {
 	x.stopScheduler()
 	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
 	defer cancel()
-	res, err := CreatePods(ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.Volumes != nil)
+	res, err := CreatePods(ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.PodHook())
 	if err != nil {
+		return fmt.Errorf("backlog: %w", err)
+	}
+	if err := x.waitPodClaims(ctx); err != nil { // dra_run.go
 		return fmt.Errorf("backlog: %w", err)
 	}
 	x.r.CreatorSeconds, x.r.CreatorRate = res.Seconds, res.Rate()

@@ -61,8 +61,11 @@ type RunResult struct {
 
 	NodeCreateRate float64 `json:"nodeCreatePodsPerSecond"`
 	// Storage shapes: volumes and claims created during set-up, and how fast.
-	StorageObjects      int     `json:"storageObjects,omitempty"`
-	StorageCreateRate   float64 `json:"storageCreatePerSecond,omitempty"`
+	StorageObjects    int     `json:"storageObjects,omitempty"`
+	StorageCreateRate float64 `json:"storageCreatePerSecond,omitempty"`
+	// DRA shapes: slices and claims created during set-up, and how fast.
+	DRAObjects          int     `json:"draObjects,omitempty"`
+	DRACreateRate       float64 `json:"draCreatePerSecond,omitempty"`
 	CreatorRate         float64 `json:"creatorPodsPerSecond"` // measured pods created per second
 	CreatorSeconds      float64 `json:"creatorSeconds"`
 	StartToFirstBinding float64 `json:"startToFirstBindingSeconds"`
@@ -96,7 +99,8 @@ type RunEnv struct {
 	TestCluster string
 	WorkDir     string // cluster data and configs (removed per run)
 	LogDir      string
-	// ControllerManager is kube-controller-manager, for workloads with volumes.pvController.
+	// ControllerManager is kube-controller-manager, for workloads with volumes.pvController
+	// or dra.resourceClaimController.
 	ControllerManager string
 }
 
@@ -146,13 +150,13 @@ type runner struct {
 	cfgPath string
 	child   *Child
 	port    int
-	pvCtrl  *Child // kube-controller-manager's PV binder, when the workload asks for it
+	kcm     *Child // kube-controller-manager's PV binder or resourceclaim controller, if asked for
 }
 
 func (x *runner) cleanup() {
 	x.stopScheduler()
-	if x.pvCtrl != nil {
-		x.pvCtrl.Stop(20 * time.Second)
+	if x.kcm != nil {
+		x.kcm.Stop(20 * time.Second)
 	}
 	if x.col != nil {
 		x.col.Close()
@@ -179,15 +183,8 @@ func (x *runner) setup() error {
 			return err
 		}
 	}
-	if x.w.Volumes != nil && x.w.Volumes.PVController {
-		if x.env.ControllerManager == "" {
-			return fmt.Errorf("volumes.pvController needs kube-controller-manager (-kube-controller-manager)")
-		}
-		log := filepath.Join(x.env.LogDir, fmt.Sprintf("%s-%s-%d.pv-controller.log", x.w.Slug(), x.spec.Name, x.r.Run))
-		if x.pvCtrl, err = StartChild("kube-controller-manager", x.env.ControllerManager,
-			pvControllerArgs(x.cl.Kubeconfig), log); err != nil {
-			return err
-		}
+	if err := x.startControllers(); err != nil { // dra_run.go
+		return err
 	}
 	ctx, cancel := context.WithTimeout(x.ctx, x.timeout)
 	defer cancel()
@@ -201,12 +198,17 @@ func (x *runner) setup() error {
 		return err
 	}
 	x.r.StorageObjects, x.r.StorageCreateRate = storage.Count, storage.Rate()
+	dra, err := DRASetup(ctx, x.cl.Client, x.w, x.t)
+	if err != nil {
+		return err
+	}
+	x.r.DRAObjects, x.r.DRACreateRate = dra.Count, dra.Rate()
 	// One template after another, as scheduler_perf's successive createPods ops; the
 	// scheduler is not running yet, so its queue sees them in this order.
 	for k, template := range x.t.InitPods {
 		for _, ns := range x.w.InitNamespaceNames() {
 			if _, err := CreatePods(ctx, x.cl.Client, ns, k*x.w.InitPods, x.w.InitPods, template,
-				x.w.Volumes != nil); err != nil {
+				x.w.PodHook()); err != nil {
 				return err
 			}
 		}
@@ -277,10 +279,14 @@ func (x *runner) run() error {
 	}
 	x.r.StartToFirstBinding = x.col.FirstBound().Sub(x.child.Started).Seconds()
 	x.r.StartToInitDone = x.col.LastBound(initNSs...).Sub(x.child.Started).Seconds()
+	measure := x.measureStream
 	if x.w.Mode == ModeBacklog {
-		return x.measureBacklog()
+		measure = x.measureBacklog
 	}
-	return x.measureStream()
+	if err := measure(); err != nil {
+		return err
+	}
+	return x.verifyClaims() // dra_run.go
 }
 
 // loadAvg1 is the first field of /proc/loadavg (0 if unreadable).

@@ -292,11 +292,12 @@ func StorageSetup(ctx context.Context, cs kubernetes.Interface, w *Workload, t T
 	return total, err
 }
 
-// pvControllerArgs are kube-controller-manager's flags for the PV binder alone: no leader
-// election, no listener, the admin kubeconfig, and client limits that never hold it back.
-func pvControllerArgs(kubeconfig string) []string {
+// controllerArgs are kube-controller-manager's flags for the named controllers alone (the PV
+// binder, the resourceclaim controller): no leader election, no listener, the admin
+// kubeconfig, and client limits that never hold them back.
+func controllerArgs(kubeconfig string, controllers []string) []string {
 	return []string{"--kubeconfig=" + kubeconfig,
-		"--controllers=persistentvolume-binder-controller",
+		"--controllers=" + strings.Join(controllers, ","),
 		"--leader-elect=false", "--secure-port=0",
 		"--kube-api-qps=5000", "--kube-api-burst=5000", "-v=1"}
 }

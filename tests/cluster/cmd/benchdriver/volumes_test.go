@@ -94,7 +94,7 @@ func TestBoundVolumesAndCSINodes(t *testing.T) {
 	}
 
 	// Pods refer to the claim of their own number.
-	if _, err := CreatePods(ctx, cs, measureNS, 0, w.MeasurePods, tm.Pod, true); err != nil {
+	if _, err := CreatePods(ctx, cs, measureNS, 0, w.MeasurePods, tm.Pod, w.PodHook()); err != nil {
 		t.Fatal(err)
 	}
 	p, err := cs.CoreV1().Pods(measureNS).Get(ctx, "pod-000001", metav1.GetOptions{})

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -64,6 +65,9 @@ type Workload struct {
 	Volumes        *VolumeSpec      `json:"volumes,omitempty"`
 	CSINode        *CSINodeSpec     `json:"csiNode,omitempty"`
 	StorageClasses []map[string]any `json:"storageClasses,omitempty"`
+	// Dynamic resource allocation (dra.go): ResourceSlices, a DeviceClass, claims and a claim
+	// template, created during set-up.
+	DRA *DRASpec `json:"dra,omitempty"`
 }
 
 type workloadFile struct {
@@ -107,6 +111,9 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: churn needs the stream mode (the backlog mode has no creation phase)", where)
 		}
 		if err := w.checkVolumes(); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if err := w.checkDRA(); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if w.Mode == "" {
@@ -220,6 +227,10 @@ type Templates struct {
 	PVC            *v1.PersistentVolumeClaim
 	PV             *v1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
+	// Dynamic resource allocation (nil without it).
+	DeviceClass   *resourceapi.DeviceClass
+	Claim         *resourceapi.ResourceClaim
+	ClaimTemplate *resourceapi.ResourceClaimTemplate
 }
 
 func decodeTemplate(base string, patch map[string]any, into any) error {
@@ -266,7 +277,10 @@ func (w *Workload) Templates() (Templates, error) {
 		}
 		t.InitPods = append(t.InitPods, p)
 	}
-	return t, w.decodeStorageTemplates(&t)
+	if err := w.decodeStorageTemplates(&t); err != nil {
+		return t, err
+	}
+	return t, w.decodeDRATemplates(&t)
 }
 
 // NodeAt is node i: a copy of the template named scheduler-perf-NNNNN with its hostname label
@@ -280,6 +294,9 @@ func (w *Workload) NodeAt(t Templates, i int) *v1.Node {
 	n.Labels["kubernetes.io/hostname"] = n.Name
 	for k, vs := range w.NodeLabelsByIndex {
 		n.Labels[k] = vs[i%len(vs)]
+	}
+	if w.DRA != nil && i < w.DRA.NodesWithDRA { // node-with-dra-test-driver.yaml
+		n.Labels[draNodeKey] = "true"
 	}
 	return n
 }

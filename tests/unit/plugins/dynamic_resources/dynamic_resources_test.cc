@@ -111,6 +111,31 @@ TEST_F(DynamicResourcesTest, AllocatesOnTheNodeWithTheDevice) {
   EXPECT_EQ(s.Message(), "cannot allocate all claims");
 }
 
+// The slices grouped by node are kept from cycle to cycle; a slice added or changed in between
+// is seen by the next cycle.
+TEST_F(DynamicResourcesTest, SlicesChangedBetweenCyclesAreSeen) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  {
+    framework::CycleState state;
+    ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+    EXPECT_FALSE(Filter(state, pod, *n2_).IsSuccess());
+    EXPECT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  }
+  {
+    framework::CycleState state;
+    ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+    EXPECT_EQ(handle_.slices.ListCallsForTest(), 1) << "nothing changed: the slices are kept";
+  }
+  handle_.slices.Add(*SliceB("n2-gpus", "n2", "n2").Devices({DeviceB("gpu-0")}).Obj());
+  handle_.slices.Add(
+      *SliceB("n1-gpus", "n1", "n1").Devices({DeviceB("gpu-0").Taint("k", "NoSchedule")}).Obj());
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, pod, *n2_).IsSuccess());
+  EXPECT_FALSE(Filter(state, pod, *n1_).IsSuccess());
+}
+
 // Upstream's prioritized-list score: the earlier the firstAvailable subrequest a node's allocation
 // took, the higher (8 for the first, 7 for the second), each subrequest counted once however
 // many devices it got.
