@@ -57,6 +57,10 @@ struct Features {
   bool fractional_capacity_range = false;
 };
 
+// Whole-device holds counted per device: two claims may name one device for a moment (a claim
+// written again before the informer saw its older copy go).
+using DeviceCounts = std::unordered_map<DeviceId, int, DeviceIdHash>;
+
 // What claims other than the ones being allocated hold (upstream's AllocatedState).
 struct AllocatedState {
   AllocatedState() = default;
@@ -65,9 +69,23 @@ struct AllocatedState {
   DeviceIdSet shared_devices;  // devices with allowMultipleAllocations holding at least one share
   // What the shares of each shared device consume together.
   std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> aggregated_capacity;
+  // The whole devices of the informer's claims, which the scheduler keeps up to date between
+  // cycles and every cycle's Allocator shares instead of gathering them again; released
+  // subtracts the holds of claims whose newer copy (in flight or just written) is in devices.
+  std::shared_ptr<const DeviceCounts> base;
+  DeviceCounts released;
+
+  bool HoldsWhole(const DeviceId& id) const {
+    if (devices.count(id)) return true;
+    if (base == nullptr) return false;
+    auto held = base->find(id);
+    if (held == base->end()) return false;
+    auto gone = released.find(id);
+    return held->second > (gone == released.end() ? 0 : gone->second);
+  }
   // Whether any claim holds the device, whole or in part (it then draws its counters).
   bool IsAllocated(const DeviceId& id) const {
-    return devices.count(id) || shared_devices.count(id) || aggregated_capacity.count(id);
+    return HoldsWhole(id) || shared_devices.count(id) || aggregated_capacity.count(id);
   }
 };
 

@@ -9,7 +9,7 @@
 namespace stowage::dra {
 
 bool Search::InUse(const DeviceId& id) const {
-  if (allocator_.allocated().devices.count(id)) return true;
+  if (allocator_.allocated().HoldsWhole(id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }

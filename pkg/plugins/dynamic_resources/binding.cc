@@ -72,6 +72,9 @@ framework::Status DynamicResources::Reserve(framework::CycleState& state, const 
     claim->allocation = chosen.results[k];
     tracker_.SignalPendingAllocation(std::move(claim));
   }
+  // The search is over; dropping the Allocator lets the tracker update its device counts in
+  // place at the next cycle instead of copying them while this pod binds.
+  d.allocator.reset();
   return {};
 }
 

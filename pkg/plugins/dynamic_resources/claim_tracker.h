@@ -6,14 +6,22 @@
 //   * assumed claims: what PreBind wrote, until the informer has caught up with it (upstream's
 //     assume cache), so the next pod does not see the devices free in the meantime.
 //
+// The whole devices of the informer's claims are kept counted between calls and updated from the
+// claims that changed (found by comparing the informer's objects with those last seen), so a
+// scheduling cycle does not gather thousands of claims' devices again.
+//
 // Thread-safety: every method may be called from any thread (the scheduling cycle and the
 // binding cycles); one mutex guards both overlays. Invariants: an assumed claim is dropped as
 // soon as the informer holds the same or a newer resourceVersion of it.
 #pragma once
 
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pkg/dra/allocator.h"
@@ -34,7 +42,7 @@ class ClaimTracker {
   // The devices held by every known claim and every pending allocation (upstream's
   // GatherAllocatedState): admin-access results hold nothing; shares of a device count as
   // shared with their consumed capacity.
-  dra::AllocatedState GatherAllocatedState() const;
+  dra::AllocatedState GatherAllocatedState();
 
   // Records claim (carrying its new allocation) as allocated but not yet written.
   void SignalPendingAllocation(dra::ResourceClaimPtr claim);
@@ -52,8 +60,25 @@ class ClaimTracker {
   dra::ResourceClaimPtr Assumed(const std::string& key, const dra::ResourceClaimPtr& informer) const
       REQUIRES(mu_);
 
+  // Brings base_ up to the informer's claims (listed after reading version).
+  void Refresh(const std::vector<dra::ResourceClaimPtr>& claims, std::optional<uint64_t> version)
+      REQUIRES(mu_);
+
+  struct Known {
+    dra::ResourceClaimPtr claim;
+    uint64_t mark = 0;  // the Refresh that last listed it
+  };
+
   const framework::Lister<api::ResourceClaim>& informer_;
   mutable Mutex mu_;
+  // The informer's claims as of the last Refresh, and what they hold whole.
+  std::unordered_map<const api::ResourceClaim*, Known> known_ GUARDED_BY(mu_);
+  std::map<std::string, const api::ResourceClaim*, std::less<>> by_uid_ GUARDED_BY(mu_);
+  std::map<std::string, const api::ResourceClaim*, std::less<>> by_key_ GUARDED_BY(mu_);
+  std::set<const api::ResourceClaim*> with_shares_ GUARDED_BY(mu_);  // counted per call
+  std::shared_ptr<dra::DeviceCounts> base_ GUARDED_BY(mu_);
+  std::optional<uint64_t> base_version_ GUARDED_BY(mu_);
+  uint64_t mark_ GUARDED_BY(mu_) = 0;
   std::map<std::string, dra::ResourceClaimPtr, std::less<>> pending_ GUARDED_BY(mu_);  // by uid
   mutable std::map<std::string, dra::ResourceClaimPtr, std::less<>> assumed_
       GUARDED_BY(mu_);  // by namespace/name

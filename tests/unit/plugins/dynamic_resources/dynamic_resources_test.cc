@@ -331,3 +331,80 @@ TEST_F(DynamicResourcesTest, ClaimEventsQueueOnlyPodsTheyConcern) {
 
 }  // namespace
 }  // namespace stowage::plugins::dynamic_resources
+
+namespace stowage::plugins::dynamic_resources {
+namespace {
+
+// The tracker keeps the informer's device holds counted between calls: every change of the
+// informer (add, update, delete) and every overlay (pending, assumed) must show in the next call,
+// and a state handed out earlier must keep its own view.
+class ClaimTrackerTest : public ::testing::Test {
+ protected:
+  static api::ResourceClaim Allocated(std::string name, std::string uid, std::string device,
+                                      std::string rv = "1") {
+    api::ResourceClaim c = OneGpuClaim(std::move(name), std::move(uid));
+    c.metadata.resource_version = std::move(rv);
+    api::AllocationResult a;
+    a.results.push_back({.request = "gpu", .driver = "d", .pool = "n1", .device = device});
+    c.allocation = std::move(a);
+    return c;
+  }
+  static dra::DeviceId Id(std::string device) { return {"d", "n1", std::move(device)}; }
+
+  FakeLister<api::ResourceClaim> informer_;
+  ClaimTracker tracker_{informer_};
+};
+
+TEST_F(ClaimTrackerTest, InformerChangesShowInTheNextState) {
+  informer_.Add(Allocated("a", "ua", "g0"));
+  informer_.Add(OneGpuClaim("b", "ub"));  // not allocated: holds nothing
+  dra::AllocatedState first = tracker_.GatherAllocatedState();
+  EXPECT_TRUE(first.HoldsWhole(Id("g0")));
+  EXPECT_FALSE(first.HoldsWhole(Id("g1")));
+
+  informer_.Update(Allocated("b", "ub", "g1", "2"));  // allocated now
+  informer_.Update(OneGpuClaim("a", "ua"));           // deallocated
+  dra::AllocatedState second = tracker_.GatherAllocatedState();
+  EXPECT_FALSE(second.HoldsWhole(Id("g0")));
+  EXPECT_TRUE(second.HoldsWhole(Id("g1")));
+  // The earlier state keeps what it saw.
+  EXPECT_TRUE(first.HoldsWhole(Id("g0")));
+  EXPECT_FALSE(first.HoldsWhole(Id("g1")));
+
+  informer_.Remove("default", "b");
+  EXPECT_FALSE(tracker_.GatherAllocatedState().HoldsWhole(Id("g1")));
+}
+
+TEST_F(ClaimTrackerTest, AWrittenClaimCountsUntilTheInformerCatchesUp) {
+  informer_.Add(Allocated("a", "ua", "g0", "5"));
+  tracker_.AssumeAfterWrite(std::make_shared<api::ResourceClaim>(Allocated("a", "ua", "g1", "6")));
+  dra::AllocatedState s = tracker_.GatherAllocatedState();
+  EXPECT_FALSE(s.HoldsWhole(Id("g0"))) << "the informer's older copy no longer counts";
+  EXPECT_TRUE(s.HoldsWhole(Id("g1")));
+
+  informer_.Update(Allocated("a", "ua", "g2", "7"));  // newer than the write: the informer wins
+  s = tracker_.GatherAllocatedState();
+  EXPECT_FALSE(s.HoldsWhole(Id("g1")));
+  EXPECT_TRUE(s.HoldsWhole(Id("g2")));
+}
+
+TEST_F(ClaimTrackerTest, APendingAllocationReplacesTheInformersCopy) {
+  informer_.Add(Allocated("a", "ua", "g0"));
+  informer_.Add(Allocated("other", "uo", "g0"));  // two claims name one device
+  tracker_.SignalPendingAllocation(
+      std::make_shared<api::ResourceClaim>(Allocated("a", "ua", "g3")));
+  dra::AllocatedState s = tracker_.GatherAllocatedState();
+  EXPECT_TRUE(s.HoldsWhole(Id("g3")));
+  EXPECT_TRUE(s.HoldsWhole(Id("g0"))) << "still held by the other claim";
+
+  informer_.Remove("default", "other");
+  s = tracker_.GatherAllocatedState();
+  EXPECT_FALSE(s.HoldsWhole(Id("g0")));
+  ASSERT_TRUE(tracker_.RemovePendingAllocation("ua"));
+  s = tracker_.GatherAllocatedState();
+  EXPECT_TRUE(s.HoldsWhole(Id("g0")));
+  EXPECT_FALSE(s.HoldsWhole(Id("g3")));
+}
+
+}  // namespace
+}  // namespace stowage::plugins::dynamic_resources
