@@ -7,13 +7,13 @@
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
-// pod; BM_BoundVolume a pod with a bound claim; BM_PodAffinity, BM_RequiredPodAffinity,
-// BM_DraClaim a pod with a ResourceClaim of one device, over nodes of 8 devices each;
-// BM_PodAntiAffinityNSSelector and BM_TopologySpread time pods with inter-pod
-// affinity terms and with spread constraints over nodes already holding pods those terms match,
-// so InterPodAffinity's
-// and PodTopologySpread's PreFilter, Filter, PreScore and Score are in the time (when the
-// in-tree registry has them; otherwise the label names them as missing). The counter
+// pod; BM_BoundVolume a pod with a bound claim; BM_DraClaim a pod with a ResourceClaim of one
+// device, over nodes of 8 devices each; BM_PodAffinity, BM_RequiredPodAffinity,
+// BM_PodAntiAffinityNSSelector, BM_TopologySpread and BM_CombinedConstraints time pods with
+// inter-pod affinity terms and with spread constraints over nodes already holding pods those
+// terms match, so InterPodAffinity's and PodTopologySpread's PreFilter, Filter, PreScore and
+// Score are in the time (when the in-tree registry has them; otherwise the label names them as
+// missing). The counter
 // process_cpu_ns_per_pod is the CPU of every thread of the process (getrusage) per pod, since the
 // worker pool's threads do most of the work and Google Benchmark's cpu_time counts only the
 // benchmark thread; the counters update_snapshot_ns, schedule_pod_ns and assume_pod_ns split the
@@ -438,6 +438,24 @@ void BM_TopologySpread(benchmark::State& state) {
   RunCycles(state, measured, {{existing, nodes, 0}});
 }
 
+// Issue 27's combined shape, as a Deployment behind a Service commonly has it: a zone spread
+// that only scores (ScheduleAnyway), a hostname spread that filters with a skew above 1
+// (DoNotSchedule, maxSkew 2) and a preferred anti-affinity to its own pods by hostname, over one
+// matching pod already on every node.
+void BM_CombinedConstraints(benchmark::State& state) {
+  using testing::PodAffinityKind;
+  const auto app = testing::BuildLabelSelector().Label("app", "web").Obj();
+  testing::PodWrapper web = PerfPod();
+  api::PodPtr existing = web.Label("app", "web").Obj();
+  api::PodPtr measured =
+      web.SpreadConstraint(1, "topology.kubernetes.io/zone", "ScheduleAnyway", app)
+          .SpreadConstraint(2, "kubernetes.io/hostname", "DoNotSchedule", app)
+          .PodAntiAffinity("kubernetes.io/hostname", app, PodAffinityKind::kPreferred)
+          .Obj();
+  const int nodes = static_cast<int>(state.range(0));
+  RunCycles(state, measured, {{existing, nodes, 0}});
+}
+
 // A pod whose claim is bound to a volume with node affinity (scheduler_perf's PV shapes have one
 // such pair per pod): VolumeBinding's PreFilter reads the claim and compiles the volume's
 // affinity, Filter matches it on every node, and a third of the nodes are out of its zones.
@@ -517,6 +535,13 @@ BENCHMARK(BM_PodAntiAffinityNSSelector)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_TopologySpread)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->UseRealTime()
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_CombinedConstraints)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
     ->UseRealTime()

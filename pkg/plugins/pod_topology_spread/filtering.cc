@@ -9,6 +9,11 @@
 namespace stowage::plugins::pod_topology_spread {
 namespace {
 
+// Cannot happen while a cycle's state is used within that cycle, as the scheduler does: the
+// memo only changes at the next cycle's PreFilter or PreScore.
+constexpr std::string_view kErrCountsGone =
+    "PodTopologySpread: the spread counts of this cycle are no longer available";
+
 // Adds delta to the count of domain value, creating it if absent; returns the new count.
 int AddToDomain(DomainCounts& counts, const std::string& value, int delta) {
   auto it = counts.find(value);
@@ -77,8 +82,43 @@ void CriticalPaths::Update(const std::string& value, int num) {
 
 int PreFilterState::MinMatchNum(size_t i) const {
   // Fewer eligible domains than minDomains: the global minimum counts as 0.
-  if (counts[i].size() < static_cast<size_t>((*constraints)[i].min_domains)) return 0;
+  const size_t n = counts_in_view ? domains[i] : counts[i].size();
+  if (n < static_cast<size_t>((*constraints)[i].min_domains)) return 0;
   return critical_paths[i].paths[0].match_num;
+}
+
+bool PreFilterState::CountOf(size_t i, const std::string& value, int& count) const {
+  count = 0;
+  if (!counts_in_view) {
+    const auto it = counts[i].find(value);
+    if (it != counts[i].end()) count = it->second;
+    return true;
+  }
+  if (view.memo == nullptr || view.memo->epoch() != view.epoch) return false;
+  const auto id = view.keys[i]->ids.find(value);
+  if (id != view.keys[i]->ids.end() && static_cast<size_t>(id->second) < by_id[i].size()) {
+    count = std::max(by_id[i][static_cast<size_t>(id->second)], 0);
+  }
+  return true;
+}
+
+bool PreFilterState::MaterializeCounts() {
+  if (!counts_in_view) return true;
+  if (view.memo == nullptr || view.memo->epoch() != view.epoch) return false;
+  for (size_t i = 0; i < by_id.size(); ++i) {
+    counts[i].clear();
+    for (size_t id = 0; id < by_id[i].size(); ++id) {
+      if (by_id[i][id] >= 0) counts[i].emplace(view.keys[i]->values[id], by_id[i][id]);
+    }
+  }
+  counts_in_view = false;
+  return true;
+}
+
+DomainCounts PreFilterState::CountsForTest(size_t i) const {
+  PreFilterState copy = *this;
+  if (!copy.MaterializeCounts()) return {};
+  return copy.counts[i];
 }
 
 framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
@@ -118,12 +158,13 @@ framework::Status PodTopologySpread::PreFilter(framework::CycleState& state,
   return {};
 }
 
-void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated,
+bool PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated,
                                       const api::Pod& preemptor, const api::Node* node,
                                       int delta) const {
-  if (node == nullptr || updated.metadata.namespace_ != preemptor.metadata.namespace_) return;
+  if (node == nullptr || updated.metadata.namespace_ != preemptor.metadata.namespace_) return true;
   const std::vector<Constraint>& constraints = *s.constraints;
-  if (!NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
+  if (!NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return true;
+  if (!s.MaterializeCounts()) return false;
   const auto required = helper::RequiredNodeAffinity::FromPod(preemptor);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
@@ -148,6 +189,7 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
       s.by_id[i][static_cast<size_t>(id->second)] = count;
     }
   }
+  return true;
 }
 
 framework::Status PodTopologySpread::AddPod(framework::CycleState& state,
@@ -174,7 +216,9 @@ framework::Status PodTopologySpread::UpdateState(framework::CycleState& state,
         "reading \"PreFilterPodTopologySpread\" from cycleState: "
         "not found");
   }
-  UpdateWithPod(*s, *pod, pod_to_schedule, node.node(), delta);
+  if (!UpdateWithPod(*s, *pod, pod_to_schedule, node.node(), delta)) {
+    return framework::Status::Error(std::string(kErrCountsGone));
+  }
   return {};
 }
 
@@ -204,8 +248,9 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
       if (value == nullptr) {
         return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
       }
-      const auto it = s->counts[i].find(*value);
-      match_num = it == s->counts[i].end() ? 0 : it->second;
+      if (!s->CountOf(i, *value, match_num)) {
+        return framework::Status::Error(std::string(kErrCountsGone));
+      }
     }
     // existing matches + self-match (0 or 1) - global minimum must not exceed maxSkew.
     if (match_num + s->self_match[i] - s->MinMatchNum(i) > c.max_skew) {

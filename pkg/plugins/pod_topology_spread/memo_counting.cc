@@ -77,13 +77,19 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
   }
   s.view = MemoView{&memo_, memo_.epoch(), m.keys};
   s.by_id.resize(k);
+  s.counts_in_view = true;
+  s.domains.assign(k, 0);
   for (size_t i = 0; i < k; ++i) {
     s.by_id[i].assign(m.keys[i]->values.size(), -1);
+    CriticalPaths& paths = s.critical_paths[i];
     for (size_t id = 0; id < m.keys[i]->values.size(); ++id) {
       const int64_t sum = m.sums[m.offsets[i] + id];
       if (sum < 0) continue;
       s.by_id[i][id] = static_cast<int>(sum);
-      s.counts[i].emplace(m.keys[i]->values[id], static_cast<int>(sum));
+      ++s.domains[i];
+      // Every value comes once, so Update can only change the paths when it beats one of them.
+      if (sum < paths.paths[1].match_num)
+        paths.Update(m.keys[i]->values[id], static_cast<int>(sum));
     }
   }
 }

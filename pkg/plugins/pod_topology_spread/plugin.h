@@ -125,8 +125,9 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   framework::Status UpdateState(framework::CycleState& state, const api::Pod& pod_to_schedule,
                                 const framework::PodInfo& pod, const framework::NodeInfo& node,
                                 int delta);
-  // Adds delta to the counts of the node's domains for `updated`, a pod added or removed.
-  void UpdateWithPod(PreFilterState& s, const api::Pod& updated, const api::Pod& preemptor,
+  // Adds delta to the counts of the node's domains for `updated`, a pod added or removed; false
+  // when the counts can no longer be read (see PreFilterState::CountOf).
+  bool UpdateWithPod(PreFilterState& s, const api::Pod& updated, const api::Pod& preemptor,
                      const api::Node* node, int delta) const;
 
   // PreFilter's counts per constraint and domain over nodes, computed on every node.

@@ -56,7 +56,13 @@ struct PreFilterState final : framework::StateData {
   // Shared by clones: constraints never change during a cycle.
   std::shared_ptr<const std::vector<Constraint>> constraints;
   std::vector<CriticalPaths> critical_paths;  // by constraint
-  std::vector<DomainCounts> counts;           // by constraint
+  // By constraint; left empty while counts_in_view.
+  std::vector<DomainCounts> counts;
+  // True while the counts live only in by_id (PreFilter used the memo): a hostname constraint has
+  // a domain per node, and a map of thousands of strings built and freed every cycle cost more
+  // than the rest of the plugin, while only preemption and nominated pods read counts by value.
+  bool counts_in_view = false;
+  std::vector<size_t> domains;  // by constraint, while counts_in_view: how many domains count
   // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
   // node's count, so it is worked out once, here, rather than per node.
   std::vector<uint8_t> self_match;
@@ -66,6 +72,13 @@ struct PreFilterState final : framework::StateData {
   std::vector<std::vector<int>> by_id;
   // The global minimum of constraint i, 0 while it has fewer domains than minDomains.
   int MinMatchNum(size_t i) const;
+  // The count of domain value for constraint i (0 when it has none); false when the counts are
+  // in by_id and the memo has changed since, so they cannot be read.
+  bool CountOf(size_t i, const std::string& value, int& count) const;
+  // Builds counts from by_id (see counts_in_view); false when the memo has changed since.
+  bool MaterializeCounts();
+  // Constraint i's counts by value, however they are held (tests compare them).
+  DomainCounts CountsForTest(size_t i) const;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }

@@ -57,7 +57,7 @@ void ExpectSameState(Run& got, Run& want, const api::PodPtr& pod) {
   ASSERT_NE(w, nullptr);
   ASSERT_EQ(g->counts.size(), w->counts.size());
   for (size_t i = 0; i < g->counts.size(); ++i) {
-    EXPECT_EQ(g->counts[i], w->counts[i]) << "constraint " << i;
+    EXPECT_EQ(g->CountsForTest(i), w->CountsForTest(i)) << "constraint " << i;
     EXPECT_EQ(g->MinMatchNum(i), w->MinMatchNum(i)) << "constraint " << i;
   }
   const framework::PodInfoPtr info = framework::NewPodInfo(pod);
@@ -190,8 +190,8 @@ TEST(PreFilterStateTest, CloneIsIndependent) {
                   .IsSuccess());
   const auto* original = run->state.Read<PreFilterState>(kPreFilterStateKey);
   const auto* cloned = copy->Read<PreFilterState>(kPreFilterStateKey);
-  EXPECT_EQ(original->counts[0].at("zone2"), 0);
-  EXPECT_EQ(cloned->counts[0].at("zone2"), 1);
+  EXPECT_EQ(original->CountsForTest(0).at("zone2"), 0);
+  EXPECT_EQ(cloned->CountsForTest(0).at("zone2"), 1);
 }
 
 TEST(CriticalPathsTest, KeepsTheMinimumWhateverTheOrder) {
