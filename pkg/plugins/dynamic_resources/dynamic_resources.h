@@ -43,6 +43,7 @@
 #include "stowage/framework/interface.h"
 #include "stowage/framework/registry.h"
 #include "stowage/plugin_config/args.h"
+#include "stowage/plugins/helper/score_with_normalize.h"
 
 namespace stowage::plugins::dynamic_resources {
 
@@ -53,8 +54,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
-                               public framework::ScorePlugin,
-                               public framework::ScoreExtensions,
+                               // Score and NormalizeScore; the helper's Extensions() is
+                               // how the framework finds NormalizeScore (upstream's
+                               // ScoreExtensions()), which PreFilterPlugin's Extensions()
+                               // keeps this class from overriding itself.
+                               public helper::ScoreWithNormalize,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
                                public framework::EnqueueExtensions {

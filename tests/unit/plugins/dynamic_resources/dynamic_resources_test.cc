@@ -159,6 +159,22 @@ TEST_F(DynamicResourcesTest, ScoreFavoursTheEarlierSubrequest) {
   EXPECT_EQ(on_n2, 8);  // two devices: the first, with two results
 }
 
+// The framework normalizes a score only through the plugin's Extensions(), as upstream's
+// runtime calls ScoreExtensions().NormalizeScore: the raw 8 and 7 become 100 and 87, so the
+// plugin's weight (2) moves the total by up to 200, not 16.
+TEST_F(DynamicResourcesTest, ScoreIsNormalizedThroughExtensions) {
+  framework::ScorePlugin& as_score = pl_;
+  framework::ScoreExtensions* ext = as_score.Extensions();
+  ASSERT_NE(ext, nullptr);
+  framework::CycleState state;
+  auto info = framework::NewPodInfo(PodUsing("p", "c"));
+  framework::NodeScoreList scores = {{"n1", 7}, {"n2", 8}, {"n3", 6}};
+  ASSERT_TRUE(ext->NormalizeScore(state, *info, scores).IsSuccess());
+  EXPECT_EQ(scores[0].score, 87);
+  EXPECT_EQ(scores[1].score, 100);
+  EXPECT_EQ(scores[2].score, 75);
+}
+
 TEST_F(DynamicResourcesTest, FilterTimeoutEndsTheSearch) {
   handle_.claims.Add(OneGpuClaim("c", "c1"));
   api::PodPtr pod = PodUsing("p", "c");
