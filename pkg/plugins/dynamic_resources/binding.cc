@@ -1,6 +1,8 @@
 // Reserve, Unreserve and PreBind: the in-flight allocation and the claim status write.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -122,6 +124,65 @@ framework::Status DynamicResources::PreBindPreFlight(framework::CycleState& stat
   return s->data->claims.empty() ? framework::Status::Skip() : framework::Status();
 }
 
+StatusOr<dra::ResourceClaimPtr> DynamicResources::WriteClaim(
+    framework::ClaimWriter& writer, const api::Pod& pod, dra::ResourceClaimPtr claim,
+    const std::optional<api::AllocationResult>& allocation) {
+  const std::string name = KObj(claim->metadata);
+  // A resourceVersion conflict is a benign concurrent change, such as another pod's reservation
+  // of a shared claim: try again on a newer copy, five times 10 ms apart, as upstream's
+  // RetryOnConflict does. Upstream reads the newer copy from the apiserver; here it is this
+  // scheduler's own last write or the informer's copy once the informer has seen the change.
+  for (int attempt = 1;; ++attempt) {
+    if (claim->metadata.deletion_timestamp) {
+      return FailedPreconditionError("claim " + name + " got deleted in the meantime");
+    }
+    api::ResourceClaim updated = *claim;
+    if (allocation) {
+      if (claim->allocation) {
+        return FailedPreconditionError("claim " + name +
+                                       " got allocated elsewhere in the meantime");
+      }
+      auto with_finalizer = writer.AddClaimFinalizer(*claim, kClaimFinalizer);
+      if (!with_finalizer.ok()) {
+        return with_finalizer.status().WithPrefix("add finalizer to claim " + name);
+      }
+      updated = **with_finalizer;
+      updated.allocation = *allocation;
+    }
+    updated.reserved_for.push_back(ConsumerOf(pod));
+    if (features_.device_binding_and_status) {
+      if (!updated.allocation) {
+        return FailedPreconditionError("claim " + name +
+                                       " got deallocated elsewhere in the meantime");
+      }
+      if (!updated.allocation->allocation_timestamp) {
+        updated.allocation->allocation_timestamp = api::FormatTime(clock_.WallNow());
+      }
+    }
+    auto written = writer.UpdateClaimStatus(updated);
+    if (written.ok() || written.status().code() != StatusCode::kAborted || attempt == 5) {
+      return written;
+    }
+    VLOG(5, "retrying update after conflict resourceclaim=\"{}\"", name);
+    dra::ResourceClaimPtr newer = NewerCopy(updated);
+    if (newer == nullptr) return written;
+    claim = std::move(newer);
+  }
+}
+
+dra::ResourceClaimPtr DynamicResources::NewerCopy(const api::ResourceClaim& stale) const {
+  const unsigned long long seen =
+      std::strtoull(stale.metadata.resource_version.c_str(), nullptr, 10);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    dra::ResourceClaimPtr copy = tracker_.Get(stale.metadata.namespace_, stale.metadata.name);
+    if (copy == nullptr) return nullptr;
+    if (std::strtoull(copy->metadata.resource_version.c_str(), nullptr, 10) > seen) return copy;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return nullptr;
+}
+
 framework::Status DynamicResources::PreBind(framework::CycleState& state, const api::Pod& pod,
                                             std::string_view node) {
   StateData* s = state.ReadMutable<StateData>(kStateKey);
@@ -145,36 +206,9 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
       if (!created.ok()) return AsError(created.status());
       d.claims[i] = *created;  // Unreserve deletes it if a later step fails
     }
-    dra::ResourceClaimPtr claim = d.claims[i];
-    const std::string name = KObj(claim->metadata);
-    if (claim->metadata.deletion_timestamp) {
-      return framework::Status::Error("claim " + name + " got deleted in the meantime");
-    }
-    api::ResourceClaim updated = *claim;
-    if (it != d.reserved.end()) {
-      if (claim->allocation) {
-        return framework::Status::Error("claim " + name +
-                                        " got allocated elsewhere in the meantime");
-      }
-      auto with_finalizer = writer->AddClaimFinalizer(*claim, kClaimFinalizer);
-      if (!with_finalizer.ok()) {
-        return framework::Status::Error("add finalizer to claim " + name + ": " +
-                                        std::string(with_finalizer.status().message()));
-      }
-      updated = **with_finalizer;
-      updated.allocation = it->second;
-    }
-    updated.reserved_for.push_back(ConsumerOf(pod));
-    if (features_.device_binding_and_status) {
-      if (!updated.allocation) {
-        return framework::Status::Error("claim " + name +
-                                        " got deallocated elsewhere in the meantime");
-      }
-      if (!updated.allocation->allocation_timestamp) {
-        updated.allocation->allocation_timestamp = api::FormatTime(clock_.WallNow());
-      }
-    }
-    auto written = writer->UpdateClaimStatus(updated);
+    const std::optional<api::AllocationResult> allocation =
+        it == d.reserved.end() ? std::nullopt : std::optional(it->second);
+    auto written = WriteClaim(*writer, pod, d.claims[i], allocation);
     if (!written.ok()) return AsError(written.status());
     if (extended) {
       // A new claim: its devices stay pending until the informer holds it, as upstream waits

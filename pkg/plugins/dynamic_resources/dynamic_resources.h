@@ -29,6 +29,7 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -113,6 +114,14 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // PreBind's wait for the binding conditions of claims' devices, with its event and metrics.
   framework::Status WaitForBindingConditions(std::vector<dra::ResourceClaimPtr>& claims,
                                              const api::Pod& pod, std::string_view node);
+  // PreBind's write of the claim's allocation (when given) and the pod's reservation, retried
+  // on a newer copy after a conflict.
+  StatusOr<dra::ResourceClaimPtr> WriteClaim(
+      framework::ClaimWriter& writer, const api::Pod& pod, dra::ResourceClaimPtr claim,
+      const std::optional<api::AllocationResult>& allocation);
+  // A copy of the claim newer than stale (this scheduler's last write, or the informer's),
+  // waited for up to 5 s; nullptr if none came or the claim is gone.
+  dra::ResourceClaimPtr NewerCopy(const api::ResourceClaim& stale) const;
   // The slices (taint rules applied) and classes as an Inventory, rebuilt only when one of the
   // three listers' versions has moved since the last call.
   std::shared_ptr<const dra::Inventory> CurrentInventory();

@@ -1,6 +1,7 @@
 // The handle of the DynamicResources tests.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ class DraHandle final : public stowage::testing::FakeHandle, public framework::C
   StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
       const api::ResourceClaim& claim) override {
     status_writes.push_back(claim);
+    if (conflicts > 0) {  // someone else wrote the claim first
+      --conflicts;
+      if (on_conflict) on_conflict();
+      return AbortedError("Operation cannot be fulfilled on resourceclaims.resource.k8s.io \"" +
+                          claim.metadata.name + "\": the object has been modified");
+    }
     auto answer = Answer(claim);
     // A claim this handle created is seen by the informer at once.
     if (claim.metadata.uid.starts_with("created-")) claims.Update(*answer);
@@ -65,6 +72,9 @@ class DraHandle final : public stowage::testing::FakeHandle, public framework::C
   std::vector<api::ResourceClaim> status_writes;
   std::vector<api::ResourceClaim> created;
   std::vector<std::string> deleted;  // namespace/name
+  // The next `conflicts` status writes fail with 409 Conflict, each after on_conflict runs.
+  int conflicts = 0;
+  std::function<void()> on_conflict;
 
  private:
   std::shared_ptr<const api::ResourceClaim> Answer(const api::ResourceClaim& claim) {

@@ -111,6 +111,55 @@ TEST_F(DynamicResourcesTest, AllocatesOnTheNodeWithTheDevice) {
   EXPECT_EQ(s.Message(), "cannot allocate all claims");
 }
 
+// Upstream's RetryOnConflict: a reservation that loses a race to another writer of a shared
+// claim is written again on the newer copy, keeping the other writer's change.
+TEST_F(DynamicResourcesTest, PreBindRetriesAConflictOnANewerCopy) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr first = PodUsing("p1", "c");
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
+  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+  ASSERT_TRUE(pl_.PreBind(s1, *first, "n1").IsSuccess());
+  handle_.claims.Update(handle_.status_writes.back());  // the informer sees p1's write
+
+  api::PodPtr second = PodUsing("p2", "c");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, second).IsSuccess());
+  ASSERT_TRUE(Filter(s2, second, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s2, *second, "n1").IsSuccess());
+  handle_.conflicts = 1;
+  handle_.on_conflict = [&] {
+    api::ResourceClaim newer = handle_.status_writes.front();
+    newer.reserved_for.push_back({.resource = "pods", .name = "p3", .uid = "p3-uid"});
+    newer.metadata.resource_version = "500";
+    handle_.claims.Update(newer);
+  };
+  ASSERT_TRUE(pl_.PreBind(s2, *second, "n1").IsSuccess());
+  ASSERT_EQ(handle_.status_writes.size(), 3u);
+  std::vector<std::string> consumers;
+  for (const auto& r : handle_.status_writes.back().reserved_for) consumers.push_back(r.name);
+  EXPECT_EQ(consumers, (std::vector<std::string>{"p1", "p3", "p2"}));
+  EXPECT_EQ(handle_.status_writes.back().metadata.resource_version, "500");
+
+  // A conflict on every attempt ends after five, with the apiserver's error.
+  api::PodPtr third = PodUsing("p4", "c");
+  framework::CycleState s3;
+  ASSERT_TRUE(PreFilter(s3, third).IsSuccess());
+  ASSERT_TRUE(Filter(s3, third, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s3, *third, "n1").IsSuccess());
+  int version = 600;
+  handle_.conflicts = 100;
+  handle_.on_conflict = [&] {
+    api::ResourceClaim newer = *handle_.claims.Get("default", "c");
+    newer.metadata.resource_version = std::to_string(version++);
+    handle_.claims.Update(newer);
+  };
+  framework::Status s = pl_.PreBind(s3, *third, "n1");
+  EXPECT_NE(s.Message().find("the object has been modified"), std::string::npos) << s.Message();
+  EXPECT_EQ(handle_.conflicts, 95);
+}
+
 // The slices grouped by node are kept from cycle to cycle; a slice added or changed in between
 // is seen by the next cycle.
 TEST_F(DynamicResourcesTest, SlicesChangedBetweenCyclesAreSeen) {
