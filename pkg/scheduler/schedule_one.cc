@@ -164,7 +164,9 @@ void Scheduler::BindingCycle(framework::Framework* fw, std::unique_ptr<CycleStat
     api::PodStatus nominated = pod.status;
     nominated.nominated_node_name = host;
     std::string patch = api::EncodePodStatusPatch(pod.status, nominated);
-    if (patch != "{}") status_writer_.Submit(assumed->pod, std::move(patch));
+    // Sent from this thread (a binding cycle with PreBind work or a Permit wait has one of its
+    // own), as upstream's binding cycle does, not behind other pods' queued patches.
+    if (patch != "{}") (void)status_writer_.SendNow(assumed->pod, patch, kStatusBeforeBindWait);
   }
   if (s.IsSuccess() && permit_wait.count() > 0) {
     s = fw->WaitOnPermit(pod);

@@ -62,6 +62,16 @@ void StatusWriter::WaitForPod(const api::Pod& pod, std::chrono::milliseconds tim
   }
 }
 
+Status StatusWriter::SendNow(const api::PodPtr& pod, const std::string& patch,
+                             std::chrono::milliseconds timeout) {
+  WaitForPod(*pod, timeout);
+  Status s = PatchPodStatusWithRetry(client_, pod->metadata, patch);
+  if (!s.ok() && !client::IsNotFound(s)) {
+    LOG_WARN("updating the status of pod {}: {}", api::NamespacedName(pod->metadata), s.ToString());
+  }
+  return s;
+}
+
 size_t StatusWriter::Drain(std::chrono::milliseconds timeout) {
   MutexLock l(mu_);
   const auto deadline = std::chrono::steady_clock::now() + timeout;

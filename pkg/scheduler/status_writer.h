@@ -43,6 +43,12 @@ class StatusWriter {
   // (a preemptor whose victims left quickly) waits for it: a nomination or PodScheduled=False
   // patch sent after the binding would be refused, or would mark a bound pod unscheduled.
   void WaitForPod(const api::Pod& pod, std::chrono::milliseconds timeout);
+  // Sends patch now, on the caller's thread, after the pod's queued or in-flight patch (waited
+  // for at most timeout), as upstream writes a binding cycle's nomination: queued behind a burst
+  // of other pods' failure patches it would make the binding wait, or arrive after it and be
+  // refused. Logs a failure as the workers do.
+  Status SendNow(const api::PodPtr& pod, const std::string& patch,
+                 std::chrono::milliseconds timeout);
   // Waits until nothing is queued or being sent, at most timeout; the number of pods whose
   // patch is still queued or being sent (0: drained).
   size_t Drain(std::chrono::milliseconds timeout);

@@ -135,6 +135,31 @@ struct RejectBad : framework::FilterPlugin {
 
 // Status patches that hang (an overloaded API server) took the binding queue's room: with one
 // binding worker and one queued binding allowed, two failures stopped the loop for good.
+// A binding cycle's nomination goes out at once from its own thread, not behind other pods'
+// queued patches (which made bindings wait for them, or overtake the nomination and have it
+// refused as "already bound"); a patch of the same pod still goes first.
+TEST_F(StatusWriterTest, SendNowDoesNotQueueBehindOtherPods) {
+  Gate hold_a;
+  api_->SetAnswer([&](const client::HttpRequest& r) -> std::optional<int> {
+    if (r.target == StatusPath("a")) hold_a.Wait();
+    return std::nullopt;
+  });
+  StatusWriter writer(*client_, /*workers=*/1);
+  writer.Submit(Pod("a"), R"({"n":1})");
+  ASSERT_TRUE(Eventually([&] { return hold_a.waiting() == 1; }));
+  writer.Submit(Pod("c"), R"({"n":1})");  // behind a's, on the only worker
+  EXPECT_TRUE(writer.SendNow(Pod("b"), R"({"n":1})", std::chrono::milliseconds(5000)).ok());
+  EXPECT_EQ(Patches("b"), 1u);
+  EXPECT_EQ(Patches("c"), 0u);
+  hold_a.Open();
+  writer.Submit(Pod("d"), R"({"n":1})");
+  EXPECT_TRUE(writer.SendNow(Pod("d"), R"({"n":2})", std::chrono::milliseconds(5000)).ok());
+  const auto sent = api_->Requests("PATCH", StatusPath("d"));
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].body, R"({"n":1})");
+  EXPECT_EQ(sent[1].body, R"({"n":2})");
+}
+
 TEST(StatusWriterBurstTest, HangingStatusPatchesDoNotStopBindings) {
   Gate patches;  // declared first: the harness's threads wait on it until they are joined
   SchedulerHarness h;
