@@ -17,6 +17,8 @@ Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
     : all_slices_(std::move(slices)), compiler_(compiler) {
   for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
   for (const auto& slice : all_slices_) {
+    first_device_.emplace(slice.get(), devices_);
+    devices_ += static_cast<int64_t>(slice->devices.size());
     const std::string node_name = slice->node_name.value_or("");
     if (node_name.empty()) {
       slices_shared_.push_back(slice);
@@ -26,15 +28,44 @@ Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
   }
 }
 
-StatusOr<DeviceSelectorPtr> Inventory::CompiledSelector(const std::string& expression) const {
+const Inventory::Selector& Inventory::SelectorOf(const std::string& expression) const {
   {
     MutexLock lock(compiled_mu_);
-    if (auto it = compiled_.find(expression); it != compiled_.end()) return it->second;
+    if (auto it = compiled_.find(expression); it != compiled_.end()) return *it->second;
   }
-  // Compiled outside the lock; a racing thread may compile the same expression, which is harmless.
-  StatusOr<DeviceSelectorPtr> compiled = compiler_.Compile(expression);
+  // Compiled outside the lock; a racing thread may compile the same expression, and the first
+  // one stored is kept.
+  auto selector = std::make_unique<Selector>(Selector{compiler_.Compile(expression), nullptr});
+  if (selector->compiled.ok() && devices_ > 0) {
+    selector->answers = std::make_unique<std::atomic<uint8_t>[]>(static_cast<size_t>(devices_));
+  }
   MutexLock lock(compiled_mu_);
-  return compiled_.emplace(expression, std::move(compiled)).first->second;
+  return *compiled_.emplace(expression, std::move(selector)).first->second;
+}
+
+StatusOr<DeviceSelectorPtr> Inventory::CompiledSelector(const std::string& expression) const {
+  return SelectorOf(expression).compiled;
+}
+
+int64_t Inventory::DevicePosition(const api::ResourceSlice& slice, size_t i) const {
+  auto it = first_device_.find(&slice);
+  return it == first_device_.end() ? -1 : it->second + static_cast<int64_t>(i);
+}
+
+StatusOr<bool> Inventory::Matches(const Selector& selector, int64_t position,
+                                  const DeviceView& device) const {
+  if (!selector.compiled.ok()) return selector.compiled.status();
+  std::atomic<uint8_t>* answer = nullptr;
+  if (position >= 0 && selector.answers != nullptr) {
+    answer = &selector.answers[static_cast<size_t>(position)];
+    const uint8_t known = answer->load(std::memory_order_relaxed);
+    if (known != 0) return known == 2;
+  }
+  StatusOr<bool> matches = (*selector.compiled)->Matches(device);
+  if (matches.ok() && answer != nullptr) {
+    answer->store(*matches ? 2 : 1, std::memory_order_relaxed);
+  }
+  return matches;
 }
 
 const api::DeviceClass* Inventory::FindClass(const std::string& name) const {

@@ -20,7 +20,9 @@
 // error, and so is upstream's ErrFailedAllocationOnNode (invalid pools on this node).
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stop_token>
@@ -128,15 +130,32 @@ class Inventory {
   // shared by concurrent Allocate calls, as upstream's CEL cache is.
   StatusOr<DeviceSelectorPtr> CompiledSelector(const std::string& expression) const;
 
+  // A compiled selector with what it answered for each device of the inventory so far: a device
+  // never changes while the inventory lives, so its answer is kept from cycle to cycle instead of
+  // evaluating CEL for every device of every node each cycle (a class's selector alone is one
+  // evaluation per device and pod). Errors are not kept (their message names the request).
+  struct Selector {
+    StatusOr<DeviceSelectorPtr> compiled;
+    std::unique_ptr<std::atomic<uint8_t>[]> answers;  // by device position: 0 unknown, 1 no, 2 yes
+  };
+  const Selector& SelectorOf(const std::string& expression) const;
+  // The position of slice's device i among the inventory's devices; -1 for a slice not in it.
+  int64_t DevicePosition(const api::ResourceSlice& slice, size_t i) const;
+  // Whether the device matches, from the kept answer or evaluated (and kept) now.
+  StatusOr<bool> Matches(const Selector& selector, int64_t position,
+                         const DeviceView& device) const;
+
  private:
   friend class Search;  // the per-call search reads the slices grouped by node
   std::unordered_map<std::string, DeviceClassPtr> classes_;
   std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
   std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
   std::vector<ResourceSlicePtr> all_slices_;
+  std::unordered_map<const api::ResourceSlice*, int64_t> first_device_;  // position of device 0
+  int64_t devices_ = 0;
   const SelectorCompiler& compiler_;
   mutable Mutex compiled_mu_;
-  mutable std::unordered_map<std::string, StatusOr<DeviceSelectorPtr>> compiled_
+  mutable std::unordered_map<std::string, std::unique_ptr<Selector>> compiled_
       GUARDED_BY(compiled_mu_);
 };
 

@@ -100,8 +100,10 @@ class Search {
   // search_device.cc
   StatusOr<bool> IsSelectable(const Index& key, const RequestData& data,
                               const api::ResourceSlice& slice, size_t device_index);
+  // position: the device's in the allocator's Inventory (-1: not there), whose kept answers
+  // spare evaluating a selector again.
   StatusOr<bool> SelectorsMatch(int claim, const api::Device& device, const DeviceId& id,
-                                const api::DeviceClass* device_class,
+                                int64_t position, const api::DeviceClass* device_class,
                                 const std::vector<std::string>& selectors);
   StatusOr<bool> AllocateDevice(const Index& r, const Candidate& c, bool must, Undo& undo);
   void Rollback(const Undo& undo);
@@ -136,7 +138,6 @@ class Search {
     auto operator<=>(const MatchKey&) const = default;
   };
   std::map<MatchKey, bool> matches_;
-  std::map<std::string, StatusOr<DeviceSelectorPtr>, std::less<>> compiled_;
 };
 
 }  // namespace stowage::dra

@@ -36,21 +36,19 @@ bool Search::AllocatingForClaim(const DeviceId& id, int claim) const {
 }
 
 StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, const DeviceId& id,
-                                      const api::DeviceClass* device_class,
+                                      int64_t position, const api::DeviceClass* device_class,
                                       const std::vector<std::string>& selectors) {
   const std::string owner =
       device_class ? "class " + device_class->metadata.name : "claim " + ClaimName(claim);
+  const Inventory& inventory = allocator_.inventory();
   for (size_t i = 0; i < selectors.size(); ++i) {
-    auto it = compiled_.find(selectors[i]);
-    if (it == compiled_.end()) {
-      it = compiled_.emplace(selectors[i], allocator_.CompiledSelector(selectors[i])).first;
-    }
-    if (!it->second.ok()) {
+    const Inventory::Selector& selector = inventory.SelectorOf(selectors[i]);
+    if (!selector.compiled.ok()) {
       return InvalidArgumentError(
           owner + ": selector #" + std::to_string(i) +
-          ": CEL compile error: " + std::string(it->second.status().message()));
+          ": CEL compile error: " + std::string(selector.compiled.status().message()));
     }
-    StatusOr<bool> matches = (*it->second)->Matches(DeviceView{id.driver, device});
+    StatusOr<bool> matches = inventory.Matches(selector, position, DeviceView{id.driver, device});
     if (!matches.ok()) {
       return InvalidArgumentError(
           owner + ": selector #" + std::to_string(i) + " on device " + id.String() +
@@ -70,13 +68,15 @@ StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
   const MatchKey match_key{&device, key.claim, key.request, key.sub};
   if (auto it = matches_.find(match_key); it != matches_.end()) return it->second;
   const DeviceId id{slice.driver, slice.pool_name, device.name};
+  const int64_t position = allocator_.inventory().DevicePosition(slice, device_index);
   bool ok = true;
   if (data.device_class != nullptr) {
-    ASSIGN_OR_RETURN(
-        ok, SelectorsMatch(key.claim, device, id, data.device_class, data.device_class->selectors));
+    ASSIGN_OR_RETURN(ok, SelectorsMatch(key.claim, device, id, position, data.device_class,
+                                        data.device_class->selectors));
   }
   if (ok) {
-    ASSIGN_OR_RETURN(ok, SelectorsMatch(key.claim, device, id, nullptr, *data.request.selectors));
+    ASSIGN_OR_RETURN(
+        ok, SelectorsMatch(key.claim, device, id, position, nullptr, *data.request.selectors));
   }
   if (ok && slice.per_device_node_selection.value_or(false)) {
     ASSIGN_OR_RETURN(

@@ -308,6 +308,34 @@ TEST_P(AllocatorTable, Allocates) {
   }
 }
 
+// A selector's answer for a device is kept in the Inventory that Allocators share, so a cycle
+// does not evaluate CEL again for devices an earlier cycle has seen; a runtime error is not kept.
+TEST(InventoryTest, SelectorAnswersAreKeptAcrossAllocators) {
+  FakeSelectorCompiler compiler;
+  auto inventory = std::make_shared<const Inventory>(
+      std::vector<DeviceClassPtr>{Class(kClass, {R"(device.driver == "driver.example.com")"})},
+      std::vector<ResourceSlicePtr>{TwoDevices()}, compiler);
+  const std::vector<ResourceClaimPtr> two = {Claim("c", {Request("req", 2)})};
+  const int before = FakeSelector::evaluations;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    Allocator allocator(Features{}, {}, inventory);
+    StatusOr<Allocation> got = allocator.Allocate(Node("n1"), two);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->outcome, Allocation::Outcome::kAllocated);
+  }
+  EXPECT_EQ(FakeSelector::evaluations - before, 2) << "one evaluation per device, not per cycle";
+  EXPECT_EQ(compiler.compiles, 1);
+
+  const std::vector<ResourceClaimPtr> failing = {
+      Claim("c", {Request("req", 1, {"runtime-error"})})};
+  const int errors_before = FakeSelector::evaluations;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    Allocator allocator(Features{}, {}, inventory);
+    EXPECT_FALSE(allocator.Allocate(Node("n1"), failing).ok());
+  }
+  EXPECT_EQ(FakeSelector::evaluations - errors_before, 2) << "errors are evaluated again";
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, AllocatorTable, ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            std::string name;

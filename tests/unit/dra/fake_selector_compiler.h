@@ -10,6 +10,7 @@
 // Anything else fails to compile. Thread-compatible only; tests use it from one thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <regex>
 #include <string>
@@ -24,8 +25,11 @@ class FakeSelector : public DeviceSelector {
   Kind kind = Kind::kConst;
   bool constant = false;
   std::string domain, name, value;  // value as written: "\"v\"", "7", "true"
+  // Matches calls of every FakeSelector, for tests of what the allocator keeps.
+  static inline std::atomic<int> evaluations = 0;
 
   StatusOr<bool> Matches(const DeviceView& view) const override {
+    ++evaluations;
     switch (kind) {
       case Kind::kConst: return constant;
       case Kind::kDriver: return std::string(view.driver) == Unquote(value);
