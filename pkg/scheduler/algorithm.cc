@@ -123,9 +123,8 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   size_t to_find = fw.HasScorePlugins() || extenders_filter_or_score_
                        ? NumFeasibleNodesToFind(fw, n)
                        : std::min<size_t>(1, n);
-  feasible_.assign(to_find, nullptr);
   if (statuses_.size() < n) statuses_.resize(n);
-  failed_.assign(n, 0);
+  outcome_.assign(n, kUnvisited);
   std::atomic<size_t> found{0};
   std::atomic<bool> error{false};
   size_t start = pre.node_names ? 0 : next_start_node_index_ % std::max<size_t>(n, 1);
@@ -137,13 +136,13 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
         size_t idx = (start + i) % n;
         Status st = FilterWithNominatedPods(fw, state, pod, *nodes[idx], nominated);
         if (st.IsSuccess()) {
-          size_t k = found.fetch_add(1);
-          if (k < to_find) feasible_[k] = nodes[idx];
+          outcome_[idx] = kPassed;
+          found.fetch_add(1);
           return;
         }
         if (st.IsError()) error = true;
         statuses_[idx] = std::move(st);
-        failed_[idx] = 1;
+        outcome_[idx] = kFailed;
       },
       [&] { return found.load() >= to_find || error.load(); });
   fw.metrics().ObserveExtensionPoint(
@@ -151,11 +150,16 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
       static_cast<uint8_t>(error.load() ? framework::Code::kError : framework::Code::kSuccess),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - filter_start).count());
   size_t num_feasible = std::min(found.load(), to_find);
-  feasible_.resize(num_feasible);
+  // Gathered in search order rather than completion order, so that a tie between nodes is
+  // broken the same way by one seed however the threads ran (stowage simulate relies on it).
+  for (size_t i = 0; i < n && feasible_.size() < num_feasible; ++i) {
+    size_t idx = (start + i) % n;
+    if (outcome_[idx] == kPassed) feasible_.push_back(nodes[idx]);
+  }
   size_t processed = num_feasible;
   Status first_error;
   for (size_t i = 0; i < n; ++i) {
-    if (!failed_[i]) continue;
+    if (outcome_[i] != kFailed) continue;
     ++processed;
     Status st = std::move(statuses_[i]);
     statuses_[i] = Status();

@@ -139,7 +139,9 @@ class Algorithm {
   std::vector<const framework::NodeInfo*> candidates_;
   std::vector<const framework::NodeInfo*> feasible_;
   std::vector<framework::Status> statuses_;
-  std::vector<uint8_t> failed_;
+  // Per node of the search, what Filter said: not asked yet, rejected, or passed.
+  enum : uint8_t { kUnvisited, kFailed, kPassed };
+  std::vector<uint8_t> outcome_;
   std::vector<int64_t> scores_;
 };
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/common/random.h"
 #include "pkg/framework/runtime/runtime.h"
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_extender.h"
@@ -218,6 +219,35 @@ TEST_F(AlgorithmTest, TiesAmongTheBestScoresAreBrokenAmongAllOfThemOnly) {
     chosen.insert(host);
   }
   EXPECT_THAT(chosen, UnorderedElementsAre("a", "b", "c"));
+}
+
+// Runs the work in reverse, as threads finishing out of order would.
+class ReversedParallelizer : public framework::Parallelizer {
+ public:
+  void Until(size_t n, const std::function<void(size_t)>& fn,
+             const std::function<bool()>& stop = {}) override {
+    for (size_t i = n; i-- > 0;) {
+      if (stop && stop()) return;
+      fn(i);
+    }
+  }
+  int parallelism() const override { return 2; }
+};
+
+TEST_F(AlgorithmTest, OneSeedBreaksTiesAlikeWhateverOrderTheFiltersFinishIn) {
+  Build(NodeNames(8), /*score=*/true);
+  filter_->decide = [](const std::string& n) {
+    return n == "n3" ? Status::Unschedulable("no") : Status();
+  };
+  ReversedParallelizer reversed;
+  SetRandomSeed(20261126);
+  Algorithm in_order(lister_, pool_, std::nullopt);
+  Algorithm out_of_order(lister_, reversed, std::nullopt);
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 20; ++i) a.push_back(ScheduleHost(in_order));
+  for (int i = 0; i < 20; ++i) b.push_back(ScheduleHost(out_of_order));
+  EXPECT_EQ(a, b);
+  EXPECT_GT(std::set<std::string>(a.begin(), a.end()).size(), 1u) << "all seven nodes tie";
 }
 
 TEST_F(AlgorithmTest, TheHighestScoreWins) {
