@@ -68,6 +68,12 @@ StatusOr<bool> Inventory::Matches(const Selector& selector, int64_t position,
   return matches;
 }
 
+const std::vector<ResourceSlicePtr>& Inventory::SlicesOnNode(const std::string& node_name) const {
+  static const std::vector<ResourceSlicePtr> kNone;
+  auto it = slices_on_node_.find(node_name);
+  return it == slices_on_node_.end() ? kNone : it->second;
+}
+
 const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
   auto it = classes_.find(name);
   return it == classes_.end() ? nullptr : it->second.get();

@@ -144,6 +144,10 @@ class Inventory {
   // Whether the device matches, from the kept answer or evaluated (and kept) now.
   StatusOr<bool> Matches(const Selector& selector, int64_t position,
                          const DeviceView& device) const;
+  // The slices that name node_name, and those that name no node (all nodes, a node selector, or
+  // per-device node selection).
+  const std::vector<ResourceSlicePtr>& SlicesOnNode(const std::string& node_name) const;
+  const std::vector<ResourceSlicePtr>& shared_slices() const { return slices_shared_; }
 
  private:
   friend class Search;  // the per-call search reads the slices grouped by node

@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 
+#include "pkg/dra/node_match.h"
+
 namespace stowage::dra {
 namespace {
 
@@ -142,6 +144,72 @@ ExtendedRequests MakeExtendedRequests(const api::Pod& pod,
       out.requests.begin(), out.requests.end(),
       [](const api::DeviceRequest& a, const api::DeviceRequest& b) { return a.name < b.name; });
   return out;
+}
+
+StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
+                                         const AllocatedState& allocated, const api::Node& node,
+                                         const api::DeviceClass& device_class) {
+  std::vector<const Inventory::Selector*> selectors;
+  for (const std::string& expression : device_class.selectors) {
+    selectors.push_back(&inventory.SelectorOf(expression));
+  }
+  DeviceTotals totals;
+  auto count = [&](const api::ResourceSlice& slice, size_t i) -> Status {
+    const api::Device& device = slice.devices[i];
+    const int64_t position = inventory.DevicePosition(slice, i);
+    for (const Inventory::Selector* selector : selectors) {
+      StatusOr<bool> matches =
+          inventory.Matches(*selector, position, DeviceView{slice.driver, device});
+      if (!matches.ok()) return matches.status();
+      if (!*matches) return OkStatus();
+    }
+    ++totals.capacity;
+    if (allocated.IsAllocated(DeviceId{slice.driver, slice.pool_name, device.name})) {
+      ++totals.allocated;
+    }
+    return OkStatus();
+  };
+  const std::string& node_name = node.metadata.name;
+  auto visit = [&](const api::ResourceSlice& slice) -> Status {
+    if (slice.per_device_node_selection.value_or(false)) {
+      for (size_t i = 0; i < slice.devices.size(); ++i) {
+        const api::Device& d = slice.devices[i];
+        const std::string& name = d.node_name ? *d.node_name : "";
+        const bool all = d.all_nodes.value_or(false);
+        bool here = all || (!name.empty() && name == node_name);
+        if (!here && d.node_selector) {
+          StatusOr<bool> m = NodeMatches(node, name, all, &*d.node_selector);
+          if (!m.ok()) return m.status();
+          here = *m;
+        }
+        if (!here) continue;
+        if (Status s = count(slice, i); !s.ok()) return s;
+      }
+      return OkStatus();
+    }
+    const std::string& name = slice.node_name ? *slice.node_name : "";
+    const bool all = slice.all_nodes.value_or(false);
+    // Upstream's order of checks: a slice naming neither this node nor all nodes is asked its
+    // selector, and without one it counts unless it names another node.
+    if (!all && name != node_name && slice.node_selector) {
+      StatusOr<bool> m = NodeMatches(node, name, all, &*slice.node_selector);
+      if (!m.ok()) return m.status();
+      if (!*m) return OkStatus();
+    } else if (!all && !name.empty() && name != node_name) {
+      return OkStatus();
+    }
+    for (size_t i = 0; i < slice.devices.size(); ++i) {
+      if (Status s = count(slice, i); !s.ok()) return s;
+    }
+    return OkStatus();
+  };
+  for (const auto& slice : inventory.SlicesOnNode(node_name)) {
+    if (Status s = visit(*slice); !s.ok()) return s;
+  }
+  for (const auto& slice : inventory.shared_slices()) {
+    if (Status s = visit(*slice); !s.ok()) return s;
+  }
+  return totals;
 }
 
 }  // namespace stowage::dra

@@ -13,6 +13,7 @@
 
 #include "pkg/dra/allocator.h"
 #include "stowage/api/types.h"
+#include "stowage/common/status.h"
 
 namespace stowage::dra {
 
@@ -50,5 +51,22 @@ struct ExtendedRequests {
 ExtendedRequests MakeExtendedRequests(const api::Pod& pod,
                                       const std::vector<std::string>& resources,
                                       const DeviceClassResolver& resolver);
+
+// How many devices of a class a node can use, and how many of those some claim holds whole or in
+// part.
+struct DeviceTotals {
+  int64_t capacity = 0;
+  int64_t allocated = 0;
+};
+
+// The devices of device_class that node can use, counted as upstream's
+// calculateDRAResourceTotals counts them for NodeResourcesFit and BalancedAllocation: every slice
+// of the inventory that names the node, all nodes or a selector the node matches (per device with
+// per-device node selection), whatever its pool's generation, and every device there that all
+// of the class's CEL selectors accept. A node selector that does not parse, or a selector that
+// does not compile or fails on a device, is an error.
+StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
+                                         const AllocatedState& allocated, const api::Node& node,
+                                         const api::DeviceClass& device_class);
 
 }  // namespace stowage::dra

@@ -111,10 +111,18 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
     if (auto s = ValidateClasses(claim); !s.IsSuccess()) return s;
   }
   data->claims = std::move(*claims);
-  if (data->to_allocate.empty()) return {};
-
-  data->allocator = std::make_shared<const dra::Allocator>(
-      features_, tracker_.GatherAllocatedState(), CurrentInventory());
+  std::shared_ptr<const dra::Allocator> allocator;
+  if (!data->to_allocate.empty() || data->extended) {
+    allocator = std::make_shared<const dra::Allocator>(features_, tracker_.GatherAllocatedState(),
+                                                       CurrentInventory());
+  }
+  if (data->extended) {
+    // NodeResourcesFit and BalancedAllocation count the class's devices per node from this.
+    state.Write(dra::kExtendedDevicesKey,
+                std::make_unique<dra::ExtendedDevicesState>(std::make_shared<dra::ExtendedDevices>(
+                    dra::ExtendedDevices{allocator, data->extended->resolver})));
+  }
+  if (!data->to_allocate.empty()) data->allocator = std::move(allocator);
   return {};
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pkg/dra/allocator.h"
+#include "pkg/dra/extended_devices_state.h"
 #include "pkg/dra/extended_resources.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"

@@ -11,6 +11,7 @@ constexpr std::string_view kPreScoreStateKey = "PreScoreNodeResourcesBalancedAll
 
 struct PreScoreState final : framework::StateData {
   std::vector<int64_t> pod_requests;
+  DraScoring dra;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -82,6 +83,7 @@ framework::Status BalancedAllocation::PreScore(
   if (IsBestEffort(requests)) return framework::Status::Skip();
   auto s = std::make_unique<PreScoreState>();
   s->pod_requests = std::move(requests);
+  s->dra = DraScoringFor(state, scorer_.resources());
   state.Write(kPreScoreStateKey, std::move(s));
   return {};
 }
@@ -90,7 +92,7 @@ framework::Status BalancedAllocation::Score(const framework::CycleState& state,
                                             const framework::PodInfo& pod,
                                             const framework::NodeInfo& node, int64_t& score) {
   if (const auto* s = state.Read<PreScoreState>(kPreScoreStateKey)) {
-    return scorer_.Score(node, s->pod_requests, score);
+    return scorer_.Score(node, s->pod_requests, score, s->dra);
   }
   // PreScore did not run: compute here, scoring best-effort pods 0.
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
@@ -98,7 +100,7 @@ framework::Status BalancedAllocation::Score(const framework::CycleState& state,
     score = 0;
     return {};
   }
-  return scorer_.Score(node, requests, score);
+  return scorer_.Score(node, requests, score, DraScoringFor(state, scorer_.resources()));
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> NewBalancedAllocation(

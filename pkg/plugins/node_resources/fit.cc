@@ -23,6 +23,7 @@ struct PreFilterState final : framework::StateData {
 // The pod's request for each scoring resource, in the order of the configured resources.
 struct PreScoreState final : framework::StateData {
   std::vector<int64_t> pod_requests;
+  DraScoring dra;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -149,6 +150,7 @@ framework::Status Fit::PreScore(framework::CycleState& state, const framework::P
                                 const std::vector<const framework::NodeInfo*>& /*nodes*/) {
   auto s = std::make_unique<PreScoreState>();
   s->pod_requests = scorer_.PodRequests(pod);
+  s->dra = DraScoringFor(state, scorer_.resources());
   state.Write(kPreScoreStateKey, std::move(s));
   return {};
 }
@@ -156,10 +158,11 @@ framework::Status Fit::PreScore(framework::CycleState& state, const framework::P
 framework::Status Fit::Score(const framework::CycleState& state, const framework::PodInfo& pod,
                              const framework::NodeInfo& node, int64_t& score) {
   if (const auto* s = state.Read<PreScoreState>(kPreScoreStateKey)) {
-    return scorer_.Score(node, s->pod_requests, score);
+    return scorer_.Score(node, s->pod_requests, score, s->dra);
   }
   // PreScore did not run (disabled): compute the requests here, as upstream falls back to.
-  return scorer_.Score(node, scorer_.PodRequests(pod), score);
+  return scorer_.Score(node, scorer_.PodRequests(pod), score,
+                       DraScoringFor(state, scorer_.resources()));
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> NewFit(const config::NodeResourcesFitArgs& args,

@@ -17,9 +17,11 @@
 //
 // Extended resources a DeviceClass provides (DRAExtendedResource, GA): PreFilter notes which of
 // the pod's extended resources a class serves, and Filter leaves those to DynamicResources on a
-// node whose allocatable lacks them (upstream's shouldDelegateResourceToDRA). Scoring counts only
-// allocatable resources (upstream also scores DRA devices when scoringStrategy.resources names
-// such a resource).
+// node whose allocatable lacks them (upstream's shouldDelegateResourceToDRA). When
+// scoringStrategy.resources names such a resource, Score counts the class's devices on a node
+// whose allocatable lacks it as its allocatable and the held ones as allocated (see
+// resource_allocation.h), from the view DynamicResources' PreFilter left in the cycle; without
+// DynamicResources in the profile such a resource drops out of the score.
 //
 // Not modelled: the deferred-resize accounting of InPlacePodVerticalScalingSchedulerPreemption
 // (alpha, off). The plugin is immutable after construction; Filter and Score are safe to call

@@ -22,6 +22,23 @@ bool IsBestEffort(std::span<const int64_t> pod_requests) {
   return std::all_of(pod_requests.begin(), pod_requests.end(), [](int64_t r) { return r == 0; });
 }
 
+DraScoring DraScoringFor(const framework::CycleState& state,
+                         const std::vector<ResourceSpec>& resources) {
+  const auto* s = state.Read<dra::ExtendedDevicesState>(dra::kExtendedDevicesKey);
+  if (s == nullptr || s->devices == nullptr || s->devices->allocator == nullptr) return {};
+  DraScoring out;
+  bool any = false;
+  for (const ResourceSpec& spec : resources) {
+    const api::DeviceClass* c = framework::IsDRAExtendedResourceName(spec.name)
+                                    ? s->devices->resolver.Get(spec.name)
+                                    : nullptr;
+    any |= c != nullptr;
+    out.classes.push_back(c);
+  }
+  if (any) out.devices = s->devices;
+  return out;
+}
+
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,
                                                    bool use_requested, ScorerFn scorer)
     : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {}
@@ -41,7 +58,7 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodI
 
 framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& node,
                                                   std::span<const int64_t> pod_requests,
-                                                  int64_t& score) const {
+                                                  int64_t& score, const DraScoring& dra) const {
   score = 0;
   const size_t n = resources_.size();
   if (n == 0) return framework::Status::Error("resources not found");
@@ -81,6 +98,17 @@ framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& nod
     } else if (framework::IsScalarResourceName(name)) {
       alloc = node_alloc.Scalar(name);
       used = node.requested().Scalar(name);
+      // Not served by a device plugin here: DRA's devices may serve it (upstream logs and
+      // drops a resource whose devices cannot be counted).
+      if (alloc == 0 && !dra.empty() && dra.classes[i] != nullptr && node.node() != nullptr) {
+        const dra::Allocator& a = *dra.devices->allocator;
+        StatusOr<dra::DeviceTotals> t =
+            dra::CountClassDevices(a.inventory(), a.allocated(), *node.node(), *dra.classes[i]);
+        if (t.ok() && t->capacity > 0) {
+          alloc = t->capacity;
+          used = t->allocated;
+        }
+      }
     }
     if (alloc == 0) continue;
     allocatable[i] = alloc;

@@ -10,17 +10,25 @@
 // count as 100m / 200Mi) and the pod's request with the same defaults; BalancedAllocation reads
 // the actual requests. Ephemeral storage and scalar resources always use actual requests.
 //
+// An extended resource a DeviceClass provides (DRAExtendedResource) and the node's allocatable
+// lacks counts the class's devices the node can use as allocatable and those some claim holds as
+// allocated (DraScoring), when DynamicResources left the cycle's view of the devices.
+//
 // All integer arithmetic truncates as Go's int64 does. Everything here is immutable after
 // construction and safe to call from many threads.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "pkg/dra/extended_devices_state.h"
+#include "pkg/dra/extended_resources.h"
+#include "stowage/framework/cycle_state.h"
 #include "stowage/framework/status.h"
 #include "stowage/framework/types.h"
 #include "stowage/plugins/helper/shape_score.h"
@@ -78,6 +86,17 @@ int64_t ResourceValue(const framework::Resource& r, std::string_view name);
 // True when every request is 0.
 bool IsBestEffort(std::span<const int64_t> pod_requests);
 
+// The devices behind the configured resources a DeviceClass provides (upstream's
+// draPreScoreState): empty when DynamicResources left no view of the devices in the cycle, or
+// no class provides any configured resource.
+struct DraScoring {
+  std::shared_ptr<const dra::ExtendedDevices> devices;
+  std::vector<const api::DeviceClass*> classes;  // per configured resource; null: none provides it
+  bool empty() const { return devices == nullptr; }
+};
+DraScoring DraScoringFor(const framework::CycleState& state,
+                         const std::vector<ResourceSpec>& resources);
+
 class ResourceAllocationScorer {
  public:
   // use_requested picks the nodes' actual cpu/memory requests (BalancedAllocation) instead of
@@ -92,7 +111,7 @@ class ResourceAllocationScorer {
   // Scores node for a pod whose PodRequests() are pod_requests. Error when no resources are
   // configured.
   framework::Status Score(const framework::NodeInfo& node, std::span<const int64_t> pod_requests,
-                          int64_t& score) const;
+                          int64_t& score, const DraScoring& dra = {}) const;
 
   const std::vector<ResourceSpec>& resources() const { return resources_; }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/dra/extended_resources.h"
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
@@ -334,6 +335,54 @@ TEST(InventoryTest, SelectorAnswersAreKeptAcrossAllocators) {
     EXPECT_FALSE(allocator.Allocate(Node("n1"), failing).ok());
   }
   EXPECT_EQ(FakeSelector::evaluations - errors_before, 2) << "errors are evaluated again";
+}
+
+// The devices NodeResourcesFit weighs for an extended resource a class provides: those the node
+// can use (its own slices, all-nodes and matching selector slices, per-device placement), that
+// the class's selectors accept, and of them those some claim holds.
+TEST(CountClassDevicesTest, CountsTheClassDevicesTheNodeCanUseAndThoseHeld) {
+  FakeSelectorCompiler compiler;
+  const std::vector<ResourceSlicePtr> slices = {
+      SliceB("local", "n1", "n1")
+          .Devices({DeviceB("a").Attr("model", Str("x")), DeviceB("b").Attr("model", Str("y")),
+                    DeviceB("c").Attr("model", Str("x"))})
+          .Obj(),
+      SliceB("other-node", "n2", "n2").Devices({DeviceB("d").Attr("model", Str("x"))}).Obj(),
+      SliceB("everywhere", "", "net")
+          .AllNodes()
+          .Devices({DeviceB("e").Attr("model", Str("x"))})
+          .Obj(),
+      SliceB("zone-a", "", "zone")
+          .Selector("zone", "a")
+          .Devices({DeviceB("f").Attr("model", Str("x"))})
+          .Obj(),
+      SliceB("per-device", "", "pd")
+          .PerDeviceNodeSelection()
+          .Devices({DeviceB("g").Attr("model", Str("x")).OnNode("n1"),
+                    DeviceB("h").Attr("model", Str("x")).OnNode("n2")})
+          .Obj()};
+  const Inventory inventory({}, slices, compiler);
+  const auto cls = Class("gpu", {R"(device.attributes["driver.example.com"].model == "x")"});
+  AllocatedState held(DeviceIdSet{Id("n1", "a"), Id("n2", "d")});
+  held.shared_devices.insert(DeviceId{kDriver, "net", "e"});
+
+  auto zone_a = CountClassDevices(inventory, held, Node("n1", {{"zone", "a"}}), *cls);
+  ASSERT_TRUE(zone_a.ok()) << zone_a.status();
+  // a, c (local, model x), e (all nodes), f (zone a), g (per device, on n1); b is model y.
+  EXPECT_EQ(zone_a->capacity, 5);
+  EXPECT_EQ(zone_a->allocated, 2) << "a whole, e shared";
+
+  auto zone_b = CountClassDevices(inventory, held, Node("n1", {{"zone", "b"}}), *cls);
+  ASSERT_TRUE(zone_b.ok());
+  EXPECT_EQ(zone_b->capacity, 4) << "the zone-a slice is not the node's";
+
+  auto n2 = CountClassDevices(inventory, held, Node("n2"), *Class("any"));
+  ASSERT_TRUE(n2.ok());
+  EXPECT_EQ(n2->capacity, 3) << "d, e, h: a class without selectors takes every device";
+  EXPECT_EQ(n2->allocated, 2);
+
+  auto failing = CountClassDevices(inventory, held, Node("n1"), *Class("bad", {"runtime-error"}));
+  EXPECT_FALSE(failing.ok()) << "a selector that fails leaves the resource uncounted";
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AllocatorTable, ::testing::ValuesIn(Cases()),

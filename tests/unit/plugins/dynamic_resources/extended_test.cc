@@ -3,6 +3,8 @@
 // pod status that names the claim, and the clean-up of a claim an attempt left behind.
 #include <gtest/gtest.h>
 
+#include "pkg/dra/extended_devices_state.h"
+#include "pkg/dra/extended_resources.h"
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 #include "tests/testing/builders.h"
 #include "tests/unit/dra/dra_builders.h"
@@ -120,6 +122,29 @@ TEST_F(ExtendedResourcesTest, DevicesAreAllocatedWhereNoDevicePluginServesTheRes
   EXPECT_EQ(ext->request_mappings[0].container_name, "con0");
   EXPECT_EQ(ext->request_mappings[0].resource_name, kGpu);
   EXPECT_EQ(ext->request_mappings[0].request_name, "container-0-request-1");
+}
+
+TEST_F(ExtendedResourcesTest, PreFilterLeavesTheDevicesForTheResourceScorers) {
+  api::PodPtr pod = GpuPod("p", "1");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  const auto* view = state.Read<dra::ExtendedDevicesState>(dra::kExtendedDevicesKey);
+  ASSERT_NE(view, nullptr);
+  ASSERT_NE(view->devices->allocator, nullptr);
+  const api::DeviceClass* gpu = view->devices->resolver.Get(kGpu);
+  ASSERT_NE(gpu, nullptr);
+  const dra::Allocator& a = *view->devices->allocator;
+  auto totals = dra::CountClassDevices(a.inventory(), a.allocated(), *n1_->node(), *gpu);
+  ASSERT_TRUE(totals.ok()) << totals.status();
+  EXPECT_EQ(totals->capacity, 2);
+  EXPECT_EQ(totals->allocated, 0);
+
+  // A pod without such resources leaves nothing for them.
+  framework::CycleState plain;
+  api::PodPtr other =
+      BuildPod().Name("q").Namespace("default").Res({{"example.com/fpga", "1"}}).Obj();
+  PreFilter(plain, other);
+  EXPECT_EQ(plain.Read<dra::ExtendedDevicesState>(dra::kExtendedDevicesKey), nullptr);
 }
 
 TEST_F(ExtendedResourcesTest, DevicePluginNodesNeedNoClaim) {
