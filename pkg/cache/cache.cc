@@ -26,6 +26,15 @@ bool Snapshot::ChangedSince(int64_t generation, std::vector<const NodeInfo*>& ou
 }
 
 namespace {
+
+// Adds node to list, or removes it.
+void Toggle(std::vector<const NodeInfo*>& list, const NodeInfo* node, bool add) {
+  if (add) {
+    list.push_back(node);
+  } else if (auto it = std::find(list.begin(), list.end(), node); it != list.end()) {
+    list.erase(it);
+  }
+}
 bool SameSummaries(const std::unordered_map<std::string, framework::ImageStateSummary>& a,
                    const std::unordered_map<std::string, framework::ImageStateSummary>& b) {
   if (a.size() != b.size()) return false;
@@ -278,7 +287,6 @@ Status Cache::UpdateSnapshot(Snapshot& snapshot) {
     images_changed_ = false;
   }
   bool all_lists = snapshot.tree_version_ != tree_version_;
-  bool affinity_lists = false;
   const size_t logged = snapshot.changes_.size();
   // Newest first, down to the last change this snapshot has seen.
   for (NodeItem* item = head_; item && item->info.generation() > snapshot.generation_;
@@ -291,12 +299,17 @@ Status Cache::UpdateSnapshot(Snapshot& snapshot) {
       all_lists = true;
       continue;
     }
-    if (slot->pods_with_affinity().empty() != info.pods_with_affinity().empty() ||
-        slot->pods_with_required_anti_affinity().empty() !=
-            info.pods_with_required_anti_affinity().empty()) {
-      affinity_lists = true;
-    }
+    const bool had_affinity = !slot->pods_with_affinity().empty();
+    const bool had_anti_affinity = !slot->pods_with_required_anti_affinity().empty();
     *slot = info;  // in place: pointers in the lists stay valid
+    // A node that gains or loses pods with affinity joins or leaves those lists in place: a
+    // rebuild would walk every node, once per pod that spreads itself over new nodes.
+    if (had_affinity != !info.pods_with_affinity().empty()) {
+      Toggle(snapshot.with_affinity_, slot.get(), !had_affinity);
+    }
+    if (had_anti_affinity != !info.pods_with_required_anti_affinity().empty()) {
+      Toggle(snapshot.with_required_anti_affinity_, slot.get(), !had_anti_affinity);
+    }
     snapshot.changes_.emplace_back(info.generation(), slot.get());
   }
   // Walked newest first; the log keeps oldest first.
@@ -307,7 +320,7 @@ Status Cache::UpdateSnapshot(Snapshot& snapshot) {
     RemoveDeletedNodesFromSnapshot(snapshot);
     all_lists = true;
   }
-  if (all_lists || affinity_lists) RebuildLists(snapshot, all_lists);
+  if (all_lists) RebuildLists(snapshot);
   TrimChangeLog(snapshot, all_lists);
   if (snapshot.list_.size() != tree_.size()) {
     LOG_ERROR("snapshot has {} nodes but the node tree {}; rebuilding", snapshot.list_.size(),
@@ -341,16 +354,14 @@ void Cache::TrimChangeLog(Snapshot& snapshot, bool list_rebuilt) {
   }
 }
 
-void Cache::RebuildLists(Snapshot& snapshot, bool all_nodes) {
-  if (all_nodes) {
-    ++snapshot.list_version_;
-    snapshot.list_.clear();
-    for (const auto& name : tree_.List()) {
-      auto it = snapshot.nodes_.find(name);
-      if (it != snapshot.nodes_.end()) snapshot.list_.push_back(it->second.get());
-    }
-    snapshot.tree_version_ = tree_version_;
+void Cache::RebuildLists(Snapshot& snapshot) {
+  ++snapshot.list_version_;
+  snapshot.list_.clear();
+  for (const auto& name : tree_.List()) {
+    auto it = snapshot.nodes_.find(name);
+    if (it != snapshot.nodes_.end()) snapshot.list_.push_back(it->second.get());
   }
+  snapshot.tree_version_ = tree_version_;
   snapshot.with_affinity_.clear();
   snapshot.with_required_anti_affinity_.clear();
   for (const auto* n : snapshot.list_) {

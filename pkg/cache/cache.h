@@ -91,7 +91,8 @@ class Cache {
   // True if the node's image summaries changed (and with them its generation).
   bool RefreshImageSummaries(framework::NodeInfo& info) REQUIRES(mu_);
   void RemoveDeletedNodesFromSnapshot(Snapshot& snapshot) REQUIRES(mu_);
-  void RebuildLists(Snapshot& snapshot, bool all_nodes) REQUIRES(mu_);
+  // The node list in node-tree order, and the affinity lists from it.
+  void RebuildLists(Snapshot& snapshot) REQUIRES(mu_);
   void TrimChangeLog(Snapshot& snapshot, bool list_rebuilt) REQUIRES(mu_);
   void UpdateMetrics() REQUIRES(mu_);
 

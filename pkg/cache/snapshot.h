@@ -37,6 +37,7 @@ class Snapshot : public framework::NodeInfoLister {
   friend class Cache;
   StringMap<std::unique_ptr<framework::NodeInfo>> nodes_;
   std::vector<const framework::NodeInfo*> list_;  // node-tree order
+  // The nodes of list_ with such pods, in no particular order: nodes join and leave in place.
   std::vector<const framework::NodeInfo*> with_affinity_;
   std::vector<const framework::NodeInfo*> with_required_anti_affinity_;
   int64_t generation_ = 0;

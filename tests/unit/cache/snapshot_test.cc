@@ -2,6 +2,7 @@
 // long-lived snapshot that copied only changed nodes must equal a fresh full copy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <random>
 #include <string>
@@ -51,6 +52,9 @@ View Describe(const Snapshot& s) {
   for (const auto* n : s.HavePodsWithRequiredAntiAffinityList()) {
     v.with_anti_affinity.push_back(n->name());
   }
+  // The affinity lists keep no order (nodes join and leave them in place).
+  std::sort(v.with_affinity.begin(), v.with_affinity.end());
+  std::sort(v.with_anti_affinity.begin(), v.with_anti_affinity.end());
   return v;
 }
 
