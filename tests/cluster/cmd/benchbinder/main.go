@@ -27,6 +27,11 @@
 // node selector of the node) and reservedFor the pod in one status update. A claim already
 // allocated (shared by several pods) fixes the pod's node and gets the pod added to
 // reservedFor. Then it binds. Beyond that free-device count it has no scheduling logic.
+//
+// A pod asking for extended resources that a DeviceClass backs (and no node advertises) gets
+// the claim kube-scheduler makes for it at PreBind, with the same writes (extended.go): the
+// binder watches DeviceClasses too. It takes nothing else from the configuration (a shape's
+// scoring strategy, say, means nothing to it).
 package main
 
 import (
@@ -169,7 +174,8 @@ func main() {
 	}})
 	slices := factory.Resource().V1().ResourceSlices().Informer()
 	claims := factory.Resource().V1().ResourceClaims().Informer()
-	dra := newDRAState(cs, claims.GetStore())
+	classes := factory.Resource().V1().DeviceClasses().Informer()
+	dra := newDRAState(cs, claims.GetStore(), classes.GetStore())
 	_, _ = slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) },
 		UpdateFunc: func(_, o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) }})
@@ -184,7 +190,8 @@ func main() {
 		UpdateFunc: func(_, o any) { onClaim(o) }})
 	factory.Start(ctx.Done())
 	pending.Start(ctx.Done())
-	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced, slices.HasSynced, claims.HasSynced)
+	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced, slices.HasSynced, claims.HasSynced,
+		classes.HasSynced)
 	refresh(nil)
 	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes (%d with devices), binding with %d workers at qps %v burst %d, events %v\n",
 		len(nodes.GetStore().List()), len(dra.ring), *workers, rc.QPS, rc.Burst, *withEvents)
@@ -224,7 +231,16 @@ func bind(ctx context.Context, cs kubernetes.Interface, ring *nodeRing, dra *dra
 	}
 	var node string
 	ok := true
-	if len(p.Spec.ResourceClaims) > 0 {
+	if reqs, mappings := dra.extendedRequests(p); len(reqs) > 0 {
+		var err error
+		if node, err = dra.prepareExtended(ctx, p, reqs, mappings); err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "benchbinder: extended resources of %s: %v\n", key, err)
+				queue.AddRateLimited(key)
+			}
+			return
+		}
+	} else if len(p.Spec.ResourceClaims) > 0 {
 		var err error
 		if node, ok, err = dra.prepare(ctx, p); err != nil {
 			if ctx.Err() == nil {

@@ -96,15 +96,30 @@ func CreateNodes(ctx context.Context, cs kubernetes.Interface, w *Workload, t Te
 type PodHook func(p *v1.Pod, i int)
 
 // PodHook is the workload's: with volumes, pod i uses claim pvc-<i> of its namespace; with
-// dra.podsPerClaim, pod i's claims by name are <claim>-<i/podsPerClaim> (dra.go).
+// dra.podsPerClaim, pod i's claims by name are <claim>-<i/podsPerClaim>, and with
+// dra.indexedResource its extended resource is <resource>-<i mod deviceClasses> (dra.go).
 func (w *Workload) PodHook() PodHook {
+	var hooks []PodHook
 	switch {
 	case w.Volumes != nil:
-		return func(p *v1.Pod, i int) { WithClaim(p, ClaimName(i)) }
+		hooks = append(hooks, func(p *v1.Pod, i int) { WithClaim(p, ClaimName(i)) })
 	case w.DRA != nil && w.DRA.PodsPerClaim > 0:
-		return w.DRA.WithClaimRef
+		hooks = append(hooks, w.DRA.WithClaimRef)
 	}
-	return nil
+	if w.DRA != nil && w.DRA.IndexedResource != "" {
+		hooks = append(hooks, w.DRA.WithIndexedResource)
+	}
+	switch len(hooks) {
+	case 0:
+		return nil
+	case 1:
+		return hooks[0]
+	}
+	return func(p *v1.Pod, i int) {
+		for _, h := range hooks {
+			h(p, i)
+		}
+	}
 }
 
 // CreatePods creates n pods from template in namespace ns, numbered from first (several

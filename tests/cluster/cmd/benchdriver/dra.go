@@ -1,7 +1,10 @@
 package main
 
 // Dynamic resource allocation for the DRA shapes (bench/workloads.yaml, sets "dra" and
-// "dra-small"): scheduler_perf's dra/performance-config.yaml at v1.37.2.
+// "dra-small"): scheduler_perf's dra/performance-config.yaml at v1.37.2; and for the extended
+// resource shapes (sets "dra-extended", "dra-extended-small", "dra-extended-5k"):
+// dra/extendedresource/performance-config.yaml and its scoring/ (deviceClasses, indexedResource
+// below; the scoring shape's scheduler-config.yaml is the workload's schedulerConfig).
 //
 //   - nodes 0..dra.nodesWithDRA-1 carry the node-with-dra label (node-with-dra-test-driver.yaml)
 //     and each gets ResourceSlice resourceslice-<i> of driver test-driver.cdi.k8s.io, pool
@@ -22,7 +25,17 @@ package main
 //   - pods whose template names dra.claimTemplate (pod-with-claim-template.yaml) get their
 //     claims from kube-controller-manager's resourceclaim controller
 //     (dra.resourceClaimController), run beside the cluster as the volumes shapes run the PV
-//     binder; the template is created in every namespace of the run.
+//     binder; the template is created in every namespace of the run;
+//   - dra.deviceClasses (upstream's classes param of the ExtendedResource shapes,
+//     dra/extendedresource/performance-config.yaml and scoring/): that many classes are made
+//     from dra.deviceClass, class k named <name>-<k> (deviceclass-extended-resource*.yaml);
+//   - dra.indexedResource R (pod-with-extended-resource.yaml): pod i's requests and limits of R
+//     become R-<i mod deviceClasses>, and a class whose extendedResourceName is R gets R-<k>.
+//     With R = example.com/gpu that is upstream's explicit variant; with R =
+//     deviceclass.resource.kubernetes.io/<class name> its implicit one (the classes then name
+//     no extended resource). Pods asking for an extended resource that a class backs and no
+//     node advertises get their claim from the scheduler itself, at PreBind, so set-up makes
+//     none; the ExtendedResourceScoring shape requests one name all classes share, unindexed.
 //
 // Everything is created during set-up on the driver's unthrottled client before the scheduler
 // starts, so the measured phase creates pods only. Every run has a fresh cluster, so no slice,
@@ -32,6 +45,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -56,6 +70,11 @@ type DRASpec struct {
 	PodsPerClaim int `json:"podsPerClaim,omitempty"`
 	// ResourceClaimController runs kube-controller-manager's resourceclaim controller.
 	ResourceClaimController bool `json:"resourceClaimController,omitempty"`
+	// DeviceClasses: that many classes <name>-<k> from DeviceClass (0: one, named as it is).
+	DeviceClasses int `json:"deviceClasses,omitempty"`
+	// IndexedResource: pod i's requests of it become <it>-<i mod DeviceClasses>, and so does
+	// class k's extendedResourceName if it names it.
+	IndexedResource v1.ResourceName `json:"indexedResource,omitempty"`
 }
 
 const (
@@ -89,6 +108,10 @@ func (w *Workload) checkDRA() error {
 			d.NodesWithDRA*d.DevicesPerNode)
 	case d.ClaimTemplate != nil && !d.ResourceClaimController:
 		return fmt.Errorf("dra.claimTemplate needs dra.resourceClaimController (it makes the pods' claims)")
+	case d.DeviceClasses < 0:
+		return fmt.Errorf("dra.deviceClasses must not be negative")
+	case d.IndexedResource != "" && d.DeviceClasses < 1:
+		return fmt.Errorf("dra.indexedResource needs dra.deviceClasses (the index is modulo the classes)")
 	case w.Volumes != nil:
 		return fmt.Errorf("dra and volumes exclude each other")
 	}
@@ -132,7 +155,9 @@ func (w *Workload) decodeDRATemplates(t *Templates) error {
 	if t.DeviceClass.Name == "" {
 		return fmt.Errorf("workload %q: dra.deviceClass has no name", w.Name)
 	}
+	indexed := false
 	for k, p := range append([]*v1.Pod{t.Pod}, t.InitPods...) {
+		indexed = indexed || requests(p, d.IndexedResource)
 		for _, c := range p.Spec.ResourceClaims {
 			switch {
 			case c.ResourceClaimName != nil && (d.PodsPerClaim == 0 || *c.ResourceClaimName != claimName(t)):
@@ -147,7 +172,62 @@ func (w *Workload) decodeDRATemplates(t *Templates) error {
 			}
 		}
 	}
+	if d.IndexedResource != "" && !indexed {
+		return fmt.Errorf("workload %q: no pod template requests dra.indexedResource %s", w.Name, d.IndexedResource)
+	}
 	return nil
+}
+
+// requests reports whether a container of p requests or limits r.
+func requests(p *v1.Pod, r v1.ResourceName) bool {
+	for _, c := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
+		if _, ok := c.Resources.Requests[r]; ok {
+			return true
+		}
+		if _, ok := c.Resources.Limits[r]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// IndexedName is r-<k>, the name of r for pod or class k.
+func IndexedName(r v1.ResourceName, k int) v1.ResourceName {
+	return v1.ResourceName(fmt.Sprintf("%s-%d", r, k))
+}
+
+// DeviceClassCount is how many classes set-up creates.
+func (d *DRASpec) DeviceClassCount() int { return max(d.DeviceClasses, 1) }
+
+// DeviceClassAt is class k: the template as it is without dra.deviceClasses, else named
+// <name>-<k> and, if its extendedResourceName is dra.indexedResource, naming <that>-<k>
+// (deviceclass-extended-resource.yaml, deviceclass-extended-resource-scoring.yaml).
+func (d *DRASpec) DeviceClassAt(t Templates, k int) *resourceapi.DeviceClass {
+	c := t.DeviceClass.DeepCopy()
+	if d.DeviceClasses == 0 {
+		return c
+	}
+	c.Name = fmt.Sprintf("%s-%d", c.Name, k)
+	if e := c.Spec.ExtendedResourceName; e != nil && d.IndexedResource != "" && *e == string(d.IndexedResource) {
+		c.Spec.ExtendedResourceName = ptr.To(string(IndexedName(d.IndexedResource, k)))
+	}
+	return c
+}
+
+// WithIndexedResource renames pod i's requests and limits of dra.indexedResource to
+// <it>-<i mod deviceClasses> (pod-with-extended-resource.yaml's {{Mod .Index .classes}}).
+func (d *DRASpec) WithIndexedResource(p *v1.Pod, i int) {
+	to := IndexedName(d.IndexedResource, i%d.DeviceClasses)
+	for _, cs := range [][]v1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for k := range cs {
+			for _, l := range []v1.ResourceList{cs[k].Resources.Requests, cs[k].Resources.Limits} {
+				if q, ok := l[d.IndexedResource]; ok {
+					delete(l, d.IndexedResource)
+					l[to] = q
+				}
+			}
+		}
+	}
 }
 
 func claimName(t *Templates) string {

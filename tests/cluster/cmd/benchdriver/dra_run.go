@@ -64,7 +64,7 @@ func createResourceClaim(ctx context.Context, cs kubernetes.Interface, c *resour
 	return err
 }
 
-// DRASetup creates the slices, the class, the claim templates, the allocated init claims and
+// DRASetup creates the slices, the classes, the claim templates, the allocated init claims and
 // the claims pods refer to by name, and returns how long the slices and claims took.
 func DRASetup(ctx context.Context, cs kubernetes.Interface, w *Workload, t Templates) (CreateResult, error) {
 	var total CreateResult
@@ -80,9 +80,12 @@ func DRASetup(ctx context.Context, cs kubernetes.Interface, w *Workload, t Templ
 	})); err != nil {
 		return total, err
 	}
-	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, t.DeviceClass, metav1.CreateOptions{}); err != nil &&
-		!apierrors.IsAlreadyExists(err) {
-		return total, fmt.Errorf("creating deviceclass %s: %w", t.DeviceClass.Name, err)
+	for k := 0; k < d.DeviceClassCount(); k++ {
+		dc := d.DeviceClassAt(t, k)
+		if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, dc, metav1.CreateOptions{}); err != nil &&
+			!apierrors.IsAlreadyExists(err) {
+			return total, fmt.Errorf("creating deviceclass %s: %w", dc.Name, err)
+		}
 	}
 	nss := append(w.InitNamespaceNames(), measureNS)
 	for _, ns := range nss {
@@ -175,7 +178,9 @@ func (x *runner) verifyClaims() error {
 
 // VerifyClaims checks that every pod with claims in nss is bound and that each of its claims
 // is allocated on the pod's node (node selector and the devices' slices) and reserved for the
-// pod, and that no device of the cluster is allocated to two claims.
+// pod, and that no device of the cluster is allocated to two claims. A pod requesting
+// extended resources that a DeviceClass backs must name in its status the claim the scheduler
+// made for them (checkExtendedClaim).
 func VerifyClaims(ctx context.Context, cs kubernetes.Interface, nss []string) error {
 	sl, err := cs.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -207,6 +212,17 @@ func VerifyClaims(ctx context.Context, cs kubernetes.Interface, nss []string) er
 			owner[dev] = c.Namespace + "/" + c.Name
 		}
 	}
+	dcl, err := cs.ResourceV1().DeviceClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing deviceclasses: %w", err)
+	}
+	backed := map[v1.ResourceName]bool{} // extended resources a class backs, explicitly or not
+	for _, c := range dcl.Items {
+		backed[v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+c.Name)] = true
+		if c.Spec.ExtendedResourceName != nil {
+			backed[v1.ResourceName(*c.Spec.ExtendedResourceName)] = true
+		}
+	}
 	checked := 0
 	for _, ns := range nss {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -218,6 +234,12 @@ func VerifyClaims(ctx context.Context, cs kubernetes.Interface, nss []string) er
 			for _, pc := range p.Spec.ResourceClaims {
 				checked++
 				if msg := checkPodClaim(p, pc, claims, poolNode); msg != "" {
+					problems = append(problems, fmt.Sprintf("pod %s/%s: %s", p.Namespace, p.Name, msg))
+				}
+			}
+			if devices := backedDevices(p, backed); devices > 0 || p.Status.ExtendedResourceClaimStatus != nil {
+				checked++
+				if msg := checkExtendedClaim(p, devices, claims, poolNode); msg != "" {
 					problems = append(problems, fmt.Sprintf("pod %s/%s: %s", p.Namespace, p.Name, msg))
 				}
 			}
@@ -249,27 +271,71 @@ func checkPodClaim(p *v1.Pod, pc v1.PodResourceClaim, claims map[string]*resourc
 	if name == nil {
 		return fmt.Sprintf("claim %q has no ResourceClaim in the pod's status", pc.Name)
 	}
-	c := claims[p.Namespace+"/"+*name]
+	return checkClaimOn(p, *name, claims, poolNode)
+}
+
+// backedDevices is how many devices the pod's containers request of extended resources that
+// a DeviceClass backs (the benchmark's nodes advertise none, so DRA must provide them all).
+// Init containers are not counted: the shapes' pods have none.
+func backedDevices(p *v1.Pod, backed map[v1.ResourceName]bool) int64 {
+	var n int64
+	for _, c := range p.Spec.Containers {
+		for r, q := range c.Resources.Requests {
+			if backed[r] {
+				n += q.Value()
+			}
+		}
+	}
+	return n
+}
+
+// checkExtendedClaim is "" when the claim the scheduler made for the pod's extended resources
+// (named in status.extendedResourceClaimStatus) carries the annotation, holds one device per
+// unit requested, and is allocated on the pod's node and reserved for it.
+func checkExtendedClaim(p *v1.Pod, devices int64, claims map[string]*resourceapi.ResourceClaim,
+	poolNode map[string]string) string {
+	st := p.Status.ExtendedResourceClaimStatus
+	if st == nil || st.ResourceClaimName == "" {
+		return fmt.Sprintf("requests %d devices as extended resources, status.extendedResourceClaimStatus names no claim", devices)
+	}
+	if msg := checkClaimOn(p, st.ResourceClaimName, claims, poolNode); msg != "" {
+		return msg
+	}
+	c := claims[p.Namespace+"/"+st.ResourceClaimName]
+	if got := int64(len(c.Status.Allocation.Devices.Results)); got != devices {
+		return fmt.Sprintf("claim %s has %d devices for the %d requested", c.Name, got, devices)
+	}
+	if c.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" {
+		return fmt.Sprintf("claim %s lacks annotation %s", c.Name, resourceapi.ExtendedResourceClaimAnnotation)
+	}
+	return ""
+}
+
+// checkClaimOn is "" when claim name of the pod's namespace is allocated on its node and
+// reserved for it.
+func checkClaimOn(p *v1.Pod, name string, claims map[string]*resourceapi.ResourceClaim,
+	poolNode map[string]string) string {
+	c := claims[p.Namespace+"/"+name]
 	switch {
 	case p.Spec.NodeName == "":
 		return "not bound"
 	case c == nil:
-		return fmt.Sprintf("claim %s does not exist", *name)
+		return fmt.Sprintf("claim %s does not exist", name)
 	case c.Status.Allocation == nil:
-		return fmt.Sprintf("claim %s is not allocated", *name)
+		return fmt.Sprintf("claim %s is not allocated", name)
 	case !slices.ContainsFunc(c.Status.ReservedFor, func(r resourceapi.ResourceClaimConsumerReference) bool {
 		return r.Resource == "pods" && r.Name == p.Name && r.UID == p.UID
 	}):
-		return fmt.Sprintf("claim %s is not reserved for the pod", *name)
+		return fmt.Sprintf("claim %s is not reserved for the pod", name)
 	}
 	ns := c.Status.Allocation.NodeSelector
 	if ns == nil || len(ns.NodeSelectorTerms) != 1 || len(ns.NodeSelectorTerms[0].MatchFields) != 1 ||
 		!slices.Equal(ns.NodeSelectorTerms[0].MatchFields[0].Values, []string{p.Spec.NodeName}) {
-		return fmt.Sprintf("claim %s's node selector %v does not select the pod's node %s", *name, ns, p.Spec.NodeName)
+		return fmt.Sprintf("claim %s's node selector %v does not select the pod's node %s", name, ns, p.Spec.NodeName)
 	}
 	for _, r := range c.Status.Allocation.Devices.Results {
 		if n := poolNode[r.Driver+"/"+r.Pool]; n != p.Spec.NodeName {
-			return fmt.Sprintf("claim %s has device %s of pool %s on node %q, the pod is on %s", *name,
+			return fmt.Sprintf("claim %s has device %s of pool %s on node %q, the pod is on %s", name,
 				r.Device, r.Pool, n, p.Spec.NodeName)
 		}
 	}

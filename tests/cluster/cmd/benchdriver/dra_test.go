@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 )
 
 const draHeader = `workloads:
@@ -315,5 +319,304 @@ func TestVerifyClaims(t *testing.T) {
 	}
 	if err := VerifyClaims(ctx, cs, []string{measureNS}); err == nil || !strings.Contains(err.Error(), "allocated to both") {
 		t.Fatalf("a device twice: %v", err)
+	}
+}
+
+// The repository's extended resource shapes are scheduler_perf's ExtendedResource and
+// ExtendedResourceScoring: classes, pods' requests per index, and the scoring profile.
+func TestRepositoryDRAExtendedShapes(t *testing.T) {
+	all, err := LoadWorkloads("../../../../bench/workloads.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, set := range []string{"dra-extended", "dra-extended-small", "dra-extended-5k"} {
+		ws, err := SelectWorkloads(all, "", set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ws {
+			w := &ws[i]
+			seen[w.Name] = true
+			tm, err := w.Templates()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := w.DRA
+			devices := d.NodesWithDRA * d.DevicesPerNode
+			if d.DevicesPerNode != 10 || d.Claim != nil || d.ClaimTemplate != nil || d.ResourceClaimController ||
+				len(tm.Pod.Spec.ResourceClaims) != 0 || len(w.Controllers()) != 0 {
+				t.Errorf("%s: dra %+v", w.Name, d)
+			}
+			c := tm.Pod.Spec.Containers
+			if len(c) != 1 || len(c[0].Resources.Requests) != 1 || !c[0].Resources.Requests.Cpu().IsZero() {
+				t.Errorf("%s: pod %+v", w.Name, c)
+			}
+			first := d.DeviceClassAt(tm, 0)
+			if first.Spec.Selectors[0].CEL.Expression != `device.driver == "test-driver.cdi.k8s.io"` {
+				t.Errorf("%s: class %+v", w.Name, first)
+			}
+			last := d.DeviceClassAt(tm, d.DeviceClasses-1)
+			p := PodAt(tm.Pod, measureNS, d.DeviceClasses+3)
+			if hook := w.PodHook(); hook != nil {
+				hook(p, d.DeviceClasses+3)
+			}
+			var requested v1.ResourceName
+			for r := range p.Spec.Containers[0].Resources.Requests {
+				requested = r
+			}
+			if _, ok := p.Spec.Containers[0].Resources.Limits[requested]; !ok {
+				t.Errorf("%s: requests %v, limits %v", w.Name, p.Spec.Containers[0].Resources.Requests,
+					p.Spec.Containers[0].Resources.Limits)
+			}
+			switch {
+			case strings.HasPrefix(w.Name, "ExtendedResource/"):
+				// Pod 3 (after the classes) requests one device of class 3.
+				want := v1.ResourceName("example.com/gpu-3")
+				if first.Spec.ExtendedResourceName == nil {
+					want = "deviceclass.resource.kubernetes.io/test-class-3"
+					if !strings.Contains(w.Name, "Implicit") {
+						t.Errorf("%s: class 0 names no extended resource", w.Name)
+					}
+				} else if *last.Spec.ExtendedResourceName != fmt.Sprintf("example.com/gpu-%d", d.DeviceClasses-1) {
+					t.Errorf("%s: last class %+v", w.Name, last)
+				}
+				if last.Name != fmt.Sprintf("test-class-%d", d.DeviceClasses-1) || requested != want ||
+					p.Spec.Containers[0].Resources.Requests.Name(want, "").Value() != 1 || w.SchedulerConfig != nil {
+					t.Errorf("%s: class %s, pod requests %s", w.Name, last.Name, requested)
+				}
+				if !strings.HasSuffix(w.Name, "/fast") && w.TotalInitPods()+w.MeasurePods != devices {
+					t.Errorf("%s: %d init and %d measured pods for %d devices", w.Name, w.TotalInitPods(), w.MeasurePods, devices)
+				}
+			case strings.HasPrefix(w.Name, "ExtendedResourceScoring/"):
+				if last.Name != fmt.Sprintf("scoring-test-class-%d", d.DeviceClasses-1) ||
+					*last.Spec.ExtendedResourceName != "example.com/gpu" || requested != "example.com/gpu" ||
+					d.IndexedResource != "" || len(tm.InitPods[0].Spec.Containers[0].Resources.Requests) != 2 {
+					t.Errorf("%s: class %+v, pod requests %s", w.Name, last, requested)
+				}
+				if !strings.HasSuffix(w.Name, "/fast") && w.MeasurePods != devices {
+					t.Errorf("%s: %d measured pods for %d devices", w.Name, w.MeasurePods, devices)
+				}
+				cfg := readConfig(t, w)
+				fit := cfg["profiles"].([]any)[0].(map[string]any)["pluginConfig"].([]any)[0].(map[string]any)
+				res := fit["args"].(map[string]any)["scoringStrategy"].(map[string]any)["resources"].([]any)
+				if fit["name"] != "NodeResourcesFit" || len(res) != 3 || res[2].(map[string]any)["name"] != "example.com/gpu" {
+					t.Errorf("%s: scheduler configuration %v", w.Name, cfg)
+				}
+			default:
+				t.Errorf("unexpected shape %s", w.Name)
+			}
+		}
+	}
+	for _, name := range []string{"ExtendedResource/fast", "ExtendedResourceScoring/fast",
+		"ExtendedResource/Explicit_25classes_2000pods_200nodes", "ExtendedResource/Explicit_50classes_2000pods_200nodes",
+		"ExtendedResourceScoring/2000pods_200nodes", "ExtendedResource/Implicit_25classes_5000pods_500nodes"} {
+		if !seen[name] {
+			t.Errorf("%s is in no extended resource set", name)
+		}
+	}
+}
+
+// readConfig writes the workload's scheduler configuration and reads it back.
+func readConfig(t *testing.T, w *Workload) map[string]any {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scheduler-config.yaml")
+	if err := writeConfig(path, "/k/kubeconfig", w); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// Every scheduler's configuration: the driver's client settings, with the workload's
+// schedulerConfig merged in; the driver's own keys cannot be overridden.
+func TestSchedulerConfig(t *testing.T) {
+	ws, err := loadOne(t, draHeader+`  schedulerConfig:
+    percentageOfNodesToScore: 50
+    profiles: [{schedulerName: default-scheduler, pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: MostAllocated}}}]}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := readConfig(t, &ws[0])
+	cc := cfg["clientConnection"].(map[string]any)
+	if cfg["kind"] != "KubeSchedulerConfiguration" || cfg["apiVersion"] != "kubescheduler.config.k8s.io/v1" ||
+		cc["kubeconfig"] != "/k/kubeconfig" || cc["qps"] != 10.0 || cc["burst"] != 20.0 ||
+		cfg["leaderElection"].(map[string]any)["leaderElect"] != false || cfg["percentageOfNodesToScore"] != 50.0 ||
+		len(cfg["profiles"].([]any)) != 1 {
+		t.Fatalf("configuration: %v", cfg)
+	}
+	// Without schedulerConfig: only the driver's keys.
+	ws, err = loadOne(t, draHeader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := readConfig(t, &ws[0]); len(cfg) != 4 {
+		t.Fatalf("plain configuration: %v", cfg)
+	}
+	for _, key := range []string{"clientConnection", "leaderElection", "kind"} {
+		if _, err := loadOne(t, draHeader+"  schedulerConfig: {"+key+": {}}\n"); err == nil ||
+			!strings.Contains(err.Error(), "schedulerConfig") {
+			t.Errorf("schedulerConfig with %s: %v", key, err)
+		}
+	}
+}
+
+// The explicit extended resource shape's set-up: N classes, class k naming <resource>-<k>, no
+// claims; pod i requests and limits <resource>-<i mod N>, init pods numbered as upstream's.
+func TestDRAExtendedResourceSetup(t *testing.T) {
+	ws, err := loadOne(t, draHeader+`  podTemplate: {spec: {containers: [{name: pause, image: pause, resources: {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}}]}}
+  dra:
+    nodesWithDRA: 2
+    devicesPerNode: 5
+    deviceClasses: 4
+    indexedResource: example.com/gpu
+    deviceClass: {metadata: {name: test-class}, spec: {extendedResourceName: example.com/gpu}}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &ws[0]
+	tm, err := w.Templates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := fake.NewSimpleClientset()
+	ctx := context.Background()
+	if _, err := DRASetup(ctx, cs, w, tm); err != nil {
+		t.Fatal(err)
+	}
+	classes, err := cs.ResourceV1().DeviceClasses().List(ctx, metav1.ListOptions{})
+	if err != nil || len(classes.Items) != 4 {
+		t.Fatalf("classes: %v %v", classes, err)
+	}
+	for _, c := range classes.Items {
+		k := strings.TrimPrefix(c.Name, "test-class-")
+		if c.Spec.ExtendedResourceName == nil || *c.Spec.ExtendedResourceName != "example.com/gpu-"+k {
+			t.Errorf("class %s: %+v", c.Name, c.Spec)
+		}
+	}
+	if l, _ := cs.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{}); len(l.Items) != 0 {
+		t.Fatalf("claims made during set-up: %v", l.Items)
+	}
+	if _, err := CreatePods(ctx, cs, initNS, 0, w.InitPods, tm.InitPods[0], w.PodHook()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreatePods(ctx, cs, measureNS, 0, w.MeasurePods, tm.Pod, w.PodHook()); err != nil {
+		t.Fatal(err)
+	}
+	for ns, pods := range map[string]int{initNS: 4, measureNS: 6} {
+		for i := 0; i < pods; i++ {
+			p, err := cs.CoreV1().Pods(ns).Get(ctx, fmt.Sprintf("pod-%06d", i), metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := p.Spec.Containers[0].Resources
+			want := v1.ResourceName(fmt.Sprintf("example.com/gpu-%d", i%4))
+			if len(r.Requests) != 1 || len(r.Limits) != 1 || r.Requests.Name(want, "").Value() != 1 ||
+				r.Limits.Name(want, "").Value() != 1 {
+				t.Errorf("%s/%s: %+v", ns, p.Name, r)
+			}
+		}
+	}
+	if tm.Pod.Spec.Containers[0].Resources.Requests.Name("example.com/gpu", "").Value() != 1 {
+		t.Fatal("the template was modified")
+	}
+	// Without deviceClasses, the one class keeps its name (the other DRA shapes).
+	d := *w.DRA
+	d.DeviceClasses = 0
+	if c := d.DeviceClassAt(tm, 0); c.Name != "test-class" || *c.Spec.ExtendedResourceName != "example.com/gpu" {
+		t.Fatalf("single class: %+v", c)
+	}
+}
+
+func TestDRAExtendedFieldsAreChecked(t *testing.T) {
+	base := "    nodesWithDRA: 1\n    devicesPerNode: 2\n"
+	for bad, want := range map[string]string{
+		"  dra:\n" + base + "    deviceClasses: -1\n" + draClass:                "deviceClasses",
+		"  dra:\n" + base + "    indexedResource: example.com/gpu\n" + draClass: "needs dra.deviceClasses",
+	} {
+		if _, err := loadOne(t, draHeader+bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want an error with %q", bad, err, want)
+		}
+	}
+	// An indexed resource no pod requests is a misspelling.
+	ws, err := loadOne(t, draHeader+"  dra:\n"+base+"    deviceClasses: 2\n    indexedResource: example.com/gpu\n"+draClass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws[0].Templates(); err == nil || !strings.Contains(err.Error(), "no pod template requests") {
+		t.Fatalf("unrequested indexed resource: %v", err)
+	}
+}
+
+// VerifyClaims also checks the claim the scheduler made for a pod's extended resources: named
+// in the pod's status, annotated, one device per unit, on the pod's node, reserved for it.
+func TestVerifyExtendedResourceClaims(t *testing.T) {
+	ctx := context.Background()
+	d := &DRASpec{NodesWithDRA: 1, DevicesPerNode: 2}
+	build := func(mutate func(p *v1.Pod, c *resourceapi.ResourceClaim)) *fake.Clientset {
+		cs := fake.NewSimpleClientset()
+		if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, d.SliceAt("node-0", 0), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		dc := &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "test-class-0"},
+			Spec: resourceapi.DeviceClassSpec{ExtendedResourceName: ptr.To("example.com/gpu-0")}}
+		if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, dc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "pod-0", Namespace: measureNS, UID: "uid-0"},
+			Spec: v1.PodSpec{NodeName: "node-0", Containers: []v1.Container{{Name: "pause", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{"example.com/gpu-0": resource.MustParse("2")}}}}},
+			Status: v1.PodStatus{ExtendedResourceClaimStatus: &v1.PodExtendedResourceClaimStatus{
+				ResourceClaimName: "pod-0-extended-resources-x"}}}
+		c := &resourceapi.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "pod-0-extended-resources-x", Namespace: measureNS,
+			Annotations: map[string]string{resourceapi.ExtendedResourceClaimAnnotation: "true"}},
+			Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{
+				{Name: "container-0-request-0"}, {Name: "container-0-request-0"}}}}}
+		c.Status.Allocation = Allocation(c, "node-0", SliceName(0), []string{"basic-device-0", "basic-device-1"})
+		c.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
+		mutate(p, c)
+		if _, err := cs.CoreV1().Pods(measureNS).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.ResourceV1().ResourceClaims(measureNS).Create(ctx, c, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	if err := VerifyClaims(ctx, build(func(*v1.Pod, *resourceapi.ResourceClaim) {}), []string{measureNS}); err != nil {
+		t.Fatal(err)
+	}
+	for want, mutate := range map[string]func(p *v1.Pod, c *resourceapi.ResourceClaim){
+		"extendedResourceClaimStatus names no claim": func(p *v1.Pod, _ *resourceapi.ResourceClaim) {
+			p.Status.ExtendedResourceClaimStatus = nil
+		},
+		"is not reserved for the pod": func(_ *v1.Pod, c *resourceapi.ResourceClaim) { c.Status.ReservedFor = nil },
+		"1 devices for the 2 requested": func(_ *v1.Pod, c *resourceapi.ResourceClaim) {
+			c.Status.Allocation.Devices.Results = c.Status.Allocation.Devices.Results[:1]
+		},
+		"lacks annotation": func(_ *v1.Pod, c *resourceapi.ResourceClaim) { c.Annotations = nil },
+		"not bound":        func(p *v1.Pod, _ *resourceapi.ResourceClaim) { p.Spec.NodeName = "" },
+	} {
+		if err := VerifyClaims(ctx, build(mutate), []string{measureNS}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want an error with %q, got %v", want, err)
+		}
+	}
+	// The implicit name deviceclass.resource.kubernetes.io/<class> needs a claim too.
+	cs := build(func(p *v1.Pod, _ *resourceapi.ResourceClaim) {
+		p.Spec.Containers[0].Resources.Requests = v1.ResourceList{
+			"deviceclass.resource.kubernetes.io/test-class-0": resource.MustParse("1")}
+		p.Status.ExtendedResourceClaimStatus = nil
+	})
+	if err := VerifyClaims(ctx, cs, []string{measureNS}); err == nil || !strings.Contains(err.Error(), "requests 1 devices") {
+		t.Fatalf("implicit extended resource without a claim: %v", err)
 	}
 }

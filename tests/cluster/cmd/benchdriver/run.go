@@ -19,8 +19,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"stowage.dev/tests/cluster/internal/loopback"
 	"time"
+
+	"sigs.k8s.io/yaml"
+	"stowage.dev/tests/cluster/internal/loopback"
 )
 
 const (
@@ -104,17 +106,22 @@ type RunEnv struct {
 	ControllerManager string
 }
 
+// writeConfig writes the KubeSchedulerConfiguration every scheduler of the run gets (the
+// binder reads clientConnection only): the client limits of the workload, no leader election,
+// and the workload's schedulerConfig merged in.
 func writeConfig(path, kubeconfig string, w *Workload) error {
-	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-  qps: %d
-  burst: %d
-leaderElection:
-  leaderElect: false
-`, kubeconfig, w.QPS, w.Burst)
-	return os.WriteFile(path, []byte(cfg), 0o600)
+	cfg, err := objectTemplate(fmt.Sprintf(`{"apiVersion":"kubescheduler.config.k8s.io/v1",
+ "kind":"KubeSchedulerConfiguration",
+ "clientConnection":{"kubeconfig":%q,"qps":%d,"burst":%d},
+ "leaderElection":{"leaderElect":false}}`, kubeconfig, w.QPS, w.Burst), w.SchedulerConfig)
+	if err != nil {
+		return fmt.Errorf("scheduler configuration: %w", err)
+	}
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("scheduler configuration: %w", err)
+	}
+	return os.WriteFile(path, b, 0o600)
 }
 
 // RunOnce performs one run; failures are returned in RunResult.Error.

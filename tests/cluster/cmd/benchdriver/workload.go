@@ -68,6 +68,10 @@ type Workload struct {
 	// Dynamic resource allocation (dra.go): ResourceSlices, a DeviceClass, claims and a claim
 	// template, created during set-up.
 	DRA *DRASpec `json:"dra,omitempty"`
+	// SchedulerConfig is merged (RFC 7386) into the KubeSchedulerConfiguration the driver writes
+	// for every scheduler of the run, e.g. the profiles of a scheduler_perf shape's
+	// schedulerConfigPath; clientConnection and leaderElection stay the driver's.
+	SchedulerConfig map[string]any `json:"schedulerConfig,omitempty"`
 }
 
 type workloadFile struct {
@@ -109,6 +113,10 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: churnTemplate and churnIntervalMilliseconds go together", where)
 		case w.ChurnTemplate != nil && w.Mode == ModeBacklog:
 			return nil, fmt.Errorf("%s: churn needs the stream mode (the backlog mode has no creation phase)", where)
+		case w.SchedulerConfig["clientConnection"] != nil || w.SchedulerConfig["leaderElection"] != nil ||
+			w.SchedulerConfig["apiVersion"] != nil || w.SchedulerConfig["kind"] != nil:
+			return nil, fmt.Errorf("%s: schedulerConfig must leave apiVersion, kind, clientConnection and "+
+				"leaderElection to the driver", where)
 		}
 		if err := w.checkVolumes(); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
