@@ -22,7 +22,9 @@ package main
 // pod tried while the other's PreBind had not yet written the volume's claimRef.) Claims
 // ending differently, placed alike or not, leave the runs with different volumes: serial mode
 // cannot re-pin them, so its later pods using a claim that waited for its first consumer are
-// not compared; batch mode stops comparing there as after a placement.
+// not compared; batch mode stops comparing there as after a placement. In the dra profile so
+// are the later pods asking for an extended resource a DeviceClass provides (Outcome.extended):
+// where a node lacks it, its Filter and scores count the devices claims hold.
 
 import (
 	"regexp"
@@ -131,7 +133,7 @@ func CompareWith(seed uint64, mode string, up, st []Outcome, scores map[string]S
 			!slices.Equal(up[i].boundBefore, st[i].boundBefore)
 		preempted := pre != nil && (up[i].preempted() || st[i].preempted())
 		switch {
-		case diverged, volumesDiverged && usesDynamicClaim(up[i]):
+		case diverged, volumesDiverged && (usesDynamicClaim(up[i]) || up[i].extended):
 			r.Verdict = NotCompared
 		case preempted:
 			r.Verdict, r.Tied, r.Kind = JudgePreemption(up[i], st[i], pre.Candidates[up[i].Key()],

@@ -435,3 +435,29 @@ func TestCompareClaims(t *testing.T) {
 		})
 	}
 }
+
+// The dra profile: a pod's claim for example.com/gpu that ended on other devices (a tie placed
+// it elsewhere) leaves the later pods asking for example.com/gpu not compared, claims of their
+// own or not, since their scores on nodes that lack it count the devices claims hold; the
+// other later pods are compared.
+func TestCompareAfterExtendedClaims(t *testing.T) {
+	ext := func(o Outcome, dev string) Outcome {
+		o.extended = true
+		if dev != "" {
+			o.Claims = []ClaimOutcome{{Claim: extendedClaim, Phase: "allocated", dynamic: true,
+				Devices: []string{"container-0-request-0=" + dev}}}
+		}
+		return o
+	}
+	up := []Outcome{ext(bound("p", "a"), "gpu.example.com/a/gpu-0"), ext(bound("q", "c"), ""), bound("r", "a")}
+	st := []Outcome{ext(bound("p", "b"), "gpu.example.com/b/gpu-0"), ext(bound("q", "d"), ""), bound("r", "a")}
+	tie := map[string]Scores{"difftest/p": {"a": 50, "b": 50}, "difftest/q": {"c": 70, "d": 20}}
+	rs := Compare(7, ModeSerial, up, st, tie)
+	var got []Verdict
+	for _, r := range rs {
+		got = append(got, r.Verdict)
+	}
+	if want := []Verdict{TieAgree, NotCompared, Agree}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}

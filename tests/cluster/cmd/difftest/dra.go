@@ -271,6 +271,46 @@ func (x *Runner) claimsReleased(ctx context.Context) bool {
 	return true
 }
 
+// releaseClaims waits up to 3 s for the resourceclaim controller to deallocate the claims of a
+// pod that left, then deallocates itself those still allocated and reserved by nobody. The
+// controller deallocates a claim only as it removes the claim's last reservation itself; when a
+// PreBind failed after writing the claim (upstream's "nil or empty request mappings" for a pod
+// with claims of its own asking for example.com/gpu on a node that lists it), the scheduler's
+// Unreserve removes the reservation, and whether it comes before the controller sees the pod
+// gone is timing. When the scheduler came first the claim stayed allocated (until a garbage
+// collector, which the test cluster lacks, deleted it with its pod), and the two runs went on
+// with different devices free: upstream against itself disagreed so on seed 709's pod-03.
+func (x *Runner) releaseClaims(ctx context.Context, pod string) error {
+	if x.waitUntil(ctx, 3*time.Second, func() bool { return x.claimsReleased(ctx) }) {
+		return nil
+	}
+	api := x.cs.ResourceV1().ResourceClaims(namespace)
+	for i := 0; i < 10; i++ {
+		l, err := api.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		done := true
+		for _, c := range l.Items {
+			if c.Status.Allocation == nil || len(c.Status.ReservedFor) > 0 {
+				continue
+			}
+			klog.InfoS("Deallocating a claim reserved by nobody after a pod left", "pod", pod, "claim", c.Name)
+			c.Status.Allocation = nil
+			if _, err := api.UpdateStatus(ctx, &c, metav1.UpdateOptions{}); apierrors.IsConflict(err) {
+				done = false
+			} else if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deallocating resourceclaim %s: %w", c.Name, err)
+			}
+		}
+		if done {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("claims reserved by nobody still allocated after pod %s left: %s", pod, x.unreleased)
+}
+
 // pinClaims gives a pod that serial mode moved to upstream's node (run.go) the devices
 // upstream's run gave it, so that later pods see the same devices in use: once the
 // resourceclaim controller has deallocated the claims of the pod deleted and made the new

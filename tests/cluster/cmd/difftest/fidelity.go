@@ -129,7 +129,10 @@ func (x *Runner) Explain(ctx context.Context, bin, tag string, st State, up []Ou
 		return nil, err
 	}
 	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-explain-stowage.log", tag))
-	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
+	cfg, err := x.schedulerConfig(&st)
+	if err != nil {
+		return nil, err
+	}
 	var rs []Result
 	for i := range st.Pods {
 		pod, u := &st.Pods[i], up[i]
@@ -265,7 +268,10 @@ func (x *Runner) Simulate(ctx context.Context, s Scheduler, tag string, st State
 			return nil, err
 		}
 	}
-	cfg := filepath.Join(x.dir, "scheduler-config.yaml")
+	cfg, err := x.schedulerConfig(&st)
+	if err != nil {
+		return nil, err
+	}
 	logPath := filepath.Join(x.dir, fmt.Sprintf("%s-simulate-stowage.log", tag))
 	snap := filepath.Join(x.dir, fmt.Sprintf("snapshot-%s.yaml", tag))
 	if _, err := runStowage(ctx, s.Binary, logPath, "snapshot", "-o", snap, "--config="+cfg); err != nil {

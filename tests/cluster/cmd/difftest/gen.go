@@ -93,7 +93,10 @@ type State struct {
 	ResourceSlices         []resourceapi.ResourceSlice         `json:"resourceSlices,omitempty"`
 	ResourceClaimTemplates []resourceapi.ResourceClaimTemplate `json:"resourceClaimTemplates,omitempty"`
 	ResourceClaims         []resourceapi.ResourceClaim         `json:"resourceClaims,omitempty"`
-	Nodes                  []v1.Node                           `json:"nodes"`
+	// Scoring (the dra profile, gen_drascore.go) is the resource scoring both schedulers are
+	// configured with (sched.go); without it they get the default profile.
+	Scoring *Scoring  `json:"scoring,omitempty"`
+	Nodes   []v1.Node `json:"nodes"`
 	// Existing pods are bound to their nodes (spec.nodeName) before the pods come; not compared.
 	Existing []v1.Pod `json:"existing,omitempty"`
 	Pods     []v1.Pod `json:"pods"`

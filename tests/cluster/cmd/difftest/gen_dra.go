@@ -157,6 +157,7 @@ func addDRA(seed uint64, s *State) {
 			}
 		}
 	}
+	addDRAScoring(seed, s)
 }
 
 func draClass(name, expr string) resourceapi.DeviceClass {

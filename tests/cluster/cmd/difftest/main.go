@@ -202,8 +202,9 @@ func main() {
 		atExit = append(atExit, stop)
 	}
 	start := time.Now()
-	// The storage profile adds pods of its own (gen_binding.go): the report counts those run.
-	rep := Report{Modes: modeList, Nodes: *nodes, Pods: len(list[0].Pods), Out: *out}
+	// The storage profile adds pods of its own (gen_binding.go), the dra profile nodes of its own
+	// (gen_drascore.go): the report counts those run.
+	rep := Report{Modes: modeList, Nodes: len(list[0].Nodes), Pods: len(list[0].Pods), Out: *out}
 	for i, s := range list {
 		path := filepath.Join(*out, fmt.Sprintf("state-%d.yaml", s.Seed))
 		b, _ := yaml.Marshal(s)

@@ -32,8 +32,10 @@ type process struct {
 }
 
 // writeSchedulerConfig writes the configuration both schedulers get: the default profile,
-// no leader election, and client limits high enough that the client never paces a run.
-func writeSchedulerConfig(path, kubeconfig string) error {
+// no leader election, and client limits high enough that the client never paces a run. A
+// state's scoring (the dra profile's) configures the default profile's NodeResourcesFit
+// (Runner.schedulerConfig); without it the file is the same for every state.
+func writeSchedulerConfig(path, kubeconfig string, sc *Scoring) error {
 	cfg := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
@@ -43,7 +45,30 @@ clientConnection:
 leaderElection:
   leaderElect: false
 `, kubeconfig)
+	if sc != nil {
+		cfg += scoringProfile(sc)
+	}
 	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// scoringProfile is the profiles section of a state's scoring: the default scheduler's
+// plugins as by default, NodeResourcesFit's scoring strategy over sc's resources, each of
+// weight 1.
+func scoringProfile(sc *Scoring) string {
+	var b strings.Builder
+	b.WriteString("profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n")
+	b.WriteString("  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n")
+	fmt.Fprintf(&b, "        type: %s\n        resources:\n", sc.Type)
+	for _, r := range sc.Resources {
+		fmt.Fprintf(&b, "        - name: %s\n          weight: 1\n", r)
+	}
+	if len(sc.Shape) > 0 {
+		b.WriteString("        requestedToCapacityRatio:\n          shape:\n")
+		for _, pt := range sc.Shape {
+			fmt.Fprintf(&b, "          - utilization: %d\n            score: %d\n", pt[0], pt[1])
+		}
+	}
+	return b.String()
 }
 
 // schedulerArgs are the flags of both schedulers. schedule_one.go logs every node's final score
