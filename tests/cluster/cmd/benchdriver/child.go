@@ -132,6 +132,15 @@ func (c *Child) Stop(grace time.Duration) float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
+// Kill sends SIGKILL (no shutdown, no lease release: a crash) and waits until the process is
+// reaped.
+func (c *Child) Kill() {
+	if c.Alive() {
+		_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	}
+	<-c.exited
+}
+
 // tail is the last n lines of a file (for error messages).
 func tail(path string, n int) string {
 	b, err := os.ReadFile(path)

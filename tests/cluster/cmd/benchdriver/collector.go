@@ -36,6 +36,11 @@ type Collector struct {
 	firstIn    map[string]time.Time
 	lastBound  map[string]time.Time
 
+	// Every binding seen, in the order seen, and pods seen moving from one node to another
+	// (the apiserver refuses a second binding, so this stays 0 unless something is very wrong).
+	binds   []BindEvent
+	rebound int
+
 	samples []float64 // in the order taken; sorted only for percentiles
 	series  []Sample
 	doneCh  chan struct{}
@@ -73,11 +78,17 @@ func (c *Collector) onChange(oldObj, newObj any) {
 		return
 	}
 	if o, ok := oldObj.(*v1.Pod); ok && o.Spec.NodeName != "" {
+		if o.Spec.NodeName != n.Spec.NodeName {
+			c.mu.Lock()
+			c.rebound++
+			c.mu.Unlock()
+		}
 		return
 	}
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.binds = append(c.binds, BindEvent{Namespace: n.Namespace, Name: n.Name, Node: n.Spec.NodeName, At: now})
 	c.bound[n.Namespace]++
 	c.lastBound[n.Namespace] = now
 	if _, ok := c.firstIn[n.Namespace]; !ok {
@@ -86,6 +97,32 @@ func (c *Collector) onChange(oldObj, newObj any) {
 	if c.firstBound.IsZero() {
 		c.firstBound = now
 	}
+}
+
+// BindEvent is one pod seen bound: when the driver's watch delivered it.
+type BindEvent struct {
+	Namespace, Name, Node string
+	At                    time.Time
+}
+
+// Binds is every binding seen so far of namespace ns, in the order seen.
+func (c *Collector) Binds(ns string) []BindEvent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []BindEvent
+	for _, b := range c.binds {
+		if b.Namespace == ns {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Rebound is how many pods were seen moving from one node to another.
+func (c *Collector) Rebound() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rebound
 }
 
 // Bound is how many pods of the namespaces were seen bound.

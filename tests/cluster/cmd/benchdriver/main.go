@@ -94,6 +94,12 @@ func main() {
 		for run := 1; run <= *runs; run++ {
 			for _, spec := range specs { // interleaved, so drift of a noisy machine hits all alike
 				done++
+				if w.Mode == ModeFailover && !spec.Metrics {
+					// The binder has no leader election: two of them would both bind.
+					fmt.Fprintf(os.Stderr, "[%d/%d] %s, %s: skipped (the failover mode runs schedulers "+
+						"with leader election only)\n", done, total, w.Name, spec.Name)
+					continue
+				}
 				fmt.Fprintf(os.Stderr, "[%d/%d %s] %s, %s, run %d ... ", done, total,
 					time.Since(start).Round(time.Second), w.Name, spec.Name, run)
 				r := RunOnce(env, w, spec, run)
@@ -103,6 +109,10 @@ func main() {
 				if r.Error != "" {
 					failed++
 					fmt.Fprintf(os.Stderr, "FAILED: %s\n", r.Error)
+					continue
+				}
+				if f := r.Failover; f != nil {
+					fmt.Fprintf(os.Stderr, "%s, load %.1f-%.1f\n", f.Summary(), r.LoadAvg[0], r.LoadAvg[1])
 					continue
 				}
 				fmt.Fprintf(os.Stderr, "%.0f pods/s average, %.0f elapsed, creator %.0f/s, "+

@@ -93,6 +93,10 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 			continue
 		}
 		first := firstRun(gs)
+		if first.Mode == ModeFailover {
+			b.WriteString(FailoverMarkdown(wl, gs)) // failover.go
+			continue
+		}
 		p("\n## %s\n\n%d nodes, %d init pods, %d measured pods, client qps %d / burst %d, "+
 			"mode %s\n\n", wl, first.Nodes, first.InitPods, first.MeasurePods, first.QPS,
 			first.Burst, first.Mode)

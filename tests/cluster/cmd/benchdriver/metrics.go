@@ -156,9 +156,12 @@ type Scraper struct {
 }
 
 // NewScraper for the scheduler serving on port.
-func NewScraper(port int, token string) *Scraper {
+func NewScraper(port int, token string) *Scraper { return NewScraperPath(port, token, "/metrics") }
+
+// NewScraperPath fetches another path of the scheduler's secure port (e.g. /readyz).
+func NewScraperPath(port int, token, path string) *Scraper {
 	return &Scraper{
-		URL:   fmt.Sprintf("https://127.0.0.1:%d/metrics", port),
+		URL:   fmt.Sprintf("https://127.0.0.1:%d%s", port, path),
 		Token: token,
 		hc: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}},

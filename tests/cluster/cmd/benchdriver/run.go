@@ -9,6 +9,8 @@ package main
 //     scheduler runs, sampling throughput until every one is bound;
 //     backlog: stop the scheduler, create every measured pod, start it again and sample
 //     throughput until the backlog is bound, so creation never competes with scheduling;
+//     (failover, with two instances under leader election and the leader killed mid-run, has
+//     its own sequence: failover.go);
 //  4. read CPU, peak RSS and /metrics; stop the scheduler and the cluster.
 //
 // Every wait is bounded by the workload's timeout; a run that times out or whose scheduler
@@ -16,6 +18,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,6 +97,9 @@ type RunResult struct {
 	AttemptLatency   *Latency `json:"attemptLatency,omitempty"`
 	AlgorithmLatency *Latency `json:"algorithmLatency,omitempty"`
 	MetricsNote      string   `json:"metricsNote,omitempty"`
+
+	// The failover mode's figures (failover.go).
+	Failover *FailoverResult `json:"failover,omitempty"`
 }
 
 // RunEnv is what every run shares.
@@ -107,21 +113,55 @@ type RunEnv struct {
 }
 
 // writeConfig writes the KubeSchedulerConfiguration every scheduler of the run gets (the
-// binder reads clientConnection only): the client limits of the workload, no leader election,
-// and the workload's schedulerConfig merged in.
+// binder reads clientConnection only): the client limits of the workload, leader election as
+// the mode wants it (leaderElectionConfig: off, except in the failover mode), and the
+// workload's schedulerConfig merged in.
 func writeConfig(path, kubeconfig string, w *Workload) error {
+	b, err := schedulerConfig(kubeconfig, w)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// schedulerConfig is the YAML writeConfig writes.
+func schedulerConfig(kubeconfig string, w *Workload) ([]byte, error) {
+	le, err := json.Marshal(leaderElectionConfig(w))
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := objectTemplate(fmt.Sprintf(`{"apiVersion":"kubescheduler.config.k8s.io/v1",
  "kind":"KubeSchedulerConfiguration",
  "clientConnection":{"kubeconfig":%q,"qps":%d,"burst":%d},
- "leaderElection":{"leaderElect":false}}`, kubeconfig, w.QPS, w.Burst), w.SchedulerConfig)
+ "leaderElection":%s}`, kubeconfig, w.QPS, w.Burst, le), w.SchedulerConfig)
 	if err != nil {
-		return fmt.Errorf("scheduler configuration: %w", err)
+		return nil, fmt.Errorf("scheduler configuration: %w", err)
 	}
 	b, err := yaml.Marshal(cfg)
 	if err != nil {
-		return fmt.Errorf("scheduler configuration: %w", err)
+		return nil, fmt.Errorf("scheduler configuration: %w", err)
 	}
-	return os.WriteFile(path, b, 0o600)
+	return b, nil
+}
+
+// leaderElectionConfig is the configuration's leaderElection: off in the stream and backlog
+// modes (one scheduler, nothing to elect), on in the failover mode with the workload's lease
+// settings (upstream's defaults unless it says otherwise) on the upstream lock,
+// kube-system/kube-scheduler, the same for both instances.
+func leaderElectionConfig(w *Workload) map[string]any {
+	if w.Mode != ModeFailover {
+		return map[string]any{"leaderElect": false}
+	}
+	f := w.FailoverSettings()
+	return map[string]any{
+		"leaderElect":       true,
+		"leaseDuration":     goDuration(f.LeaseDurationSeconds),
+		"renewDeadline":     goDuration(f.RenewDeadlineSeconds),
+		"retryPeriod":       goDuration(f.RetryPeriodSeconds),
+		"resourceLock":      "leases",
+		"resourceName":      leaseName,
+		"resourceNamespace": leaseNamespace,
+	}
 }
 
 // RunOnce performs one run; failures are returned in RunResult.Error.
@@ -135,7 +175,11 @@ func RunOnce(env RunEnv, w *Workload, spec SchedulerSpec, run int) RunResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*x.timeout+3*time.Minute)
 	defer cancel()
 	x.ctx = ctx
-	err := x.run()
+	do := x.run
+	if w.Mode == ModeFailover {
+		do = x.runFailover // failover.go
+	}
+	err := do()
 	x.cleanup()
 	if err != nil {
 		r.Error = err.Error()
@@ -158,10 +202,14 @@ type runner struct {
 	child   *Child
 	port    int
 	kcm     *Child // kube-controller-manager's PV binder or resourceclaim controller, if asked for
+	// The failover mode's second instance (failover.go), while both run.
+	standby     *Child
+	standbyPort int
 }
 
 func (x *runner) cleanup() {
 	x.stopScheduler()
+	x.stopStandby()
 	if x.kcm != nil {
 		x.kcm.Stop(20 * time.Second)
 	}
@@ -230,13 +278,20 @@ func (x *runner) setup() error {
 // startScheduler starts the scheduler on a free port; its log is named after the run.
 func (x *runner) startScheduler(suffix string) error {
 	var err error
-	if x.port, err = loopback.FreePort(); err != nil {
-		return err
+	x.child, x.port, err = x.launch(suffix)
+	return err
+}
+
+// launch starts one scheduler process on a free port, its log named after the run and suffix.
+func (x *runner) launch(suffix string) (*Child, int, error) {
+	port, err := loopback.FreePort()
+	if err != nil {
+		return nil, 0, err
 	}
 	log := fmt.Sprintf("%s-%s-%d%s.log", x.w.Slug(), x.spec.Name, x.r.Run, suffix)
-	x.child, err = StartChild(x.spec.Name, x.spec.Binary, x.spec.Args(x.cfgPath, x.port),
+	c, err := StartChild(x.spec.Name, x.spec.Binary, x.spec.Args(x.cfgPath, port),
 		filepath.Join(x.env.LogDir, log))
-	return err
+	return c, port, err
 }
 
 // stopScheduler stops the current process, adding its CPU to the total and keeping the

@@ -30,7 +30,9 @@ type Workload struct {
 	QPS         int      `json:"qps"`
 	Burst       int      `json:"burst"`
 	// Mode is stream (default: measured pods created while the scheduler runs, as
-	// scheduler_perf) or backlog (all created first, then the scheduler is started again).
+	// scheduler_perf), backlog (all created first, then the scheduler is started again) or
+	// failover (stream with two instances under leader election, the leader killed mid-run;
+	// failover.go).
 	Mode string `json:"mode,omitempty"`
 	// TimeoutSeconds bounds each phase (setup, init, creation, measured).
 	TimeoutSeconds int `json:"timeoutSeconds"`
@@ -72,6 +74,8 @@ type Workload struct {
 	// for every scheduler of the run, e.g. the profiles of a scheduler_perf shape's
 	// schedulerConfigPath; clientConnection and leaderElection stay the driver's.
 	SchedulerConfig map[string]any `json:"schedulerConfig,omitempty"`
+	// Failover tunes the failover mode (failover.go); nil there means its defaults.
+	Failover *FailoverSpec `json:"failover,omitempty"`
 }
 
 type workloadFile struct {
@@ -103,8 +107,8 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: qps and burst must be at least 1", where)
 		case w.TimeoutSeconds < 10:
 			return nil, fmt.Errorf("%s: timeoutSeconds must be at least 10", where)
-		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog:
-			return nil, fmt.Errorf("%s: mode must be %s or %s", where, ModeStream, ModeBacklog)
+		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog && w.Mode != ModeFailover:
+			return nil, fmt.Errorf("%s: mode must be %s, %s or %s", where, ModeStream, ModeBacklog, ModeFailover)
 		case w.InitPodTemplate != nil && len(w.InitPodTemplates) > 0:
 			return nil, fmt.Errorf("%s: initPodTemplate and initPodTemplates exclude each other", where)
 		case w.InitNamespaces < 0:
@@ -117,6 +121,9 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			w.SchedulerConfig["apiVersion"] != nil || w.SchedulerConfig["kind"] != nil:
 			return nil, fmt.Errorf("%s: schedulerConfig must leave apiVersion, kind, clientConnection and "+
 				"leaderElection to the driver", where)
+		}
+		if err := w.checkFailover(); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		if err := w.checkVolumes(); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
