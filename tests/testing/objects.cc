@@ -1,6 +1,7 @@
 #include "tests/testing/objects.h"
 
 #include <atomic>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -27,7 +28,17 @@ Status EnsureNamespace(client::RestClient& c, const std::string& name) {
 Status CreatePod(client::RestClient& c, const PodWrapper& pod) {
   std::string ns = pod.Obj()->metadata.namespace_;
   if (ns.empty()) ns = "default";
-  return c.Post("/api/v1/namespaces/" + ns + "/pods", pod.Json()).status();
+  // The apiserver's Priority admission reads PriorityClasses from its own informer, so a pod
+  // naming a class created a moment ago can be refused until that informer has it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    Status s = c.Post("/api/v1/namespaces/" + ns + "/pods", pod.Json()).status();
+    if (s.ok() || s.message().find("no PriorityClass with name") == std::string_view::npos ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 Status CreateNode(client::RestClient& c, const NodeWrapper& node) {
