@@ -6,8 +6,8 @@
 
 namespace stowage::scheduler {
 
-BindingPool::BindingPool(int workers, size_t max_queued)
-    : max_queued_(std::max<size_t>(1, max_queued)) {
+BindingPool::BindingPool(int workers, size_t max_queued, size_t max_prebind)
+    : max_queued_(std::max<size_t>(1, max_queued)), max_prebind_(std::max<size_t>(1, max_prebind)) {
   for (int i = 0; i < std::max(1, workers); ++i) workers_.emplace_back([this] { Work(); });
 }
 
@@ -39,25 +39,31 @@ void BindingPool::Submit(std::function<void()> task) {
   changed_cv_.SignalAll();
 }
 
-void BindingPool::SubmitWaiting(std::function<void()> task) {
+void BindingPool::SubmitWaiting(std::function<void()> task, bool prebind) {
   {
     MutexLock l(mu_);
     ++running_;
     ++waiting_threads_;
+    if (prebind) ++prebind_threads_;
   }
   // Detached: Shutdown waits for waiting_threads_ to reach zero instead of joining.
-  std::thread([this, task = std::move(task)] {
+  std::thread([this, prebind, task = std::move(task)] {
     task();
-    MutexLock l(mu_);
-    --running_;
-    --waiting_threads_;
+    {
+      MutexLock l(mu_);
+      --running_;
+      --waiting_threads_;
+      if (prebind) --prebind_threads_;
+    }
     changed_cv_.SignalAll();
+    if (prebind) room_cv_.SignalAll();
   }).detach();
 }
 
 void BindingPool::WaitForRoom(std::stop_token stop) {
   MutexLock l(mu_);
-  while (!closed_ && tasks_.size() >= max_queued_ && !stop.stop_requested()) {
+  while (!closed_ && (tasks_.size() >= max_queued_ || prebind_threads_ >= max_prebind_) &&
+         !stop.stop_requested()) {
     room_cv_.Wait(mu_, stop);
   }
 }

@@ -131,9 +131,10 @@ void Scheduler::ScheduleOne() {
     BindingCycle(fw, std::unique_ptr<CycleState>(st), std::move(qpod), std::move(assumed),
                  std::move(host), wait, std::move(preflight), start);
   };
-  // A pod held at Permit waits on a thread of its own (upstream's goroutine), never a worker.
+  // A pod held at Permit waits on a thread of its own (upstream's goroutine), never a worker;
+  // so does a PreBind with work, counted towards max_prebind_bindings.
   if (own_thread) {
-    binding_.SubmitWaiting(std::move(cycle));
+    binding_.SubmitWaiting(std::move(cycle), /*prebind=*/!permit.IsWait());
   } else {
     binding_.Submit(std::move(cycle));
   }

@@ -62,7 +62,8 @@ Scheduler::Scheduler(client::RestClient& client, informer::InformerFactory& info
       algorithm_(snapshot_, pool_, options_.percentage_of_nodes_to_score,
                  ExtenderPointers(options_.extenders)),
       status_writer_(client_, options_.status_workers),
-      binding_(options_.binding_workers, options_.max_queued_bindings) {
+      binding_(options_.binding_workers, options_.max_queued_bindings,
+               options_.max_prebind_bindings) {
   events_ = std::make_unique<EventRecorder>(
       options_.event_client != nullptr ? *options_.event_client : client_, options_.instance);
 }

@@ -57,6 +57,9 @@ struct Options {
   // not run ahead of what the API server can bind: pods wait in the scheduling queue (where
   // later events still reach them) rather than assumed in a binding backlog.
   size_t max_queued_bindings = 32;
+  // Binding cycles whose PreBind has work (claims, volumes) run on threads of their own, at most
+  // this many at once; beyond it the scheduling loop waits, as for max_queued_bindings.
+  size_t max_prebind_bindings = 128;
   // Workers that send the PodScheduled patches of failed attempts (StatusWriter), apart from
   // the binding workers so that a burst of failures does not hold up bindings.
   int status_workers = 4;

@@ -1,6 +1,6 @@
-// BindingPool: the scheduling loop waits while the queue of bindings is full, a pod waiting at
-// Permit takes neither a worker nor room, Drain reports what is left, and Shutdown runs every
-// queued binding before it returns.
+// BindingPool: the scheduling loop waits while the queue of bindings is full or max_prebind
+// PreBind threads run, a pod waiting at Permit takes neither a worker nor room, Drain reports
+// what is left, and Shutdown runs every queued binding before it returns.
 #include "pkg/scheduler/binding_pool.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +63,30 @@ TEST(BindingPoolTest, PodWaitingAtPermitTakesNeitherWorkerNorRoom) {
   std::stop_source never;
   pool.WaitForRoom(never.get_token());                      // returns: nothing is queued
   EXPECT_EQ(pool.Drain(std::chrono::milliseconds(0)), 1u);  // the waiting pod
+  pool.Shutdown([&] { permit.Open(); });
+}
+
+TEST(BindingPoolTest, LoopWaitsWhileMaxPrebindPreBindThreadsRun) {
+  Gate prebind;
+  Gate permit;
+  BindingPool pool(/*workers=*/1, /*max_queued=*/4, /*max_prebind=*/2);
+  // Pods held at Permit never count: their group may need the loop to go on.
+  for (int i = 0; i < 3; ++i) pool.SubmitWaiting([&] { permit.Wait(); });
+  std::stop_source never;
+  pool.WaitForRoom(never.get_token());  // returns at once
+  pool.SubmitWaiting([&] { prebind.Wait(); }, /*prebind=*/true);
+  pool.WaitForRoom(never.get_token());  // one of two: still room
+  pool.SubmitWaiting([&] { prebind.Wait(); }, /*prebind=*/true);
+  ASSERT_TRUE(Eventually([&] { return prebind.waiting() == 2; }));
+  std::atomic<bool> room{false};
+  std::jthread loop([&](std::stop_token stop) {
+    pool.WaitForRoom(stop);
+    room = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(room) << "the loop went on while two PreBinds ran, the most allowed";
+  prebind.Open();
+  EXPECT_TRUE(Eventually([&] { return room.load(); }));
   pool.Shutdown([&] { permit.Open(); });
 }
 
