@@ -415,36 +415,13 @@ func (x *runner) measureFailover(f FailoverSpec, fr *FailoverResult, a, b *Child
 	start := time.Now()
 	x.col.StartSampling(measureNS, start)
 	defer x.col.StopSampling()
-	type outcome struct {
-		res CreateResult
-		err error
-	}
-	created := make(chan outcome, 1)
-	go func() {
-		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.PodHook())
-		created <- outcome{res, err}
-	}()
-	var creation *outcome
-	checkCreation := func() error {
-		if creation != nil {
-			return nil
-		}
-		select {
-		case o := <-created:
-			if o.err != nil {
-				return o.err
-			}
-			creation = &o
-		default:
-		}
-		return nil
-	}
+	creation := x.startCreation()
 	err := x.waitBound([]string{measureNS}, f.KillAfterPods, "failover: the leader binding before the kill",
 		func() error {
 			if !b.Alive() {
 				return b.ExitError()
 			}
-			return checkCreation()
+			return creation.Poll()
 		})
 	if err != nil {
 		return err
@@ -466,7 +443,7 @@ func (x *runner) measureFailover(f FailoverSpec, fr *FailoverResult, a, b *Child
 		if !b.Alive() {
 			return false, b.ExitError()
 		}
-		if err := checkCreation(); err != nil {
+		if err := creation.Poll(); err != nil {
 			return false, err
 		}
 		n := x.col.Bound(measureNS)
@@ -477,7 +454,7 @@ func (x *runner) measureFailover(f FailoverSpec, fr *FailoverResult, a, b *Child
 		if n != lastCount {
 			lastCount, lastProgress = n, now
 		}
-		settled := creation != nil && now.After(earliestEnd) &&
+		settled := creation.done != nil && now.After(earliestEnd) &&
 			now.Sub(lastProgress) > time.Duration(f.SettleSeconds*float64(time.Second))
 		return settled, nil
 	})
@@ -485,14 +462,10 @@ func (x *runner) measureFailover(f FailoverSpec, fr *FailoverResult, a, b *Child
 		return fmt.Errorf("%w (%d/%d bound)", err, x.col.Bound(measureNS), x.w.MeasurePods)
 	}
 	end := time.Now()
-	if creation == nil { // everything bound before the creator returned
-		o := <-created
-		if o.err != nil {
-			return o.err
-		}
-		creation = &o
+	if err := creation.Wait(); err != nil { // everything bound, perhaps before the creator returned
+		return err
 	}
-	x.r.CreatorSeconds, x.r.CreatorRate = creation.res.Seconds, creation.res.Rate()
+	x.r.CreatorSeconds, x.r.CreatorRate = creation.done.res.Seconds, creation.done.res.Rate()
 	stopPoller()
 	samples, series := x.col.StopSampling()
 	x.r.LoadAvg[1] = loadAvg1()
@@ -604,14 +577,7 @@ func CounterByLabel(text, name string, selector map[string]string, by string) ma
 		if !ok || n != name {
 			continue
 		}
-		match := true
-		for k, want := range selector {
-			if labels[k] != want {
-				match = false
-				break
-			}
-		}
-		if match {
+		if labelsMatch(labels, selector) {
 			out[labels[by]] += v
 		}
 	}

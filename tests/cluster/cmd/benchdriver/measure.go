@@ -57,15 +57,7 @@ func (x *runner) measureStream() (err error) {
 	x.r.LoadAvg[0] = loadAvg1()
 	p.start = time.Now()
 	x.col.StartSampling(measureNS, p.start)
-	type outcome struct {
-		res CreateResult
-		err error
-	}
-	created := make(chan outcome, 1)
-	go func() {
-		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.PodHook())
-		created <- outcome{res, err}
-	}()
+	creation := x.startCreation()
 	// The churn runs beside the creation until every measured pod is bound.
 	stopChurn, churned := make(chan struct{}), make(chan error, 1)
 	if x.t.Churn != nil {
@@ -84,31 +76,16 @@ func (x *runner) measureStream() (err error) {
 			err = churnErr
 		}
 	}()
-	var creation *outcome
 	err = x.waitBound([]string{measureNS}, x.w.MeasurePods, "measured phase: scheduling the measured pods",
-		func() error {
-			if creation != nil {
-				return nil
-			}
-			select {
-			case o := <-created:
-				if o.err != nil {
-					return o.err
-				}
-				creation = &o
-			default:
-			}
-			return nil
-		})
-	if err == nil && creation == nil { // every pod bound before the creator returned
-		o := <-created
-		creation, err = &o, o.err
+		creation.Poll)
+	if err == nil { // every pod bound, perhaps before the creator returned
+		err = creation.Wait()
 	}
 	if err != nil {
 		x.col.StopSampling()
 		return err
 	}
-	x.r.CreatorSeconds, x.r.CreatorRate = creation.res.Seconds, creation.res.Rate()
+	x.r.CreatorSeconds, x.r.CreatorRate = creation.done.res.Seconds, creation.done.res.Rate()
 	return x.finish(p)
 }
 
@@ -204,4 +181,47 @@ func latency(before, after, name string, selector map[string]string) *Latency {
 	}
 	return &Latency{P50Ms: d.Quantile(0.5) * 1000, P99Ms: d.Quantile(0.99) * 1000,
 		AvgMs: d.Sum / d.Count * 1000, Count: d.Count}
+}
+
+// measuredCreation is CreatePods of the measured pods running in the background while the
+// caller waits for their bindings.
+type measuredCreation struct {
+	ch   chan creationOutcome
+	done *creationOutcome // once the creator returned
+}
+
+type creationOutcome struct {
+	res CreateResult
+	err error
+}
+
+func (x *runner) startCreation() *measuredCreation {
+	c := &measuredCreation{ch: make(chan creationOutcome, 1)}
+	go func() {
+		res, err := CreatePods(x.ctx, x.cl.Client, measureNS, 0, x.w.MeasurePods, x.t.Pod, x.w.PodHook())
+		c.ch <- creationOutcome{res, err}
+	}()
+	return c
+}
+
+// Poll notes the creator's result if it has returned, and returns its error.
+func (c *measuredCreation) Poll() error {
+	if c.done == nil {
+		select {
+		case o := <-c.ch:
+			c.done = &o
+		default:
+			return nil
+		}
+	}
+	return c.done.err
+}
+
+// Wait waits until the creator has returned, and returns its error.
+func (c *measuredCreation) Wait() error {
+	if c.done == nil {
+		o := <-c.ch
+		c.done = &o
+	}
+	return c.done.err
 }

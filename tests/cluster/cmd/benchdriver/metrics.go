@@ -106,6 +106,16 @@ func parseSample(line string) (name string, labels map[string]string, value floa
 	return name, labels, v, true
 }
 
+// labelsMatch reports whether labels hold every label of selector with its value.
+func labelsMatch(labels, selector map[string]string) bool {
+	for k, want := range selector {
+		if labels[k] != want {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseHistogram sums every series of histogram `name` whose labels include selector. found
 // is false when no series matched.
 func ParseHistogram(text, name string, selector map[string]string) (h Histogram, found bool) {
@@ -118,14 +128,7 @@ func ParseHistogram(text, name string, selector map[string]string) (h Histogram,
 		if !ok {
 			continue
 		}
-		match := true
-		for k, want := range selector {
-			if labels[k] != want {
-				match = false
-				break
-			}
-		}
-		if !match {
+		if !labelsMatch(labels, selector) {
 			continue
 		}
 		switch n {
