@@ -1,6 +1,6 @@
 // The view of the devices that DynamicResources shares with the resource-allocation scorers
-// within one scheduling cycle. Header-only, for the plugins (pkg/dra itself stays free of the
-// framework).
+// within one scheduling cycle. Header-only: the allocator's own sources do not use the
+// framework.
 #pragma once
 
 #include <memory>
