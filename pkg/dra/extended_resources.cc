@@ -146,13 +146,23 @@ ExtendedRequests MakeExtendedRequests(const api::Pod& pod,
   return out;
 }
 
-StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
-                                         const AllocatedState& allocated, const api::Node& node,
-                                         const api::DeviceClass& device_class) {
-  std::vector<const Inventory::Selector*> selectors;
+ClassSelectors SelectorsOf(const Inventory& inventory, const api::DeviceClass& device_class) {
+  ClassSelectors selectors;
   for (const std::string& expression : device_class.selectors) {
     selectors.push_back(&inventory.SelectorOf(expression));
   }
+  return selectors;
+}
+
+StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
+                                         const AllocatedState& allocated, const api::Node& node,
+                                         const api::DeviceClass& device_class) {
+  return CountClassDevices(inventory, allocated, node, SelectorsOf(inventory, device_class));
+}
+
+StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
+                                         const AllocatedState& allocated, const api::Node& node,
+                                         const ClassSelectors& selectors) {
   DeviceTotals totals;
   auto count = [&](const api::ResourceSlice& slice, size_t i) -> Status {
     const api::Device& device = slice.devices[i];

@@ -68,5 +68,12 @@ struct DeviceTotals {
 StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
                                          const AllocatedState& allocated, const api::Node& node,
                                          const api::DeviceClass& device_class);
+// The same with the class's selectors looked up once (ClassSelectors), for a caller that counts
+// one class on many nodes: the lookup takes the inventory's lock.
+using ClassSelectors = std::vector<const Inventory::Selector*>;
+ClassSelectors SelectorsOf(const Inventory& inventory, const api::DeviceClass& device_class);
+StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
+                                         const AllocatedState& allocated, const api::Node& node,
+                                         const ClassSelectors& selectors);
 
 }  // namespace stowage::dra

@@ -34,6 +34,8 @@ DraScoring DraScoringFor(const framework::CycleState& state,
                                     : nullptr;
     any |= c != nullptr;
     out.classes.push_back(c);
+    out.selectors.push_back(c != nullptr ? dra::SelectorsOf(s->devices->allocator->inventory(), *c)
+                                         : dra::ClassSelectors{});
   }
   if (any) out.devices = s->devices;
   return out;
@@ -103,7 +105,7 @@ framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& nod
       if (alloc == 0 && !dra.empty() && dra.classes[i] != nullptr && node.node() != nullptr) {
         const dra::Allocator& a = *dra.devices->allocator;
         StatusOr<dra::DeviceTotals> t =
-            dra::CountClassDevices(a.inventory(), a.allocated(), *node.node(), *dra.classes[i]);
+            dra::CountClassDevices(a.inventory(), a.allocated(), *node.node(), dra.selectors[i]);
         if (t.ok() && t->capacity > 0) {
           alloc = t->capacity;
           used = t->allocated;

@@ -92,6 +92,7 @@ bool IsBestEffort(std::span<const int64_t> pod_requests);
 struct DraScoring {
   std::shared_ptr<const dra::ExtendedDevices> devices;
   std::vector<const api::DeviceClass*> classes;  // per configured resource; null: none provides it
+  std::vector<dra::ClassSelectors> selectors;    // per configured resource, of its class
   bool empty() const { return devices == nullptr; }
 };
 DraScoring DraScoringFor(const framework::CycleState& state,
