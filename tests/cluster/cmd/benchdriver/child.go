@@ -92,19 +92,28 @@ func CPUSeconds(pid int) (float64, error) {
 }
 
 // PeakRSSBytes is VmHWM of the process.
-func PeakRSSBytes(pid int) (int64, error) {
+func PeakRSSBytes(pid int) (int64, error) { return procStatusBytes(pid, "VmHWM") }
+
+// currentRSSBytes is VmRSS of the process.
+func currentRSSBytes(pid int) (int64, error) { return procStatusBytes(pid, "VmRSS") }
+
+// procStatusBytes reads a field given in kB from /proc/PID/status.
+func procStatusBytes(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			f := strings.Fields(v)
+			if len(f) == 0 {
+				break
+			}
 			kb, err := strconv.ParseInt(f[0], 10, 64)
 			return kb * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmHWM", pid)
+	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
 }
 
 // Pid of the process.

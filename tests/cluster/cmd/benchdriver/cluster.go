@@ -36,37 +36,9 @@ func StartCluster(binary, parent string, timeout time.Duration) (*Cluster, error
 	if err != nil {
 		return nil, fmt.Errorf("cluster directory: %w", err)
 	}
-	c := &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "kubeconfig"), exited: make(chan struct{})}
-	log, err := os.Create(filepath.Join(dir, "apiserver.log"))
-	if err != nil {
+	c := &Cluster{Dir: dir, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	if c.URL, err = c.start(binary, timeout, ""); err != nil {
 		return nil, err
-	}
-	c.cmd = exec.Command(binary, "-dir", dir)
-	c.cmd.Stderr = log
-	out, err := c.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
-	}
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
-				ready <- u
-			}
-		}
-	}()
-	go func() { _ = c.cmd.Wait(); log.Close(); close(c.exited) }()
-	select {
-	case c.URL = <-ready:
-	case <-c.exited:
-		return nil, fmt.Errorf("testcluster exited before READY; see %s", log.Name())
-	case <-time.After(timeout):
-		c.Stop()
-		return nil, fmt.Errorf("testcluster not READY within %s; see %s", timeout, log.Name())
 	}
 	tok, err := os.ReadFile(filepath.Join(dir, "token"))
 	if err != nil {
@@ -115,16 +87,73 @@ func (c *Cluster) Alive() bool {
 
 // Stop sends SIGTERM, waits up to 30 s, then kills; the directory is removed.
 func (c *Cluster) Stop() {
+	c.terminate(30 * time.Second)
+	_ = os.RemoveAll(c.Dir)
+}
+
+// Restart stops the cluster (SIGTERM, SIGKILL after 10 s) and starts it again on the same directory: same
+// etcd data, port and credentials, so clients keep working, but the new apiserver's watch
+// cache begins at etcd's current revision and answers older watch versions with 410 Gone.
+func (c *Cluster) Restart(binary string, timeout time.Duration) error {
+	// The apiserver waits up to a minute for the connections of a frozen client to drain;
+	// etcd's log already holds every write that was answered, so it is killed sooner.
+	c.terminate(10 * time.Second)
+	_, err := c.start(binary, timeout, " on restart")
+	return err
+}
+
+// start runs testcluster on c.Dir (its log appended to apiserver.log) and returns the URL it
+// prints with READY; when is added to its errors.
+func (c *Cluster) start(binary string, timeout time.Duration, when string) (string, error) {
+	log, err := os.OpenFile(filepath.Join(c.Dir, "apiserver.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", err
+	}
+	c.exited = make(chan struct{})
+	c.cmd = exec.Command(binary, "-dir", c.Dir)
+	c.cmd.Stderr = log
+	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		log.Close()
+		return "", err
+	}
+	if err := c.cmd.Start(); err != nil {
+		log.Close()
+		return "", fmt.Errorf("starting %s%s: %w", binary, when, err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+				ready <- u
+			}
+		}
+	}()
+	cmd, exited := c.cmd, c.exited
+	go func() { _ = cmd.Wait(); log.Close(); close(exited) }()
+	select {
+	case u := <-ready:
+		return u, nil
+	case <-exited:
+		return "", fmt.Errorf("testcluster exited before READY%s; see %s", when, log.Name())
+	case <-time.After(timeout):
+		c.Stop()
+		return "", fmt.Errorf("testcluster not READY within %s%s; see %s", timeout, when, log.Name())
+	}
+}
+
+// terminate sends SIGTERM and waits up to grace, then kills; the directory stays.
+func (c *Cluster) terminate(grace time.Duration) {
 	if c.Alive() {
 		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-c.exited:
-		case <-time.After(30 * time.Second):
+		case <-time.After(grace):
 			_ = c.cmd.Process.Kill()
 			<-c.exited
 		}
 	}
-	_ = os.RemoveAll(c.Dir)
 }
 
 // waitFor polls cond every 100 ms until it holds, ctx ends or the deadline passes.

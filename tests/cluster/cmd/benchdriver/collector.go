@@ -10,10 +10,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -40,6 +44,9 @@ type Collector struct {
 	// (the apiserver refuses a second binding, so this stays 0 unless something is very wrong).
 	binds   []BindEvent
 	rebound int
+
+	// The last value of markerAnnotation seen on any pod (Mark).
+	marker string
 
 	samples []float64 // in the order taken; sorted only for percentiles
 	series  []Sample
@@ -74,7 +81,15 @@ func StartCollector(ctx context.Context, cs kubernetes.Interface) (*Collector, e
 
 func (c *Collector) onChange(oldObj, newObj any) {
 	n, ok := newObj.(*v1.Pod)
-	if !ok || n.Spec.NodeName == "" {
+	if !ok {
+		return
+	}
+	if v := n.Annotations[markerAnnotation]; v != "" {
+		c.mu.Lock()
+		c.marker = v
+		c.mu.Unlock()
+	}
+	if n.Spec.NodeName == "" {
 		return
 	}
 	if o, ok := oldObj.(*v1.Pod); ok && o.Spec.NodeName != "" {
@@ -97,6 +112,26 @@ func (c *Collector) onChange(oldObj, newObj any) {
 	if c.firstBound.IsZero() {
 		c.firstBound = now
 	}
+}
+
+// markerAnnotation is what Mark writes on a pod to learn when the collector's watch is live.
+const markerAnnotation = "stowage.dev/bench-marker"
+
+// Mark annotates pod ns/name with a fresh value and waits until the collector's watch delivers
+// it: every change made before Mark is then seen by the time the watch reaches it (after an
+// apiserver restart the collector's own watch must first resume or list again).
+func (c *Collector) Mark(ctx context.Context, cs kubernetes.Interface, ns, name string, timeout time.Duration) error {
+	value := strconv.FormatInt(time.Now().UnixNano(), 10)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, markerAnnotation, value)
+	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, []byte(patch),
+		metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("marking pod %s/%s: %w", ns, name, err)
+	}
+	return waitFor(ctx, timeout, "the pod watch to deliver a marker", func() (bool, error) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.marker == value, nil
+	})
 }
 
 // BindEvent is one pod seen bound: when the driver's watch delivered it.

@@ -174,7 +174,11 @@ func Markdown(meta ReportMeta, workloads []string, groups map[string][]*Group, c
 			}
 			p("* %s: %s%s\n", g.Scheduler, strings.Join(parts, "; "), note)
 		}
+		if first.Mode == ModeRelist {
+			b.WriteString(RelistMarkdown(gs)) // relist.go
+		}
 	}
+	b.WriteString(SweepMarkdown(workloads, groups)) // sweep.go
 	if len(cycle) > 0 {
 		p("\n## Scheduling cycle without the API (bench_cycle)\n\n")
 		p("Google Benchmark, one iteration = one pod through UpdateSnapshot + Algorithm::SchedulePod " +

@@ -145,7 +145,8 @@ func GroupRuns(runs []RunResult) (workloads []string, groups map[string][]*Group
 	return workloads, groups
 }
 
-// WriteReport writes results.json, results.md and throughput.svg into dir.
+// WriteReport writes results.json, results.md, throughput.svg and, for a sweep, sweep.svg
+// into dir.
 func WriteReport(dir string, meta ReportMeta) error {
 	runs, err := LoadRuns(dir)
 	if err != nil {
@@ -173,5 +174,11 @@ func WriteReport(dir string, meta ReportMeta) error {
 		return err
 	}
 	svg := ThroughputSVG(workloads, groups)
-	return os.WriteFile(filepath.Join(dir, "throughput.svg"), []byte(svg), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "throughput.svg"), []byte(svg), 0o644); err != nil {
+		return err
+	}
+	if sweep := SweepSVG(workloads, groups); sweep != "" {
+		return os.WriteFile(filepath.Join(dir, "sweep.svg"), []byte(sweep), 0o644)
+	}
+	return nil
 }

@@ -100,6 +100,10 @@ type RunResult struct {
 
 	// The failover mode's figures (failover.go).
 	Failover *FailoverResult `json:"failover,omitempty"`
+	// The relist mode's figures (relist.go).
+	Relist *RelistResult `json:"relist,omitempty"`
+	// The workload's sweep shape, if it is part of the node-count sweep (sweep.go).
+	Sweep string `json:"sweep,omitempty"`
 }
 
 // RunEnv is what every run shares.
@@ -168,7 +172,7 @@ func leaderElectionConfig(w *Workload) map[string]any {
 func RunOnce(env RunEnv, w *Workload, spec SchedulerSpec, run int) RunResult {
 	r := RunResult{Workload: w.Name, Scheduler: spec.Name, Run: run, Mode: w.Mode,
 		StartedAt: time.Now().UTC().Format(time.RFC3339), Nodes: w.Nodes, InitPods: w.TotalInitPods(),
-		MeasurePods: w.MeasurePods, QPS: w.QPS, Burst: w.Burst}
+		MeasurePods: w.MeasurePods, QPS: w.QPS, Burst: w.Burst, Sweep: w.Sweep}
 	x := &runner{env: env, w: w, spec: spec, r: &r,
 		timeout: time.Duration(w.TimeoutSeconds) * time.Second}
 	// Setup, init phase, creation and measured phase each get the workload's bound.
@@ -342,8 +346,11 @@ func (x *runner) run() error {
 	x.r.StartToFirstBinding = x.col.FirstBound().Sub(x.child.Started).Seconds()
 	x.r.StartToInitDone = x.col.LastBound(initNSs...).Sub(x.child.Started).Seconds()
 	measure := x.measureStream
-	if x.w.Mode == ModeBacklog {
+	switch x.w.Mode {
+	case ModeBacklog:
 		measure = x.measureBacklog
+	case ModeRelist:
+		measure = x.measureRelist // relist.go
 	}
 	if err := measure(); err != nil {
 		return err

@@ -76,6 +76,9 @@ type Workload struct {
 	SchedulerConfig map[string]any `json:"schedulerConfig,omitempty"`
 	// Failover tunes the failover mode (failover.go); nil there means its defaults.
 	Failover *FailoverSpec `json:"failover,omitempty"`
+	// Sweep names the shape this workload measures at its node count in the node-count sweep:
+	// the report puts every run of one shape into one table and plot (sweep.go).
+	Sweep string `json:"sweep,omitempty"`
 }
 
 type workloadFile struct {
@@ -107,16 +110,19 @@ func LoadWorkloads(path string) ([]Workload, error) {
 			return nil, fmt.Errorf("%s: qps and burst must be at least 1", where)
 		case w.TimeoutSeconds < 10:
 			return nil, fmt.Errorf("%s: timeoutSeconds must be at least 10", where)
-		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog && w.Mode != ModeFailover:
-			return nil, fmt.Errorf("%s: mode must be %s, %s or %s", where, ModeStream, ModeBacklog, ModeFailover)
+		case w.Mode != "" && w.Mode != ModeStream && w.Mode != ModeBacklog && w.Mode != ModeFailover &&
+			w.Mode != ModeRelist:
+			return nil, fmt.Errorf("%s: mode must be %s, %s, %s or %s", where, ModeStream, ModeBacklog,
+				ModeFailover, ModeRelist)
 		case w.InitPodTemplate != nil && len(w.InitPodTemplates) > 0:
 			return nil, fmt.Errorf("%s: initPodTemplate and initPodTemplates exclude each other", where)
 		case w.InitNamespaces < 0:
 			return nil, fmt.Errorf("%s: initNamespaces must not be negative", where)
 		case (w.ChurnTemplate != nil) != (w.ChurnIntervalMilliseconds > 0):
 			return nil, fmt.Errorf("%s: churnTemplate and churnIntervalMilliseconds go together", where)
-		case w.ChurnTemplate != nil && w.Mode == ModeBacklog:
-			return nil, fmt.Errorf("%s: churn needs the stream mode (the backlog mode has no creation phase)", where)
+		case w.ChurnTemplate != nil && (w.Mode == ModeBacklog || w.Mode == ModeRelist):
+			return nil, fmt.Errorf("%s: churn needs the stream mode (the %s mode has no creation phase "+
+				"beside the scheduler)", where, w.Mode)
 		case w.SchedulerConfig["clientConnection"] != nil || w.SchedulerConfig["leaderElection"] != nil ||
 			w.SchedulerConfig["apiVersion"] != nil || w.SchedulerConfig["kind"] != nil:
 			return nil, fmt.Errorf("%s: schedulerConfig must leave apiVersion, kind, clientConnection and "+
