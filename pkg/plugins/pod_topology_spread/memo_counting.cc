@@ -1,6 +1,7 @@
-// PreFilter's and PreScore's counts per domain from the SpreadMemo's per-node columns: one pass
-// over integer arrays instead of label lookups and pod matching on every node. The results equal
-// the from-scratch passes in filtering.cc and scoring.cc, which run when the memo cannot serve.
+// PreFilter's and PreScore's counts per domain from the SpreadMemo: its per-domain sums when
+// every node counts alike, else one pass over its per-node integer columns; either way no label
+// lookups or pod matching on every node. The results equal the from-scratch passes in
+// filtering.cc and scoring.cc, which run when the memo cannot serve.
 #include <algorithm>
 #include <string>
 
@@ -12,6 +13,13 @@ namespace {
 // True when constraint c counts every node with its keys, whatever the node's labels and taints.
 bool IncludesEveryNode(const Constraint& c, const helper::RequiredNodeAffinity& required) {
   return (!c.honor_node_affinity || required.MatchesAll()) && !c.honor_node_taints;
+}
+
+// True when no node with a Node object lacks any of the keys: a node then has all of them exactly
+// when it has one, and a sum per key is the sum over the nodes that have all.
+bool EveryNodeHasEveryKey(const std::vector<const SpreadMemo::KeyColumn*>& keys) {
+  return std::all_of(keys.begin(), keys.end(),
+                     [](const SpreadMemo::KeyColumn* key) { return key->absent == 0; });
 }
 
 }  // namespace
@@ -55,15 +63,17 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
   m.offsets[0] = 0;
   for (size_t i = 0; i < k; ++i) m.offsets[i + 1] = m.offsets[i] + m.keys[i]->values.size();
   m.sums.assign(m.offsets[k], -1);
-  const size_t nodes = memo_.nodes().size();
-  if (k == 1 && m.every_node) {  // the common shape, without the generic loop's indirections
-    const int32_t* ids = m.keys[0]->at.data();
-    const int32_t* node_counts = m.counts[0]->at.data();
-    int64_t* sums = m.sums.data();
-    for (size_t n = 0; n < nodes; ++n) {
-      if (ids[n] >= 0) sums[ids[n]] = std::max<int64_t>(sums[ids[n]], 0) + node_counts[n];
+  if (m.every_node && (k == 1 || EveryNodeHasEveryKey(m.keys))) {
+    // The memo's sums are these: a domain's sum counts, like the pass below, the nodes that hold
+    // its value.
+    for (size_t i = 0; i < k; ++i) {
+      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
+      for (size_t id = 0; id < m.keys[i]->values.size(); ++id) {
+        if (sum.Held(id)) m.sums[m.offsets[i] + id] = sum.Sum(id);
+      }
     }
   } else {
+    const size_t nodes = memo_.nodes().size();
     for (size_t n = 0; n < nodes; ++n) {
       bool has_all = true;
       for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
@@ -139,15 +149,34 @@ bool PodTopologySpread::CountForScore(const api::Pod& pod,
       if (counted(i)) m.sums[slot(i, n)] = 0;
     }
   }
-  bool any_counted = false;
-  for (size_t i = 0; i < k; ++i) any_counted = any_counted || counted(i);
-  const size_t nodes = any_counted ? memo_.nodes().size() : 0;
-  for (size_t n = 0; n < nodes; ++n) {
-    if (memo_.nodes()[n]->node() == nullptr || (require_all && !has_all(n))) continue;
+  if (m.every_node && (!require_all || k == 1 || EveryNodeHasEveryKey(m.keys))) {
+    // The memo's sums, slot by slot: the domain "" gathers the nodes whose value is empty and,
+    // unless every key is required, those without the key.
     for (size_t i = 0; i < k; ++i) {
-      if (!counted(i) || (!m.every_node && !m.included[n * k + i])) continue;
-      int64_t& sum = m.sums[slot(i, n)];
-      if (sum >= 0) sum += m.counts[i]->at[n];
+      if (!counted(i)) continue;
+      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
+      int64_t* sums = m.sums.data() + m.offsets[i];
+      if (sums[0] >= 0) {
+        sums[0] += (m.empty_ids[i] >= 0 ? sum.Sum(static_cast<size_t>(m.empty_ids[i])) : 0) +
+                   (require_all ? 0 : sum.missing);
+      }
+      for (size_t id = 0; id < m.keys[i]->values.size(); ++id) {
+        if (sums[id + 1] >= 0 && static_cast<int32_t>(id) != m.empty_ids[i]) {
+          sums[id + 1] += sum.Sum(id);
+        }
+      }
+    }
+  } else {
+    bool any_counted = false;
+    for (size_t i = 0; i < k; ++i) any_counted = any_counted || counted(i);
+    const size_t nodes = any_counted ? memo_.nodes().size() : 0;
+    for (size_t n = 0; n < nodes; ++n) {
+      if (memo_.nodes()[n]->node() == nullptr || (require_all && !has_all(n))) continue;
+      for (size_t i = 0; i < k; ++i) {
+        if (!counted(i) || (!m.every_node && !m.included[n * k + i])) continue;
+        int64_t& sum = m.sums[slot(i, n)];
+        if (sum >= 0) sum += m.counts[i]->at[n];
+      }
     }
   }
   s.view = MemoView{&memo_, memo_.epoch(), m.keys};

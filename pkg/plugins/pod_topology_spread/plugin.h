@@ -113,6 +113,7 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   // How often the memo recomputed every node: tests check that pod changes do not make it.
   int64_t MemoFullRescansForTest() const { return memo_.full_rescans_for_test(); }
   size_t MemoColumnsForTest() const { return memo_.columns_for_test(); }
+  size_t MemoSumsForTest() const { return memo_.sums_for_test(); }
 
   // The pod's constraints of the given action, or the default ones when it has none.
   StatusOr<std::vector<Constraint>> GetConstraints(const api::Pod& pod,

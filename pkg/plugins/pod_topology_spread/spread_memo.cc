@@ -1,6 +1,7 @@
 #include "pkg/plugins/pod_topology_spread/spread_memo.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "pkg/plugins/pod_topology_spread/common.h"
 
@@ -39,15 +40,18 @@ void SpreadMemo::Reset(const framework::NodeInfoLister& lister) {
   generation_ = lister.generation();
   nodes_ = lister.List();
   node_generation_.resize(nodes_.size());
+  has_node_.resize(nodes_.size());
   size_t buckets = 16;
   while (buckets < 2 * nodes_.size()) buckets *= 2;
   position_.assign(buckets, {nullptr, -1});
   for (size_t i = 0; i < nodes_.size(); ++i) {
     node_generation_[i] = nodes_[i]->generation();
+    has_node_[i] = nodes_[i]->node() != nullptr;
     size_t b = Bucket(nodes_[i]);
     while (position_[b].first != nullptr) b = (b + 1) & (buckets - 1);
     position_[b] = {nodes_[i], static_cast<int32_t>(i)};
   }
+  sums_.clear();
   keys_.clear();
   queries_.clear();
 }
@@ -70,13 +74,43 @@ int32_t SpreadMemo::Position(const framework::NodeInfo* info) const {
 void SpreadMemo::Refresh(size_t pos) {
   const framework::NodeInfo* info = nodes_[pos];
   const api::Node* node = info->node();
+  for (const auto& sum : sums_) Contribute(*sum, pos, -1);
+  for (const auto& column : keys_) {
+    if (has_node_[pos] && column->at[pos] < 0) --column->absent;
+  }
+  has_node_[pos] = node != nullptr;
   for (const auto& column : keys_) {
     column->at[pos] =
         Intern(*column, node != nullptr ? node->metadata.labels.Get(column->key) : nullptr);
+    if (has_node_[pos] && column->at[pos] < 0) ++column->absent;
   }
   for (const auto& column : queries_) {
     column->at[pos] = CountMatchingPods(info->pods(), column->selector, column->ns);
   }
+  for (const auto& sum : sums_) Contribute(*sum, pos, 1);
+}
+
+void SpreadMemo::Contribute(SumColumn& column, size_t pos, int sign) const {
+  const int32_t id = column.key->at[pos];
+  const int64_t count = column.counts->at[pos];
+  if (id < 0) {
+    if (has_node_[pos]) column.missing += sign * count;
+    return;
+  }
+  const size_t i = static_cast<size_t>(id);
+  if (i >= column.by_value.size()) {
+    column.by_value.resize(i + 1, 0);
+    column.nodes.resize(i + 1, 0);
+  }
+  column.by_value[i] += sign * count;
+  column.nodes[i] += sign;
+}
+
+void SpreadMemo::DropSums(const void* column) {
+  std::erase_if(sums_, [column](const std::unique_ptr<SumColumn>& s) {
+    return static_cast<const void*>(s->key) == column ||
+           static_cast<const void*>(s->counts) == column;
+  });
 }
 
 int32_t SpreadMemo::Intern(KeyColumn& column, const std::string* value) {
@@ -94,6 +128,7 @@ Column& SpreadMemo::Slot(std::vector<std::unique_ptr<Column>>& columns, size_t c
   // Columns used this cycle may be referenced by the caller: never reuse them.
   if ((*oldest)->used == tick_) return *columns.emplace_back(std::make_unique<Column>());
   ++epoch_;
+  if constexpr (!std::is_same_v<Column, SumColumn>) DropSums(oldest->get());
   **oldest = Column();
   return **oldest;
 }
@@ -114,7 +149,10 @@ const SpreadMemo::KeyColumn& SpreadMemo::Key(std::string_view key, framework::Pa
   pool.Until(nodes_.size(), [&](size_t n) {
     if (const api::Node* node = nodes_[n]->node()) lookups_[n] = node->metadata.labels.Get(key);
   });
-  for (size_t n = 0; n < nodes_.size(); ++n) column.at[n] = Intern(column, lookups_[n]);
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    column.at[n] = Intern(column, lookups_[n]);
+    if (has_node_[n] && column.at[n] < 0) ++column.absent;
+  }
   return column;
 }
 
@@ -141,6 +179,23 @@ const SpreadMemo::CountColumn& SpreadMemo::Counts(std::string_view ns,
   pool.Until(nodes_.size(), [&](size_t n) {
     column.at[n] = CountMatchingPods(nodes_[n]->pods(), column.selector, column.ns);
   });
+  return column;
+}
+
+const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountColumn& counts) {
+  for (const auto& column : sums_) {
+    if (column->key == &key && column->counts == &counts) {
+      column->used = tick_;
+      return *column;
+    }
+  }
+  SumColumn& column = Slot(sums_, kMaxSums);
+  column.key = &key;
+  column.counts = &counts;
+  column.used = tick_;
+  column.by_value.assign(key.values.size(), 0);
+  column.nodes.assign(key.values.size(), 0);
+  for (size_t n = 0; n < nodes_.size(); ++n) Contribute(column, n, 1);
   return column;
 }
 

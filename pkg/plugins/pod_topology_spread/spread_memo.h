@@ -6,8 +6,10 @@
 // selector) queries each node's count of matching pods (a CountColumn); pods of one template ask
 // the same keys and queries every cycle. Sync() reads the snapshot's change log and recomputes
 // only the changed nodes' entries; when the log cannot say (too old, or the node list changed)
-// it drops every column, and the next Key()/Counts() recomputes them over every node. Columns are
-// bounded by a least-recently-used cap.
+// it drops every column, and the next Key()/Counts() recomputes them over every node. For a
+// (key, query) pair it can also keep the counts summed per value (a SumColumn), which Sync keeps
+// in step node by node, so a cycle reads each domain's count without a pass over every node.
+// Columns are bounded by a least-recently-used cap.
 //
 // Thread-safety: none. Sync, Key and Counts run on the scheduling cycle's thread (their parallel
 // loops write disjoint per-node slots); what they return is read-only until the next Sync.
@@ -35,6 +37,7 @@ class SpreadMemo {
     std::vector<std::string> values;  // append-only until the next full rescan
     StringMap<int32_t> ids;
     std::vector<int32_t> at;
+    int64_t absent = 0;  // nodes with a Node object that lack the key
     uint64_t used = 0;
   };
   // One query: at[position] is the node's count of pods in ns, not terminating, that the selector
@@ -47,8 +50,21 @@ class SpreadMemo {
     uint64_t used = 0;
   };
 
+  // One (key, query) pair: the query's counts summed over the nodes holding each value.
+  struct SumColumn {
+    const KeyColumn* key = nullptr;
+    const CountColumn* counts = nullptr;
+    std::vector<int64_t> by_value;  // by value id; shorter when the last values have no node
+    std::vector<int32_t> nodes;     // by value id, how many nodes hold the value
+    int64_t missing = 0;            // over the nodes with a Node object that lack the key
+    uint64_t used = 0;
+    int64_t Sum(size_t id) const { return id < by_value.size() ? by_value[id] : 0; }
+    bool Held(size_t id) const { return id < nodes.size() && nodes[id] > 0; }
+  };
+
   static constexpr size_t kMaxKeys = 8;
   static constexpr size_t kMaxQueries = 16;
+  static constexpr size_t kMaxSums = 32;
 
   // Brings every column to the lister's current snapshot.
   void Sync(const framework::NodeInfoLister& lister);
@@ -61,6 +77,8 @@ class SpreadMemo {
   const KeyColumn& Key(std::string_view key, framework::Parallelizer& pool);
   const CountColumn& Counts(std::string_view ns, const api::Selector& selector,
                             framework::Parallelizer& pool);
+  // The sums of a pair of columns this memo returned this cycle; valid until the next Sync.
+  const SumColumn& Sums(const KeyColumn& key, const CountColumn& counts);
 
   // Changes whenever an existing column's entries change (a Sync that found changes, or a column
   // reused for another key or query): a state that kept column pointers may read them only
@@ -70,10 +88,15 @@ class SpreadMemo {
   // Full rescans since construction, for tests that check the change log is used.
   int64_t full_rescans_for_test() const { return full_rescans_; }
   size_t columns_for_test() const { return keys_.size() + queries_.size(); }
+  size_t sums_for_test() const { return sums_.size(); }
 
  private:
   void Reset(const framework::NodeInfoLister& lister);
   void Refresh(size_t position);
+  // Adds (sign 1) or takes away (sign -1) the node's share of a sum column.
+  void Contribute(SumColumn& column, size_t position, int sign) const;
+  // Drops the sum columns that read column (about to be reused or rebuilt).
+  void DropSums(const void* column);
   size_t Bucket(const framework::NodeInfo* info) const;
   static int32_t Intern(KeyColumn& column, const std::string* value);
   // Where a new column goes: a free slot, the least recently used one, or a new one when every
@@ -89,11 +112,13 @@ class SpreadMemo {
   int64_t full_rescans_ = 0;
   std::vector<const framework::NodeInfo*> nodes_;
   std::vector<int64_t> node_generation_;  // by position, the generation the columns reflect
+  std::vector<uint8_t> has_node_;         // by position, whether the NodeInfo has its Node
   // Open addressing over the nodes' addresses (power-of-two size, at most half full), since
   // Filter and Score look a node up once per call.
   std::vector<std::pair<const framework::NodeInfo*, int32_t>> position_;
   std::vector<std::unique_ptr<KeyColumn>> keys_;
   std::vector<std::unique_ptr<CountColumn>> queries_;
+  std::vector<std::unique_ptr<SumColumn>> sums_;
   std::vector<const framework::NodeInfo*> changed_;  // scratch for ChangedSince
   std::vector<const std::string*> lookups_;          // scratch for building a key column
 };

@@ -213,6 +213,25 @@ TEST_F(MemoTest, AgreesWithARecomputationAcrossClusterChanges) {
   handle_.cache.RemoveNode(*Node("n4", "z2"));
   ExpectSameDecisions();
   EXPECT_GT(memo_->MemoFullRescansForTest(), rescans);
+
+  // Without the node that lacked the zone every node has every key, and the memo's per-domain
+  // sums serve pods with several constraints too; they follow pod changes and a value turned
+  // empty, node by node.
+  ASSERT_TRUE(handle_.cache.RemovePod(*Pod("p5", "n6", "db")).ok());
+  handle_.cache.RemoveNode(*ZoneNode("n6", "").Obj());
+  ExpectSameDecisions();
+  const int64_t after_removal = memo_->MemoFullRescansForTest();
+  Add(Pod("q5", "n3", "web"));
+  ASSERT_TRUE(handle_.cache.RemovePod(*Pod("q1", "n3", "web")).ok());
+  ExpectSameDecisions();
+  handle_.cache.UpdateNode(
+      nullptr,
+      ZoneNode("n5", "").Label(kZone, "").Label(std::string(kLabelTopologyZone), "z3").Obj());
+  ExpectSameDecisions();
+  Add(Pod("q6", "n5", "web"));
+  ExpectSameDecisions();
+  EXPECT_EQ(memo_->MemoFullRescansForTest(), after_removal);
+  EXPECT_GT(memo_->MemoSumsForTest(), 0u);
 }
 
 // Pods of many templates: the memo holds a bounded number of columns, and reusing one for
