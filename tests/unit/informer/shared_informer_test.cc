@@ -1,13 +1,16 @@
 // SharedInformer over the fake API server: the paginated first list, handler order, a handler
 // added late, watch resumption from the last version seen (events and bookmarks), the relist
-// and reconcile after 410 Gone, and an ERROR event that is not 410.
+// and reconcile after 410 Gone (also under heavy churn), and an ERROR event that is not 410.
 #include "pkg/informer/shared_informer.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,7 @@ using json = nlohmann::json;
 using stowage::testing::Eventually;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 
 constexpr char kNodes[] = "/api/v1/nodes";
@@ -231,6 +235,177 @@ TEST(SharedInformer, GoneListsAgainAndReconcilesTheStore) {
   EXPECT_THAT(f.api.Watches(kNodes)[1].target, HasSubstr("resourceVersion=30"));
   EXPECT_EQ(f.informer->store().Size(), 3u);
   EXPECT_EQ(f.informer->store().Get("missing"), nullptr);
+}
+
+// Rebuilds name -> resourceVersion from the calls alone, as a consumer (the scheduler's cache
+// and queue) does, and notes each call that would process an object twice or not at all: an add
+// of an object it holds, an update or a delete of one it does not, an update from a stale state.
+class Replica : public EventHandler<api::Node> {
+ public:
+  void OnAdd(const Ptr& n, bool) override {
+    MutexLock l(mu_);
+    const auto& m = n->metadata;
+    if (!objects_.emplace(m.name, m.resource_version).second) errors_.push_back("add " + m.name);
+    lines_.push_back("add " + m.name + " " + m.resource_version);
+  }
+  void OnUpdate(const Ptr& a, const Ptr& b) override {
+    MutexLock l(mu_);
+    const std::string& name = b->metadata.name;
+    auto it = objects_.find(name);
+    if (it == objects_.end() || it->second != a->metadata.resource_version) {
+      errors_.push_back("update " + name);
+    } else {
+      it->second = b->metadata.resource_version;
+    }
+    lines_.push_back("update " + name + " " + a->metadata.resource_version + "->" +
+                     b->metadata.resource_version);
+  }
+  void OnDelete(const Ptr& n, bool unknown) override {
+    MutexLock l(mu_);
+    if (objects_.erase(n->metadata.name) == 0) errors_.push_back("delete " + n->metadata.name);
+    lines_.push_back("delete " + n->metadata.name + (unknown ? " unknown" : ""));
+  }
+  std::map<std::string, std::string> Objects() {
+    MutexLock l(mu_);
+    return objects_;
+  }
+  std::vector<std::string> Lines() {
+    MutexLock l(mu_);
+    return lines_;
+  }
+  std::vector<std::string> Errors() {
+    MutexLock l(mu_);
+    return errors_;
+  }
+
+ private:
+  Mutex mu_;
+  std::map<std::string, std::string> objects_ GUARDED_BY(mu_);
+  std::vector<std::string> lines_ GUARDED_BY(mu_);
+  std::vector<std::string> errors_ GUARDED_BY(mu_);
+};
+
+// The server's side of the churn: name -> resourceVersion, the last version it gave, and the
+// Replica line its last change makes.
+struct Churn {
+  std::map<std::string, int> objects;
+  int rv = 0;
+  std::string last;
+  int added = 0;
+  std::mt19937 rng{27};
+  // One random add (40%), change (35%) or delete (25%), so the objects grow; pushed as a watch
+  // event unless the watch is down.
+  void Step(stowage::testing::FakeApiServer* watch, bool add_only = false) {
+    int op = static_cast<int>(rng() % 20);
+    op = add_only || op < 8 ? 0 : op < 15 ? 1 : 2;
+    if (op == 0 || objects.empty()) {
+      std::string name = "c" + std::to_string(added++);
+      objects[name] = ++rv;
+      if (watch) watch->Push(kNodes, "ADDED", Node(name, std::to_string(rv)));
+      last = "add " + name + " " + std::to_string(rv);
+      return;
+    }
+    auto it = std::next(objects.begin(), static_cast<long>(rng() % objects.size()));
+    const std::string name = it->first;
+    if (op == 1) {
+      last = "update " + name + " " + std::to_string(it->second) + "->" + std::to_string(rv + 1);
+      it->second = ++rv;
+      if (watch) watch->Push(kNodes, "MODIFIED", Node(name, std::to_string(rv)));
+    } else {
+      last = "delete " + name;
+      objects.erase(it);
+      if (watch) watch->Push(kNodes, "DELETED", Node(name, std::to_string(++rv)));
+    }
+  }
+  std::vector<json> List() const {
+    std::vector<json> items;
+    for (const auto& [name, v] : objects) items.push_back(Node(name, std::to_string(v)));
+    return items;
+  }
+};
+
+std::map<std::string, std::string> Versions(
+    const std::vector<std::shared_ptr<const api::Node>>& v) {
+  std::map<std::string, std::string> out;
+  for (const auto& n : v) out[n->metadata.name] = n->metadata.resource_version;
+  return out;
+}
+
+// Issue 27: hundreds of watched changes, a 410, a relist that differs from the store in every
+// way (objects added, changed and deleted in the gap), and changes queued right behind the 410.
+TEST(SharedInformer, ARelistDuringHeavyChurnLosesNoObjectAndDeliversNoneTwice) {
+  Fixture f;
+  auto replica = std::make_shared<Replica>();
+  f.informer = std::make_unique<SharedInformer<api::Node>>(*f.fake.client, Filter{}, 50);
+  f.informer->AddEventHandler(replica);
+  Churn server;
+  for (int i = 0; i < 300; ++i) server.Step(nullptr, /*add_only=*/true);
+  f.api.SetList(kNodes, server.List(), std::to_string(server.rv));
+  f.informer->Start();
+  ASSERT_TRUE(f.informer->WaitForSync(std::chrono::seconds(20)));
+  size_t calls = server.objects.size();
+
+  for (int i = 0; i < 600; ++i) server.Step(&f.api);  // each a call: no event is a no-op
+  calls += 600;
+  const std::map<std::string, int> held = server.objects;  // the informer's before the 410
+  for (int i = 0; i < 300; ++i) server.Step(nullptr);      // the gap
+  f.api.SetList(kNodes, server.List(), std::to_string(server.rv));
+  f.api.PushError(kNodes, 410, "too old resource version");
+  // What the relist must deliver: deletions first (of objects missing from the list, their
+  // final state unknown), then the new and changed objects; unchanged ones not at all.
+  std::vector<std::string> deletes, rest;
+  for (const auto& [name, v] : held) {
+    auto it = server.objects.find(name);
+    if (it == server.objects.end()) {
+      deletes.push_back("delete " + name + " unknown");
+    } else if (it->second != v) {
+      rest.push_back("update " + name + " " + std::to_string(v) + "->" +
+                     std::to_string(it->second));
+    }
+  }
+  for (const auto& [name, v] : server.objects) {
+    if (!held.count(name)) rest.push_back("add " + name + " " + std::to_string(v));
+  }
+  ASSERT_GT(deletes.size(), 20u);
+  ASSERT_GT(rest.size(), 100u);
+  const size_t relist_begin = calls;
+  calls += deletes.size() + rest.size();
+  for (int i = 0; i < 300; ++i) server.Step(&f.api);  // the new watch's
+  calls += 300;
+
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto lines = replica->Lines();
+        return !lines.empty() && lines.back() == server.last;
+      },
+      std::chrono::seconds(60)))
+      << "the last event is not delivered; " << replica->Lines().size() << " of " << calls
+      << " calls";
+  EXPECT_EQ(f.informer->ListCountForTest(), 2);
+  EXPECT_EQ(f.informer->LastResourceVersion(), std::to_string(server.rv));
+  std::map<std::string, std::string> want;
+  for (const auto& [name, v] : server.objects) want[name] = std::to_string(v);
+  EXPECT_EQ(Versions(f.informer->store().List()), want) << "the store is the server's state";
+  EXPECT_EQ(replica->Objects(), want) << "the calls rebuild the server's state";
+  EXPECT_THAT(replica->Errors(), IsEmpty()) << "calls that lose or double an object";
+
+  std::vector<std::string> lines = replica->Lines();
+  EXPECT_EQ(lines.size(), calls) << "one call per change";
+  ASSERT_GE(lines.size(), relist_begin + deletes.size() + rest.size());
+  auto at = lines.begin() + static_cast<long>(relist_begin);
+  std::vector<std::string> got_deletes(at, at + static_cast<long>(deletes.size()));
+  std::vector<std::string> got_rest(at + static_cast<long>(deletes.size()),
+                                    at + static_cast<long>(deletes.size() + rest.size()));
+  std::sort(got_deletes.begin(), got_deletes.end());  // the store has no order
+  EXPECT_EQ(got_deletes, deletes);
+  std::sort(got_rest.begin(), got_rest.end());
+  std::sort(rest.begin(), rest.end());
+  EXPECT_EQ(got_rest, rest);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i < relist_begin || i >= relist_begin + deletes.size()) {
+      EXPECT_THAT(lines[i], Not(HasSubstr("unknown"))) << "only the relist infers deletions";
+    }
+  }
 }
 
 TEST(SharedInformer, AWatchAnswered410ListsAgain) {
