@@ -12,6 +12,7 @@
 #include "pkg/common/logging.h"
 #include "pkg/common/random.h"
 #include "pkg/leaderelection/lease_lock.h"
+#include "pkg/leaderelection/lease_watch.h"
 
 namespace stowage::leaderelection {
 
@@ -56,8 +57,13 @@ StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::New(client::RestClient& 
   auto recorder = std::make_unique<CoreEventRecorder>(client, config.event_source, clock);
   auto lock = std::make_unique<LeaseLock>(client, config.lock_namespace, config.lock_name,
                                           config.identity, recorder.get());
-  return std::unique_ptr<LeaderElector>(new LeaderElector(
+  std::string lease_namespace = config.lock_namespace, lease_name = config.lock_name;
+  std::unique_ptr<LeaderElector> e(new LeaderElector(
       std::move(recorder), std::move(lock), std::move(config), std::move(callbacks), clock));
+  e->watch_ = std::make_unique<LeaseWatch>(
+      client, lease_namespace, lease_name,
+      [raw = e.get()](const LeaderElectionRecord& r) { raw->ObserveWatched(r); });
+  return e;
 }
 
 StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::NewWithLock(
@@ -81,11 +87,19 @@ LeaderElector::LeaderElector(std::unique_ptr<CoreEventRecorder> recorder,
   SetLeaderStatus(false);
 }
 
-// Members go in reverse order: the lock, which refers to the recorder, before the recorder.
-LeaderElector::~LeaderElector() = default;
+// The watch calls into this elector, so it stops first; the other members go in reverse order:
+// the lock, which refers to the recorder, before the recorder.
+LeaderElector::~LeaderElector() {
+  if (watch_) watch_->Stop();
+}
 
 void LeaderElector::Run(std::stop_token stop) {
-  if (!Acquire(stop)) {
+  // Only a standby needs to see renewals as they happen; a leader learns of a takeover from its
+  // own renewals, as upstream.
+  if (watch_) watch_->Start();
+  const bool acquired = Acquire(stop);
+  if (watch_) watch_->Stop();
+  if (!acquired) {
     callbacks_.on_stopped_leading();
     return;
   }
@@ -117,9 +131,27 @@ bool LeaderElector::Acquire(std::stop_token stop) {
       return true;
     }
     VLOG(4, "\"Failed to acquire lease\" lock={}", JsonQuote(desc_));
-    if (!clock_.Sleep(Jittered(config_.retry_period), stop)) break;
+    if (!WaitToRetry(stop)) break;
   }
   return false;
+}
+
+bool LeaderElector::WaitToRetry(std::stop_token stop) {
+  Duration wait = Jittered(config_.retry_period);
+  // One millisecond past the end, since a lease is still valid at its last instant.
+  if (Duration left = LeaseLeft(clock_.Now()); left > Duration::zero()) {
+    wait = std::min(wait, left + std::chrono::milliseconds(1));
+  }
+  std::stop_source wake;
+  std::stop_callback forward(stop, [&wake] { wake.request_stop(); });
+  {
+    MutexLock l(mu_);
+    wake_ = &wake;
+  }
+  clock_.Sleep(wait, wake.get_token());
+  MutexLock l(mu_);
+  wake_ = nullptr;
+  return !stop.stop_requested();
 }
 
 void LeaderElector::Renew(std::stop_token stop) {

@@ -4,7 +4,11 @@
 // A candidate tries to acquire the lock every retry_period (jittered by a factor 1.2). Another
 // holder's lease counts as valid for lease_duration after this candidate last SAW the record
 // change, by its own monotonic clock, never by the timestamps in the record, so clock skew between
-// machines does not matter. The leader renews every retry_period; if no renewal succeeds within
+// machines does not matter. Beyond upstream, a standby over the real Lease also watches it
+// (LeaseWatch), so it sees each renewal when it is written, and sleeps no later than the moment
+// the lease it saw runs out; a release seen by the watch wakes it at once. That takes over a dead
+// leader's lease leaseDuration after its last renewal, where polling alone adds up to two
+// jittered retry periods; no candidate can take it earlier than upstream's would. The leader renews every retry_period; if no renewal succeeds within
 // renew_deadline it stops leading. On stop with release_on_cancel it writes an empty holder with
 // a one-second duration so that a standby takes over at once.
 //
@@ -35,6 +39,8 @@
 #include "stowage/common/thread_annotations.h"
 
 namespace stowage::leaderelection {
+
+class LeaseWatch;
 
 // Acquire attempts come every retry_period * [1, 1 + kJitterFactor).
 inline constexpr double kJitterFactor = 1.2;
@@ -98,6 +104,10 @@ class LeaderElector {
 
   // Whether the last observed record names this candidate.
   bool IsLeader() const;
+  // A version of the lock's record seen by a watch (LeaseWatch calls it; tests may too). A record
+  // that differs from the last one seen restarts the holder's validity from now, as a read
+  // would; one with no holder (released) wakes a waiting Acquire at once.
+  void ObserveWatched(const LeaderElectionRecord& record);
   // Whether this candidate holds the lease by its own monotonic clock: from a successful acquire
   // or renewal until lease_duration after that attempt began, the earliest another candidate
   // may take over. A leader that was stalled (SIGSTOP, a long pause) sees false the moment it
@@ -140,12 +150,21 @@ class LeaderElector {
   void SetLeaderStatus(bool leader);
 
   bool IsLeaseValid(MonoTime now) const;
+  // How long another holder's lease stays valid from now; zero when there is none or it ran out.
+  Duration LeaseLeft(MonoTime now) const;
+  // Waits before the next acquire attempt: a jittered retry period, cut short at the moment the
+  // observed lease runs out, or when the watch sees it released. False when stop is requested.
+  bool WaitToRetry(std::stop_token stop);
+  // Records a record read or watched under key; a key other than the last one restarts the
+  // validity clock. True if it did.
+  bool ObserveKeyed(const LeaderElectionRecord& record, const std::string& key);
   void SetObservedRecord(const LeaderElectionRecord& record);
   LeaderElectionRecord GetObservedRecord() const;
   Duration Jittered(Duration d);
 
   const std::unique_ptr<CoreEventRecorder> recorder_;  // null over a test lock
   const std::unique_ptr<ResourceLock> lock_;
+  std::unique_ptr<LeaseWatch> watch_;  // null over a test lock
   const Config config_;
   const Callbacks callbacks_;
   Clock& clock_;
@@ -154,8 +173,11 @@ class LeaderElector {
   mutable Mutex mu_;
   LeaderElectionRecord observed_record_ GUARDED_BY(mu_);
   MonoTime observed_time_ GUARDED_BY(mu_){};
-  // RecordKey of the record last read (not written): a read that differs is a change seen.
-  std::string observed_key_;     // Run's thread only
+  // RecordKey of the record last read or watched (not written): one that differs is a change
+  // seen.
+  std::string observed_key_ GUARDED_BY(mu_);
+  // Set while Acquire waits: the watch requests stop on it to cut the wait short.
+  std::stop_source* wake_ GUARDED_BY(mu_) = nullptr;
   std::string reported_leader_;  // Run's thread only
   std::mt19937_64 random_;       // Run's thread only
   std::atomic<uint64_t> slow_path_count_{0};

@@ -25,8 +25,9 @@ api::Lease LeaseOf(const LeaderElectionRecord& r) {
   return lease;
 }
 
-// The record a Lease holds; the decoder has checked the fields' types, the times are parsed here.
-StatusOr<LeaderElectionRecord> RecordOf(const api::Lease& lease) {
+}  // namespace
+
+StatusOr<LeaderElectionRecord> LeaseRecord(const api::Lease& lease) {
   LeaderElectionRecord r;
   r.holder_identity = lease.holder_identity.value_or("");
   r.lease_duration_seconds = lease.lease_duration_seconds.value_or(0);
@@ -45,12 +46,10 @@ StatusOr<LeaderElectionRecord> RecordOf(const api::Lease& lease) {
   return r;
 }
 
-}  // namespace
-
 StatusOr<LeaderElectionRecord> DecodeLeaseRecord(std::string_view lease_json) {
   auto lease = api::Decode<api::Lease>(lease_json);
   if (!lease.ok()) return lease.status();
-  return RecordOf(*lease);
+  return LeaseRecord(*lease);
 }
 
 LeaseLock::LeaseLock(client::RestClient& client, std::string lease_namespace,
@@ -68,7 +67,7 @@ StatusOr<LeaderElectionRecord> LeaseLock::Remember(const std::string& body, std:
   };
   auto lease = api::Decode<api::Lease>(body);
   if (!lease.ok()) return bad(lease.status().message());
-  auto record = RecordOf(*lease);
+  auto record = LeaseRecord(*lease);
   if (!record.ok()) return bad(record.status().message());
   const api::ObjectMeta& meta = lease->metadata;
   ObjectReference ref{"Lease",  "coordination.k8s.io/v1", meta.namespace_, meta.name,

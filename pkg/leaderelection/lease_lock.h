@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pkg/client/rest_client.h"
+#include "stowage/api/types.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/lock.h"
 #include "stowage/common/mutex.h"
@@ -47,5 +48,8 @@ class LeaseLock : public ResourceLock {
 
 // The record held in a Lease (JSON text of the whole object); errors name the bad field.
 StatusOr<LeaderElectionRecord> DecodeLeaseRecord(std::string_view lease_json);
+// The record held in a decoded Lease (the decoder has checked the fields' types; the times are
+// parsed here).
+StatusOr<LeaderElectionRecord> LeaseRecord(const api::Lease& lease);
 
 }  // namespace stowage::leaderelection

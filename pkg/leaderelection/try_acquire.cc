@@ -57,10 +57,7 @@ Status LeaderElector::TryAcquireOrRenew() {
   // 3. A record that changed since the last read restarts the validity clock: the holder is
   // alive. Validity is judged by when this candidate saw the change, not by the times inside.
   const LeaderElectionRecord& old = got->record;
-  if (observed_key_ != got->key) {
-    SetObservedRecord(old);
-    observed_key_ = got->key;
-  }
+  ObserveKeyed(old, got->key);
   if (!old.holder_identity.empty() && IsLeaseValid(now) && !IsLeader()) {
     VLOG(4, "\"Lease is held by and has not yet expired\" lock={} holder={}", JsonQuote(desc_),
          JsonQuote(old.holder_identity));
@@ -121,6 +118,31 @@ Status LeaderElector::Check() const {
     return UnavailableError("failed election to renew leadership on lease " + config_.name);
   }
   return OkStatus();
+}
+
+void LeaderElector::ObserveWatched(const LeaderElectionRecord& record) {
+  if (!ObserveKeyed(record, RecordKey(record)) || !record.holder_identity.empty()) return;
+  MutexLock l(mu_);
+  if (wake_ != nullptr) wake_->request_stop();
+}
+
+bool LeaderElector::ObserveKeyed(const LeaderElectionRecord& record, const std::string& key) {
+  // A watch event older than a read already seen (the watch lagging) only restarts the clock
+  // later than needed: it can delay a takeover, never hasten one.
+  MonoTime now = clock_.Now();
+  MutexLock l(mu_);
+  if (observed_key_ == key) return false;
+  observed_key_ = key;
+  observed_record_ = record;
+  observed_time_ = now;
+  return true;
+}
+
+Duration LeaderElector::LeaseLeft(MonoTime now) const {
+  MutexLock l(mu_);
+  if (observed_record_.holder_identity.empty()) return Duration::zero();
+  MonoTime end = observed_time_ + std::chrono::seconds(observed_record_.lease_duration_seconds);
+  return end > now ? end - now : Duration::zero();
 }
 
 bool LeaderElector::IsLeaseValid(MonoTime now) const {

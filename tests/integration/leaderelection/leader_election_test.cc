@@ -257,6 +257,39 @@ TEST_F(LeaderElectionIntegration, AnAbandonedLeaseIsTakenOverOnlyAfterItExpires)
   EXPECT_EQ(l.lease_transitions.value_or(0), transitions + 1);
 }
 
+// With upstream's retry period of 2 s, polling alone would see the last renewal up to 4.4 s late
+// and take over up to 4.4 s after the lease ran out. The standby's watch of the Lease sees the
+// renewal as it is written and its wait ends when the lease does.
+TEST_F(LeaderElectionIntegration, AnAbandonedLeaseIsTakenOverALeaseDurationAfterItsLastRenewal) {
+  const std::string lease = "le-watched";
+  Config c = Timings(lease, seconds(6));
+  c.renew_deadline = seconds(4);
+  c.retry_period = seconds(2);
+  Config no_release = c;
+  no_release.release_on_cancel = false;
+  Candidate first(no_release);
+  ASSERT_TRUE(Eventually([&] { return first.elector().IsLeader(); }));
+  Candidate second(c);
+  ASSERT_TRUE(Eventually([&] { return second.elector().GetLeader() == first.id(); }));
+  std::this_thread::sleep_for(seconds(3));  // a renewal or two through the standby's watch
+  first.Stop();
+  api::Lease abandoned = GetLease(lease);
+  ASSERT_EQ(abandoned.holder_identity, first.id());
+  ASSERT_TRUE(Eventually([&] { return second.acquired(); }));
+  api::Lease taken = GetLease(lease);
+  ASSERT_EQ(taken.holder_identity, second.id());
+  // Both times come from this machine's clock: the leader's last renewTime and the new holder's
+  // acquireTime, stamped when its winning attempt began.
+  auto renewed = api::ParseTime(abandoned.renew_time);
+  auto acquired = api::ParseTime(taken.acquire_time);
+  ASSERT_TRUE(renewed.ok() && acquired.ok()) << abandoned.renew_time << " " << taken.acquire_time;
+  auto after = *acquired - *renewed;
+  RecordProperty("takeover_after_last_renewal_ms", Millis(after));
+  EXPECT_GE(after, seconds(6)) << "never before the lease ran out";
+  EXPECT_LT(after, seconds(7)) << "the standby took over " << Millis(after) << " ms after the "
+                               << "last renewal; polling alone allows up to 14.8 s";
+}
+
 // Writes holderIdentity over the lease through the API, retrying on Conflict (the leader renews
 // every half second).
 void TakeOver(const std::string& lease, const std::string& holder) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "pkg/client/errors.h"
@@ -18,6 +19,7 @@
 namespace stowage::leaderelection {
 namespace {
 
+using std::chrono::milliseconds;
 using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -158,9 +160,8 @@ TEST(LeaderElector, WaitsOutAnotherHoldersLeaseByLocalObservationNotByItsTimesta
   h.Run();
 
   ASSERT_EQ(h.started, 1);
-  EXPECT_GE(h.acquired_at - t0, seconds(15));
-  EXPECT_LT(h.acquired_at - t0, seconds(15) + seconds(2) * 2.2)
-      << "one jittered retry late at most";
+  EXPECT_EQ(h.acquired_at - t0, seconds(15) + milliseconds(1))
+      << "the wait ends when the lease it saw runs out, not at the next jittered retry";
   ASSERT_TRUE(while_held);
   EXPECT_EQ(while_held->holder_identity, "me");
   EXPECT_EQ(while_held->leader_transitions, 4) << "a new holder counts one more transition";
@@ -194,11 +195,115 @@ TEST(LeaderElector, AcquireAttemptsComeEveryRetryPeriodWithJitter) {
   ASSERT_TRUE(e.ok()) << e.status();
   (*e)->Run(h.stop.get_token());
   ASSERT_GE(attempts.size(), 10u);
-  for (size_t i = 1; i + 1 < attempts.size(); ++i) {  // the last read is the release's
+  // The last read is the release's, and the one before it the winning attempt, made the moment
+  // the lease ran out; all others are a jittered retry period apart.
+  for (size_t i = 1; i + 2 < attempts.size(); ++i) {
     Duration gap = attempts[i] - attempts[i - 1];
     EXPECT_GE(gap, seconds(2));
     EXPECT_LT(gap, seconds(2) * 2.2);
   }
+  EXPECT_EQ(attempts[attempts.size() - 2] - attempts[0], seconds(60) + milliseconds(1));
+}
+
+// A FakeClock that runs scripted events at their times while someone sleeps through them: a
+// world in which the holder renews on its own schedule and the watch delivers each renewal the
+// moment it is written. A sleep that an event cuts short (its stop requested) ends at the event.
+class ScriptedClock : public FakeClock {
+ public:
+  void At(MonoTime t, std::function<void()> f) {
+    MutexLock l(mu_);
+    events_.emplace(t, std::move(f));
+  }
+  bool Sleep(Duration d, std::stop_token stop = {}) override {
+    const MonoTime end = Now() + d;
+    for (;;) {
+      std::function<void()> f;
+      {
+        MutexLock l(mu_);
+        if (events_.empty() || events_.begin()->first > end) break;
+        Advance(events_.begin()->first - Now());
+        f = std::move(events_.begin()->second);
+        events_.erase(events_.begin());
+      }
+      f();
+      if (stop.stop_requested()) return false;
+    }
+    if (end > Now()) Advance(end - Now());
+    return !stop.stop_requested();
+  }
+
+ private:
+  Mutex mu_;
+  std::multimap<MonoTime, std::function<void()>> events_ GUARDED_BY(mu_);
+};
+
+// The holder renews every 2 s for 30 s, then dies. Polling alone sees the last renewal at the
+// next jittered retry (up to 4.4 s later) and counts the lease from there; a watch sees it when
+// it is written, so the standby takes over exactly a lease duration after it.
+TEST(LeaderElector, AWatchedRenewalCountsFromWhenItWasWrittenNotFromTheNextPoll) {
+  ScriptedClock clock;
+  auto state = std::make_shared<FakeLockState>();
+  const MonoTime t0 = clock.Now();
+  auto held = [&] {
+    WallTime now = clock.WallNow();
+    return LeaderElectionRecord{"other", 15, now, now, 0, "", ""};
+  };
+  state->Write(held());
+  std::stop_source stop;
+  MonoTime acquired_at{};
+  Callbacks cb;
+  cb.on_started_leading = [&](std::stop_token) { stop.request_stop(); };
+  cb.on_stopped_leading = [] {};
+  cb.on_leader_status = [&](bool leader) {
+    if (leader) acquired_at = clock.Now();
+  };
+  Config config;
+  auto e = LeaderElector::NewWithLock(std::make_unique<FakeLock>("me", state, clock), config,
+                                      std::move(cb), clock);
+  ASSERT_TRUE(e.ok()) << e.status();
+  LeaderElector* elector = e->get();
+  for (int k = 1; k <= 15; ++k) {
+    clock.At(t0 + seconds(2 * k), [&] {
+      LeaderElectionRecord r = held();
+      state->Write(r);
+      elector->ObserveWatched(r);
+    });
+  }
+  elector->Run(stop.get_token());
+  EXPECT_EQ(acquired_at - (t0 + seconds(30)), seconds(15) + milliseconds(1));
+}
+
+// A leader that steps down writes an empty holder; the watch wakes a standby that is waiting out
+// its retry period, instead of leaving the lease unheld until the next poll.
+TEST(LeaderElector, AReleaseSeenByTheWatchIsTakenAtOnce) {
+  ScriptedClock clock;
+  auto state = std::make_shared<FakeLockState>();
+  const MonoTime t0 = clock.Now();
+  WallTime w0 = clock.WallNow();
+  state->Write(LeaderElectionRecord{"other", 15, w0, w0, 2, "", ""});
+  std::stop_source stop;
+  MonoTime acquired_at{};
+  Callbacks cb;
+  cb.on_started_leading = [&](std::stop_token) { stop.request_stop(); };
+  cb.on_stopped_leading = [] {};
+  cb.on_leader_status = [&](bool leader) {
+    if (leader) acquired_at = clock.Now();
+  };
+  Config config;
+  auto e = LeaderElector::NewWithLock(std::make_unique<FakeLock>("me", state, clock), config,
+                                      std::move(cb), clock);
+  ASSERT_TRUE(e.ok()) << e.status();
+  LeaderElector* elector = e->get();
+  // 1.5 s in: before the first retry, which comes 2 s or more after the first attempt.
+  clock.At(t0 + milliseconds(1500), [&] {
+    WallTime now = clock.WallNow();
+    LeaderElectionRecord released{"", 1, now, now, 2, "", ""};
+    state->Write(released);
+    elector->ObserveWatched(released);
+  });
+  elector->Run(stop.get_token());
+  EXPECT_EQ(acquired_at - t0, milliseconds(1500));
+  EXPECT_EQ(state->Read()->leader_transitions, 3) << "one more transition, kept by the release";
 }
 
 TEST(LeaderElector, AHolderThatKeepsRenewingKeepsTheLease) {
