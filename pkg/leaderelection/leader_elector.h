@@ -8,9 +8,10 @@
 // (LeaseWatch), so it sees each renewal when it is written, and sleeps no later than the moment
 // the lease it saw runs out; a release seen by the watch wakes it at once. That takes over a dead
 // leader's lease leaseDuration after its last renewal, where polling alone adds up to two
-// jittered retry periods; no candidate can take it earlier than upstream's would. The leader renews every retry_period; if no renewal succeeds within
-// renew_deadline it stops leading. On stop with release_on_cancel it writes an empty holder with
-// a one-second duration so that a standby takes over at once.
+// jittered retry periods; no candidate can take it earlier than upstream's would. The leader renews
+// every retry_period; if no renewal succeeds within renew_deadline it stops leading. On stop with
+// release_on_cancel it writes an empty holder with a one-second duration so that a standby takes
+// over at once.
 //
 // Lifecycle of Run: acquire -> on_started_leading on its own thread -> renew until lost or
 // stopped -> the leading stop_token fires -> release (if configured) -> "stopped leading" event

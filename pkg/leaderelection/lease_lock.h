@@ -11,9 +11,9 @@
 #include <string>
 
 #include "pkg/client/rest_client.h"
-#include "stowage/api/types.h"
 #include "pkg/leaderelection/core_event_recorder.h"
 #include "pkg/leaderelection/lock.h"
+#include "stowage/api/types.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"
 
