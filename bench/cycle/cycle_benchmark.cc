@@ -9,7 +9,8 @@
 // runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
 // pod; BM_BoundVolume a pod with a bound claim; BM_DraClaim a pod with a ResourceClaim of one
 // device, over nodes of 8 devices each; BM_PodAffinity, BM_RequiredPodAffinity,
-// BM_PodAntiAffinityNSSelector, BM_TopologySpread and BM_CombinedConstraints time pods with
+// BM_PodAntiAffinityNSSelector, BM_TopologySpread, BM_CombinedConstraints and
+// BM_CombinedConstraintsRequired time pods with
 // inter-pod affinity terms and with spread constraints over nodes already holding pods those
 // terms match, so InterPodAffinity's and PodTopologySpread's PreFilter, Filter, PreScore and
 // Score are in the time (when the in-tree registry has them; otherwise the label names them as
@@ -456,6 +457,26 @@ void BM_CombinedConstraints(benchmark::State& state) {
   RunCycles(state, measured, {{existing, nodes, 0}});
 }
 
+// The mixed set's CombinedConstraintsRequired pod: a zone spread that filters (maxSkew 5), a
+// hostname spread that only scores, required node affinity to two of the three zones and a
+// preferred pod affinity to the blue pods of the zone, over one blue pod on every node.
+void BM_CombinedConstraintsRequired(benchmark::State& state) {
+  using testing::PodAffinityKind;
+  const auto api_app = testing::BuildLabelSelector().Label("app", "api").Obj();
+  const auto blue = testing::BuildLabelSelector().Label("color", "blue").Obj();
+  api::PodPtr existing = PerfPod().Label("color", "blue").Obj();
+  api::PodPtr measured =
+      PerfPod()
+          .Label("app", "api")
+          .SpreadConstraint(5, "topology.kubernetes.io/zone", "DoNotSchedule", api_app)
+          .SpreadConstraint(1, "kubernetes.io/hostname", "ScheduleAnyway", api_app)
+          .NodeAffinityIn("topology.kubernetes.io/zone", {"zone-0", "zone-1"})
+          .PodAffinity("topology.kubernetes.io/zone", blue, PodAffinityKind::kPreferred)
+          .Obj();
+  const int nodes = static_cast<int>(state.range(0));
+  RunCycles(state, measured, {{existing, nodes, 0}});
+}
+
 // A pod whose claim is bound to a volume with node affinity (scheduler_perf's PV shapes have one
 // such pair per pod): VolumeBinding's PreFilter reads the claim and compiles the volume's
 // affinity, Filter matches it on every node, and a third of the nodes are out of its zones.
@@ -536,6 +557,13 @@ BENCHMARK(BM_PodAntiAffinityNSSelector)
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_TopologySpread)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->UseRealTime()
+    ->MinTime(2.0)
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_CombinedConstraintsRequired)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
     ->UseRealTime()

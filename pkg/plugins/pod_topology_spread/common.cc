@@ -64,11 +64,18 @@ bool AnySelectorMatches(std::span<const Constraint> constraints, const api::Stri
 bool MatchesInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node,
                               const helper::RequiredNodeAffinity& required,
                               bool enable_comparison_operators) {
-  if (c.honor_node_affinity && !required.Match(node).matched) return false;
-  if (c.honor_node_taints &&
-      helper::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations,
-                                           helper::IsDoNotScheduleTaint,
-                                           enable_comparison_operators) != nullptr) {
+  return MatchesInclusionPolicies(c.honor_node_affinity, c.honor_node_taints, pod.spec.tolerations,
+                                  node, required, enable_comparison_operators);
+}
+
+bool MatchesInclusionPolicies(bool honor_node_affinity, bool honor_node_taints,
+                              const std::vector<api::Toleration>& tolerations,
+                              const api::Node& node, const helper::RequiredNodeAffinity& required,
+                              bool enable_comparison_operators) {
+  if (honor_node_affinity && !required.Match(node).matched) return false;
+  if (honor_node_taints && helper::FindMatchingUntoleratedTaint(
+                               node.spec.taints, tolerations, helper::IsDoNotScheduleTaint,
+                               enable_comparison_operators) != nullptr) {
     return false;
   }
   return true;

@@ -59,6 +59,11 @@ bool AnySelectorMatches(std::span<const Constraint> constraints, const api::Stri
 bool MatchesInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node,
                               const helper::RequiredNodeAffinity& required,
                               bool enable_comparison_operators);
+// The same for a pod with these tolerations (the memo keeps them, not the pod).
+bool MatchesInclusionPolicies(bool honor_node_affinity, bool honor_node_taints,
+                              const std::vector<api::Toleration>& tolerations,
+                              const api::Node& node, const helper::RequiredNodeAffinity& required,
+                              bool enable_comparison_operators);
 
 // The pods among `pods` in namespace ns, not terminating, whose labels the selector matches. An
 // empty selector counts nothing, as upstream's countPodsMatchSelector.

@@ -31,25 +31,17 @@ void PodTopologySpread::AcquireColumns(const api::Pod& pod, const std::vector<Co
   MemoScratch& m = scratch_;
   m.keys.clear();
   m.counts.clear();
+  m.included.clear();
   m.every_node = true;
   for (const Constraint& c : cs) {
     m.keys.push_back(&memo_.Key(c.topology_key, pool));
     m.counts.push_back(&memo_.Counts(pod.metadata.namespace_, c.selector, pool));
-    m.every_node = m.every_node && IncludesEveryNode(c, required);
+    // Where the pod's node affinity or tolerations decide, the memo keeps which nodes count.
+    const bool all = IncludesEveryNode(c, required);
+    m.every_node = m.every_node && all;
+    m.included.push_back(
+        all ? nullptr : &memo_.Inclusion(c, pod, required, enable_comparison_operators_, pool));
   }
-  const std::vector<const framework::NodeInfo*>& nodes = memo_.nodes();
-  const size_t k = cs.size();
-  if (m.every_node) return;
-  // The pod's node affinity or tolerations decide: evaluate them per node, in parallel.
-  m.included.assign(nodes.size() * k, 0);
-  pool.Until(nodes.size(), [&](size_t n) {
-    const api::Node* node = nodes[n]->node();
-    if (node == nullptr) return;
-    for (size_t i = 0; i < k; ++i) {
-      m.included[n * k + i] =
-          MatchesInclusionPolicies(cs[i], pod, *node, required, enable_comparison_operators_);
-    }
-  });
 }
 
 void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Constraint>& cs,
@@ -79,7 +71,7 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
       for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
       if (!has_all) continue;
       for (size_t i = 0; i < k; ++i) {
-        if (!m.every_node && !m.included[n * k + i]) continue;
+        if (m.included[i] != nullptr && !m.included[i]->at[n]) continue;
         int64_t& sum = m.sums[m.offsets[i] + static_cast<size_t>(m.keys[i]->at[n])];
         sum = std::max<int64_t>(sum, 0) + m.counts[i]->at[n];
       }
@@ -173,7 +165,7 @@ bool PodTopologySpread::CountForScore(const api::Pod& pod,
     for (size_t n = 0; n < nodes; ++n) {
       if (memo_.nodes()[n]->node() == nullptr || (require_all && !has_all(n))) continue;
       for (size_t i = 0; i < k; ++i) {
-        if (!counted(i) || (!m.every_node && !m.included[n * k + i])) continue;
+        if (!counted(i) || (m.included[i] != nullptr && !m.included[i]->at[n])) continue;
         int64_t& sum = m.sums[slot(i, n)];
         if (sum >= 0) sum += m.counts[i]->at[n];
       }

@@ -114,6 +114,7 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   int64_t MemoFullRescansForTest() const { return memo_.full_rescans_for_test(); }
   size_t MemoColumnsForTest() const { return memo_.columns_for_test(); }
   size_t MemoSumsForTest() const { return memo_.sums_for_test(); }
+  size_t MemoInclusionsForTest() const { return memo_.inclusions_for_test(); }
 
   // The pod's constraints of the given action, or the default ones when it has none.
   StatusOr<std::vector<Constraint>> GetConstraints(const api::Pod& pod,
@@ -169,10 +170,11 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
     std::vector<const SpreadMemo::KeyColumn*> keys;      // by constraint
     std::vector<const SpreadMemo::CountColumn*> counts;  // by constraint
     bool every_node = true;                              // inclusion policies exclude no node
-    std::vector<uint8_t> included;                       // by node and constraint, if not
-    std::vector<size_t> offsets;                         // by constraint, into sums
-    std::vector<int64_t> sums;                           // by constraint and domain slot
-    std::vector<int32_t> empty_ids;                      // by constraint, the id of value ""
+    // By constraint, the nodes its inclusion policies admit; null when they admit every node.
+    std::vector<const SpreadMemo::InclusionColumn*> included;
+    std::vector<size_t> offsets;     // by constraint, into sums
+    std::vector<int64_t> sums;       // by constraint and domain slot
+    std::vector<int32_t> empty_ids;  // by constraint, the id of value ""
   } scratch_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, PodTopologySpread>);

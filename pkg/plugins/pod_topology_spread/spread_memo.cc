@@ -6,6 +6,37 @@
 #include "pkg/plugins/pod_topology_spread/common.h"
 
 namespace stowage::plugins::pod_topology_spread {
+namespace {
+
+const api::NodeSelector* RequiredTerms(const api::Pod& pod) {
+  const std::optional<api::Affinity>& a = pod.spec.affinity;
+  if (!a || !a->node_affinity || !a->node_affinity->required) return nullptr;
+  return &*a->node_affinity->required;
+}
+
+uint8_t Includes(const SpreadMemo::InclusionColumn& column, const api::Node* node) {
+  return node != nullptr &&
+         MatchesInclusionPolicies(column.honor_affinity, column.honor_taints, column.tolerations,
+                                  *node, column.matcher, column.comparison_operators);
+}
+
+}  // namespace
+
+bool SpreadMemo::InclusionColumn::Matches(const Constraint& c, const api::Pod& pod,
+                                          bool cmp) const {
+  if (honor_affinity != c.honor_node_affinity || honor_taints != c.honor_node_taints ||
+      comparison_operators != cmp) {
+    return false;
+  }
+  if (honor_affinity) {
+    const api::NodeSelector* terms = RequiredTerms(pod);
+    if (node_selector != pod.spec.node_selector || required.has_value() != (terms != nullptr) ||
+        (terms != nullptr && *required != *terms)) {
+      return false;
+    }
+  }
+  return !honor_taints || tolerations == pod.spec.tolerations;
+}
 
 void SpreadMemo::Sync(const framework::NodeInfoLister& lister) {
   ++tick_;
@@ -54,6 +85,7 @@ void SpreadMemo::Reset(const framework::NodeInfoLister& lister) {
   sums_.clear();
   keys_.clear();
   queries_.clear();
+  inclusions_.clear();
 }
 
 size_t SpreadMemo::Bucket(const framework::NodeInfo* info) const {
@@ -87,6 +119,7 @@ void SpreadMemo::Refresh(size_t pos) {
   for (const auto& column : queries_) {
     column->at[pos] = CountMatchingPods(info->pods(), column->selector, column->ns);
   }
+  for (const auto& column : inclusions_) column->at[pos] = Includes(*column, node);
   for (const auto& sum : sums_) Contribute(*sum, pos, 1);
 }
 
@@ -179,6 +212,31 @@ const SpreadMemo::CountColumn& SpreadMemo::Counts(std::string_view ns,
   pool.Until(nodes_.size(), [&](size_t n) {
     column.at[n] = CountMatchingPods(nodes_[n]->pods(), column.selector, column.ns);
   });
+  return column;
+}
+
+const SpreadMemo::InclusionColumn& SpreadMemo::Inclusion(
+    const Constraint& c, const api::Pod& pod, const helper::RequiredNodeAffinity& required,
+    bool comparison_operators, framework::Parallelizer& pool) {
+  for (const auto& column : inclusions_) {
+    if (column->Matches(c, pod, comparison_operators)) {
+      column->used = tick_;
+      return *column;
+    }
+  }
+  InclusionColumn& column = Slot(inclusions_, kMaxInclusions);
+  column.honor_affinity = c.honor_node_affinity;
+  column.honor_taints = c.honor_node_taints;
+  column.comparison_operators = comparison_operators;
+  if (column.honor_affinity) {
+    column.node_selector = pod.spec.node_selector;
+    if (const api::NodeSelector* terms = RequiredTerms(pod)) column.required = *terms;
+  }
+  if (column.honor_taints) column.tolerations = pod.spec.tolerations;
+  column.matcher = required;
+  column.used = tick_;
+  column.at.resize(nodes_.size());
+  pool.Until(nodes_.size(), [&](size_t n) { column.at[n] = Includes(column, nodes_[n]->node()); });
   return column;
 }
 

@@ -8,7 +8,9 @@
 // only the changed nodes' entries; when the log cannot say (too old, or the node list changed)
 // it drops every column, and the next Key()/Counts() recomputes them over every node. For a
 // (key, query) pair it can also keep the counts summed per value (a SumColumn), which Sync keeps
-// in step node by node, so a cycle reads each domain's count without a pass over every node.
+// in step node by node, so a cycle reads each domain's count without a pass over every node. For
+// a constraint whose inclusion policies exclude nodes it keeps which nodes count (an
+// InclusionColumn), so a cycle does not match every node's labels and taints again.
 // Columns are bounded by a least-recently-used cap.
 //
 // Thread-safety: none. Sync, Key and Counts run on the scheduling cycle's thread (their parallel
@@ -17,15 +19,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "pkg/plugins/pod_topology_spread/common.h"
 #include "stowage/api/labels.h"
 #include "stowage/common/string_map.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/types.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
 
 namespace stowage::plugins::pod_topology_spread {
 
@@ -62,9 +67,27 @@ class SpreadMemo {
     bool Held(size_t id) const { return id < nodes.size() && nodes[id] > 0; }
   };
 
+  // Which nodes count for a constraint under its nodeAffinityPolicy and nodeTaintsPolicy, for
+  // pods with one nodeSelector, required node affinity and set of tolerations (the inputs, kept
+  // only where a policy honours them): at[position] is 1 when the node counts.
+  struct InclusionColumn {
+    bool honor_affinity = false;
+    bool honor_taints = false;
+    bool comparison_operators = false;
+    api::StringMap node_selector;
+    std::optional<api::NodeSelector> required;
+    std::vector<api::Toleration> tolerations;
+    helper::RequiredNodeAffinity matcher;
+    std::vector<uint8_t> at;
+    uint64_t used = 0;
+    // Whether these are the inputs of constraint c for pod.
+    bool Matches(const Constraint& c, const api::Pod& pod, bool comparison_operators) const;
+  };
+
   static constexpr size_t kMaxKeys = 8;
   static constexpr size_t kMaxQueries = 16;
   static constexpr size_t kMaxSums = 32;
+  static constexpr size_t kMaxInclusions = 8;
 
   // Brings every column to the lister's current snapshot.
   void Sync(const framework::NodeInfoLister& lister);
@@ -77,6 +100,11 @@ class SpreadMemo {
   const KeyColumn& Key(std::string_view key, framework::Parallelizer& pool);
   const CountColumn& Counts(std::string_view ns, const api::Selector& selector,
                             framework::Parallelizer& pool);
+  // The inclusion column of constraint c for pod (whose required node affinity is required),
+  // computed over every node when not held yet; valid until the next Sync.
+  const InclusionColumn& Inclusion(const Constraint& c, const api::Pod& pod,
+                                   const helper::RequiredNodeAffinity& required,
+                                   bool comparison_operators, framework::Parallelizer& pool);
   // The sums of a pair of columns this memo returned this cycle; valid until the next Sync.
   const SumColumn& Sums(const KeyColumn& key, const CountColumn& counts);
 
@@ -88,6 +116,7 @@ class SpreadMemo {
   // Full rescans since construction, for tests that check the change log is used.
   int64_t full_rescans_for_test() const { return full_rescans_; }
   size_t columns_for_test() const { return keys_.size() + queries_.size(); }
+  size_t inclusions_for_test() const { return inclusions_.size(); }
   size_t sums_for_test() const { return sums_.size(); }
 
  private:
@@ -119,6 +148,7 @@ class SpreadMemo {
   std::vector<std::unique_ptr<KeyColumn>> keys_;
   std::vector<std::unique_ptr<CountColumn>> queries_;
   std::vector<std::unique_ptr<SumColumn>> sums_;
+  std::vector<std::unique_ptr<InclusionColumn>> inclusions_;
   std::vector<const framework::NodeInfo*> changed_;  // scratch for ChangedSince
   std::vector<const std::string*> lookups_;          // scratch for building a key column
 };

@@ -84,6 +84,26 @@ class MemoTest : public ::testing::Test {
             .SpreadConstraint(1, kHostname, kDoNot, BuildLabelSelector().Exists("app").Obj(),
                               std::nullopt, std::nullopt, std::nullopt, {"v"})
             .Obj(),
+        // "b" tolerating the taint: the same node affinity, other tolerations, another column.
+        BuildPod()
+            .Name("b2")
+            .Namespace("ns")
+            .Label("app", "web")
+            .NodeAffinityNotIn(kZone, {"z1"})
+            .Toleration("dedicated", "Equal", "x", "NoSchedule")
+            .SpreadConstraint(1, kZone, kDoNot, web, 3, std::nullopt, "Honor")
+            .Obj(),
+        // Inclusion decided by a nodeSelector and by taints it tolerates or not; with "b" and
+        // "b2", four sets of inputs, so four inclusion columns.
+        BuildPod()
+            .Name("e")
+            .Namespace("ns")
+            .Label("app", "web")
+            .NodeSelector({{std::string(kLabelTopologyZone), "z2"}})
+            .Toleration("dedicated", "Equal", "x", "NoSchedule")
+            .SpreadConstraint(1, kZone, kDoNot, web, std::nullopt, "Honor", "Honor")
+            .SpreadConstraint(1, kHostname, kAnyway, web, std::nullopt, "Ignore", "Honor")
+            .Obj(),
         BuildPod()
             .Name("d")
             .Namespace("ns")
@@ -205,6 +225,7 @@ TEST_F(MemoTest, AgreesWithARecomputationAcrossClusterChanges) {
   handle_.cache.UpdateNode(nullptr, Node("n5", "z3"));
   ExpectSameDecisions();
   EXPECT_EQ(memo_->MemoFullRescansForTest(), rescans);
+  EXPECT_EQ(memo_->MemoInclusionsForTest(), 4u);
 
   // Nodes come and go: the list changes, and the memo starts over.
   handle_.cache.AddNode(Node("n7", "z2"));
