@@ -103,7 +103,7 @@ std::string EncodeBinding(const ObjectMeta& pod, std::string_view node_name) {
 
 namespace {
 // A v1.ObjectReference to an object, with the fields client-go's reference.GetReference fills.
-json ReferenceTo(const std::string& kind, const std::string& api_version, const ObjectMeta& meta) {
+json ReferenceTo(const std::string& kind, const std::string& api_version, const EventObject& meta) {
   json ref = {{"kind", kind}, {"apiVersion", api_version}, {"name", meta.name}};
   if (!meta.namespace_.empty()) ref["namespace"] = meta.namespace_;
   if (!meta.uid.empty()) ref["uid"] = meta.uid;

@@ -29,6 +29,23 @@ template <typename T>
 std::string EncodeObject(const T& object);
 
 // An events.k8s.io/v1 Event about an object.
+// The object an event names: the fields of its v1.ObjectReference that come from the object's
+// metadata. Events are kept for 6 minutes for their series, so they hold only these, not the
+// whole metadata.
+struct EventObject {
+  EventObject() = default;
+  // Implicit: an event's objects are given as their metadata.
+  EventObject(const ObjectMeta& meta)  // NOLINT(google-explicit-constructor)
+      : namespace_(meta.namespace_),
+        name(meta.name),
+        uid(meta.uid),
+        resource_version(meta.resource_version) {}
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+};
+
 struct EventRecord {
   std::string name;  // metadata.name, unique per event
   std::string namespace_;
@@ -41,12 +58,12 @@ struct EventRecord {
   std::string type;  // Normal, Warning
   std::string regarding_kind;
   std::string regarding_api_version;
-  ObjectMeta regarding;  // namespace, name, uid, resourceVersion are used
+  EventObject regarding;
   // The secondary object the event names (a preemption's preemptor); none when related_kind is
   // empty. Fields used as for regarding.
   std::string related_kind;
   std::string related_api_version;
-  ObjectMeta related;
+  EventObject related;
   // The series, once the event has been seen more than once (series_count >= 2).
   int32_t series_count = 0;
   std::string series_last_observed_time;  // MicroTime

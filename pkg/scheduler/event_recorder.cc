@@ -54,17 +54,6 @@ std::string SpamKey(const api::EventRecord& e) {
                   e.regarding.namespace_, e.regarding.name, e.regarding_api_version, e.type});
 }
 
-// What an event says of an object (its ObjectReference): a pod's labels, annotations and owners
-// would only take room in the events kept for series.
-api::ObjectMeta Reference(const api::ObjectMeta& meta) {
-  api::ObjectMeta ref;
-  ref.namespace_ = meta.namespace_;
-  ref.name = meta.name;
-  ref.uid = meta.uid;
-  ref.resource_version = meta.resource_version;
-  return ref;
-}
-
 // Erases the entries of map whose keys begin with prefix, calling each(key, value) first.
 template <typename Map, typename Fn>
 void EraseWithPrefix(Map& map, const std::string& prefix, Fn each) {
@@ -214,11 +203,11 @@ void EventRecorder::Record(const api::Pod& regarding, std::string_view controlle
   e.type = std::string(type);
   e.regarding_kind = "Pod";
   e.regarding_api_version = "v1";
-  e.regarding = Reference(regarding.metadata);
+  e.regarding = regarding.metadata;
   if (related) {
     e.related_kind = "Pod";
     e.related_api_version = "v1";
-    e.related = Reference(related->metadata);
+    e.related = related->metadata;
   }
   p.at = clock_.Now();
   {
