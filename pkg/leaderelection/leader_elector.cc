@@ -232,6 +232,8 @@ Duration LeaderElector::Jittered(Duration d) {
   return ScaleDuration(d, 1.0 + unit(random_) * kJitterFactor);
 }
 
+bool LeaderElector::LeaseWatchRefused() const { return watch_ && watch_->refused(); }
+
 bool LeaderElector::FlushEvents(Duration timeout) {
   return recorder_ == nullptr || recorder_->Flush(timeout);
 }

@@ -122,6 +122,9 @@ class LeaderElector {
   Status Check() const;
 
   const std::string& identity() const { return config_.identity; }
+  // Whether the apiserver refused this candidate's watch of the Lease (its RBAC grants no list and
+  // watch on it, as kube-scheduler's does not), so that it only polls.
+  bool LeaseWatchRefused() const;
   // Renewals and acquisitions that fell back to the slow path (read, then write) while leader.
   uint64_t slow_path_count() const { return slow_path_count_.load(); }
   // Waits up to timeout for queued LeaderElection events to be written, so that "stopped

@@ -47,11 +47,17 @@ Config Timings(const std::string& lease, seconds duration = seconds(4)) {
 // One candidate running Run on its own thread, with what its callbacks saw.
 class Candidate {
  public:
-  explicit Candidate(Config config) {
+  // Through the admin's credentials, or a bearer token's when one is given.
+  explicit Candidate(Config config, const std::string& token = "") {
     config.identity = LeaderElector::NewIdentity();
     id_ = config.identity;
-    auto c = client::RestClient::New(
-        LeaderElectionRestConfig(SharedCluster().AdminConfig(), config.renew_deadline));
+    client::RestConfig rc = SharedCluster().AdminConfig();
+    if (!token.empty()) {
+      rc.bearer_token = token;
+      rc.client_cert_pem.clear();
+      rc.client_key_pem.clear();
+    }
+    auto c = client::RestClient::New(LeaderElectionRestConfig(rc, config.renew_deadline));
     EXPECT_TRUE(c.ok()) << c.status();
     client_ = std::move(*c);
     Callbacks cb;
@@ -288,6 +294,63 @@ TEST_F(LeaderElectionIntegration, AnAbandonedLeaseIsTakenOverALeaseDurationAfter
   EXPECT_GE(after, seconds(6)) << "never before the lease ran out";
   EXPECT_LT(after, seconds(7)) << "the standby took over " << Millis(after) << " ms after the "
                                << "last renewal; polling alone allows up to 14.8 s";
+}
+
+// A token for a service account of kube-system bound to kube-scheduler's own rules for its
+// Lease (ClusterRole system:kube-scheduler: create, and get and update by name) and events:
+// no list or watch.
+std::string UpstreamRbacToken(const std::string& lease) {
+  const std::string sa = "le-upstream-rbac";
+  auto created = Admin().Post("/api/v1/namespaces/kube-system/serviceaccounts",
+                              R"({"metadata":{"name":")" + sa + R"("}})");
+  EXPECT_TRUE(created.ok() || client::IsAlreadyExists(created.status())) << created.status();
+  json role = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "Role"},
+      {"metadata", {{"name", sa}}},
+      {"rules",
+       {{{"apiGroups", {"coordination.k8s.io"}}, {"resources", {"leases"}}, {"verbs", {"create"}}},
+        {{"apiGroups", {"coordination.k8s.io"}},
+         {"resources", {"leases"}},
+         {"resourceNames", {lease}},
+         {"verbs", {"get", "update"}}},
+        {{"apiGroups", {""}}, {"resources", {"events"}}, {"verbs", {"create"}}}}}};
+  auto r =
+      Admin().Post("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles", role.dump());
+  EXPECT_TRUE(r.ok() || client::IsAlreadyExists(r.status())) << r.status();
+  json binding = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", {{"name", sa}}},
+      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", sa}}},
+      {"subjects", {{{"kind", "ServiceAccount"}, {"name", sa}, {"namespace", "kube-system"}}}}};
+  auto b = Admin().Post("/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings",
+                        binding.dump());
+  EXPECT_TRUE(b.ok() || client::IsAlreadyExists(b.status())) << b.status();
+  auto token =
+      Admin().Post("/api/v1/namespaces/kube-system/serviceaccounts/" + sa + "/token",
+                   R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{}})");
+  EXPECT_TRUE(token.ok()) << token.status();
+  return token.ok() ? json::parse(*token)["status"]["token"].get<std::string>() : "";
+}
+
+// Under kube-scheduler's RBAC the watch is refused: the standby says so, stops watching and
+// takes over by polling, as kube-scheduler's does.
+TEST_F(LeaderElectionIntegration, UnderKubeSchedulersRbacTheStandbyPollsInsteadOfWatching) {
+  const std::string lease = "le-upstream-rbac";
+  const std::string token = UpstreamRbacToken(lease);
+  ASSERT_FALSE(token.empty());
+  const seconds duration(4);
+  Config no_release = Timings(lease, duration);
+  no_release.release_on_cancel = false;
+  Candidate first(no_release, token);
+  ASSERT_TRUE(Eventually([&] { return first.elector().IsLeader(); }));
+  Candidate second(Timings(lease, duration), token);
+  ASSERT_TRUE(Eventually([&] { return second.elector().LeaseWatchRefused(); }, seconds(20)));
+  ASSERT_EQ(second.elector().GetLeader(), first.id());
+  first.Stop();
+  ASSERT_TRUE(Eventually([&] { return second.acquired(); }));
+  EXPECT_EQ(GetLease(lease).holder_identity, second.id());
 }
 
 // Writes holderIdentity over the lease through the API, retrying on Conflict (the leader renews
