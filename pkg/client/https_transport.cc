@@ -9,6 +9,7 @@
 #include <openssl/x509v3.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -38,7 +39,10 @@ using SteadyClock = std::chrono::steady_clock;  // Beast's timers' clock
 
 constexpr Duration kDefaultTimeout = std::chrono::seconds(60);
 constexpr Duration kMaxIdle = std::chrono::seconds(30);  // below the apiserver's idle timeout
-constexpr size_t kMaxIdleConnections = 32;
+// Room for every thread that may have a request open at once (the binding cycles' 128 PreBind
+// threads and the rest): a connection the pool cannot keep is closed, and the next request pays
+// a TLS handshake for itself and for the apiserver.
+constexpr size_t kMaxIdleConnections = 192;
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 constexpr size_t kStreamChunk = 64 * 1024;
 
@@ -308,7 +312,15 @@ class HttpsTransport final : public Transport {
     if (!c->open) return;
     c->pooled = true;
     c->idle_since = clock_.Now();
+    std::vector<std::unique_ptr<Connection>> stale;  // closed after the lock is released
     MutexLock l(mu_);
+    // The oldest idle connections sit at the front (Acquire takes the newest): close those the
+    // apiserver may be about to drop, so a burst's connections do not stay open for good.
+    auto fresh = std::find_if(idle_.begin(), idle_.end(), [&](const auto& i) {
+      return c->idle_since - i->idle_since < kMaxIdle;
+    });
+    stale.assign(std::make_move_iterator(idle_.begin()), std::make_move_iterator(fresh));
+    idle_.erase(idle_.begin(), fresh);
     if (idle_.size() < kMaxIdleConnections) idle_.push_back(std::move(c));
   }
 

@@ -35,14 +35,15 @@ std::string ReadRequest(int fd) {
 
 }  // namespace
 
-LoopbackServer::LoopbackServer(Answer answer) : answer_(std::move(answer)) {
+LoopbackServer::LoopbackServer(Answer answer, bool keep_alive)
+    : answer_(std::move(answer)), keep_alive_(keep_alive) {
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof(a);
   if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 ||
-      ::listen(listen_fd_, 16) != 0 ||
+      ::listen(listen_fd_, 128) != 0 ||
       ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     return;  // port() stays 0
   }
@@ -92,18 +93,23 @@ void LoopbackServer::Accept() {
 }
 
 void LoopbackServer::Serve(int fd, size_t index) {
-  const std::string request = ReadRequest(fd);
-  if (request.empty()) return;
-  answer_(request, [&](std::string_view bytes) {
-    while (!bytes.empty() && !stopping_) {
-      ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      bytes.remove_prefix(static_cast<size_t>(n));
-      MutexLock l(mu_);
-      sent_[index] += static_cast<size_t>(n);
+  do {
+    const std::string request = ReadRequest(fd);
+    if (request.empty()) {
+      if (!stopping_) ++closed_;
+      return;
     }
-    return !stopping_.load();
-  });
+    answer_(request, [&](std::string_view bytes) {
+      while (!bytes.empty() && !stopping_) {
+        ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (n <= 0) return false;
+        bytes.remove_prefix(static_cast<size_t>(n));
+        MutexLock l(mu_);
+        sent_[index] += static_cast<size_t>(n);
+      }
+      return !stopping_.load();
+    });
+  } while (keep_alive_ && !stopping_);
   char buf[4096];
   while (!stopping_) {
     pollfd p{fd, POLLIN, 0};
