@@ -21,6 +21,8 @@ constexpr std::string_view kForceActivate = "ForceActivate";
 constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 constexpr std::string_view kUnschedulableTimeout = "UnschedulableTimeout";
+// Not upstream's: a pod PreEnqueue held as it left activeQ (Pop).
+constexpr std::string_view kPreEnqueueAtPop = "PreEnqueueAtPop";
 
 // The queue names upstream's logs give.
 constexpr std::string_view kActiveQ = "Active";
@@ -214,14 +216,24 @@ QueuedPodInfoPtr SchedulingQueue::Pop() {
   // PopFromBackoffQ: an idle scheduler does not wait out the backoff of a pod plugins rejected.
   // A pod that failed with an error still waits out its own, as in upstream's error backoff
   // heap, so a failing API call is not retried in a tight loop.
-  while (!closed_ && active_.empty() && !backoff_.HasRejected()) cv_.Wait(mu_);
-  if (closed_) return nullptr;
   QueuedPodInfoPtr p;
-  if (!active_.empty()) {
-    p = active_.Pop();
-  } else {
-    p = backoff_.PopRejected();
-    metrics::QueueIncomingPods(Queue::kActive, kPopFromBackoffQ).Increment();
+  for (;;) {
+    while (!closed_ && active_.empty() && !backoff_.HasRejected()) cv_.Wait(mu_);
+    if (closed_) return nullptr;
+    if (!active_.empty()) {
+      p = active_.Pop();
+    } else {
+      p = backoff_.PopRejected();
+      metrics::QueueIncomingPods(Queue::kActive, kPopFromBackoffQ).Increment();
+    }
+    // A pod with resource claims passes PreEnqueue again as it leaves: a claim it shares may
+    // have gone into another pod's binding cycle since it was queued, and DynamicResources
+    // holds it until that allocation is written rather than let the attempt fail.
+    if (p->pod().spec.resource_claims.empty() ||
+        PassPreEnqueue(p, Key(p->pod()), kPreEnqueueAtPop)) {
+      break;
+    }
+    SyncPendingGauges();
   }
   p->attempts++;
   if (!p->attempted) {

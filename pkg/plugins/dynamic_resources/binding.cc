@@ -88,7 +88,8 @@ void DynamicResources::Unreserve(framework::CycleState& state, const api::Pod& p
   for (size_t i = 0; i < d.claims.size(); ++i) {
     const dra::ResourceClaimPtr& claim = d.claims[i];
     if (StateData::IsExtended(d, i)) continue;  // below
-    if (tracker_.RemovePendingAllocation(claim->metadata.uid)) {
+    if (tracker_.GetPendingAllocation(claim->metadata.uid) != nullptr) {
+      EndPendingAllocation(claim->metadata.uid);
       tracker_.Restore(claim->metadata.namespace_, claim->metadata.name);
     }
     // PreBind already reserved the claim for the pod: take the pod out again.
@@ -228,8 +229,8 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
   }
   // Written: the assumed claims now hold the devices, the in-flight entries can go.
   for (const auto& [i, allocation] : d.reserved) {
-    tracker_.RemovePendingAllocation(StateData::IsExtended(d, i) ? d.extended->initial_uid
-                                                                 : d.claims[i]->metadata.uid);
+    EndPendingAllocation(StateData::IsExtended(d, i) ? d.extended->initial_uid
+                                                     : d.claims[i]->metadata.uid);
   }
   return {};
 }

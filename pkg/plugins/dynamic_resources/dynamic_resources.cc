@@ -2,6 +2,7 @@
 // hints.cc.
 #include "pkg/plugins/dynamic_resources/dynamic_resources.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -41,7 +42,42 @@ framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return {};
   auto claims = PodClaims(pod, tracker_);
   if (!claims.ok()) return framework::Status::Unresolvable(std::string(claims.status().message()));
+  // A shared claim another pod's cycle has allocated and its binding cycle not yet written:
+  // PreFilter would reject the pod, at the cost of a status patch, an event and a backoff, as
+  // often as the pods sharing a claim come close together (every one of them in a backlog).
+  // Held here, it costs nothing and comes back when the allocation is written or dropped.
+  // The check and the registration are one step under waiting_mu_, so a concurrent
+  // EndPendingAllocation either sees the registration or this check sees the allocation gone.
+  MutexLock l(waiting_mu_);
+  for (const dra::ResourceClaimPtr& claim : *claims) {
+    if (claim->allocation || tracker_.GetPendingAllocation(claim->metadata.uid) == nullptr) {
+      continue;
+    }
+    auto& pods = waiting_[claim->metadata.uid];
+    const std::pair<std::string, std::string> key{pod.metadata.namespace_, pod.metadata.name};
+    if (std::find(pods.begin(), pods.end(), key) == pods.end()) pods.push_back(key);
+    return framework::Status::Unresolvable("resource claim " + KObj(claim->metadata) +
+                                           " is in the process of being allocated");
+  }
   return {};
+}
+
+void DynamicResources::EndPendingAllocation(std::string_view uid) {
+  tracker_.RemovePendingAllocation(uid);
+  std::vector<std::pair<std::string, std::string>> pods;
+  {
+    MutexLock l(waiting_mu_);
+    auto it = waiting_.find(uid);
+    if (it == waiting_.end()) return;
+    pods = std::move(it->second);
+    waiting_.erase(it);
+  }
+  for (auto& [ns, name] : pods) {
+    api::Pod key;
+    key.metadata.namespace_ = std::move(ns);
+    key.metadata.name = std::move(name);
+    handle_.Activate(key);
+  }
 }
 
 framework::Status DynamicResources::ValidateClasses(const api::ResourceClaim& claim) const {

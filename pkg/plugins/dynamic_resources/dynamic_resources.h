@@ -2,7 +2,11 @@
 // ResourceClaims with the structured allocator (pkg/dra) and writes the allocation into the
 // claims before the pod is bound.
 //   PreEnqueue  every claim of the pod exists (a template's claim has been created by the
-//               resourceclaim controller), else UnschedulableAndUnresolvable with upstream's text.
+//               resourceclaim controller), else UnschedulableAndUnresolvable with upstream's text;
+//               and no claim is being allocated by another pod's binding cycle: such a pod is
+//               held (the queue asks again as it leaves activeQ) and activated once that
+//               allocation is written or dropped, instead of failing an attempt in PreFilter
+//               as upstream's does when it comes first.
 //   PreFilter   Skip for a pod without claims; rejects a claim in use by others or whose
 //               allocation is in flight, or a request naming a missing DeviceClass; builds an
 //               Allocator for the unallocated claims over every known claim's devices plus the
@@ -28,10 +32,13 @@
 
 #include <array>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pkg/dra/allocator.h"
@@ -125,6 +132,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // The slices (taint rules applied) and classes as an Inventory, rebuilt only when one of the
   // three listers' versions has moved since the last call.
   std::shared_ptr<const dra::Inventory> CurrentInventory();
+  // Drops the in-flight allocation of the claim with uid and activates the pods PreEnqueue
+  // held for it.
+  void EndPendingAllocation(std::string_view uid);
 
   framework::Handle& handle_;
   const framework::Lister<api::ResourceSlice>& slices_;
@@ -139,6 +149,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   Mutex inventory_mu_;
   std::shared_ptr<const dra::Inventory> inventory_ GUARDED_BY(inventory_mu_);
   std::array<uint64_t, 3> inventory_versions_ GUARDED_BY(inventory_mu_) = {};
+  // Pods held by PreEnqueue (namespace, name) by the UID of the claim whose allocation they
+  // wait for. Taken before the tracker's lock, never while calling into the queue.
+  Mutex waiting_mu_;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>, std::less<>> waiting_
+      GUARDED_BY(waiting_mu_);
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, DynamicResources>);

@@ -450,6 +450,37 @@ TEST_F(QueueTest, ActivateRunsPreEnqueueAgainForAGatedPod) {
   EXPECT_EQ(q_->ActiveSize(), 1u);
 }
 
+// A pod with resource claims passes PreEnqueue again as it leaves activeQ: one held since it
+// was queued (a claim it shares went into another pod's binding cycle) is set aside without an
+// attempt and the next pod is popped; a pod without claims is not asked again.
+TEST_F(QueueTest, APodWithClaimsHeldSinceItWasQueuedIsSetAsideByPop) {
+  auto with_claim = [](const std::string& name) {
+    return BuildPod()
+        .Name(name)
+        .UID(name)
+        .SchedulerName("default-scheduler")
+        .ResourceClaims({{"gpu", "shared", std::nullopt}})
+        .Obj();
+  };
+  auto a = with_claim("a");
+  auto b = BuildPod().Name("b").UID("b").SchedulerName("default-scheduler").Obj();
+  q_->Add(a);
+  clock_.Advance(std::chrono::seconds(1));
+  q_->Add(b);
+  ASSERT_EQ(q_->ActiveSize(), 2u);
+  Gate::held = {"a", "b"};
+  const int calls = Gate::calls;
+  auto p = q_->Pop();
+  Gate::held.clear();
+  ASSERT_EQ(p->pod().metadata.name, "b");
+  EXPECT_EQ(Gate::calls, calls + 1);
+  EXPECT_TRUE(q_->IsInUnschedulable(*a));
+  q_->Activate(*a);
+  auto again = q_->Pop();
+  ASSERT_EQ(again->pod().metadata.name, "a");
+  EXPECT_EQ(again->attempts, 1) << "being held is not an attempt";
+}
+
 // Activate finds the pod by namespace and name, as upstream's: a pod recreated under the name
 // of the one asked for is activated rather than taken out of the queue and lost.
 TEST_F(QueueTest, ActivateOfAnEarlierIncarnationActivatesThePodQueuedUnderItsName) {

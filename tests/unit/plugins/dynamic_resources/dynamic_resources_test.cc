@@ -317,6 +317,54 @@ TEST_F(DynamicResourcesTest, InFlightAllocationHoldsTheDeviceUntilUnreserve) {
   EXPECT_TRUE(Filter(s3, second, *n1_).IsSuccess());
 }
 
+// A pod sharing a claim that another pod's cycle has allocated and not yet written is held by
+// PreEnqueue, not failed by PreFilter, and activated once the allocation is written or dropped.
+TEST_F(DynamicResourcesTest, APodSharingAClaimInFlightIsHeldAndActivatedWhenItIsWritten) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr first = PodUsing("p1", "c");
+  api::PodPtr second = PodUsing("p2", "c");
+  api::PodPtr third = PodUsing("p3", "c");
+  ASSERT_TRUE(pl_.PreEnqueue(*second).IsSuccess());  // nothing in flight yet
+
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
+  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+  framework::Status held = pl_.PreEnqueue(*second);
+  EXPECT_EQ(held.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(held.Message(), "resource claim default/c is in the process of being allocated");
+  EXPECT_FALSE(pl_.PreEnqueue(*third).IsSuccess());
+  EXPECT_FALSE(pl_.PreEnqueue(*second).IsSuccess());  // asked again: still one registration
+  EXPECT_TRUE(handle_.activated().empty());
+
+  ASSERT_TRUE(pl_.PreBind(s1, *first, "n1").IsSuccess());
+  EXPECT_EQ(handle_.activated(), (std::vector<std::string>{"default/p2", "default/p3"}));
+  // Written: the claim is allocated now, so the held pods pass and go to the allocation's node.
+  EXPECT_TRUE(pl_.PreEnqueue(*second).IsSuccess());
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, second).IsSuccess());
+  EXPECT_TRUE(Filter(s2, second, *n1_).IsSuccess());
+  EXPECT_EQ(Filter(s2, second, *n2_).Message(), "resourceclaim not available on the node");
+}
+
+TEST_F(DynamicResourcesTest, APodHeldForAClaimInFlightIsActivatedWhenTheAllocationIsDropped) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr first = PodUsing("p1", "c");
+  api::PodPtr second = PodUsing("p2", "c");
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
+  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+  ASSERT_FALSE(pl_.PreEnqueue(*second).IsSuccess());
+
+  // The first pod's binding fails before the write: no claim event will come, so the plugin
+  // itself must wake the held pod.
+  pl_.Unreserve(s1, *first, "n1");
+  EXPECT_EQ(handle_.activated(), std::vector<std::string>{"default/p2"});
+  EXPECT_TRUE(pl_.PreEnqueue(*second).IsSuccess());
+  EXPECT_TRUE(handle_.status_writes.empty());
+}
+
 TEST_F(DynamicResourcesTest, PreBindWritesAllocationAndReservation) {
   handle_.claims.Add(OneGpuClaim("c", "c1"));
   api::PodPtr pod = PodUsing("p", "c");
