@@ -63,6 +63,13 @@ class DynamicResourcesTest : public ::testing::Test {
     return pl_.Filter(state, *framework::NewPodInfo(pod), node);
   }
 
+  // The pod's scheduling cycle up to Reserve on n1: its allocation is in flight from then on.
+  void ReserveOnN1(framework::CycleState& state, const api::PodPtr& pod) {
+    ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+    ASSERT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+    ASSERT_TRUE(pl_.Reserve(state, *pod, "n1").IsSuccess());
+  }
+
   DraHandle handle_;
   dra::testing::FakeSelectorCompiler compiler_;
   DynamicResources pl_{handle_, compiler_};
@@ -327,9 +334,7 @@ TEST_F(DynamicResourcesTest, APodSharingAClaimInFlightIsHeldAndActivatedWhenItIs
   ASSERT_TRUE(pl_.PreEnqueue(*second).IsSuccess());  // nothing in flight yet
 
   framework::CycleState s1;
-  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
-  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
-  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+  ReserveOnN1(s1, first);
   framework::Status held = pl_.PreEnqueue(*second);
   EXPECT_EQ(held.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(held.Message(), "resource claim default/c is in the process of being allocated");
@@ -352,9 +357,7 @@ TEST_F(DynamicResourcesTest, APodHeldForAClaimInFlightIsActivatedWhenTheAllocati
   api::PodPtr first = PodUsing("p1", "c");
   api::PodPtr second = PodUsing("p2", "c");
   framework::CycleState s1;
-  ASSERT_TRUE(PreFilter(s1, first).IsSuccess());
-  ASSERT_TRUE(Filter(s1, first, *n1_).IsSuccess());
-  ASSERT_TRUE(pl_.Reserve(s1, *first, "n1").IsSuccess());
+  ReserveOnN1(s1, first);
   ASSERT_FALSE(pl_.PreEnqueue(*second).IsSuccess());
 
   // The first pod's binding fails before the write: no claim event will come, so the plugin
