@@ -123,7 +123,7 @@ TEST_F(LoggingTest, JsonReplacesInvalidUtf8AndEscapesControlBytes) {
   auto lines = Lines();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_THAT(lines[0], HasSubstr(R"("msg":"bad \ufffd byte \u0001 ok é")"));
-  EXPECT_NO_THROW((void)nlohmann::json::parse(lines[0]));
+  EXPECT_TRUE(nlohmann::json::accept(lines[0])) << lines[0];
 }
 
 TEST_F(LoggingTest, VlogAppearsOnlyAtOrAboveVerbosity) {
@@ -202,7 +202,7 @@ TEST_F(LoggingTest, LinesFromManyThreadsStayWhole) {
   for (auto& th : threads) th.join();
   auto lines = Lines();
   ASSERT_EQ(lines.size(), 200u);
-  for (const auto& l : lines) EXPECT_NO_THROW((void)nlohmann::json::parse(l)) << l;
+  for (const auto& l : lines) EXPECT_TRUE(nlohmann::json::accept(l)) << l;
 }
 
 // The plugin-facing stream macros of log.h write the same lines as the fmt macros: the caller's
