@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/framework/shared_objects.h"
 #include "pkg/informer/informer_factory.h"
 #include "pkg/metrics/metrics.h"
 #include "pkg/scheduler/informer_lister.h"
@@ -153,6 +154,12 @@ class FrameworkHandle final : public framework::Handle {
   framework::VolumeMetrics& volume_metrics() override { return volume_metrics_; }
   framework::DraMetrics& dra_metrics() override { return dra_metrics_; }
   const std::vector<framework::Extender*>& extenders() const override { return hooks_.extenders; }
+  // One handle serves every profile, so an object kept here is the scheduler's, as upstream's
+  // shared managers are.
+  std::shared_ptr<void> SharedObject(std::string_view key,
+                                     const std::function<std::shared_ptr<void>()>& make) override {
+    return shared_.Get(key, make);
+  }
 
  private:
   // The lister of T, its informer created by the factory on the first call.
@@ -222,6 +229,8 @@ class FrameworkHandle final : public framework::Handle {
   std::unique_ptr<InformerLister<api::ResourceSlice>> resource_slices_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::DeviceClass>> device_classes_ GUARDED_BY(mu_);
   std::unique_ptr<InformerLister<api::DeviceTaintRule>> device_taint_rules_ GUARDED_BY(mu_);
+  // Last, so its objects, which may refer to the listers above, go first.
+  framework::SharedObjects shared_;
 };
 
 }  // namespace stowage::scheduler

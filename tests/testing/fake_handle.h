@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/framework/shared_objects.h"
 #include "stowage/api/types.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/status.h"
@@ -126,8 +127,14 @@ class FakeHandle : public framework::Handle, public framework::PodWriter {
                    std::string_view reason, std::string_view action, std::string note,
                    const api::Pod* related) override;
   std::vector<EventCall> events() const;
+  // Shared as the scheduler's handle shares them: two plugins on this handle are two profiles.
+  std::shared_ptr<void> SharedObject(std::string_view key,
+                                     const std::function<std::shared_ptr<void>()>& make) override {
+    return shared_.Get(key, make);
+  }
 
  private:
+  framework::SharedObjects shared_;
   FakeNodeInfoLister lister_;
   SequentialParallelizer parallelizer_;
   mutable Mutex mu_;

@@ -36,7 +36,9 @@ DynamicResources::DynamicResources(framework::Handle& handle, const dra::Selecto
       filter_timeout_(filter_timeout),
       binding_timeout_(binding_timeout),
       clock_(clock),
-      tracker_(handle.resource_claims()) {}
+      shared_(std::static_pointer_cast<SharedClaims>(handle.SharedObject(
+          kName, [&handle] { return std::make_shared<SharedClaims>(handle.resource_claims()); }))),
+      tracker_(shared_->tracker) {}
 
 framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return {};
@@ -46,14 +48,14 @@ framework::Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   // PreFilter would reject the pod, at the cost of a status patch, an event and a backoff, as
   // often as the pods sharing a claim come close together (every one of them in a backlog).
   // Held here, it costs nothing and comes back when the allocation is written or dropped.
-  // The check and the registration are one step under waiting_mu_, so a concurrent
+  // The check and the registration are one step under waiting_mu, so a concurrent
   // EndPendingAllocation either sees the registration or this check sees the allocation gone.
-  MutexLock l(waiting_mu_);
+  MutexLock l(shared_->waiting_mu);
   for (const dra::ResourceClaimPtr& claim : *claims) {
     if (claim->allocation || tracker_.GetPendingAllocation(claim->metadata.uid) == nullptr) {
       continue;
     }
-    auto& pods = waiting_[claim->metadata.uid];
+    auto& pods = shared_->waiting[claim->metadata.uid];
     const std::pair<std::string, std::string> key{pod.metadata.namespace_, pod.metadata.name};
     if (std::find(pods.begin(), pods.end(), key) == pods.end()) pods.push_back(key);
     return framework::Status::Unresolvable("resource claim " + KObj(claim->metadata) +
@@ -66,11 +68,11 @@ void DynamicResources::EndPendingAllocation(std::string_view uid) {
   tracker_.RemovePendingAllocation(uid);
   std::vector<std::pair<std::string, std::string>> pods;
   {
-    MutexLock l(waiting_mu_);
-    auto it = waiting_.find(uid);
-    if (it == waiting_.end()) return;
+    MutexLock l(shared_->waiting_mu);
+    auto it = shared_->waiting.find(uid);
+    if (it == shared_->waiting.end()) return;
     pods = std::move(it->second);
-    waiting_.erase(it);
+    shared_->waiting.erase(it);
   }
   for (auto& [ns, name] : pods) {
     api::Pod key;

@@ -58,6 +58,19 @@ namespace stowage::plugins::dynamic_resources {
 inline constexpr std::string_view kName = "DynamicResources";
 inline constexpr std::string_view kStateKey = "DynamicResources";
 
+// What every profile's DynamicResources shares, one per scheduler as upstream's DRA manager is:
+// a device allocated in flight or just written by one profile's pod is taken for the others too.
+struct SharedClaims {
+  explicit SharedClaims(const framework::Lister<api::ResourceClaim>& informer)
+      : tracker(informer) {}
+  ClaimTracker tracker;
+  // Pods held by PreEnqueue (namespace, name) by the UID of the claim whose allocation they
+  // wait for. Taken before the tracker's lock, never while calling into the queue.
+  Mutex waiting_mu;
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>, std::less<>> waiting
+      GUARDED_BY(waiting_mu);
+};
+
 class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
@@ -145,15 +158,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   const std::chrono::nanoseconds filter_timeout_;
   const std::chrono::nanoseconds binding_timeout_;
   Clock& clock_;
-  ClaimTracker tracker_;
+  const std::shared_ptr<SharedClaims> shared_;  // the handle's (Handle::SharedObject)
+  ClaimTracker& tracker_;                       // shared_->tracker
   Mutex inventory_mu_;
   std::shared_ptr<const dra::Inventory> inventory_ GUARDED_BY(inventory_mu_);
   std::array<uint64_t, 3> inventory_versions_ GUARDED_BY(inventory_mu_) = {};
-  // Pods held by PreEnqueue (namespace, name) by the UID of the claim whose allocation they
-  // wait for. Taken before the tracker's lock, never while calling into the queue.
-  Mutex waiting_mu_;
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>, std::less<>> waiting_
-      GUARDED_BY(waiting_mu_);
 };
 static_assert(std::is_base_of_v<framework::PreEnqueuePlugin, DynamicResources>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, DynamicResources>);

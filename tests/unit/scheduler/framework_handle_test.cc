@@ -116,6 +116,27 @@ TEST(FrameworkHandleTest, HandleFindsPodsWaitingAtPermit) {
   EXPECT_TRUE(Eventually([&] { return !h.api().Requests("POST", BindingPath("p")).empty(); }));
 }
 
+// Every profile's plugins get this one handle, so what they keep with SharedObject is made once
+// per key and is the same object for each (DynamicResources' allocations in flight).
+TEST(FrameworkHandleTest, SharedObjectsAreMadeOncePerKey) {
+  cache::Snapshot snapshot;
+  framework::WorkerPool pool(1);
+  stowage::testing::FakeClient fc;
+  ClientPodWriter writer(*fc.client);
+  FrameworkHandle handle(snapshot, pool, writer, [](std::string_view) { return nullptr; });
+  int made = 0;
+  auto make = [&made] {
+    ++made;
+    return std::make_shared<int>(made);
+  };
+  std::shared_ptr<void> first = handle.SharedObject("DynamicResources", make);
+  EXPECT_EQ(handle.SharedObject("DynamicResources", make), first);
+  std::shared_ptr<void> other = handle.SharedObject("Other", make);
+  EXPECT_NE(other, first);
+  EXPECT_EQ(made, 2);
+  EXPECT_EQ(*std::static_pointer_cast<int>(first), 1);
+}
+
 // A plugin asks for a lister in its factory, before the informers start: the kind's informer is
 // created then, starts with the others and the lister reads its store (one namespace, one name,
 // or everything). A handle without informers gives listers that hold nothing.

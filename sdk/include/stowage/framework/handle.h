@@ -317,6 +317,14 @@ class Handle {
     static DraMetrics* const none = new DraMetrics;
     return *none;
   }
+  // State every profile's instance of a plugin must share, as upstream keeps its DRA manager
+  // once per scheduler: the object make() builds on the first call with key, that same object
+  // on every later call. A handle for one profile alone may return make() each time.
+  virtual std::shared_ptr<void> SharedObject(std::string_view key,
+                                             const std::function<std::shared_ptr<void>()>& make) {
+    (void)key;
+    return make();
+  }
 };
 
 }  // namespace stowage::framework

@@ -324,6 +324,32 @@ TEST_F(DynamicResourcesTest, InFlightAllocationHoldsTheDeviceUntilUnreserve) {
   EXPECT_TRUE(Filter(s3, second, *n1_).IsSuccess());
 }
 
+// Every profile's DynamicResources on one scheduler shares the allocations in flight, as
+// upstream's one DRA manager does: another profile neither gives the device out again nor lets
+// a pod sharing the claim through, and its held pod is activated when the allocation ends.
+TEST_F(DynamicResourcesTest, AnotherProfileSeesTheAllocationsInFlight) {
+  DynamicResources other{handle_, compiler_};
+  handle_.claims.Add(OneGpuClaim("c1", "u1"));
+  handle_.claims.Add(OneGpuClaim("c2", "u2"));
+  api::PodPtr first = PodUsing("p1", "c1");
+  framework::CycleState s1;
+  ReserveOnN1(s1, first);
+
+  api::PodPtr second = PodUsing("p2", "c2");
+  framework::CycleState s2;
+  framework::PreFilterResult result;
+  ASSERT_TRUE(other.PreFilter(s2, *framework::NewPodInfo(second), {}, result).IsSuccess());
+  EXPECT_EQ(other.Filter(s2, *framework::NewPodInfo(second), *n1_).Message(),
+            "cannot allocate all claims");
+  EXPECT_FALSE(other.PreEnqueue(*PodUsing("p3", "c1")).IsSuccess());
+
+  pl_.Unreserve(s1, *first, "n1");
+  EXPECT_EQ(handle_.activated(), std::vector<std::string>{"default/p3"});
+  framework::CycleState s3;
+  ASSERT_TRUE(other.PreFilter(s3, *framework::NewPodInfo(second), {}, result).IsSuccess());
+  EXPECT_TRUE(other.Filter(s3, *framework::NewPodInfo(second), *n1_).IsSuccess());
+}
+
 // A pod sharing a claim that another pod's cycle has allocated and not yet written is held by
 // PreEnqueue, not failed by PreFilter, and activated once the allocation is written or dropped.
 TEST_F(DynamicResourcesTest, APodSharingAClaimInFlightIsHeldAndActivatedWhenItIsWritten) {
