@@ -1,5 +1,6 @@
 #include "pkg/queue/queueing_hints.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -27,6 +28,42 @@ QueueingHints::QueueingHints(const std::map<std::string, framework::Framework*>&
                       framework::ClusterEventWithHint{{r, framework::kAll}, nullptr});
     }
   }
+  for (const auto& [plugin, e] : events_) {
+    if (e.narrowing.pod_keys && e.narrowing.event_keys) narrowing_.push_back(&e);
+  }
+}
+
+namespace {
+std::string Tagged(size_t registration, std::string_view key) {
+  std::string out = std::to_string(registration);
+  out += '|';
+  out += key;
+  return out;
+}
+}  // namespace
+
+void QueueingHints::PodKeys(const api::Pod& pod, std::vector<std::string>& out) const {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < narrowing_.size(); ++i) {
+    keys.clear();
+    narrowing_[i]->narrowing.pod_keys(pod, keys);
+    for (const std::string& k : keys) out.push_back(Tagged(i, k));
+  }
+}
+
+bool QueueingHints::EventKeys(const ClusterEvent& event, const EventObject& old_obj,
+                              const EventObject& new_obj, std::vector<std::string>& out) const {
+  if (event.IsWildCard() || narrowing_.empty()) return false;
+  std::vector<std::string> keys;
+  for (const auto& [plugin, registered] : events_) {
+    if (!registered.event.Matches(event)) continue;
+    auto it = std::find(narrowing_.begin(), narrowing_.end(), &registered);
+    if (it == narrowing_.end()) return false;
+    keys.clear();
+    if (!registered.narrowing.event_keys(old_obj, new_obj, keys)) return false;
+    for (const std::string& k : keys) out.push_back(Tagged(it - narrowing_.begin(), k));
+  }
+  return true;
 }
 
 uint32_t QueueingHints::RegisteredActions(framework::EventResource resource) const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "pkg/framework/runtime/runtime.h"
 #include "stowage/framework/events.h"
@@ -35,9 +36,23 @@ class QueueingHints {
                       const framework::EventObject& old_obj,
                       const framework::EventObject& new_obj) const;
 
+  // Narrowing (framework::EventNarrowing). Whether any registration narrows its events.
+  bool Narrows() const { return !narrowing_.empty(); }
+  // Adds the keys pod waits for under every narrowing registration, each tagged with its
+  // registration so that two plugins' keys never meet.
+  void PodKeys(const api::Pod& pod, std::vector<std::string>& out) const;
+  // Adds the tagged keys of the objects event changed and returns true when every registration
+  // for it narrows; false when any may concern every pod (a wildcard event, a registration
+  // without narrowing, or one whose event_keys says so), and then out means nothing.
+  bool EventKeys(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
+                 const framework::EventObject& new_obj, std::vector<std::string>& out) const;
+
  private:
   // plugin name -> the events it registered.
   std::multimap<std::string, framework::ClusterEventWithHint> events_;
+  // The registrations that narrow, in events_ (whose nodes do not move); a key's tag is the
+  // registration's position here.
+  std::vector<const framework::ClusterEventWithHint*> narrowing_;
 };
 
 }  // namespace stowage::queue

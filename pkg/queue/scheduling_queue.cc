@@ -52,7 +52,12 @@ SchedulingQueue::SchedulingQueue(std::map<std::string, framework::Framework*> pr
       hints_(profiles_, options_.extenders),
       active_(profiles_.begin()->second->queue_sort_plugin()),
       backoff_(profiles_.begin()->second->queue_sort_plugin(), options_.initial_backoff,
-               options_.max_backoff, clock_) {}
+               options_.max_backoff, clock_) {
+  if (hints_.Narrows()) {
+    unschedulable_.SetKeys(
+        [this](const api::Pod& pod, std::vector<std::string>& out) { hints_.PodKeys(pod, out); });
+  }
+}
 
 SchedulingQueue::~SchedulingQueue() { Close(); }
 
@@ -142,6 +147,7 @@ void SchedulingQueue::Update(const api::PodPtr& old_pod, api::PodPtr new_pod) {
   }
   if (QueuedPodInfoPtr p = unschedulable_.Get(key)) {
     p->pod_info = framework::NewPodInfo(new_pod);
+    unschedulable_.Reindex(key);
     for (const ClusterEvent& ev : events) {
       if (!hints_.WorthRequeuing(*p, ev, old_pod, new_pod)) continue;
       unschedulable_.Delete(key);
@@ -328,19 +334,34 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   active_.AddEventIfAnyInFlight(event, old_obj, new_obj);
   const std::string label = event.Label();
   bool moved = false;
-  for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
-    // A gated pod's gating plugin is among its unschedulable plugins, so its events decide.
-    if (!hints_.WorthRequeuing(*it->second, event, old_obj, new_obj)) {
-      ++it;
-      continue;
-    }
-    QueuedPodInfoPtr pod;
-    it = unschedulable_.Take(it, &pod);
+  auto move = [&](QueuedPodInfoPtr pod) {
     const QueuedPodInfo* logged = pod.get();  // kept by the queue, under mu_
     std::string_view queue = Requeue(std::move(pod), label);
     VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"",
          Key(logged->pod()), label, queue);
     moved = true;
+  };
+  // When every plugin registered for the event narrows it, only the pods waiting for what it
+  // changed (and those no plugin rejected) are asked: the others' hints would all say Skip.
+  std::vector<std::string> event_keys;
+  if (hints_.EventKeys(event, old_obj, new_obj, event_keys)) {
+    for (const std::string& key : unschedulable_.Candidates(event_keys)) {
+      QueuedPodInfoPtr pod = unschedulable_.Get(key);
+      if (!pod || !hints_.WorthRequeuing(*pod, event, old_obj, new_obj)) continue;
+      unschedulable_.Delete(key);
+      move(std::move(pod));
+    }
+  } else {
+    for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
+      // A gated pod's gating plugin is among its unschedulable plugins, so its events decide.
+      if (!hints_.WorthRequeuing(*it->second, event, old_obj, new_obj)) {
+        ++it;
+        continue;
+      }
+      QueuedPodInfoPtr pod;
+      it = unschedulable_.Take(it, &pod);
+      move(std::move(pod));
+    }
   }
   if (moved) SyncPendingGauges();
 }

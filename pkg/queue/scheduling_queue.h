@@ -11,7 +11,8 @@
 //                      plugins' queueing hints (QueueingHints) says may help; flushed after 5
 //                      minutes regardless (counted from the last attempt or the last flush,
 //                      whichever is later). Pods held back by a PreEnqueue plugin ("gated") wait
-//                      here too.
+//                      here too. An event every registered plugin narrows (EventNarrowing) is
+//                      put only to the pods indexed under its keys.
 //   Nominator          the pods nominated to nodes.
 //
 // Events that arrive while a pod is being scheduled ("in flight") are recorded and replayed

@@ -3,6 +3,10 @@
 // keyed by Key() (upstream's unschedulablePods, in 1.37 unschedulable_entities.go). It also
 // remembers which pods the 5-minute leftover flush moved out, until they fail again or go.
 //
+// So that an event about one object need not ask every held pod, it indexes the pods by the
+// keys of the objects they wait for (QueueingHints' narrowing), and keeps apart the pods no
+// plugin rejected, whom any event may help.
+//
 // Metrics: queue_incoming_pods_total{queue="unschedulable"} counts each pod Put that was not
 // there; the gated count feeds pending_pods{queue="gated"}.
 //
@@ -12,10 +16,12 @@
 // therefore not changed while a pod is held.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "pkg/queue/queued_pod.h"
 
@@ -44,6 +50,16 @@ class UnschedulablePods {
   Map::const_iterator end() const { return pods_.end(); }
   Map::iterator Take(Map::iterator it, QueuedPodInfoPtr* out);
 
+  // Narrowing: keys adds the keys a held pod is indexed under (QueueingHints::PodKeys); unset,
+  // nothing is indexed. Set it before the first Put.
+  using KeysFn = std::function<void(const api::Pod&, std::vector<std::string>&)>;
+  void SetKeys(KeysFn keys) { keys_ = std::move(keys); }
+  // The keys of the held pods an event with event_keys may concern, each once: those indexed
+  // under one of event_keys and those no plugin rejected.
+  std::vector<std::string> Candidates(const std::vector<std::string>& event_keys) const;
+  // Indexes the pod held under key again, after its object was replaced in place.
+  void Reindex(const std::string& key);
+
   // The leftover flush's record, by pod UID (pod_scheduled_after_flush_total).
   void MarkFlushed(const std::string& uid) { flushed_.insert(uid); }
   void ForgetFlushed(const std::string& uid) { flushed_.erase(uid); }
@@ -51,8 +67,15 @@ class UnschedulablePods {
   size_t flushed() const { return flushed_.size(); }
 
  private:
+  void Index(const std::string& key, const framework::QueuedPodInfo& p);
+  void Unindex(const std::string& key);
+
   Map pods_;
   size_t gated_ = 0;
+  KeysFn keys_;
+  std::unordered_map<std::string, std::vector<std::string>> keys_of_;  // pod -> its index keys
+  std::unordered_map<std::string, std::unordered_set<std::string>> pods_by_key_;
+  std::unordered_set<std::string> unconditional_;  // held pods no plugin rejected
   std::unordered_set<std::string> flushed_;
 };
 

@@ -31,45 +31,79 @@ std::string KObj(const api::ObjectMeta& meta) {
   return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
 }
 
-StatusOr<std::vector<dra::ResourceClaimPtr>> PodClaims(const api::Pod& pod,
-                                                       const ClaimTracker& tracker) {
+namespace {
+
+// PodClaims, with upstream's messages when explain is set and empty ones otherwise: the queueing
+// hints ask this of many waiting pods per event and need only the answer.
+StatusOr<std::vector<dra::ResourceClaimPtr>> ResolveClaims(const api::Pod& pod,
+                                                           const ClaimTracker& tracker,
+                                                           bool explain) {
   std::vector<dra::ResourceClaimPtr> out;
-  const std::string pod_name = "pod \"" + KObj(pod.metadata) + "\"";
+  auto pod_name = [&pod] { return "pod \"" + KObj(pod.metadata) + "\""; };
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
-    std::optional<std::string> name;
+    const std::optional<std::string>* name = nullptr;
     bool must_check_owner = false;
     if (pc.resource_claim_name) {
-      name = pc.resource_claim_name;
+      name = &pc.resource_claim_name;
     } else if (pc.resource_claim_template_name) {
-      bool found = false;
       for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
         if (s.name != pc.name) continue;
-        found = true;
-        name = s.resource_claim_name;
+        name = &s.resource_claim_name;
         must_check_owner = true;
         break;
       }
-      if (!found) return NotFoundError(pod_name + ": ResourceClaim not created yet");
+      if (name == nullptr) {
+        return NotFoundError(explain ? pod_name() + ": ResourceClaim not created yet" : "");
+      }
     } else {
-      return InvalidArgumentError(pod_name + ", spec.resourceClaim \"" + pc.name +
-                                  "\": none of the supported fields are set");
+      return InvalidArgumentError(explain ? pod_name() + ", spec.resourceClaim \"" + pc.name +
+                                                "\": none of the supported fields are set"
+                                          : "");
     }
-    if (!name) continue;  // the controller decided that no claim is needed
-    dra::ResourceClaimPtr claim = tracker.Get(pod.metadata.namespace_, *name);
+    if (!*name) continue;  // the controller decided that no claim is needed
+    dra::ResourceClaimPtr claim = tracker.Get(pod.metadata.namespace_, **name);
     if (claim == nullptr) {
-      return NotFoundError("could not find ResourceClaim \"" + pod.metadata.namespace_ + "/" +
-                           *name + "\"");
+      return NotFoundError(explain ? "could not find ResourceClaim \"" + pod.metadata.namespace_ +
+                                         "/" + **name + "\""
+                                   : "");
     }
     if (claim->metadata.deletion_timestamp) {
-      return FailedPreconditionError("resourceclaim \"" + claim->metadata.name +
-                                     "\" is being deleted");
+      return FailedPreconditionError(
+          explain ? "resourceclaim \"" + claim->metadata.name + "\" is being deleted" : "");
     }
     if (must_check_owner) {
-      if (Status s = NotForPod(*claim, pod); !s.ok()) return s;
+      if (!explain) {
+        if (claim->metadata.namespace_ != pod.metadata.namespace_ || !IsControlledBy(*claim, pod)) {
+          return FailedPreconditionError("");
+        }
+      } else if (Status s = NotForPod(*claim, pod); !s.ok()) {
+        return s;
+      }
     }
     out.push_back(std::move(claim));
   }
   return out;
+}
+
+}  // namespace
+
+StatusOr<std::vector<dra::ResourceClaimPtr>> PodClaims(const api::Pod& pod,
+                                                       const ClaimTracker& tracker) {
+  return ResolveClaims(pod, tracker, /*explain=*/true);
+}
+
+bool HasAllClaims(const api::Pod& pod, const ClaimTracker& tracker) {
+  return ResolveClaims(pod, tracker, /*explain=*/false).ok();
+}
+
+void ClaimKeys(const api::Pod& pod, std::vector<std::string>& out) {
+  auto add = [&](const std::optional<std::string>& name) {
+    if (name) out.push_back(pod.metadata.namespace_ + "/" + *name);
+  };
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) add(pc.resource_claim_name);
+  for (const api::PodResourceClaimStatus& s : pod.status.resource_claim_statuses) {
+    add(s.resource_claim_name);
+  }
 }
 
 bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {

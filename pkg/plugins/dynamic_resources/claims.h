@@ -27,6 +27,12 @@ inline constexpr std::string_view kClaimFinalizer = "resource.kubernetes.io/dele
 StatusOr<std::vector<dra::ResourceClaimPtr>> PodClaims(const api::Pod& pod,
                                                        const ClaimTracker& tracker);
 
+// Whether PodClaims would succeed, without building its messages.
+bool HasAllClaims(const api::Pod& pod, const ClaimTracker& tracker);
+// Adds "namespace/name" of every claim the pod names, by name or through its status (a superset
+// of the claims PodClaims returns, found without the tracker).
+void ClaimKeys(const api::Pod& pod, std::vector<std::string>& out);
+
 // Whether the claim's status.reservedFor names the pod (by UID).
 bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 // Whether one more consumer may be added to the claim's reservedFor.

@@ -60,15 +60,37 @@ std::vector<framework::ClusterEventWithHint> DynamicResources::EventsToRegister(
     if (pod == nullptr || *pod == nullptr) return QueueingHint::kQueue;
     return PodClaims(**pod, tracker_).ok() ? QueueingHint::kQueue : QueueingHint::kSkip;
   };
+  // A claim event concerns the pods that name the claim, unless it frees devices (a
+  // deallocation, or the deletion of an allocated or unknown claim): AfterClaimChange skips
+  // every other pod.
+  framework::EventNarrowing by_claim{
+      .pod_keys = [](const api::Pod& pod, std::vector<std::string>& out) { ClaimKeys(pod, out); },
+      .event_keys =
+          [](const framework::EventObject& o, const framework::EventObject& n,
+             std::vector<std::string>& out) {
+            const ClaimPtr original = AsClaim(o);
+            const ClaimPtr modified = AsClaim(n);
+            if (modified == nullptr) return original != nullptr && !original->allocation;
+            if (original != nullptr && original->allocation && !modified->allocation) return false;
+            out.push_back(modified->metadata.namespace_ + "/" + modified->metadata.name);
+            return true;
+          }};
+  // Devices, classes and nodes cannot help a pod still missing a claim: PreEnqueue would hold it
+  // again, and the claim's own event brings it back. Upstream queues it each time.
+  auto has_claims = [this](const api::Pod& pod, const framework::EventObject&,
+                           const framework::EventObject&) {
+    return HasAllClaims(pod, tracker_) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  };
   return {
       {{EventResource::kNode,
         framework::kAdd | framework::kUpdateNodeLabel | framework::kUpdateNodeAllocatable},
-       nullptr},
+       has_claims},
       {{EventResource::kResourceClaim, framework::kAdd | framework::kUpdate | framework::kDelete},
-       after_claim},
+       after_claim,
+       std::move(by_claim)},
       {{EventResource::kTargetPod, framework::kUpdatePodGeneratedResourceClaim}, after_own_update},
-      {{EventResource::kDeviceClass, framework::kAdd | framework::kUpdate}, nullptr},
-      {{EventResource::kResourceSlice, framework::kAdd | framework::kUpdate}, nullptr},
+      {{EventResource::kDeviceClass, framework::kAdd | framework::kUpdate}, has_claims},
+      {{EventResource::kResourceSlice, framework::kAdd | framework::kUpdate}, has_claims},
   };
 }
 

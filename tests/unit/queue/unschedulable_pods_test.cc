@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <prometheus/counter.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,41 @@ TEST(UnschedulablePodsTest, RemembersFlushedPodsUntilForgotten) {
   EXPECT_TRUE(u.WasFlushed("uid"));
   u.ForgetFlushed("uid");
   EXPECT_FALSE(u.WasFlushed("uid"));
+}
+
+TEST(UnschedulablePodsTest, CandidatesAreThePodsUnderTheEventsKeysAndThoseNoPluginRejected) {
+  UnschedulablePods u;
+  // Each pod waits for the object named by its name's first letter.
+  u.SetKeys([](const api::Pod& pod, std::vector<std::string>& out) {
+    out.push_back(pod.metadata.name.substr(0, 1));
+  });
+  auto rejected = [](const std::string& name) {
+    QueuedPodInfoPtr p = NewQueuedPod(name);
+    p->unschedulable_plugins = {"Plugin"};
+    return p;
+  };
+  u.Put("default/a1", rejected("a1"), "PartTest");
+  u.Put("default/a2", rejected("a2"), "PartTest");
+  u.Put("default/b1", rejected("b1"), "PartTest");
+  u.Put("default/c1", NewQueuedPod("c1"), "PartTest");  // no plugin rejected it
+  auto sorted = [&](std::vector<std::string> keys) {
+    std::vector<std::string> out = u.Candidates(keys);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(sorted({"a"}), (std::vector<std::string>{"default/a1", "default/a2", "default/c1"}));
+  EXPECT_EQ(sorted({"b", "a"}),
+            (std::vector<std::string>{"default/a1", "default/a2", "default/b1", "default/c1"}));
+  EXPECT_EQ(sorted({"z"}), (std::vector<std::string>{"default/c1"}));
+  // Taken, deleted or replaced pods leave the index; a replaced one is found under its new keys.
+  u.Delete("default/a1");
+  QueuedPodInfoPtr out;
+  for (auto it = u.begin(); it != u.end();) {
+    it = it->first == "default/c1" ? u.Take(it, &out) : std::next(it);
+  }
+  u.Put("default/b1", rejected("a3"), "PartTest");
+  EXPECT_EQ(sorted({"a"}), (std::vector<std::string>{"default/a2", "default/b1"}));
+  EXPECT_EQ(sorted({"b"}), (std::vector<std::string>{}));
 }
 
 }  // namespace

@@ -127,9 +127,25 @@ enum class QueueingHint : uint8_t { kSkip, kQueue };
 using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const EventObject& old_obj,
                                                   const EventObject& new_obj)>;
 
+// Narrows an event to the waiting pods it may concern, so that a change to one object asks only
+// the pods waiting for that object instead of every waiting pod (the part upstream's
+// PreQueueingHintFn plays). Keys are the plugin's own strings, "namespace/name" by custom.
+// pod_keys adds to out the keys of the objects of the event's kind that pod waits for;
+// event_keys adds the keys of the objects the event changed and returns true, or returns false
+// when the event may concern any pod. A waiting pod that shares no key with an event must be one
+// the hint would skip. The queue narrows an event only when every plugin registered for it
+// narrows, so a plugin without it is asked about every pod, as before.
+struct EventNarrowing {
+  std::function<void(const api::Pod& pod, std::vector<std::string>& out)> pod_keys;
+  std::function<bool(const EventObject& old_obj, const EventObject& new_obj,
+                     std::vector<std::string>& out)>
+      event_keys;
+};
+
 struct ClusterEventWithHint {
   ClusterEvent event;
-  QueueingHintFn hint;  // empty: always Queue
+  QueueingHintFn hint;       // empty: always Queue
+  EventNarrowing narrowing;  // optional: both functions or neither
 };
 
 }  // namespace stowage::framework
