@@ -332,15 +332,9 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   // in flight.
   if (!hints_.IsEventOfInterest(event)) return;
   active_.AddEventIfAnyInFlight(event, old_obj, new_obj);
-  const std::string label = event.Label();
-  bool moved = false;
-  auto move = [&](QueuedPodInfoPtr pod) {
-    const QueuedPodInfo* logged = pod.get();  // kept by the queue, under mu_
-    std::string_view queue = Requeue(std::move(pod), label);
-    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"",
-         Key(logged->pod()), label, queue);
-    moved = true;
-  };
+  // The pods to move are taken out first and requeued after, so that one a PreEnqueue plugin
+  // sends straight back is not asked again about the same event.
+  std::vector<QueuedPodInfoPtr> to_move;
   // When every plugin registered for the event narrows it, only the pods waiting for what it
   // changed (and those no plugin rejected) are asked: the others' hints would all say Skip.
   std::vector<std::string> event_keys;
@@ -349,7 +343,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
       QueuedPodInfoPtr pod = unschedulable_.Get(key);
       if (!pod || !hints_.WorthRequeuing(*pod, event, old_obj, new_obj)) continue;
       unschedulable_.Delete(key);
-      move(std::move(pod));
+      to_move.push_back(std::move(pod));
     }
   } else {
     for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
@@ -360,10 +354,17 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
       }
       QueuedPodInfoPtr pod;
       it = unschedulable_.Take(it, &pod);
-      move(std::move(pod));
+      to_move.push_back(std::move(pod));
     }
   }
-  if (moved) SyncPendingGauges();
+  const std::string label = event.Label();
+  for (QueuedPodInfoPtr& pod : to_move) {
+    const QueuedPodInfo* logged = pod.get();  // kept by the queue, under mu_
+    std::string_view queue = Requeue(std::move(pod), label);
+    VLOG(5, "Pod moved to an internal scheduling queue pod=\"{}\" event=\"{}\" queue=\"{}\"",
+         Key(logged->pod()), label, queue);
+  }
+  if (!to_move.empty()) SyncPendingGauges();
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {
