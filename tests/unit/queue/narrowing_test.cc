@@ -10,6 +10,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
+#include "tests/unit/queue/queue_testing.h"
 
 namespace stowage::queue {
 namespace {
@@ -110,12 +111,7 @@ class NarrowingTest : public ::testing::Test {
     spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
     spec.at(framework::ExtensionPoint::kFilter) = {{"WantsClaim"}};
     if (also_claims) spec.at(framework::ExtensionPoint::kFilter).push_back({"AlsoClaims"});
-    auto fw = framework::Framework::New(registry_, spec, handle_);
-    ASSERT_TRUE(fw.ok()) << fw.status();
-    fw_ = std::move(*fw);
-    q_ = std::make_unique<SchedulingQueue>(
-        std::map<std::string, framework::Framework*>{{"default-scheduler", fw_.get()}},
-        QueueOptions{}, clock_);
+    ASSERT_TRUE(NewQueue(registry_, spec, handle_, clock_, &fw_, &q_));
   }
   // Adds a pod and reports it rejected by plugins (none: rejected for no plugin's reason).
   void Waiting(const std::string& name, const std::string& wants,

@@ -12,6 +12,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
+#include "tests/unit/queue/queue_testing.h"
 
 namespace stowage::queue {
 
@@ -99,12 +100,7 @@ class QueueTest : public ::testing::Test {
     spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
     spec.at(framework::ExtensionPoint::kPreEnqueue) = {{"Gate"}};
     spec.at(framework::ExtensionPoint::kFilter) = {{"NeedsOkNode"}, {"NeedsScaleDown"}};
-    auto fw = framework::Framework::New(registry_, spec, handle_);
-    ASSERT_TRUE(fw.ok()) << fw.status();
-    fw_ = std::move(*fw);
-    q_ = std::make_unique<SchedulingQueue>(
-        std::map<std::string, framework::Framework*>{{"default-scheduler", fw_.get()}},
-        QueueOptions{}, clock_);
+    ASSERT_TRUE(NewQueue(registry_, spec, handle_, clock_, &fw_, &q_));
   }
 
   // Pops p and reports it rejected by plugin.
