@@ -61,7 +61,7 @@ struct Features {
 
 // Whole-device holds counted per device: two claims may name one device for a moment (a claim
 // written again before the informer saw its older copy go).
-using DeviceCounts = std::unordered_map<DeviceId, int, DeviceIdHash>;
+using DeviceCounts = DeviceIdMap<int>;
 
 // What claims other than the ones being allocated hold (upstream's AllocatedState).
 struct AllocatedState {
@@ -70,15 +70,17 @@ struct AllocatedState {
   DeviceIdSet devices;                                                      // allocated whole
   DeviceIdSet shared_devices;  // devices with allowMultipleAllocations holding at least one share
   // What the shares of each shared device consume together.
-  std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> aggregated_capacity;
+  DeviceIdMap<CapacityAmounts> aggregated_capacity;
   // The whole devices of the informer's claims, which the scheduler keeps up to date between
   // cycles and every cycle's Allocator shares instead of gathering them again; released
   // subtracts the holds of claims whose newer copy (in flight or just written) is in devices.
   std::shared_ptr<const DeviceCounts> base;
   DeviceCounts released;
 
-  bool HoldsWhole(const DeviceId& id) const {
-    if (devices.count(id)) return true;
+  // Id is a DeviceId or a DeviceRef.
+  template <typename Id>
+  bool HoldsWhole(const Id& id) const {
+    if (devices.find(id) != devices.end()) return true;
     if (base == nullptr) return false;
     auto held = base->find(id);
     if (held == base->end()) return false;
@@ -86,8 +88,10 @@ struct AllocatedState {
     return held->second > (gone == released.end() ? 0 : gone->second);
   }
   // Whether any claim holds the device, whole or in part (it then draws its counters).
-  bool IsAllocated(const DeviceId& id) const {
-    return HoldsWhole(id) || shared_devices.count(id) || aggregated_capacity.count(id);
+  template <typename Id>
+  bool IsAllocated(const Id& id) const {
+    return HoldsWhole(id) || shared_devices.find(id) != shared_devices.end() ||
+           aggregated_capacity.find(id) != aggregated_capacity.end();
   }
 };
 

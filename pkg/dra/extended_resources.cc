@@ -174,7 +174,7 @@ StatusOr<DeviceTotals> CountClassDevices(const Inventory& inventory,
       if (!*matches) return OkStatus();
     }
     ++totals.capacity;
-    if (allocated.IsAllocated(DeviceId{slice.driver, slice.pool_name, device.name})) {
+    if (allocated.IsAllocated(DeviceRef{slice.driver, slice.pool_name, device.name})) {
       ++totals.allocated;
     }
     return OkStatus();

@@ -210,14 +210,12 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
       const api::ResourceSlice& slice = *pool.slices_on_node[s];
       const bool resume = p == start.pool && s == start.slice;
       for (size_t d = resume ? start.device : 0; d < slice.devices.size(); ++d) {
-        Candidate c{.id = DeviceId{pool.id.driver, pool.id.pool, slice.devices[d].name},
-                    .device = &slice.devices[d],
-                    .slice = &slice,
-                    .pool = &pool};
-        // The cheap in-use checks first.
-        if (admin ? AllocatingForClaim(c.id, r.claim) : InUse(c.id)) continue;
+        // The cheap in-use checks first, before the device's names are copied.
+        const DeviceRef ref{pool.id.driver, pool.id.pool, slice.devices[d].name};
+        if (admin ? AllocatingForClaim(ref, r.claim) : InUse(ref)) continue;
         ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d));
         if (!selectable) continue;
+        Candidate c{.id = ref.ToId(), .device = &slice.devices[d], .slice = &slice, .pool = &pool};
         if (allocator_.features().consumable_capacity) {
           StatusOr<bool> fits = FitsCapacity(data.request, c);
           if (!fits.ok()) {

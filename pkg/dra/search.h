@@ -102,7 +102,7 @@ class Search {
                               const api::ResourceSlice& slice, size_t device_index);
   // position: the device's in the allocator's Inventory (-1: not there), whose kept answers
   // spare evaluating a selector again.
-  StatusOr<bool> SelectorsMatch(int claim, const api::Device& device, const DeviceId& id,
+  StatusOr<bool> SelectorsMatch(int claim, const api::Device& device, const DeviceRef& id,
                                 int64_t position, const api::DeviceClass* device_class,
                                 const std::vector<std::string>& selectors);
   StatusOr<bool> AllocateDevice(const Index& r, const Candidate& c, bool must, Undo& undo);
@@ -111,8 +111,8 @@ class Search {
   void ReleaseCounters(const Candidate& c);
   StatusOr<bool> FitsCapacity(const RequestView& request, const Candidate& c) const;
   bool CapacityInUse(const DeviceId& id) const;
-  bool InUse(const DeviceId& id) const;
-  bool AllocatingForClaim(const DeviceId& id, int claim) const;
+  bool InUse(const DeviceRef& id) const;
+  bool AllocatingForClaim(const DeviceRef& id, int claim) const;
   std::string ClaimName(int claim) const;
   RequestData& Data(const Index& r) { return data_[r.claim][r.request][r.sub]; }
 
@@ -127,9 +127,9 @@ class Search {
   std::vector<std::vector<int>> selected_sub_;                            // [claim][request]
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;     // per claim
   std::vector<std::vector<DeviceResult>> results_;                        // per claim
-  std::unordered_map<DeviceId, std::set<int>, DeviceIdHash> allocating_;  // device -> claims
+  DeviceIdMap<std::set<int>> allocating_;  // device -> claims
   // Capacity taken by the shares on the current path; an entry, even empty, marks a shared device.
-  std::unordered_map<DeviceId, CapacityAmounts, DeviceIdHash> allocating_capacity_;
+  DeviceIdMap<CapacityAmounts> allocating_capacity_;
   std::map<const Pool*, CounterSets> available_;  // per pool, computed on first use
   std::map<const Pool*, CounterSets> consumed_;   // by the devices on the current path
   struct MatchKey {

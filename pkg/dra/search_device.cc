@@ -8,7 +8,7 @@
 
 namespace stowage::dra {
 
-bool Search::InUse(const DeviceId& id) const {
+bool Search::InUse(const DeviceRef& id) const {
   if (allocator_.allocated().HoldsWhole(id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
@@ -30,12 +30,12 @@ StatusOr<bool> Search::FitsCapacity(const RequestView& request, const Candidate&
       allocator_.features().fractional_capacity_range);
 }
 
-bool Search::AllocatingForClaim(const DeviceId& id, int claim) const {
+bool Search::AllocatingForClaim(const DeviceRef& id, int claim) const {
   auto it = allocating_.find(id);
   return it != allocating_.end() && it->second.count(claim) > 0;
 }
 
-StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, const DeviceId& id,
+StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, const DeviceRef& id,
                                       int64_t position, const api::DeviceClass* device_class,
                                       const std::vector<std::string>& selectors) {
   const std::string owner =
@@ -67,7 +67,7 @@ StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
   }
   const MatchKey match_key{&device, key.claim, key.request, key.sub};
   if (auto it = matches_.find(match_key); it != matches_.end()) return it->second;
-  const DeviceId id{slice.driver, slice.pool_name, device.name};
+  const DeviceRef id{slice.driver, slice.pool_name, device.name};
   const int64_t position = allocator_.inventory().DevicePosition(slice, device_index);
   bool ok = true;
   if (data.device_class != nullptr) {
@@ -103,7 +103,7 @@ bool Search::ReserveCounters(const Candidate& c) {
       for (const api::ResourceSlice* slice : *group) {
         for (const api::Device& device : slice->devices) {
           if (!allocator_.allocated().IsAllocated(
-                  DeviceId{slice->driver, slice->pool_name, device.name})) {
+                  DeviceRef{slice->driver, slice->pool_name, device.name})) {
             continue;
           }
           for (const auto& consumption : device.consumes_counters) {
