@@ -1,7 +1,8 @@
 #include "stowage/common/backoff.h"
 
 #include <algorithm>
-#include <random>
+
+#include "pkg/common/random.h"
 
 namespace stowage {
 
@@ -11,7 +12,7 @@ Backoff::Backoff(Duration initial, Duration max, double factor, double jitter)
       factor_(factor),
       jitter_(jitter),
       current_(initial),
-      rng_state_(std::random_device{}() | 1u) {}
+      rng_state_(ThreadRandom() | 1u) {}
 
 Duration Backoff::Next() {
   Duration d = current_;

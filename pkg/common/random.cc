@@ -21,9 +21,18 @@ void SetRandomSeed(uint64_t seed) {
   fixed.store(true, std::memory_order_release);
 }
 
-std::string RandomUuid() {
+namespace {
+std::mt19937_64& ThreadEngine() {
   thread_local std::mt19937_64 engine{(static_cast<uint64_t>(std::random_device{}()) << 32) ^
                                       std::random_device{}()};
+  return engine;
+}
+}  // namespace
+
+uint64_t ThreadRandom() { return ThreadEngine()(); }
+
+std::string RandomUuid() {
+  std::mt19937_64& engine = ThreadEngine();
   uint64_t hi = engine(), lo = engine();
   hi = (hi & ~0xf000ULL) | 0x4000ULL;              // version 4
   lo = (lo & ~(0xc0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant

@@ -17,4 +17,8 @@ void SetRandomSeed(uint64_t seed);
 // of devices, event names, leader identities and the scheduler's temporary claim UIDs.
 std::string RandomUuid();
 
+// A random number from a per-thread engine seeded once per thread: for jitter, which needs no
+// entropy per call (a random_device per binding's backoff was a read of the kernel's pool each).
+uint64_t ThreadRandom();
+
 }  // namespace stowage
