@@ -79,6 +79,21 @@ const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
   return it == classes_.end() ? nullptr : it->second.get();
 }
 
+const CapacityAmounts* AllocatedState::ConsumedCapacity(const DeviceId& id,
+                                                        CapacityAmounts& scratch) const {
+  auto own = aggregated_capacity.find(id);
+  const CapacityAmounts* a = own == aggregated_capacity.end() ? nullptr : &own->second;
+  const CapacityAmounts* b = nullptr;
+  if (overlay != nullptr) {
+    auto it = overlay->capacity.find(id);
+    if (it != overlay->capacity.end()) b = &it->second;
+  }
+  if (a == nullptr || b == nullptr) return a != nullptr ? a : b;
+  scratch = *a;
+  for (const auto& [name, amount] : *b) scratch[name] += amount;
+  return &scratch;
+}
+
 Allocator::Allocator(Features features, AllocatedState allocated,
                      std::shared_ptr<const Inventory> inventory, ShareIdGenerator share_ids)
     : features_(features),

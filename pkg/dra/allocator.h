@@ -63,6 +63,16 @@ struct Features {
 // written again before the informer saw its older copy go).
 using DeviceCounts = DeviceIdMap<int>;
 
+// What the claims in flight and just written change of the informer's counts, with the shares
+// every claim holds: the scheduler keeps it between cycles and updates it from the claims that
+// changed, instead of gathering every claim in flight again per pod.
+struct HeldOverlay {
+  DeviceCounts devices;   // whole holds of the claims in flight or just written
+  DeviceCounts released;  // holds of the informer's copies those claims replace
+  DeviceCounts shared;    // shares held of each device
+  DeviceIdMap<CapacityAmounts> capacity;  // what they consume, for each device in shared
+};
+
 // What claims other than the ones being allocated hold (upstream's AllocatedState).
 struct AllocatedState {
   AllocatedState() = default;
@@ -76,22 +86,39 @@ struct AllocatedState {
   // subtracts the holds of claims whose newer copy (in flight or just written) is in devices.
   std::shared_ptr<const DeviceCounts> base;
   DeviceCounts released;
+  std::shared_ptr<const HeldOverlay> overlay;  // the scheduler's; adds to all of the above
 
   // Id is a DeviceId or a DeviceRef.
   template <typename Id>
   bool HoldsWhole(const Id& id) const {
     if (devices.find(id) != devices.end()) return true;
+    if (overlay != nullptr && overlay->devices.find(id) != overlay->devices.end()) return true;
     if (base == nullptr) return false;
     auto held = base->find(id);
     if (held == base->end()) return false;
-    auto gone = released.find(id);
-    return held->second > (gone == released.end() ? 0 : gone->second);
+    return held->second > Count(released, id) + (overlay ? Count(overlay->released, id) : 0);
+  }
+  // Whether a share of the device is held.
+  template <typename Id>
+  bool HasShares(const Id& id) const {
+    return shared_devices.find(id) != shared_devices.end() ||
+           aggregated_capacity.find(id) != aggregated_capacity.end() ||
+           (overlay != nullptr && overlay->shared.find(id) != overlay->shared.end());
   }
   // Whether any claim holds the device, whole or in part (it then draws its counters).
   template <typename Id>
   bool IsAllocated(const Id& id) const {
-    return HoldsWhole(id) || shared_devices.find(id) != shared_devices.end() ||
-           aggregated_capacity.find(id) != aggregated_capacity.end();
+    return HoldsWhole(id) || HasShares(id);
+  }
+  // What the held shares of the device consume together, nullptr when nothing; scratch holds
+  // the sum when both parts have some.
+  const CapacityAmounts* ConsumedCapacity(const DeviceId& id, CapacityAmounts& scratch) const;
+
+ private:
+  template <typename Id>
+  static int Count(const DeviceCounts& counts, const Id& id) {
+    auto it = counts.find(id);
+    return it == counts.end() ? 0 : it->second;
   }
 };
 

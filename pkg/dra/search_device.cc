@@ -15,18 +15,16 @@ bool Search::InUse(const DeviceRef& id) const {
 }
 
 bool Search::CapacityInUse(const DeviceId& id) const {
-  const AllocatedState& held = allocator_.allocated();
-  return held.aggregated_capacity.count(id) || held.shared_devices.count(id) ||
-         allocating_capacity_.count(id);
+  return allocator_.allocated().HasShares(id) || allocating_capacity_.count(id);
 }
 
 StatusOr<bool> Search::FitsCapacity(const RequestView& request, const Candidate& c) const {
-  const auto& held = allocator_.allocated().aggregated_capacity;
-  auto consumed = held.find(c.id);
+  CapacityAmounts sum;
+  const CapacityAmounts* consumed = allocator_.allocated().ConsumedCapacity(c.id, sum);
   auto allocating = allocating_capacity_.find(c.id);
   return RequestFitsCapacity(
-      consumed == held.end() ? nullptr : &consumed->second, *request.capacity_requests,
-      c.device->capacity, allocating == allocating_capacity_.end() ? nullptr : &allocating->second,
+      consumed, *request.capacity_requests, c.device->capacity,
+      allocating == allocating_capacity_.end() ? nullptr : &allocating->second,
       allocator_.features().fractional_capacity_range);
 }
 

@@ -24,24 +24,6 @@ bool Whole(const api::DeviceRequestAllocationResult& r) {
   return !r.admin_access.value_or(false) && !r.share_id;  // admin access takes nothing
 }
 
-// Adds the claim's shares of devices, and its whole devices unless shares_only.
-void AddDevices(const api::ResourceClaim& claim, dra::AllocatedState& state,
-                bool shares_only = false) {
-  if (!claim.allocation) return;
-  for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
-    if (r.admin_access.value_or(false)) continue;
-    if (!r.share_id && shares_only) continue;
-    dra::DeviceId id{r.driver, r.pool, r.device};
-    if (r.share_id) {
-      dra::CapacityAmounts& consumed = state.aggregated_capacity[id];
-      for (const auto& [name, q] : r.consumed_capacity.entries()) consumed[name] += q.Nanos();
-      state.shared_devices.insert(std::move(id));
-      continue;
-    }
-    state.devices.insert(std::move(id));
-  }
-}
-
 // Adds delta to each whole device the claim holds.
 void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) {
   if (!claim.allocation) return;
@@ -52,14 +34,6 @@ void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta
   }
 }
 
-bool HasShares(const api::ResourceClaim& claim) {
-  if (!claim.allocation) return false;
-  for (const auto& r : claim.allocation->results) {
-    if (r.share_id && !r.admin_access.value_or(false)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 dra::ResourceClaimPtr ClaimTracker::Assumed(const std::string& key,
@@ -67,6 +41,7 @@ dra::ResourceClaimPtr ClaimTracker::Assumed(const std::string& key,
   auto it = assumed_.find(key);
   if (it == assumed_.end()) return nullptr;
   if (informer != nullptr && CaughtUp(*informer, *it->second)) {
+    Touch(it->second->metadata.uid, key);
     assumed_.erase(it);
     return nullptr;
   }
@@ -97,7 +72,7 @@ void ClaimTracker::Refresh(const std::vector<dra::ResourceClaimPtr>& claims,
     by_uid_.insert_or_assign(c->metadata.uid, c.get());
     by_key_.insert_or_assign(Key(c->metadata.namespace_, c->metadata.name), c.get());
     Count(*c, *base_, +1);
-    if (HasShares(*c)) with_shares_.insert(c.get());
+    Touch(c->metadata.uid, Key(c->metadata.namespace_, c->metadata.name));
   }
   for (auto it = known_.begin(); it != known_.end();) {
     if (it->second.mark == mark_) {
@@ -106,7 +81,12 @@ void ClaimTracker::Refresh(const std::vector<dra::ResourceClaimPtr>& claims,
     }
     const api::ResourceClaim& gone = *it->second.claim;
     Count(gone, *base_, -1);
-    with_shares_.erase(&gone);
+    // What it added goes now: a later object may reuse its address.
+    if (auto a = informer_applied_.find(&gone); a != informer_applied_.end()) {
+      Apply(a->second, -1);
+      informer_applied_.erase(a);
+    }
+    Touch(gone.metadata.uid, Key(gone.metadata.namespace_, gone.metadata.name));
     // A newer copy of the same claim may already own the entries.
     if (auto u = by_uid_.find(gone.metadata.uid); u != by_uid_.end() && u->second == &gone) {
       by_uid_.erase(u);
@@ -129,46 +109,138 @@ dra::AllocatedState ClaimTracker::GatherAllocatedState() {
   std::vector<dra::ResourceClaimPtr> claims;
   if (stale) claims = informer_.List();
 
-  dra::AllocatedState state;
   MutexLock l(mu_);
+  // An Allocator of an earlier cycle may still read the overlay: it is then copied first.
+  if (overlay_ == nullptr) {
+    overlay_ = std::make_shared<dra::HeldOverlay>();
+  } else if (overlay_.use_count() > 1) {
+    overlay_ = std::make_shared<dra::HeldOverlay>(*overlay_);
+  }
   if (stale) Refresh(claims, version);
+  ApplyMarked();
+  dra::AllocatedState state;
   state.base = base_;
-  std::set<const api::ResourceClaim*> replaced;
-  auto replace = [&](const api::ResourceClaim& informer) {
-    Count(informer, state.released, +1);
-    replaced.insert(&informer);
-  };
-  // A written claim the informer has not caught up with counts instead of the informer's copy.
-  for (auto it = assumed_.begin(); it != assumed_.end();) {
-    auto k = by_key_.find(it->first);
-    if (k == by_key_.end()) {
-      ++it;
-      continue;
-    }
-    const api::ResourceClaim& informer = *k->second;
-    if (CaughtUp(informer, *it->second)) {
-      it = assumed_.erase(it);
-      continue;
-    }
-    // A pending allocation of the same claim counts instead of both (below).
-    if (!pending_.count(informer.metadata.uid)) {
-      replace(informer);
-      AddDevices(*it->second, state);
-    }
-    ++it;
-  }
-  for (const auto& [uid, claim] : pending_) {
-    if (auto u = by_uid_.find(uid); u != by_uid_.end()) replace(*u->second);
-    AddDevices(*claim, state);
-  }
-  for (const api::ResourceClaim* c : with_shares_) {
-    if (!replaced.count(c)) AddDevices(*c, state, /*shares_only=*/true);
-  }
+  state.overlay = overlay_;
   return state;
+}
+
+void ClaimTracker::Touch(std::string_view uid, std::string_view key) const {
+  marked_uids_.emplace(uid);
+  marked_keys_.emplace(key);
+}
+
+bool ClaimTracker::AssumedCounts(const std::string& key) {
+  auto it = assumed_.find(key);
+  if (it == assumed_.end()) return false;
+  auto k = by_key_.find(key);
+  if (k == by_key_.end()) return false;  // counted only against the informer's copy
+  const api::ResourceClaim& informer = *k->second;
+  if (CaughtUp(informer, *it->second)) {
+    assumed_.erase(it);
+    return false;
+  }
+  // A pending allocation of the same claim counts instead of both.
+  return !pending_.count(informer.metadata.uid);
+}
+
+bool ClaimTracker::Replaced(const api::ResourceClaim& informer) {
+  if (pending_.count(informer.metadata.uid)) return true;
+  const std::string key = Key(informer.metadata.namespace_, informer.metadata.name);
+  auto k = by_key_.find(key);
+  return k != by_key_.end() && k->second == &informer && AssumedCounts(key);
+}
+
+void ClaimTracker::ApplyMarked() {
+  if (marked_uids_.empty() && marked_keys_.empty()) return;
+  std::set<std::string, std::less<>> uids = std::move(marked_uids_);
+  std::set<std::string, std::less<>> keys = std::move(marked_keys_);
+  marked_uids_.clear();
+  marked_keys_.clear();
+  // A claim's pending, assumed and informer entries depend on one another: take them all (each
+  // mark names both the uid and the key of the claim that changed).
+  std::set<const api::ResourceClaim*> objects;
+  for (const std::string& key : keys) {
+    if (auto k = by_key_.find(key); k != by_key_.end()) {
+      uids.insert(k->second->metadata.uid);
+      objects.insert(k->second);
+    }
+  }
+  for (const std::string& uid : uids) {
+    if (auto u = by_uid_.find(uid); u != by_uid_.end()) objects.insert(u->second);
+  }
+
+  auto of = [](const api::ResourceClaim& claim, bool whole, bool shares) {
+    Contribution c;
+    if (!claim.allocation) return c;
+    for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
+      if (r.admin_access.value_or(false)) continue;  // admin access takes nothing
+      dra::DeviceId id{r.driver, r.pool, r.device};
+      if (!r.share_id) {
+        if (whole) c.whole.push_back(std::move(id));
+        continue;
+      }
+      if (!shares) continue;
+      dra::CapacityAmounts consumed;
+      for (const auto& [name, q] : r.consumed_capacity.entries()) consumed[name] += q.Nanos();
+      c.shares.emplace_back(std::move(id), std::move(consumed));
+    }
+    return c;
+  };
+  for (const std::string& uid : uids) {
+    auto p = pending_.find(uid);
+    Contribution desired = p == pending_.end() ? Contribution{} : of(*p->second, true, true);
+    Reapply(pending_applied_[uid], std::move(desired));
+    if (p == pending_.end()) pending_applied_.erase(uid);
+  }
+  for (const std::string& key : keys) {
+    const bool counts = AssumedCounts(key);
+    Contribution desired = counts ? of(*assumed_.find(key)->second, true, true) : Contribution{};
+    Reapply(assumed_applied_[key], std::move(desired));
+    if (!counts) assumed_applied_.erase(key);
+  }
+  for (const api::ResourceClaim* informer : objects) {
+    Contribution desired;
+    if (Replaced(*informer)) {
+      desired.released = std::move(of(*informer, true, false).whole);
+    } else {
+      desired = of(*informer, false, true);
+    }
+    const bool nothing = desired.released.empty() && desired.shares.empty();
+    Reapply(informer_applied_[informer], std::move(desired));
+    if (nothing) informer_applied_.erase(informer);
+  }
+}
+
+void ClaimTracker::Reapply(Contribution& applied, Contribution desired) {
+  Apply(applied, -1);
+  Apply(desired, +1);
+  applied = std::move(desired);
+}
+
+void ClaimTracker::Apply(const Contribution& c, int sign) {
+  dra::HeldOverlay& o = *overlay_;
+  auto add = [sign](dra::DeviceCounts& counts, const dra::DeviceId& id) {
+    auto it = counts.try_emplace(id, 0).first;
+    if ((it->second += sign) == 0) counts.erase(it);
+  };
+  for (const dra::DeviceId& id : c.whole) add(o.devices, id);
+  for (const dra::DeviceId& id : c.released) add(o.released, id);
+  for (const auto& [id, consumed] : c.shares) {
+    add(o.shared, id);
+    if (!o.shared.count(id)) {
+      o.capacity.erase(id);  // the last share went
+      continue;
+    }
+    dra::CapacityAmounts& total = o.capacity[id];
+    for (const auto& [name, amount] : consumed) {
+      if ((total[name] += sign * amount) == 0) total.erase(name);
+    }
+  }
 }
 
 void ClaimTracker::SignalPendingAllocation(dra::ResourceClaimPtr claim) {
   MutexLock l(mu_);
+  Touch(claim->metadata.uid, Key(claim->metadata.namespace_, claim->metadata.name));
   pending_[claim->metadata.uid] = std::move(claim);
 }
 
@@ -182,6 +254,7 @@ bool ClaimTracker::RemovePendingAllocation(std::string_view uid) {
   MutexLock l(mu_);
   auto it = pending_.find(uid);
   if (it == pending_.end()) return false;
+  Touch(uid, Key(it->second->metadata.namespace_, it->second->metadata.name));
   pending_.erase(it);
   return true;
 }
@@ -189,12 +262,17 @@ bool ClaimTracker::RemovePendingAllocation(std::string_view uid) {
 void ClaimTracker::AssumeAfterWrite(dra::ResourceClaimPtr written) {
   const std::string key = Key(written->metadata.namespace_, written->metadata.name);
   MutexLock l(mu_);
+  Touch(written->metadata.uid, key);
   assumed_[key] = std::move(written);
 }
 
 void ClaimTracker::Restore(std::string_view ns, std::string_view name) {
+  const std::string key = Key(ns, name);
   MutexLock l(mu_);
-  assumed_.erase(Key(ns, name));
+  auto it = assumed_.find(key);
+  if (it == assumed_.end()) return;
+  Touch(it->second->metadata.uid, key);
+  assumed_.erase(it);
 }
 
 }  // namespace stowage::plugins::dynamic_resources

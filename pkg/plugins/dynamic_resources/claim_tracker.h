@@ -6,13 +6,18 @@
 //   * assumed claims: what PreBind wrote, until the informer has caught up with it (upstream's
 //     assume cache), so the next pod does not see the devices free in the meantime.
 //
-// The whole devices of the informer's claims are kept counted between calls and updated from the
-// claims that changed (found by comparing the informer's objects with those last seen), so a
-// scheduling cycle does not gather thousands of claims' devices again.
+// Upstream gathers every claim's devices for each pod. Here the whole devices of the informer's
+// claims are kept counted between calls and updated from the claims that changed (found by
+// comparing the informer's objects with those last seen), and so is the overlay: each change
+// marks its claim, and the next GatherAllocatedState recomputes only what the marked claims add,
+// so a cycle's cost does not grow with the thousands of claims a backlog keeps in flight.
 //
 // Thread-safety: every method may be called from any thread (the scheduling cycle and the
-// binding cycles); one mutex guards both overlays. Invariants: an assumed claim is dropped as
-// soon as the informer holds the same or a newer resourceVersion of it.
+// binding cycles); one mutex guards all state. The counts handed out are shared, never changed
+// while an Allocator still holds them (they are copied first). Invariants: an assumed claim is
+// dropped as soon as the informer holds the same or a newer resourceVersion of it; the overlay
+// is the sum of what applied_ records for each claim, each computed from the claim as it was
+// when last marked and recomputed.
 #pragma once
 
 #include <map>
@@ -22,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "pkg/dra/allocator.h"
@@ -56,6 +62,13 @@ class ClaimTracker {
   void Restore(std::string_view ns, std::string_view name);
 
  private:
+  // What one claim adds to the overlay: the devices it holds whole, its shares with what they
+  // consume, and the whole holds of the informer's copy it replaces.
+  struct Contribution {
+    std::vector<dra::DeviceId> whole, released;
+    std::vector<std::pair<dra::DeviceId, dra::CapacityAmounts>> shares;
+  };
+
   // The assumed claim under key if still newer than the informer's copy (drops it otherwise).
   dra::ResourceClaimPtr Assumed(const std::string& key, const dra::ResourceClaimPtr& informer) const
       REQUIRES(mu_);
@@ -63,6 +76,18 @@ class ClaimTracker {
   // Brings base_ up to the informer's claims (listed after reading version).
   void Refresh(const std::vector<dra::ResourceClaimPtr>& claims, std::optional<uint64_t> version)
       REQUIRES(mu_);
+
+  // Marks the claim with uid and key (namespace/name) for the next recompute.
+  void Touch(std::string_view uid, std::string_view key) const REQUIRES(mu_);
+  // Recomputes what the marked claims add and updates overlay_ by the difference.
+  void ApplyMarked() REQUIRES(mu_);
+  // Whether the assumed claim under key counts instead of the informer's copy.
+  bool AssumedCounts(const std::string& key) REQUIRES(mu_);
+  // Whether a pending or assumed claim replaces the informer's claim.
+  bool Replaced(const api::ResourceClaim& informer) REQUIRES(mu_);
+  // Moves overlay_ from what applied holds to desired, and stores desired there.
+  void Reapply(Contribution& applied, Contribution desired) REQUIRES(mu_);
+  void Apply(const Contribution& c, int sign) REQUIRES(mu_);
 
   struct Known {
     dra::ResourceClaimPtr claim;
@@ -75,13 +100,21 @@ class ClaimTracker {
   std::unordered_map<const api::ResourceClaim*, Known> known_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_uid_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_key_ GUARDED_BY(mu_);
-  std::set<const api::ResourceClaim*> with_shares_ GUARDED_BY(mu_);  // counted per call
   std::shared_ptr<dra::DeviceCounts> base_ GUARDED_BY(mu_);
   std::optional<uint64_t> base_version_ GUARDED_BY(mu_);
   uint64_t mark_ GUARDED_BY(mu_) = 0;
   std::map<std::string, dra::ResourceClaimPtr, std::less<>> pending_ GUARDED_BY(mu_);  // by uid
   mutable std::map<std::string, dra::ResourceClaimPtr, std::less<>> assumed_
       GUARDED_BY(mu_);  // by namespace/name
+  // The overlay and what each claim added to it: pending by uid, assumed by key, the informer's
+  // by object (its replaced holds or its shares).
+  std::shared_ptr<dra::HeldOverlay> overlay_ GUARDED_BY(mu_);
+  std::map<std::string, Contribution, std::less<>> pending_applied_ GUARDED_BY(mu_);
+  std::map<std::string, Contribution, std::less<>> assumed_applied_ GUARDED_BY(mu_);
+  std::unordered_map<const api::ResourceClaim*, Contribution> informer_applied_ GUARDED_BY(mu_);
+  // Claims changed since the last recompute, by uid and by key.
+  mutable std::set<std::string, std::less<>> marked_uids_ GUARDED_BY(mu_);
+  mutable std::set<std::string, std::less<>> marked_keys_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::plugins::dynamic_resources
