@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "pkg/common/macros.h"
@@ -22,13 +24,15 @@ void AddSlice(std::map<PoolId, std::vector<const api::ResourceSlice*>>& pools,
 }
 
 Status ValidateDeviceNames(const std::vector<const api::ResourceSlice*>& slices) {
-  std::set<std::string_view> names;
+  // A sorted vector instead of a tree, as this runs for every pool of every node in each Filter.
+  std::vector<std::string_view> names;
   for (const auto* slice : slices) {
-    for (const auto& device : slice->devices) {
-      if (!names.insert(device.name).second) {
-        return InvalidArgumentError("duplicate device name " + device.name);
-      }
-    }
+    for (const auto& device : slice->devices) names.push_back(device.name);
+  }
+  std::sort(names.begin(), names.end());
+  auto twice = std::adjacent_find(names.begin(), names.end());
+  if (twice != names.end()) {
+    return InvalidArgumentError("duplicate device name " + std::string(*twice));
   }
   return Status();
 }
@@ -106,7 +110,7 @@ bool HasBindingConditions(const Pool& pool) {
 }
 
 StatusOr<bool> SliceIsRelevant(const api::ResourceSlice& slice, const api::Node& node) {
-  const std::string node_name = slice.node_name.value_or("");
+  const std::string_view node_name = slice.node_name ? *slice.node_name : std::string_view();
   const bool all_nodes = slice.all_nodes.value_or(false);
   if (!node_name.empty() || all_nodes || slice.node_selector.has_value()) {
     auto match = NodeMatches(node, node_name, all_nodes,
@@ -156,7 +160,7 @@ StatusOr<std::vector<Pool>> GatherPools(
     const int64_t generation = slices.front()->pool_generation;
     const int64_t count = slices.front()->pool_resource_slice_count;
     if (static_cast<int64_t>(slices.size()) == count) {
-      keep(BuildPool(id, slices, features, {}));
+      keep(BuildPool(id, std::move(slices), features, {}));
       continue;
     }
     // Not every slice is visible from this node: look at the whole cluster's.
@@ -175,7 +179,7 @@ StatusOr<std::vector<Pool>> GatherPools(
       result.push_back(Pool{.id = id, .incomplete = true});
       continue;
     }
-    keep(BuildPool(id, slices, features, all_for_pool));
+    keep(BuildPool(id, std::move(slices), features, all_for_pool));
   }
   // std::map already visits pools by (driver, pool); both lists are therefore sorted.
   for (auto& pool : with_binding_conditions) result.push_back(std::move(pool));
