@@ -67,9 +67,9 @@ using DeviceCounts = DeviceIdMap<int>;
 // every claim holds: the scheduler keeps it between cycles and updates it from the claims that
 // changed, instead of gathering every claim in flight again per pod.
 struct HeldOverlay {
-  DeviceCounts devices;   // whole holds of the claims in flight or just written
-  DeviceCounts released;  // holds of the informer's copies those claims replace
-  DeviceCounts shared;    // shares held of each device
+  DeviceCounts devices;                   // whole holds of the claims in flight or just written
+  DeviceCounts released;                  // holds of the informer's copies those claims replace
+  DeviceCounts shared;                    // shares held of each device
   DeviceIdMap<CapacityAmounts> capacity;  // what they consume, for each device in shared
 };
 

@@ -51,7 +51,9 @@ struct DeviceRef {
   DeviceRef(const DeviceId& id) : DeviceRef(id.driver, id.pool, id.device) {}  // NOLINT: implicit
   std::string_view driver, pool, device;
   size_t hash;
-  DeviceId ToId() const { return DeviceId{std::string(driver), std::string(pool), std::string(device)}; }
+  DeviceId ToId() const {
+    return DeviceId{std::string(driver), std::string(pool), std::string(device)};
+  }
   std::string String() const { return ToId().String(); }
 };
 

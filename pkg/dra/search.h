@@ -124,10 +124,10 @@ class Search {
   std::vector<Pool> pools_;
   // [claim][request][subrequest]; a request without subrequests has one entry.
   std::vector<std::vector<std::vector<RequestData>>> data_;
-  std::vector<std::vector<int>> selected_sub_;                            // [claim][request]
-  std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;     // per claim
-  std::vector<std::vector<DeviceResult>> results_;                        // per claim
-  DeviceIdMap<std::set<int>> allocating_;  // device -> claims
+  std::vector<std::vector<int>> selected_sub_;                         // [claim][request]
+  std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;  // per claim
+  std::vector<std::vector<DeviceResult>> results_;                     // per claim
+  DeviceIdMap<std::set<int>> allocating_;                              // device -> claims
   // Capacity taken by the shares on the current path; an entry, even empty, marks a shared device.
   DeviceIdMap<CapacityAmounts> allocating_capacity_;
   std::map<const Pool*, CounterSets> available_;  // per pool, computed on first use

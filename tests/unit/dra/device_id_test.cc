@@ -1,5 +1,7 @@
 // DeviceRef: the search probes the sets of held devices with views into the slices; a ref must
 // find exactly the id of its own device, or a held device would look free.
+#include "pkg/dra/device_id.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "pkg/dra/allocator.h"
-#include "pkg/dra/device_id.h"
 
 namespace stowage::dra {
 namespace {

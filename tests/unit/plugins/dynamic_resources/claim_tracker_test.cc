@@ -55,7 +55,7 @@ TEST_F(ClaimTrackerTest, InformerChangesShowInTheNextState) {
   EXPECT_FALSE(first.HoldsWhole(Id("g1")));
 
   informer_.Update(Allocated("b", "ub", "g1", "2"));  // allocated now
-  informer_.Update(Claim("a", "ua", "1"));           // deallocated
+  informer_.Update(Claim("a", "ua", "1"));            // deallocated
   dra::AllocatedState second = tracker_.GatherAllocatedState();
   EXPECT_FALSE(second.HoldsWhole(Id("g0")));
   EXPECT_TRUE(second.HoldsWhole(Id("g1")));
@@ -97,7 +97,6 @@ TEST_F(ClaimTrackerTest, APendingAllocationReplacesTheInformersCopy) {
   EXPECT_TRUE(s.HoldsWhole(Id("g0")));
   EXPECT_FALSE(s.HoldsWhole(Id("g3")));
 }
-
 
 // What a device looks like to a state: held whole, shared, and what its shares consume.
 struct Seen {
@@ -157,10 +156,12 @@ class Model {
           continue;
         }
         seen.shared = true;
-        for (const auto& [name, q] : r.consumed_capacity.entries()) seen.consumed[name] += q.Nanos();
+        for (const auto& [name, q] : r.consumed_capacity.entries())
+          seen.consumed[name] += q.Nanos();
       }
     }
-    for (auto& [device, seen] : out) std::erase_if(seen.consumed, [](const auto& e) { return e.second == 0; });
+    for (auto& [device, seen] : out)
+      std::erase_if(seen.consumed, [](const auto& e) { return e.second == 0; });
     return out;
   }
 };
@@ -190,8 +191,7 @@ TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
         if (pick(3) == 0) {
           r.device = "s" + std::to_string(pick(2));
           r.share_id = "share-" + std::to_string(rng());
-          r.consumed_capacity =
-              api::ResourceList({{"mem", api::Quantity::FromValue(1 + pick(3))}});
+          r.consumed_capacity = api::ResourceList({{"mem", api::Quantity::FromValue(1 + pick(3))}});
         } else {
           r.device = "g" + std::to_string(pick(3));
           if (pick(5) == 0) r.admin_access = true;
