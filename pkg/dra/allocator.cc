@@ -1,6 +1,7 @@
 #include "pkg/dra/allocator.h"
 
 #include <cstdio>
+#include <mutex>
 #include <random>
 #include <utility>
 
@@ -12,21 +13,42 @@
 
 namespace stowage::dra {
 
+struct Inventory::PoolSlot {
+  std::once_flag once;
+  Status status;
+  PoolList pools;
+};
+
 Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
-                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler)
-    : all_slices_(std::move(slices)), compiler_(compiler) {
+                     std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
+                     Features features)
+    : all_slices_(std::move(slices)), compiler_(compiler), features_(features) {
   for (const auto& device_class : classes) classes_[device_class->metadata.name] = device_class;
+  bool follow_labels = false;
+  std::vector<std::string> named;  // nodes named by a shared slice's devices
   for (const auto& slice : all_slices_) {
     first_device_.emplace(slice.get(), devices_);
     devices_ += static_cast<int64_t>(slice->devices.size());
     const std::string node_name = slice->node_name.value_or("");
-    if (node_name.empty()) {
-      slices_shared_.push_back(slice);
-    } else {
+    if (!node_name.empty()) {
       slices_on_node_[node_name].push_back(slice);
+      continue;
+    }
+    slices_shared_.push_back(slice);
+    follow_labels = follow_labels || slice->node_selector.has_value();
+    for (const auto& device : slice->devices) {
+      follow_labels = follow_labels || device.node_selector.has_value();
+      if (device.node_name && !device.node_name->empty()) named.push_back(*device.node_name);
     }
   }
+  if (follow_labels) return;
+  for (const auto& [name, unused] : slices_on_node_) pool_slot_.emplace(name, pool_slot_.size());
+  for (const auto& name : named) pool_slot_.emplace(name, pool_slot_.size());
+  pool_slot_count_ = pool_slot_.size() + 1;
+  pool_slots_ = std::make_unique<PoolSlot[]>(pool_slot_count_);
 }
+
+Inventory::~Inventory() = default;
 
 const Inventory::Selector& Inventory::SelectorOf(const std::string& expression) const {
   {
@@ -74,6 +96,38 @@ const std::vector<ResourceSlicePtr>& Inventory::SlicesOnNode(const std::string& 
   return it == slices_on_node_.end() ? kNone : it->second;
 }
 
+StatusOr<const PoolList*> Inventory::PoolsFor(const api::Node& node, const Features& features,
+                                              PoolList& scratch) const {
+  auto gather = [&](const std::string& name, const api::Node& as) -> StatusOr<PoolList> {
+    std::vector<const api::ResourceSlice*> slices_for_node;
+    // The node's own slices first, then the network-attached ones, as upstream concatenates them.
+    if (auto it = slices_on_node_.find(name); it != slices_on_node_.end()) {
+      for (const auto& slice : it->second) slices_for_node.push_back(slice.get());
+    }
+    for (const auto& slice : slices_shared_) slices_for_node.push_back(slice.get());
+    return GatherPools(slices_for_node, as, features, all_slices_);
+  };
+  if (pool_slots_ == nullptr || !(features == features_)) {
+    ASSIGN_OR_RETURN(scratch, gather(node.metadata.name, node));
+    return &scratch;
+  }
+  auto it = pool_slot_.find(node.metadata.name);
+  const bool named = it != pool_slot_.end();
+  PoolSlot& slot = pool_slots_[named ? it->second : pool_slot_count_ - 1];
+  std::call_once(slot.once, [&] {
+    // A node no slice names sees what a nameless node sees: the shared slices for all nodes.
+    const api::Node nameless;
+    StatusOr<PoolList> pools = named ? gather(it->first, node) : gather("", nameless);
+    if (pools.ok()) {
+      slot.pools = std::move(*pools);
+    } else {
+      slot.status = pools.status();
+    }
+  });
+  if (!slot.status.ok()) return slot.status;
+  return &slot.pools;
+}
+
 const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
   auto it = classes_.find(name);
   return it == classes_.end() ? nullptr : it->second.get();
@@ -106,7 +160,7 @@ Allocator::Allocator(Features features, AllocatedState allocated,
                      std::vector<ResourceSlicePtr> slices, const SelectorCompiler& compiler,
                      ShareIdGenerator share_ids)
     : Allocator(features, std::move(allocated),
-                std::make_shared<const Inventory>(classes, std::move(slices), compiler),
+                std::make_shared<const Inventory>(classes, std::move(slices), compiler, features),
                 std::move(share_ids)) {}
 
 StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
@@ -118,26 +172,18 @@ StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
 }
 
 StatusOr<Allocation> Search::Run() {
-  const Inventory& inventory = allocator_.inventory();
-  std::vector<const api::ResourceSlice*> slices_for_node;
-  // The node's own slices first, then the network-attached ones, as upstream concatenates them.
-  if (auto it = inventory.slices_on_node_.find(node_.metadata.name);
-      it != inventory.slices_on_node_.end()) {
-    for (const auto& slice : it->second) slices_for_node.push_back(slice.get());
+  StatusOr<const PoolList*> gathered =
+      allocator_.inventory().PoolsFor(node_, allocator_.features(), own_pools_);
+  if (!gathered.ok()) {
+    return gathered.status().WithPrefix("gather pool information");
   }
-  for (const auto& slice : inventory.slices_shared_) slices_for_node.push_back(slice.get());
-  StatusOr<std::vector<Pool>> pools =
-      GatherPools(slices_for_node, node_, allocator_.features(), allocator_.all_slices());
-  if (!pools.ok()) {
-    return pools.status().WithPrefix("gather pool information");
-  }
-  pools_ = std::move(*pools);
+  pools_ = *gathered;
   RETURN_IF_ERROR(Prepare());
 
   ASSIGN_OR_RETURN(Step step, AllocateOne(Index{}, false, Location{}));
   Allocation out;
   if (step != Step::kDone) {
-    for (const Pool& pool : pools_) {
+    for (const Pool& pool : pools()) {
       if (pool.invalid) {
         // Only this node's view is broken; the caller reports it if no node works.
         out.outcome = Allocation::Outcome::kFailedOnNode;

@@ -11,8 +11,9 @@
 // expressions evaluated through selector.h's interface.
 //
 // Thread-safety: an Allocator is immutable after construction; its Inventory's cache of compiled
-// selectors is guarded by a mutex. Allocate may run concurrently for different nodes (each call
-// keeps its search state on its own stack). The SelectorCompiler must outlive the Allocator and
+// selectors is guarded by a mutex, and its pools per node are filled once each (std::call_once).
+// Allocate may run concurrently for different nodes (each call keeps its search state on its own
+// stack). The SelectorCompiler must outlive the Allocator and
 // be thread-safe.
 //
 // Invariants: Allocate returns an error Status only for problems no other node can fix (unknown
@@ -57,7 +58,11 @@ struct Features {
   // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37 or later, which is
   // not the default (one minor below the binary's).
   bool fractional_capacity_range = false;
+  friend bool operator==(const Features&, const Features&) = default;
 };
+
+struct Pool;  // pools.h
+using PoolList = std::vector<Pool>;
 
 // Whole-device holds counted per device: two claims may name one device for a moment (a claim
 // written again before the informer saw its older copy go).
@@ -148,12 +153,15 @@ class Search;
 // node, with the selectors compiled from them. It changes only when slices, classes or
 // DeviceTaintRules do, so the scheduler builds it once per change and every cycle's Allocator
 // shares it, instead of regrouping thousands of slices per pod. Thread-safe: immutable but for
-// the compiled-selector cache, which a mutex guards. The SelectorCompiler must outlive it.
+// the compiled-selector cache, which a mutex guards, and the pools kept per node, each filled
+// once. The SelectorCompiler must outlive it.
 class Inventory {
  public:
   // slices: every ResourceSlice the scheduler knows, DeviceTaintRules already applied.
+  // features: those of the Allocators that will share it, for which it keeps pools per node.
   Inventory(const std::vector<DeviceClassPtr>& classes, std::vector<ResourceSlicePtr> slices,
-            const SelectorCompiler& compiler);
+            const SelectorCompiler& compiler, Features features = {});
+  ~Inventory();
 
   const api::DeviceClass* FindClass(const std::string& name) const;
   const std::vector<ResourceSlicePtr>& all_slices() const { return all_slices_; }
@@ -179,9 +187,14 @@ class Inventory {
   // per-device node selection).
   const std::vector<ResourceSlicePtr>& SlicesOnNode(const std::string& node_name) const;
   const std::vector<ResourceSlicePtr>& shared_slices() const { return slices_shared_; }
+  // The pools usable from node (pools.h's GatherPools). When no slice without a node name selects
+  // nodes by label, they depend on the node's name alone, so they are gathered once per name for
+  // the Inventory's features and kept: every pod's Filter asks again for the same nodes, and
+  // gathering was a quarter of the device search. Otherwise they are gathered into scratch.
+  StatusOr<const PoolList*> PoolsFor(const api::Node& node, const Features& features,
+                                     PoolList& scratch) const;
 
  private:
-  friend class Search;  // the per-call search reads the slices grouped by node
   std::unordered_map<std::string, DeviceClassPtr> classes_;
   std::unordered_map<std::string, std::vector<ResourceSlicePtr>> slices_on_node_;
   std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
@@ -192,6 +205,14 @@ class Inventory {
   mutable Mutex compiled_mu_;
   mutable std::unordered_map<std::string, std::unique_ptr<Selector>> compiled_
       GUARDED_BY(compiled_mu_);
+  // The pools kept per node: a slot per node name that slices name, and one (the last) for every
+  // other node; none when a shared slice selects nodes by label. Each slot is filled by the first
+  // Allocate that needs it (std::call_once), then read without a lock.
+  struct PoolSlot;
+  Features features_;
+  std::unordered_map<std::string, size_t> pool_slot_;
+  std::unique_ptr<PoolSlot[]> pool_slots_;
+  size_t pool_slot_count_ = 0;
 };
 
 class Allocator {

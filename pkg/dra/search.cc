@@ -50,7 +50,7 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
     return InvalidArgumentError(prefix + "unsupported count mode " + view.allocation_mode);
   }
   // "All" is decided now, so every pool must be complete and valid.
-  for (const Pool& pool : pools_) {
+  for (const Pool& pool : pools()) {
     if (pool.incomplete || pool.invalid) {
       return FailedPreconditionError(
           prefix + "asks for all devices, but resource pool " + pool.id.String() +
@@ -203,8 +203,8 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
   if (data.request.All()) return AllocateAll(r, in_sub, data);
 
   const bool admin = data.request.admin_access;
-  for (size_t p = start.pool; p < pools_.size(); ++p) {
-    const Pool& pool = pools_[p];
+  for (size_t p = start.pool; p < pools().size(); ++p) {
+    const Pool& pool = pools()[p];
     if (pool.incomplete || pool.invalid) continue;
     for (size_t s = p == start.pool ? start.slice : 0; s < pool.slices_on_node.size(); ++s) {
       const api::ResourceSlice& slice = *pool.slices_on_node[s];

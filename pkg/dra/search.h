@@ -121,7 +121,9 @@ class Search {
   const std::vector<ResourceClaimPtr>& claims_;
   std::stop_token stop_;
   const std::chrono::steady_clock::time_point deadline_;
-  std::vector<Pool> pools_;
+  PoolList own_pools_;               // gathered for this call when the Inventory keeps none
+  const PoolList* pools_ = nullptr;  // the Inventory's kept pools, or own_pools_
+  const PoolList& pools() const { return *pools_; }
   // [claim][request][subrequest]; a request without subrequests has one entry.
   std::vector<std::vector<std::vector<RequestData>>> data_;
   std::vector<std::vector<int>> selected_sub_;                         // [claim][request]

@@ -184,8 +184,8 @@ std::shared_ptr<const dra::Inventory> DynamicResources::CurrentInventory() {
       s = std::make_shared<const api::ResourceSlice>(dra::ApplyDeviceTaintRules(*s, rules));
     }
   }
-  auto inventory =
-      std::make_shared<const dra::Inventory>(classes_.List(), std::move(slices), compiler_);
+  auto inventory = std::make_shared<const dra::Inventory>(classes_.List(), std::move(slices),
+                                                          compiler_, features_);
   inventory_ = known ? inventory : nullptr;
   if (known) inventory_versions_ = {*versions[0], *versions[1], *versions[2]};
   return inventory;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pkg/dra/extended_resources.h"
+#include "pkg/dra/pools.h"
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
@@ -335,6 +336,61 @@ TEST(InventoryTest, SelectorAnswersAreKeptAcrossAllocators) {
     EXPECT_FALSE(allocator.Allocate(Node("n1"), failing).ok());
   }
   EXPECT_EQ(FakeSelector::evaluations - errors_before, 2) << "errors are evaluated again";
+}
+
+std::vector<std::string> PoolNames(const PoolList& pools) {
+  std::vector<std::string> names;
+  for (const Pool& pool : pools) names.push_back(pool.id.pool);
+  return names;
+}
+
+// The pools a node sees are kept per node name while they depend on its name alone, and
+// gathered again for each node once a slice selects nodes by label.
+TEST(InventoryTest, PoolsAreKeptPerNodeUnlessASliceSelectsByLabel) {
+  FakeSelectorCompiler compiler;
+  const Inventory by_name({},
+                          {SliceB("local", "n1", "n1").Devices({DeviceB("a")}).Obj(),
+                           SliceB("everywhere", "", "net").AllNodes().Devices({DeviceB("e")}).Obj(),
+                           SliceB("per-device", "", "pd")
+                               .PerDeviceNodeSelection()
+                               .Devices({DeviceB("g").OnNode("n3")})
+                               .Obj()},
+                          compiler);
+  PoolList scratch;
+  auto first = by_name.PoolsFor(Node("n1"), Features{}, scratch);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_NE(*first, &scratch) << "kept in the Inventory";
+  EXPECT_EQ(PoolNames(**first), (std::vector<std::string>{"n1", "net"}));
+  auto again = by_name.PoolsFor(Node("n1", {{"zone", "b"}}), Features{}, scratch);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *first) << "kept, not gathered again";
+  auto n2 = by_name.PoolsFor(Node("n2"), Features{}, scratch);
+  ASSERT_TRUE(n2.ok());
+  EXPECT_EQ(PoolNames(**n2), std::vector<std::string>{"net"});
+  auto n3 = by_name.PoolsFor(Node("n3"), Features{}, scratch);
+  ASSERT_TRUE(n3.ok());
+  EXPECT_EQ(PoolNames(**n3), (std::vector<std::string>{"net", "pd"})) << "a device names n3";
+  auto n4 = by_name.PoolsFor(Node("n4"), Features{}, scratch);
+  ASSERT_TRUE(n4.ok());
+  EXPECT_EQ(*n4, *n2) << "nodes no slice names share one list";
+  Features without_partitions;
+  without_partitions.partitionable_devices = false;
+  auto other_features = by_name.PoolsFor(Node("n3"), without_partitions, scratch);
+  ASSERT_TRUE(other_features.ok());
+  EXPECT_EQ(*other_features, &scratch) << "pools are kept for the Inventory's features only";
+  EXPECT_EQ(PoolNames(scratch), std::vector<std::string>{"net"}) << "no per-device selection";
+
+  const Inventory by_label(
+      {},
+      {SliceB("local", "n1", "n1").Devices({DeviceB("a")}).Obj(),
+       SliceB("zone-a", "", "zone").Selector("zone", "a").Devices({DeviceB("f")}).Obj()},
+      compiler);
+  auto in_a = by_label.PoolsFor(Node("n1", {{"zone", "a"}}), Features{}, scratch);
+  ASSERT_TRUE(in_a.ok());
+  EXPECT_EQ(PoolNames(**in_a), (std::vector<std::string>{"n1", "zone"}));
+  auto in_b = by_label.PoolsFor(Node("n1", {{"zone", "b"}}), Features{}, scratch);
+  ASSERT_TRUE(in_b.ok());
+  EXPECT_EQ(PoolNames(**in_b), std::vector<std::string>{"n1"}) << "the node's labels changed";
 }
 
 // The devices NodeResourcesFit weighs for an extended resource a class provides: those the node
