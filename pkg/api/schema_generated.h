@@ -495,6 +495,7 @@ struct ObjectMetaTags {
   static constexpr Tag kAnnotations{"annotations", 12, Wire::kLen, Type::kStringMap, false, false};
   static constexpr Tag kOwnerReferences{"ownerReferences", 13,   Wire::kLen,
                                         Type::kMessage,    true, false};
+  static constexpr Tag kFinalizers{"finalizers", 14, Wire::kLen, Type::kString, true, false};
 };
 
 template <typename V, Is<ObjectMeta> T>
@@ -511,6 +512,7 @@ void VisitFields(V& v, T& o) {
   v.Field(Tags::kLabels, o.labels);
   v.Field(Tags::kAnnotations, o.annotations);
   v.Field(Tags::kOwnerReferences, o.owner_references);
+  v.Field(Tags::kFinalizers, o.finalizers);
 }
 
 template <typename V, Is<ObjectMeta> T>
@@ -528,6 +530,7 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
     case 11: v.Field(Tags::kLabels, o.labels); return true;
     case 12: v.Field(Tags::kAnnotations, o.annotations); return true;
     case 13: v.Field(Tags::kOwnerReferences, o.owner_references); return true;
+    case 14: v.Field(Tags::kFinalizers, o.finalizers); return true;
   }
   return false;
 }
@@ -557,9 +560,12 @@ static_assert(Fits<decltype(ObjectMeta::annotations), Type::kStringMap, false, 0
 static_assert(
     Fits<decltype(ObjectMeta::owner_references), Type::kMessage, true, 0, OwnerReference, false>(),
     "pkg/api/schema/core.txt:22: ObjectMeta::owner_references must hold a list of OwnerReference");
+static_assert(
+    Fits<decltype(ObjectMeta::finalizers), Type::kString, true, 0, void, false>(),
+    "pkg/api/schema/core.txt:23: ObjectMeta::finalizers must hold a list of a std::string");
 
 // --- OwnerReference <- k8s.io/apimachinery/pkg/apis/meta/v1.OwnerReference
-// (pkg/api/schema/core.txt:24)
+// (pkg/api/schema/core.txt:25)
 
 struct OwnerReferenceTags {
   static constexpr Tag kApiVersion{"apiVersion", 5, Wire::kLen, Type::kString, false, false};
@@ -593,18 +599,18 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(OwnerReference::api_version), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:25: OwnerReference::api_version must hold a std::string");
+              "pkg/api/schema/core.txt:26: OwnerReference::api_version must hold a std::string");
 static_assert(Fits<decltype(OwnerReference::kind), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:26: OwnerReference::kind must hold a std::string");
+              "pkg/api/schema/core.txt:27: OwnerReference::kind must hold a std::string");
 static_assert(Fits<decltype(OwnerReference::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:27: OwnerReference::name must hold a std::string");
+              "pkg/api/schema/core.txt:28: OwnerReference::name must hold a std::string");
 static_assert(Fits<decltype(OwnerReference::uid), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:28: OwnerReference::uid must hold a std::string");
+              "pkg/api/schema/core.txt:29: OwnerReference::uid must hold a std::string");
 static_assert(Fits<decltype(OwnerReference::controller), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:29: OwnerReference::controller must hold a bool");
+              "pkg/api/schema/core.txt:30: OwnerReference::controller must hold a bool");
 
 // --- LabelSelector <- k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelector
-// (pkg/api/schema/core.txt:31)
+// (pkg/api/schema/core.txt:32)
 
 struct LabelSelectorTags {
   static constexpr Tag kMatchLabels{"matchLabels", 1, Wire::kLen, Type::kStringMap, false, false};
@@ -631,14 +637,14 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(LabelSelector::match_labels), Type::kStringMap, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:32: LabelSelector::match_labels must hold a StringMap");
+    "pkg/api/schema/core.txt:33: LabelSelector::match_labels must hold a StringMap");
 static_assert(Fits<decltype(LabelSelector::match_expressions), Type::kMessage, true, 0,
                    LabelSelectorRequirement, false>(),
-              "pkg/api/schema/core.txt:33: LabelSelector::match_expressions must hold a list of "
+              "pkg/api/schema/core.txt:34: LabelSelector::match_expressions must hold a list of "
               "LabelSelectorRequirement");
 
 // --- LabelSelectorRequirement <- k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelectorRequirement
-// (pkg/api/schema/core.txt:35)
+// (pkg/api/schema/core.txt:36)
 
 struct LabelSelectorRequirementTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -666,15 +672,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(LabelSelectorRequirement::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:36: LabelSelectorRequirement::key must hold a std::string");
+              "pkg/api/schema/core.txt:37: LabelSelectorRequirement::key must hold a std::string");
 static_assert(Fits<decltype(LabelSelectorRequirement::op), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:37: LabelSelectorRequirement::op must hold a std::string");
+              "pkg/api/schema/core.txt:38: LabelSelectorRequirement::op must hold a std::string");
 static_assert(
     Fits<decltype(LabelSelectorRequirement::values), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:38: LabelSelectorRequirement::values must hold a list of a "
+    "pkg/api/schema/core.txt:39: LabelSelectorRequirement::values must hold a list of a "
     "std::string");
 
-// --- NodeSelector <- k8s.io/api/core/v1.NodeSelector (pkg/api/schema/core.txt:40)
+// --- NodeSelector <- k8s.io/api/core/v1.NodeSelector (pkg/api/schema/core.txt:41)
 
 struct NodeSelectorTags {
   static constexpr Tag kNodeSelectorTerms{"nodeSelectorTerms", 1,    Wire::kLen,
@@ -698,9 +704,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(NodeSelector::terms), Type::kMessage, true, 0, NodeSelectorTerm, false>(),
-    "pkg/api/schema/core.txt:41: NodeSelector::terms must hold a list of NodeSelectorTerm");
+    "pkg/api/schema/core.txt:42: NodeSelector::terms must hold a list of NodeSelectorTerm");
 
-// --- NodeSelectorTerm <- k8s.io/api/core/v1.NodeSelectorTerm (pkg/api/schema/core.txt:43)
+// --- NodeSelectorTerm <- k8s.io/api/core/v1.NodeSelectorTerm (pkg/api/schema/core.txt:44)
 
 struct NodeSelectorTermTags {
   static constexpr Tag kMatchExpressions{"matchExpressions", 1,    Wire::kLen,
@@ -727,15 +733,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(Fits<decltype(NodeSelectorTerm::match_expressions), Type::kMessage, true, 0,
                    NodeSelectorRequirement, false>(),
-              "pkg/api/schema/core.txt:44: NodeSelectorTerm::match_expressions must hold a list of "
+              "pkg/api/schema/core.txt:45: NodeSelectorTerm::match_expressions must hold a list of "
               "NodeSelectorRequirement");
 static_assert(Fits<decltype(NodeSelectorTerm::match_fields), Type::kMessage, true, 0,
                    NodeSelectorRequirement, false>(),
-              "pkg/api/schema/core.txt:45: NodeSelectorTerm::match_fields must hold a list of "
+              "pkg/api/schema/core.txt:46: NodeSelectorTerm::match_fields must hold a list of "
               "NodeSelectorRequirement");
 
 // --- NodeSelectorRequirement <- k8s.io/api/core/v1.NodeSelectorRequirement
-// (pkg/api/schema/core.txt:47)
+// (pkg/api/schema/core.txt:48)
 
 struct NodeSelectorRequirementTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -763,15 +769,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeSelectorRequirement::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:48: NodeSelectorRequirement::key must hold a std::string");
+              "pkg/api/schema/core.txt:49: NodeSelectorRequirement::key must hold a std::string");
 static_assert(Fits<decltype(NodeSelectorRequirement::op), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:49: NodeSelectorRequirement::op must hold a std::string");
+              "pkg/api/schema/core.txt:50: NodeSelectorRequirement::op must hold a std::string");
 static_assert(
     Fits<decltype(NodeSelectorRequirement::values), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:50: NodeSelectorRequirement::values must hold a list of a "
+    "pkg/api/schema/core.txt:51: NodeSelectorRequirement::values must hold a list of a "
     "std::string");
 
-// --- PodSpec <- k8s.io/api/core/v1.PodSpec (pkg/api/schema/core.txt:52)
+// --- PodSpec <- k8s.io/api/core/v1.PodSpec (pkg/api/schema/core.txt:53)
 
 struct PodSpecTags {
   static constexpr Tag kVolumes{"volumes", 1, Wire::kLen, Type::kMessage, true, false};
@@ -874,52 +880,52 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodSpec::volumes), Type::kMessage, true, 0, Volume, false>(),
-              "pkg/api/schema/core.txt:53: PodSpec::volumes must hold a list of Volume");
+              "pkg/api/schema/core.txt:54: PodSpec::volumes must hold a list of Volume");
 static_assert(Fits<decltype(PodSpec::containers), Type::kMessage, true, 0, Container, false>(),
-              "pkg/api/schema/core.txt:54: PodSpec::containers must hold a list of Container");
+              "pkg/api/schema/core.txt:55: PodSpec::containers must hold a list of Container");
 static_assert(Fits<decltype(PodSpec::restart_policy), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:55: PodSpec::restart_policy must hold a std::string");
+              "pkg/api/schema/core.txt:56: PodSpec::restart_policy must hold a std::string");
 static_assert(Fits<decltype(PodSpec::node_selector), Type::kStringMap, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:56: PodSpec::node_selector must hold a StringMap");
+              "pkg/api/schema/core.txt:57: PodSpec::node_selector must hold a StringMap");
 static_assert(Fits<decltype(PodSpec::node_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:57: PodSpec::node_name must hold a std::string");
+              "pkg/api/schema/core.txt:58: PodSpec::node_name must hold a std::string");
 static_assert(Fits<decltype(PodSpec::host_network), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:58: PodSpec::host_network must hold a bool");
+              "pkg/api/schema/core.txt:59: PodSpec::host_network must hold a bool");
 static_assert(Fits<decltype(PodSpec::affinity), Type::kMessage, false, 0, Affinity, false>(),
-              "pkg/api/schema/core.txt:59: PodSpec::affinity must hold Affinity");
+              "pkg/api/schema/core.txt:60: PodSpec::affinity must hold Affinity");
 static_assert(Fits<decltype(PodSpec::scheduler_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:60: PodSpec::scheduler_name must hold a std::string");
+              "pkg/api/schema/core.txt:61: PodSpec::scheduler_name must hold a std::string");
 static_assert(Fits<decltype(PodSpec::init_containers), Type::kMessage, true, 0, Container, false>(),
-              "pkg/api/schema/core.txt:61: PodSpec::init_containers must hold a list of Container");
+              "pkg/api/schema/core.txt:62: PodSpec::init_containers must hold a list of Container");
 static_assert(Fits<decltype(PodSpec::tolerations), Type::kMessage, true, 0, Toleration, false>(),
-              "pkg/api/schema/core.txt:62: PodSpec::tolerations must hold a list of Toleration");
+              "pkg/api/schema/core.txt:63: PodSpec::tolerations must hold a list of Toleration");
 static_assert(Fits<decltype(PodSpec::priority_class_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:63: PodSpec::priority_class_name must hold a std::string");
+              "pkg/api/schema/core.txt:64: PodSpec::priority_class_name must hold a std::string");
 static_assert(Fits<decltype(PodSpec::priority), Type::kInt32, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:64: PodSpec::priority must hold an int32_t");
+              "pkg/api/schema/core.txt:65: PodSpec::priority must hold an int32_t");
 static_assert(Fits<decltype(PodSpec::preemption_policy), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:65: PodSpec::preemption_policy must hold a std::string");
+              "pkg/api/schema/core.txt:66: PodSpec::preemption_policy must hold a std::string");
 static_assert(Fits<decltype(PodSpec::overhead), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:66: PodSpec::overhead must hold a ResourceList");
+              "pkg/api/schema/core.txt:67: PodSpec::overhead must hold a ResourceList");
 static_assert(Fits<decltype(PodSpec::topology_spread_constraints), Type::kMessage, true, 0,
                    TopologySpreadConstraint, false>(),
-              "pkg/api/schema/core.txt:67: PodSpec::topology_spread_constraints must hold a list "
+              "pkg/api/schema/core.txt:68: PodSpec::topology_spread_constraints must hold a list "
               "of TopologySpreadConstraint");
 static_assert(Fits<decltype(PodSpec::os_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:68: PodSpec::os_name must hold a std::string");
+              "pkg/api/schema/core.txt:69: PodSpec::os_name must hold a std::string");
 static_assert(Fits<decltype(PodSpec::host_users), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:69: PodSpec::host_users must hold a bool");
+              "pkg/api/schema/core.txt:70: PodSpec::host_users must hold a bool");
 static_assert(
     Fits<decltype(PodSpec::scheduling_gates), Type::kString, false, 1, void, false>(),
-    "pkg/api/schema/core.txt:70: PodSpec::scheduling_gates must hold a list of a std::string");
+    "pkg/api/schema/core.txt:71: PodSpec::scheduling_gates must hold a list of a std::string");
 static_assert(
     Fits<decltype(PodSpec::resource_claims), Type::kMessage, true, 0, PodResourceClaim, false>(),
-    "pkg/api/schema/core.txt:71: PodSpec::resource_claims must hold a list of PodResourceClaim");
+    "pkg/api/schema/core.txt:72: PodSpec::resource_claims must hold a list of PodResourceClaim");
 static_assert(
     Fits<decltype(PodSpec::resources), Type::kMessage, false, 0, ResourceRequirements, false>(),
-    "pkg/api/schema/core.txt:72: PodSpec::resources must hold ResourceRequirements");
+    "pkg/api/schema/core.txt:73: PodSpec::resources must hold ResourceRequirements");
 
-// --- Container <- k8s.io/api/core/v1.Container (pkg/api/schema/core.txt:75)
+// --- Container <- k8s.io/api/core/v1.Container (pkg/api/schema/core.txt:76)
 
 struct ContainerTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -957,22 +963,22 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Container::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:76: Container::name must hold a std::string");
+              "pkg/api/schema/core.txt:77: Container::name must hold a std::string");
 static_assert(Fits<decltype(Container::image), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:77: Container::image must hold a std::string");
+              "pkg/api/schema/core.txt:78: Container::image must hold a std::string");
 static_assert(Fits<decltype(Container::ports), Type::kMessage, true, 0, ContainerPort, false>(),
-              "pkg/api/schema/core.txt:78: Container::ports must hold a list of ContainerPort");
+              "pkg/api/schema/core.txt:79: Container::ports must hold a list of ContainerPort");
 static_assert(
     Fits<decltype(Container::resources), Type::kMessage, false, 0, ResourceRequirements, false>(),
-    "pkg/api/schema/core.txt:79: Container::resources must hold ResourceRequirements");
+    "pkg/api/schema/core.txt:80: Container::resources must hold ResourceRequirements");
 static_assert(Fits<decltype(Container::restart_policy), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:80: Container::restart_policy must hold a std::string");
+              "pkg/api/schema/core.txt:81: Container::restart_policy must hold a std::string");
 static_assert(Fits<decltype(Container::restart_policy_rules), Type::kMessage, true, 0,
                    ContainerRestartRule, false>(),
-              "pkg/api/schema/core.txt:81: Container::restart_policy_rules must hold a list of "
+              "pkg/api/schema/core.txt:82: Container::restart_policy_rules must hold a list of "
               "ContainerRestartRule");
 
-// --- ContainerPort <- k8s.io/api/core/v1.ContainerPort (pkg/api/schema/core.txt:83)
+// --- ContainerPort <- k8s.io/api/core/v1.ContainerPort (pkg/api/schema/core.txt:84)
 
 struct ContainerPortTags {
   static constexpr Tag kHostPort{"hostPort", 2, Wire::kVarint, Type::kInt32, false, false};
@@ -1004,15 +1010,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ContainerPort::host_port), Type::kInt32, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:84: ContainerPort::host_port must hold an int32_t");
+              "pkg/api/schema/core.txt:85: ContainerPort::host_port must hold an int32_t");
 static_assert(Fits<decltype(ContainerPort::container_port), Type::kInt32, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:85: ContainerPort::container_port must hold an int32_t");
+              "pkg/api/schema/core.txt:86: ContainerPort::container_port must hold an int32_t");
 static_assert(Fits<decltype(ContainerPort::protocol), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:86: ContainerPort::protocol must hold a std::string");
+              "pkg/api/schema/core.txt:87: ContainerPort::protocol must hold a std::string");
 static_assert(Fits<decltype(ContainerPort::host_ip), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:87: ContainerPort::host_ip must hold a std::string");
+              "pkg/api/schema/core.txt:88: ContainerPort::host_ip must hold a std::string");
 
-// --- ContainerRestartRule <- k8s.io/api/core/v1.ContainerRestartRule (pkg/api/schema/core.txt:89)
+// --- ContainerRestartRule <- k8s.io/api/core/v1.ContainerRestartRule (pkg/api/schema/core.txt:90)
 
 struct ContainerRestartRuleTags {
   static constexpr Tag kAction{"action", 1, Wire::kLen, Type::kString, false, false};
@@ -1034,9 +1040,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ContainerRestartRule::action), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:90: ContainerRestartRule::action must hold a std::string");
+              "pkg/api/schema/core.txt:91: ContainerRestartRule::action must hold a std::string");
 
-// --- ResourceRequirements <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:92)
+// --- ResourceRequirements <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:93)
 
 struct ResourceRequirementsTags {
   static constexpr Tag kLimits{"limits", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -1062,12 +1068,12 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ResourceRequirements::limits), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:93: ResourceRequirements::limits must hold a ResourceList");
+    "pkg/api/schema/core.txt:94: ResourceRequirements::limits must hold a ResourceList");
 static_assert(
     Fits<decltype(ResourceRequirements::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:94: ResourceRequirements::requests must hold a ResourceList");
+    "pkg/api/schema/core.txt:95: ResourceRequirements::requests must hold a ResourceList");
 
-// --- Volume <- k8s.io/api/core/v1.Volume (pkg/api/schema/core.txt:99)
+// --- Volume <- k8s.io/api/core/v1.Volume (pkg/api/schema/core.txt:100)
 
 struct VolumeTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -1392,51 +1398,51 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Volume::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:100: Volume::name must hold a std::string");
+              "pkg/api/schema/core.txt:101: Volume::name must hold a std::string");
 static_assert(Fits<decltype(Volume::source), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:101: Volume::source must hold a std::string (the name of "
+              "pkg/api/schema/core.txt:102: Volume::source must hold a std::string (the name of "
               "the field present)");
 static_assert(Fits<decltype(Volume::claim_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:102: Volume::claim_name must hold a std::string");
+              "pkg/api/schema/core.txt:103: Volume::claim_name must hold a std::string");
 static_assert(Fits<decltype(Volume::claim_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:103: Volume::claim_read_only must hold a bool");
+              "pkg/api/schema/core.txt:104: Volume::claim_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::csi_driver), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:104: Volume::csi_driver must hold a std::string");
+              "pkg/api/schema/core.txt:105: Volume::csi_driver must hold a std::string");
 static_assert(Fits<decltype(Volume::gce_pd_name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:105: Volume::gce_pd_name must hold a std::string");
+              "pkg/api/schema/core.txt:106: Volume::gce_pd_name must hold a std::string");
 static_assert(Fits<decltype(Volume::gce_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:106: Volume::gce_read_only must hold a bool");
+              "pkg/api/schema/core.txt:107: Volume::gce_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::aws_volume_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:107: Volume::aws_volume_id must hold a std::string");
+              "pkg/api/schema/core.txt:108: Volume::aws_volume_id must hold a std::string");
 static_assert(Fits<decltype(Volume::cinder_volume_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:108: Volume::cinder_volume_id must hold a std::string");
+              "pkg/api/schema/core.txt:109: Volume::cinder_volume_id must hold a std::string");
 static_assert(Fits<decltype(Volume::azure_disk_uri), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:109: Volume::azure_disk_uri must hold a std::string");
+              "pkg/api/schema/core.txt:110: Volume::azure_disk_uri must hold a std::string");
 static_assert(Fits<decltype(Volume::azure_disk_kind), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:110: Volume::azure_disk_kind must hold a std::string");
+              "pkg/api/schema/core.txt:111: Volume::azure_disk_kind must hold a std::string");
 static_assert(Fits<decltype(Volume::portworx_volume_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:111: Volume::portworx_volume_id must hold a std::string");
+              "pkg/api/schema/core.txt:112: Volume::portworx_volume_id must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_target_portal), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:112: Volume::iscsi_target_portal must hold a std::string");
+              "pkg/api/schema/core.txt:113: Volume::iscsi_target_portal must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_iqn), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:113: Volume::iscsi_iqn must hold a std::string");
+              "pkg/api/schema/core.txt:114: Volume::iscsi_iqn must hold a std::string");
 static_assert(Fits<decltype(Volume::iscsi_lun), Type::kInt32, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:114: Volume::iscsi_lun must hold an int32_t");
+              "pkg/api/schema/core.txt:115: Volume::iscsi_lun must hold an int32_t");
 static_assert(Fits<decltype(Volume::iscsi_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:115: Volume::iscsi_read_only must hold a bool");
+              "pkg/api/schema/core.txt:116: Volume::iscsi_read_only must hold a bool");
 static_assert(
     Fits<decltype(Volume::rbd_monitors), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:116: Volume::rbd_monitors must hold a list of a std::string");
+    "pkg/api/schema/core.txt:117: Volume::rbd_monitors must hold a list of a std::string");
 static_assert(Fits<decltype(Volume::rbd_image), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:117: Volume::rbd_image must hold a std::string");
+              "pkg/api/schema/core.txt:118: Volume::rbd_image must hold a std::string");
 static_assert(Fits<decltype(Volume::rbd_pool), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:118: Volume::rbd_pool must hold a std::string");
+              "pkg/api/schema/core.txt:119: Volume::rbd_pool must hold a std::string");
 static_assert(Fits<decltype(Volume::rbd_read_only), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:119: Volume::rbd_read_only must hold a bool");
+              "pkg/api/schema/core.txt:120: Volume::rbd_read_only must hold a bool");
 static_assert(Fits<decltype(Volume::image_reference), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:120: Volume::image_reference must hold a std::string");
+              "pkg/api/schema/core.txt:121: Volume::image_reference must hold a std::string");
 
-// --- Toleration <- k8s.io/api/core/v1.Toleration (pkg/api/schema/core.txt:122)
+// --- Toleration <- k8s.io/api/core/v1.Toleration (pkg/api/schema/core.txt:123)
 
 struct TolerationTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -1471,18 +1477,18 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Toleration::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:123: Toleration::key must hold a std::string");
+              "pkg/api/schema/core.txt:124: Toleration::key must hold a std::string");
 static_assert(Fits<decltype(Toleration::op), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:124: Toleration::op must hold a std::string");
+              "pkg/api/schema/core.txt:125: Toleration::op must hold a std::string");
 static_assert(Fits<decltype(Toleration::value), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:125: Toleration::value must hold a std::string");
+              "pkg/api/schema/core.txt:126: Toleration::value must hold a std::string");
 static_assert(Fits<decltype(Toleration::effect), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:126: Toleration::effect must hold a std::string");
+              "pkg/api/schema/core.txt:127: Toleration::effect must hold a std::string");
 static_assert(Fits<decltype(Toleration::toleration_seconds), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:127: Toleration::toleration_seconds must hold an int64_t");
+              "pkg/api/schema/core.txt:128: Toleration::toleration_seconds must hold an int64_t");
 
 // --- TopologySpreadConstraint <- k8s.io/api/core/v1.TopologySpreadConstraint
-// (pkg/api/schema/core.txt:129)
+// (pkg/api/schema/core.txt:130)
 
 struct TopologySpreadConstraintTags {
   static constexpr Tag kMaxSkew{"maxSkew", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1529,35 +1535,35 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(TopologySpreadConstraint::max_skew), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:130: TopologySpreadConstraint::max_skew must hold an int32_t");
+    "pkg/api/schema/core.txt:131: TopologySpreadConstraint::max_skew must hold an int32_t");
 static_assert(
     Fits<decltype(TopologySpreadConstraint::topology_key), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:131: TopologySpreadConstraint::topology_key must hold a std::string");
+    "pkg/api/schema/core.txt:132: TopologySpreadConstraint::topology_key must hold a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::when_unsatisfiable), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:132: TopologySpreadConstraint::when_unsatisfiable must hold "
+              "pkg/api/schema/core.txt:133: TopologySpreadConstraint::when_unsatisfiable must hold "
               "a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::label_selector), Type::kMessage, false, 0,
                    LabelSelector, false>(),
-              "pkg/api/schema/core.txt:133: TopologySpreadConstraint::label_selector must hold "
+              "pkg/api/schema/core.txt:134: TopologySpreadConstraint::label_selector must hold "
               "LabelSelector");
 static_assert(
     Fits<decltype(TopologySpreadConstraint::min_domains), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:134: TopologySpreadConstraint::min_domains must hold an int32_t");
+    "pkg/api/schema/core.txt:135: TopologySpreadConstraint::min_domains must hold an int32_t");
 static_assert(Fits<decltype(TopologySpreadConstraint::node_affinity_policy), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:135: TopologySpreadConstraint::node_affinity_policy must "
+              "pkg/api/schema/core.txt:136: TopologySpreadConstraint::node_affinity_policy must "
               "hold a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::node_taints_policy), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:136: TopologySpreadConstraint::node_taints_policy must hold "
+              "pkg/api/schema/core.txt:137: TopologySpreadConstraint::node_taints_policy must hold "
               "a std::string");
 static_assert(Fits<decltype(TopologySpreadConstraint::match_label_keys), Type::kString, true, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:137: TopologySpreadConstraint::match_label_keys must hold a "
+              "pkg/api/schema/core.txt:138: TopologySpreadConstraint::match_label_keys must hold a "
               "list of a std::string");
 
-// --- PodResourceClaim <- k8s.io/api/core/v1.PodResourceClaim (pkg/api/schema/core.txt:139)
+// --- PodResourceClaim <- k8s.io/api/core/v1.PodResourceClaim (pkg/api/schema/core.txt:140)
 
 struct PodResourceClaimTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -1587,16 +1593,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodResourceClaim::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:140: PodResourceClaim::name must hold a std::string");
+              "pkg/api/schema/core.txt:141: PodResourceClaim::name must hold a std::string");
 static_assert(
     Fits<decltype(PodResourceClaim::resource_claim_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:141: PodResourceClaim::resource_claim_name must hold a std::string");
+    "pkg/api/schema/core.txt:142: PodResourceClaim::resource_claim_name must hold a std::string");
 static_assert(Fits<decltype(PodResourceClaim::resource_claim_template_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:142: PodResourceClaim::resource_claim_template_name must "
+              "pkg/api/schema/core.txt:143: PodResourceClaim::resource_claim_template_name must "
               "hold a std::string");
 
-// --- Affinity <- k8s.io/api/core/v1.Affinity (pkg/api/schema/core.txt:144)
+// --- Affinity <- k8s.io/api/core/v1.Affinity (pkg/api/schema/core.txt:145)
 
 struct AffinityTags {
   static constexpr Tag kNodeAffinity{"nodeAffinity", 1, Wire::kLen, Type::kMessage, false, false};
@@ -1626,15 +1632,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(Affinity::node_affinity), Type::kMessage, false, 0, NodeAffinity, false>(),
-    "pkg/api/schema/core.txt:145: Affinity::node_affinity must hold NodeAffinity");
+    "pkg/api/schema/core.txt:146: Affinity::node_affinity must hold NodeAffinity");
 static_assert(
     Fits<decltype(Affinity::pod_affinity), Type::kMessage, false, 0, PodAffinity, false>(),
-    "pkg/api/schema/core.txt:146: Affinity::pod_affinity must hold PodAffinity");
+    "pkg/api/schema/core.txt:147: Affinity::pod_affinity must hold PodAffinity");
 static_assert(
     Fits<decltype(Affinity::pod_anti_affinity), Type::kMessage, false, 0, PodAffinity, false>(),
-    "pkg/api/schema/core.txt:147: Affinity::pod_anti_affinity must hold PodAffinity");
+    "pkg/api/schema/core.txt:148: Affinity::pod_anti_affinity must hold PodAffinity");
 
-// --- NodeAffinity <- k8s.io/api/core/v1.NodeAffinity (pkg/api/schema/core.txt:149)
+// --- NodeAffinity <- k8s.io/api/core/v1.NodeAffinity (pkg/api/schema/core.txt:150)
 
 struct NodeAffinityTags {
   static constexpr Tag kRequiredDuringSchedulingIgnoredDuringExecution{
@@ -1674,14 +1680,14 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(NodeAffinity::required), Type::kMessage, false, 0, NodeSelector, false>(),
-    "pkg/api/schema/core.txt:150: NodeAffinity::required must hold NodeSelector");
+    "pkg/api/schema/core.txt:151: NodeAffinity::required must hold NodeSelector");
 static_assert(Fits<decltype(NodeAffinity::preferred), Type::kMessage, true, 0,
                    PreferredSchedulingTerm, false>(),
-              "pkg/api/schema/core.txt:151: NodeAffinity::preferred must hold a list of "
+              "pkg/api/schema/core.txt:152: NodeAffinity::preferred must hold a list of "
               "PreferredSchedulingTerm");
 
 // --- PreferredSchedulingTerm <- k8s.io/api/core/v1.PreferredSchedulingTerm
-// (pkg/api/schema/core.txt:153)
+// (pkg/api/schema/core.txt:154)
 
 struct PreferredSchedulingTermTags {
   static constexpr Tag kWeight{"weight", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1707,13 +1713,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PreferredSchedulingTerm::weight), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:154: PreferredSchedulingTerm::weight must hold an int32_t");
+    "pkg/api/schema/core.txt:155: PreferredSchedulingTerm::weight must hold an int32_t");
 static_assert(
     Fits<decltype(PreferredSchedulingTerm::preference), Type::kMessage, false, 0, NodeSelectorTerm,
          false>(),
-    "pkg/api/schema/core.txt:155: PreferredSchedulingTerm::preference must hold NodeSelectorTerm");
+    "pkg/api/schema/core.txt:156: PreferredSchedulingTerm::preference must hold NodeSelectorTerm");
 
-// --- PodAffinity <- k8s.io/api/core/v1.PodAffinity (pkg/api/schema/core.txt:158)
+// --- PodAffinity <- k8s.io/api/core/v1.PodAffinity (pkg/api/schema/core.txt:159)
 
 struct PodAffinityTags {
   static constexpr Tag kRequiredDuringSchedulingIgnoredDuringExecution{
@@ -1748,13 +1754,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(PodAffinity::required), Type::kMessage, true, 0, PodAffinityTerm, false>(),
-    "pkg/api/schema/core.txt:159: PodAffinity::required must hold a list of PodAffinityTerm");
+    "pkg/api/schema/core.txt:160: PodAffinity::required must hold a list of PodAffinityTerm");
 static_assert(Fits<decltype(PodAffinity::preferred), Type::kMessage, true, 0,
                    WeightedPodAffinityTerm, false>(),
-              "pkg/api/schema/core.txt:160: PodAffinity::preferred must hold a list of "
+              "pkg/api/schema/core.txt:161: PodAffinity::preferred must hold a list of "
               "WeightedPodAffinityTerm");
 
-// --- PodAffinityTerm <- k8s.io/api/core/v1.PodAffinityTerm (pkg/api/schema/core.txt:162)
+// --- PodAffinityTerm <- k8s.io/api/core/v1.PodAffinityTerm (pkg/api/schema/core.txt:163)
 
 struct PodAffinityTermTags {
   static constexpr Tag kLabelSelector{"labelSelector", 1, Wire::kLen, Type::kMessage, false, false};
@@ -1795,27 +1801,27 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 static_assert(
     Fits<decltype(PodAffinityTerm::label_selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/core.txt:163: PodAffinityTerm::label_selector must hold LabelSelector");
+    "pkg/api/schema/core.txt:164: PodAffinityTerm::label_selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PodAffinityTerm::namespaces), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:164: PodAffinityTerm::namespaces must hold a list of a std::string");
+    "pkg/api/schema/core.txt:165: PodAffinityTerm::namespaces must hold a list of a std::string");
 static_assert(Fits<decltype(PodAffinityTerm::topology_key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:165: PodAffinityTerm::topology_key must hold a std::string");
+              "pkg/api/schema/core.txt:166: PodAffinityTerm::topology_key must hold a std::string");
 static_assert(
     Fits<decltype(PodAffinityTerm::namespace_selector), Type::kMessage, false, 0, LabelSelector,
          false>(),
-    "pkg/api/schema/core.txt:166: PodAffinityTerm::namespace_selector must hold LabelSelector");
+    "pkg/api/schema/core.txt:167: PodAffinityTerm::namespace_selector must hold LabelSelector");
 static_assert(
     Fits<decltype(PodAffinityTerm::match_label_keys), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:167: PodAffinityTerm::match_label_keys must hold a list of a "
+    "pkg/api/schema/core.txt:168: PodAffinityTerm::match_label_keys must hold a list of a "
     "std::string");
 static_assert(
     Fits<decltype(PodAffinityTerm::mismatch_label_keys), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:168: PodAffinityTerm::mismatch_label_keys must hold a list of a "
+    "pkg/api/schema/core.txt:169: PodAffinityTerm::mismatch_label_keys must hold a list of a "
     "std::string");
 
 // --- WeightedPodAffinityTerm <- k8s.io/api/core/v1.WeightedPodAffinityTerm
-// (pkg/api/schema/core.txt:170)
+// (pkg/api/schema/core.txt:171)
 
 struct WeightedPodAffinityTermTags {
   static constexpr Tag kWeight{"weight", 1, Wire::kVarint, Type::kInt32, false, false};
@@ -1842,13 +1848,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(WeightedPodAffinityTerm::weight), Type::kInt32, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:171: WeightedPodAffinityTerm::weight must hold an int32_t");
+    "pkg/api/schema/core.txt:172: WeightedPodAffinityTerm::weight must hold an int32_t");
 static_assert(
     Fits<decltype(WeightedPodAffinityTerm::term), Type::kMessage, false, 0, PodAffinityTerm,
          false>(),
-    "pkg/api/schema/core.txt:172: WeightedPodAffinityTerm::term must hold PodAffinityTerm");
+    "pkg/api/schema/core.txt:173: WeightedPodAffinityTerm::term must hold PodAffinityTerm");
 
-// --- PodStatus <- k8s.io/api/core/v1.PodStatus (pkg/api/schema/core.txt:174)
+// --- PodStatus <- k8s.io/api/core/v1.PodStatus (pkg/api/schema/core.txt:175)
 
 struct PodStatusTags {
   static constexpr Tag kPhase{"phase", 1, Wire::kLen, Type::kString, false, false};
@@ -1908,42 +1914,42 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodStatus::phase), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:175: PodStatus::phase must hold a std::string");
+              "pkg/api/schema/core.txt:176: PodStatus::phase must hold a std::string");
 static_assert(Fits<decltype(PodStatus::conditions), Type::kMessage, true, 0, Condition, false>(),
-              "pkg/api/schema/core.txt:176: PodStatus::conditions must hold a list of Condition");
+              "pkg/api/schema/core.txt:177: PodStatus::conditions must hold a list of Condition");
 static_assert(
     Fits<decltype(PodStatus::start_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:177: PodStatus::start_time must hold a std::string (RFC 3339)");
+    "pkg/api/schema/core.txt:178: PodStatus::start_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(PodStatus::container_statuses), Type::kMessage, true, 0,
                    ContainerStatus, false>(),
-              "pkg/api/schema/core.txt:178: PodStatus::container_statuses must hold a list of "
+              "pkg/api/schema/core.txt:179: PodStatus::container_statuses must hold a list of "
               "ContainerStatus");
 static_assert(Fits<decltype(PodStatus::qos_class), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:179: PodStatus::qos_class must hold a std::string");
+              "pkg/api/schema/core.txt:180: PodStatus::qos_class must hold a std::string");
 static_assert(Fits<decltype(PodStatus::init_container_statuses), Type::kMessage, true, 0,
                    ContainerStatus, false>(),
-              "pkg/api/schema/core.txt:180: PodStatus::init_container_statuses must hold a list of "
+              "pkg/api/schema/core.txt:181: PodStatus::init_container_statuses must hold a list of "
               "ContainerStatus");
 static_assert(
     Fits<decltype(PodStatus::nominated_node_name), Type::kString, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:181: PodStatus::nominated_node_name must hold a std::string");
+    "pkg/api/schema/core.txt:182: PodStatus::nominated_node_name must hold a std::string");
 static_assert(
     Fits<decltype(PodStatus::allocated_resources), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:182: PodStatus::allocated_resources must hold a ResourceList");
+    "pkg/api/schema/core.txt:183: PodStatus::allocated_resources must hold a ResourceList");
 static_assert(
     Fits<decltype(PodStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
-    "pkg/api/schema/core.txt:183: PodStatus::resources must hold AppliedResources");
+    "pkg/api/schema/core.txt:184: PodStatus::resources must hold AppliedResources");
 static_assert(Fits<decltype(PodStatus::resource_claim_statuses), Type::kMessage, true, 0,
                    PodResourceClaimStatus, false>(),
-              "pkg/api/schema/core.txt:184: PodStatus::resource_claim_statuses must hold a list of "
+              "pkg/api/schema/core.txt:185: PodStatus::resource_claim_statuses must hold a list of "
               "PodResourceClaimStatus");
 static_assert(Fits<decltype(PodStatus::extended_resource_claim_status), Type::kMessage, false, 0,
                    PodExtendedResourceClaimStatus, false>(),
-              "pkg/api/schema/core.txt:185: PodStatus::extended_resource_claim_status must hold "
+              "pkg/api/schema/core.txt:186: PodStatus::extended_resource_claim_status must hold "
               "PodExtendedResourceClaimStatus");
 
 // --- PodExtendedResourceClaimStatus <- k8s.io/api/core/v1.PodExtendedResourceClaimStatus
-// (pkg/api/schema/core.txt:187)
+// (pkg/api/schema/core.txt:188)
 
 struct PodExtendedResourceClaimStatusTags {
   static constexpr Tag kRequestMappings{"requestMappings", 1,    Wire::kLen,
@@ -1971,15 +1977,15 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(Fits<decltype(PodExtendedResourceClaimStatus::request_mappings), Type::kMessage, true,
                    0, ContainerExtendedResourceRequest, false>(),
-              "pkg/api/schema/core.txt:188: PodExtendedResourceClaimStatus::request_mappings must "
+              "pkg/api/schema/core.txt:189: PodExtendedResourceClaimStatus::request_mappings must "
               "hold a list of ContainerExtendedResourceRequest");
 static_assert(Fits<decltype(PodExtendedResourceClaimStatus::resource_claim_name), Type::kString,
                    false, 0, void, false>(),
-              "pkg/api/schema/core.txt:189: PodExtendedResourceClaimStatus::resource_claim_name "
+              "pkg/api/schema/core.txt:190: PodExtendedResourceClaimStatus::resource_claim_name "
               "must hold a std::string");
 
 // --- ContainerExtendedResourceRequest <- k8s.io/api/core/v1.ContainerExtendedResourceRequest
-// (pkg/api/schema/core.txt:191)
+// (pkg/api/schema/core.txt:192)
 
 struct ContainerExtendedResourceRequestTags {
   static constexpr Tag kContainerName{"containerName", 1, Wire::kLen, Type::kString, false, false};
@@ -2008,19 +2014,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(Fits<decltype(ContainerExtendedResourceRequest::container_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:192: ContainerExtendedResourceRequest::container_name must "
+              "pkg/api/schema/core.txt:193: ContainerExtendedResourceRequest::container_name must "
               "hold a std::string");
 static_assert(Fits<decltype(ContainerExtendedResourceRequest::resource_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:193: ContainerExtendedResourceRequest::resource_name must "
+              "pkg/api/schema/core.txt:194: ContainerExtendedResourceRequest::resource_name must "
               "hold a std::string");
 static_assert(Fits<decltype(ContainerExtendedResourceRequest::request_name), Type::kString, false,
                    0, void, false>(),
-              "pkg/api/schema/core.txt:194: ContainerExtendedResourceRequest::request_name must "
+              "pkg/api/schema/core.txt:195: ContainerExtendedResourceRequest::request_name must "
               "hold a std::string");
 
 // --- PodResourceClaimStatus <- k8s.io/api/core/v1.PodResourceClaimStatus
-// (pkg/api/schema/core.txt:196)
+// (pkg/api/schema/core.txt:197)
 
 struct PodResourceClaimStatusTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -2046,13 +2052,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(PodResourceClaimStatus::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:197: PodResourceClaimStatus::name must hold a std::string");
+              "pkg/api/schema/core.txt:198: PodResourceClaimStatus::name must hold a std::string");
 static_assert(Fits<decltype(PodResourceClaimStatus::resource_claim_name), Type::kString, false, 0,
                    void, false>(),
-              "pkg/api/schema/core.txt:198: PodResourceClaimStatus::resource_claim_name must hold "
+              "pkg/api/schema/core.txt:199: PodResourceClaimStatus::resource_claim_name must hold "
               "a std::string");
 
-// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:200)
+// --- Condition <- k8s.io/api/core/v1.PodCondition (pkg/api/schema/core.txt:201)
 
 struct ConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -2094,23 +2100,23 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Condition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:201: Condition::type must hold a std::string");
+              "pkg/api/schema/core.txt:202: Condition::type must hold a std::string");
 static_assert(Fits<decltype(Condition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:202: Condition::status must hold a std::string");
+              "pkg/api/schema/core.txt:203: Condition::status must hold a std::string");
 static_assert(
     Fits<decltype(Condition::last_probe_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:203: Condition::last_probe_time must hold a std::string (RFC 3339)");
+    "pkg/api/schema/core.txt:204: Condition::last_probe_time must hold a std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::last_transition_time), Type::kTime, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:204: Condition::last_transition_time must hold a "
+              "pkg/api/schema/core.txt:205: Condition::last_transition_time must hold a "
               "std::string (RFC 3339)");
 static_assert(Fits<decltype(Condition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:205: Condition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:206: Condition::reason must hold a std::string");
 static_assert(Fits<decltype(Condition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:206: Condition::message must hold a std::string");
+              "pkg/api/schema/core.txt:207: Condition::message must hold a std::string");
 static_assert(Fits<decltype(Condition::observed_generation), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:207: Condition::observed_generation must hold an int64_t");
+              "pkg/api/schema/core.txt:208: Condition::observed_generation must hold an int64_t");
 
-// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:209)
+// --- ContainerStatus <- k8s.io/api/core/v1.ContainerStatus (pkg/api/schema/core.txt:210)
 
 struct ContainerStatusTags {
   static constexpr Tag kName{"name", 1, Wire::kLen, Type::kString, false, false};
@@ -2139,16 +2145,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(ContainerStatus::name), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:210: ContainerStatus::name must hold a std::string");
+              "pkg/api/schema/core.txt:211: ContainerStatus::name must hold a std::string");
 static_assert(
     Fits<decltype(ContainerStatus::allocated_resources), Type::kResourceList, false, 0, void,
          false>(),
-    "pkg/api/schema/core.txt:211: ContainerStatus::allocated_resources must hold a ResourceList");
+    "pkg/api/schema/core.txt:212: ContainerStatus::allocated_resources must hold a ResourceList");
 static_assert(
     Fits<decltype(ContainerStatus::resources), Type::kMessage, false, 0, AppliedResources, false>(),
-    "pkg/api/schema/core.txt:212: ContainerStatus::resources must hold AppliedResources");
+    "pkg/api/schema/core.txt:213: ContainerStatus::resources must hold AppliedResources");
 
-// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:215)
+// --- AppliedResources <- k8s.io/api/core/v1.ResourceRequirements (pkg/api/schema/core.txt:216)
 
 struct AppliedResourcesTags {
   static constexpr Tag kLimits{"limits", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -2174,12 +2180,12 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(AppliedResources::limits), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:216: AppliedResources::limits must hold a ResourceList");
+    "pkg/api/schema/core.txt:217: AppliedResources::limits must hold a ResourceList");
 static_assert(
     Fits<decltype(AppliedResources::requests), Type::kResourceList, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:217: AppliedResources::requests must hold a ResourceList");
+    "pkg/api/schema/core.txt:218: AppliedResources::requests must hold a ResourceList");
 
-// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:219)
+// --- Node <- k8s.io/api/core/v1.Node (pkg/api/schema/core.txt:220)
 
 struct NodeTags {
   static constexpr Tag kMetadata{"metadata", 1, Wire::kLen, Type::kMessage, false, false};
@@ -2210,13 +2216,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Node::metadata), Type::kMessage, false, 0, ObjectMeta, false>(),
-              "pkg/api/schema/core.txt:220: Node::metadata must hold ObjectMeta");
+              "pkg/api/schema/core.txt:221: Node::metadata must hold ObjectMeta");
 static_assert(Fits<decltype(Node::spec), Type::kMessage, false, 0, NodeSpec, false>(),
-              "pkg/api/schema/core.txt:221: Node::spec must hold NodeSpec");
+              "pkg/api/schema/core.txt:222: Node::spec must hold NodeSpec");
 static_assert(Fits<decltype(Node::status), Type::kMessage, false, 0, NodeStatus, false>(),
-              "pkg/api/schema/core.txt:222: Node::status must hold NodeStatus");
+              "pkg/api/schema/core.txt:223: Node::status must hold NodeStatus");
 
-// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:224)
+// --- NodeSpec <- k8s.io/api/core/v1.NodeSpec (pkg/api/schema/core.txt:225)
 
 struct NodeSpecTags {
   static constexpr Tag kProviderID{"providerID", 3, Wire::kLen, Type::kString, false, false};
@@ -2244,13 +2250,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeSpec::provider_id), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:225: NodeSpec::provider_id must hold a std::string");
+              "pkg/api/schema/core.txt:226: NodeSpec::provider_id must hold a std::string");
 static_assert(Fits<decltype(NodeSpec::unschedulable), Type::kBool, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:226: NodeSpec::unschedulable must hold a bool");
+              "pkg/api/schema/core.txt:227: NodeSpec::unschedulable must hold a bool");
 static_assert(Fits<decltype(NodeSpec::taints), Type::kMessage, true, 0, Taint, false>(),
-              "pkg/api/schema/core.txt:227: NodeSpec::taints must hold a list of Taint");
+              "pkg/api/schema/core.txt:228: NodeSpec::taints must hold a list of Taint");
 
-// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:229)
+// --- Taint <- k8s.io/api/core/v1.Taint (pkg/api/schema/core.txt:230)
 
 struct TaintTags {
   static constexpr Tag kKey{"key", 1, Wire::kLen, Type::kString, false, false};
@@ -2278,13 +2284,13 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(Taint::key), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:230: Taint::key must hold a std::string");
+              "pkg/api/schema/core.txt:231: Taint::key must hold a std::string");
 static_assert(Fits<decltype(Taint::value), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:231: Taint::value must hold a std::string");
+              "pkg/api/schema/core.txt:232: Taint::value must hold a std::string");
 static_assert(Fits<decltype(Taint::effect), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:232: Taint::effect must hold a std::string");
+              "pkg/api/schema/core.txt:233: Taint::effect must hold a std::string");
 
-// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:234)
+// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:235)
 
 struct NodeStatusTags {
   static constexpr Tag kCapacity{"capacity", 1, Wire::kLen, Type::kResourceList, false, false};
@@ -2320,19 +2326,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeStatus::capacity), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:235: NodeStatus::capacity must hold a ResourceList");
+              "pkg/api/schema/core.txt:236: NodeStatus::capacity must hold a ResourceList");
 static_assert(Fits<decltype(NodeStatus::allocatable), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:236: NodeStatus::allocatable must hold a ResourceList");
+              "pkg/api/schema/core.txt:237: NodeStatus::allocatable must hold a ResourceList");
 static_assert(
     Fits<decltype(NodeStatus::conditions), Type::kMessage, true, 0, NodeCondition, false>(),
-    "pkg/api/schema/core.txt:237: NodeStatus::conditions must hold a list of NodeCondition");
+    "pkg/api/schema/core.txt:238: NodeStatus::conditions must hold a list of NodeCondition");
 static_assert(Fits<decltype(NodeStatus::images), Type::kMessage, true, 0, ContainerImage, false>(),
-              "pkg/api/schema/core.txt:238: NodeStatus::images must hold a list of ContainerImage");
+              "pkg/api/schema/core.txt:239: NodeStatus::images must hold a list of ContainerImage");
 static_assert(
     Fits<decltype(NodeStatus::declared_features), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:239: NodeStatus::declared_features must hold a list of a std::string");
+    "pkg/api/schema/core.txt:240: NodeStatus::declared_features must hold a list of a std::string");
 
-// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:241)
+// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:242)
 
 struct NodeConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
@@ -2367,19 +2373,19 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 }
 
 static_assert(Fits<decltype(NodeCondition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:242: NodeCondition::type must hold a std::string");
+              "pkg/api/schema/core.txt:243: NodeCondition::type must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:243: NodeCondition::status must hold a std::string");
+              "pkg/api/schema/core.txt:244: NodeCondition::status must hold a std::string");
 static_assert(
     Fits<decltype(NodeCondition::last_transition_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:244: NodeCondition::last_transition_time must hold a std::string (RFC "
+    "pkg/api/schema/core.txt:245: NodeCondition::last_transition_time must hold a std::string (RFC "
     "3339)");
 static_assert(Fits<decltype(NodeCondition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:245: NodeCondition::reason must hold a std::string");
+              "pkg/api/schema/core.txt:246: NodeCondition::reason must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:246: NodeCondition::message must hold a std::string");
+              "pkg/api/schema/core.txt:247: NodeCondition::message must hold a std::string");
 
-// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:248)
+// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:249)
 
 struct ContainerImageTags {
   static constexpr Tag kNames{"names", 1, Wire::kLen, Type::kString, true, false};
@@ -2405,9 +2411,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ContainerImage::names), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:249: ContainerImage::names must hold a list of a std::string");
+    "pkg/api/schema/core.txt:250: ContainerImage::names must hold a list of a std::string");
 static_assert(Fits<decltype(ContainerImage::size_bytes), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:250: ContainerImage::size_bytes must hold an int64_t");
+              "pkg/api/schema/core.txt:251: ContainerImage::size_bytes must hold an int64_t");
 
 // --- Namespace <- k8s.io/api/core/v1.Namespace (pkg/api/schema/core_other.txt:4)
 

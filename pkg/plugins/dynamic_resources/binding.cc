@@ -143,11 +143,16 @@ StatusOr<dra::ResourceClaimPtr> DynamicResources::WriteClaim(
         return FailedPreconditionError("claim " + name +
                                        " got allocated elsewhere in the meantime");
       }
-      auto with_finalizer = writer.AddClaimFinalizer(*claim, kClaimFinalizer);
-      if (!with_finalizer.ok()) {
-        return with_finalizer.status().WithPrefix("add finalizer to claim " + name);
+      // A claim that has the finalizer (an earlier attempt wrote it) is not written again, as
+      // upstream checks before its update.
+      const auto& finalizers = claim->metadata.finalizers;
+      if (std::find(finalizers.begin(), finalizers.end(), kClaimFinalizer) == finalizers.end()) {
+        auto with_finalizer = writer.AddClaimFinalizer(*claim, kClaimFinalizer);
+        if (!with_finalizer.ok()) {
+          return with_finalizer.status().WithPrefix("add finalizer to claim " + name);
+        }
+        updated = **with_finalizer;
       }
-      updated = **with_finalizer;
       updated.allocation = *allocation;
     }
     updated.reserved_for.push_back(ConsumerOf(pod));

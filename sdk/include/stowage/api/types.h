@@ -150,6 +150,8 @@ struct ObjectMeta {
   // which nothing in a scheduler reads.
   StringMap annotations;
   std::vector<OwnerReference> owner_references;
+  // Read so that a ResourceClaim's finalizer is added only when it is missing, as upstream.
+  std::vector<std::string> finalizers;
   friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 

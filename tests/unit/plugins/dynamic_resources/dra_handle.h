@@ -33,7 +33,9 @@ class DraHandle final : public stowage::testing::FakeHandle, public framework::C
   StatusOr<std::shared_ptr<const api::ResourceClaim>> AddClaimFinalizer(
       const api::ResourceClaim& claim, std::string_view finalizer) override {
     finalizers.emplace_back(finalizer);
-    return Answer(claim);
+    api::ResourceClaim with = claim;  // the apiserver answers with the finalizer merged in
+    with.metadata.finalizers.emplace_back(finalizer);
+    return Answer(with);
   }
   StatusOr<std::shared_ptr<const api::ResourceClaim>> UpdateClaimStatus(
       const api::ResourceClaim& claim) override {

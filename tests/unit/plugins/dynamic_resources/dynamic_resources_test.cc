@@ -167,6 +167,43 @@ TEST_F(DynamicResourcesTest, PreBindRetriesAConflictOnANewerCopy) {
   EXPECT_EQ(handle_.conflicts, 95);
 }
 
+// Upstream adds the finalizer only when the claim lacks it: a retry after a conflict is not
+// written a second time.
+TEST_F(DynamicResourcesTest, PreBindRetryDoesNotWriteTheFinalizerAgain) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ReserveOnN1(state, pod);
+  handle_.conflicts = 1;
+  handle_.on_conflict = [&] {  // the informer sees the claim as the finalizer patch left it
+    api::ResourceClaim newer = *handle_.claims.Get("default", "c");
+    newer.metadata.finalizers = {std::string(kClaimFinalizer)};
+    newer.metadata.resource_version = "500";
+    handle_.claims.Update(newer);
+  };
+  ASSERT_TRUE(pl_.PreBind(state, *pod, "n1").IsSuccess());
+  EXPECT_EQ(handle_.finalizers, std::vector<std::string>{std::string(kClaimFinalizer)});
+  ASSERT_EQ(handle_.status_writes.size(), 2u);
+  EXPECT_EQ(handle_.status_writes.back().metadata.resource_version, "500");
+  EXPECT_TRUE(handle_.status_writes.back().allocation.has_value());
+}
+
+// Nor is the finalizer of a claim that an interrupted PreBind already marked.
+TEST_F(DynamicResourcesTest, PreBindKeepsAFinalizerAlreadyThere) {
+  api::ResourceClaim marked = OneGpuClaim("c", "c1");
+  marked.metadata.finalizers = {std::string(kClaimFinalizer)};
+  handle_.claims.Add(marked);
+  api::PodPtr pod = PodUsing("p", "c");
+  framework::CycleState state;
+  ReserveOnN1(state, pod);
+  ASSERT_TRUE(pl_.PreBind(state, *pod, "n1").IsSuccess());
+  EXPECT_TRUE(handle_.finalizers.empty());
+  ASSERT_EQ(handle_.status_writes.size(), 1u);
+  EXPECT_EQ(handle_.status_writes[0].metadata.finalizers,
+            std::vector<std::string>{std::string(kClaimFinalizer)});
+  EXPECT_TRUE(handle_.status_writes[0].allocation.has_value());
+}
+
 // The slices grouped by node are kept from cycle to cycle; a slice added or changed in between
 // is seen by the next cycle.
 TEST_F(DynamicResourcesTest, SlicesChangedBetweenCyclesAreSeen) {
