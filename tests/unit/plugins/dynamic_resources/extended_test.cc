@@ -159,6 +159,36 @@ TEST_F(ExtendedResourcesTest, DevicePluginNodesNeedNoClaim) {
   EXPECT_TRUE(handle_.write_calls().empty());
 }
 
+// A pod with a claim of its own, on a node whose device plugin serves its extended resource:
+// upstream v1.37.2 makes the node's variant of the extended claim without requests, allocates
+// nothing for it, creates it in PreBind and then fails to name it in the pod's status, as
+// here. The difference from a device-plugin node without user claims (above) is upstream's.
+TEST_F(ExtendedResourcesTest, DevicePluginNodesBesideThePodsOwnClaimFailAsUpstream) {
+  handle_.slices.Add(*SliceB("n3-gpus", "n3", "n3").Devices({DeviceB("gpu-0")}).Obj());
+  api::ResourceClaim own = *dra::testing::Claim("own", {dra::testing::Request("gpu")});
+  own.metadata.uid = "own-uid";
+  own.metadata.resource_version = "1";
+  handle_.claims.Add(own);
+  api::PodPtr pod = BuildPod()
+                        .Name("p")
+                        .Namespace("default")
+                        .UID("p-uid")
+                        .Res({{"cpu", "100m"}, {kGpu, "1"}})
+                        .ResourceClaims({{"gpu", "own", std::nullopt}})
+                        .Obj();
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, pod, *n3_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(state, *pod, "n3").IsSuccess());
+  framework::Status bound = pl_.PreBind(state, *pod, "n3");
+  EXPECT_EQ(bound.code(), Code::kError);
+  EXPECT_EQ(bound.Message(),
+            "nil or empty request mappings, no update of pod default/p ExtendedResourceClaimStatus");
+  ASSERT_EQ(handle_.created.size(), 1u);
+  EXPECT_TRUE(handle_.created[0].devices.requests.empty());
+  EXPECT_TRUE(handle_.write_calls().empty()) << "the pod's status is not written";
+}
+
 TEST_F(ExtendedResourcesTest, AResourceNeitherAdvertisedNorProvidedDoesNotFit) {
   api::PodPtr pod =
       BuildPod().Name("p").Namespace("default").Res({{kGpu, "1"}, {"example.com/fpga", "1"}}).Obj();
