@@ -182,8 +182,9 @@ TEST_F(ExtendedResourcesTest, DevicePluginNodesBesideThePodsOwnClaimFailAsUpstre
   ASSERT_TRUE(pl_.Reserve(state, *pod, "n3").IsSuccess());
   framework::Status bound = pl_.PreBind(state, *pod, "n3");
   EXPECT_EQ(bound.code(), Code::kError);
-  EXPECT_EQ(bound.Message(),
-            "nil or empty request mappings, no update of pod default/p ExtendedResourceClaimStatus");
+  EXPECT_EQ(
+      bound.Message(),
+      "nil or empty request mappings, no update of pod default/p ExtendedResourceClaimStatus");
   ASSERT_EQ(handle_.created.size(), 1u);
   EXPECT_TRUE(handle_.created[0].devices.requests.empty());
   EXPECT_TRUE(handle_.write_calls().empty()) << "the pod's status is not written";
