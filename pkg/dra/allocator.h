@@ -147,8 +147,6 @@ struct Allocation {
   std::string message;  // kFailedOnNode only
 };
 
-class Search;
-
 // What every Allocate reads besides the claims: the classes by name and the slices grouped by
 // node, with the selectors compiled from them. It changes only when slices, classes or
 // DeviceTaintRules do, so the scheduler builds it once per change and every cycle's Allocator
@@ -190,7 +188,8 @@ class Inventory {
   // The pools usable from node (pools.h's GatherPools). When no slice without a node name selects
   // nodes by label, they depend on the node's name alone, so they are gathered once per name for
   // the Inventory's features and kept: every pod's Filter asks again for the same nodes, and
-  // gathering was a quarter of the device search. Otherwise they are gathered into scratch.
+  // gathering was a quarter of the device search. Otherwise, or for other features, they are
+  // gathered into scratch, and the result points there.
   StatusOr<const PoolList*> PoolsFor(const api::Node& node, const Features& features,
                                      PoolList& scratch) const;
 
