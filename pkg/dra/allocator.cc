@@ -44,8 +44,7 @@ Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
   if (follow_labels) return;
   for (const auto& [name, unused] : slices_on_node_) pool_slot_.emplace(name, pool_slot_.size());
   for (const auto& name : named) pool_slot_.emplace(name, pool_slot_.size());
-  pool_slot_count_ = pool_slot_.size() + 1;
-  pool_slots_ = std::make_unique<PoolSlot[]>(pool_slot_count_);
+  pool_slots_ = std::make_unique<PoolSlot[]>(pool_slot_.size() + 1);
 }
 
 Inventory::~Inventory() = default;
@@ -113,7 +112,7 @@ StatusOr<const PoolList*> Inventory::PoolsFor(const api::Node& node, const Featu
   }
   auto it = pool_slot_.find(node.metadata.name);
   const bool named = it != pool_slot_.end();
-  PoolSlot& slot = pool_slots_[named ? it->second : pool_slot_count_ - 1];
+  PoolSlot& slot = pool_slots_[named ? it->second : pool_slot_.size()];
   std::call_once(slot.once, [&] {
     // A node no slice names sees what a nameless node sees: the shared slices for all nodes.
     const api::Node nameless;

@@ -210,8 +210,7 @@ class Inventory {
   struct PoolSlot;
   Features features_;
   std::unordered_map<std::string, size_t> pool_slot_;
-  std::unique_ptr<PoolSlot[]> pool_slots_;
-  size_t pool_slot_count_ = 0;
+  std::unique_ptr<PoolSlot[]> pool_slots_;  // pool_slot_.size() + 1 of them
 };
 
 class Allocator {
