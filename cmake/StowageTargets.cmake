@@ -113,10 +113,28 @@ function(stowage_program_headers target)
   endforeach()
 endfunction()
 
+# stowage_test_namespaces(<sources...>): test files are compiled several to a translation unit
+# (tests/CMakeLists.txt), so each keeps its code, using-declarations included, in a namespace
+# named after the file (namespace stowage::scheduler::algorithm_test for algorithm_test.cc);
+# two files' helpers of one name then cannot meet. Checked when CMake configures.
+function(stowage_test_namespaces)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(stem ${src} NAME_WE)
+    file(STRINGS ${src} opens REGEX "^namespace [a-z0-9_:]+ {$")
+    file(STRINGS ${src} own REGEX "^namespace [a-z0-9_:]+::${stem} {$")
+    if(NOT opens OR NOT opens STREQUAL own)
+      message(FATAL_ERROR "${src}: each top-level namespace of a test file must end in the "
+                          "file's name, `namespace stowage::<folder>::${stem} {` (see "
+                          "tests/CMakeLists.txt); found: ${opens}")
+    endif()
+  endforeach()
+endfunction()
+
 # stowage_test(<name> SOURCES ... DEPS ... [LABELS ...]): a GoogleTest binary registered with ctest.
 function(stowage_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  stowage_test_namespaces(${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
   stowage_program_headers(${name} ${ARG_SOURCES})
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")

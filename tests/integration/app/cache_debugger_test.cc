@@ -7,7 +7,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::cache_debugger_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -37,4 +37,4 @@ TEST(CacheDebugger, Sigusr2DumpsTheCacheAndTheQueueAndTheSchedulerCarriesOn) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::cache_debugger_test

@@ -21,7 +21,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::explain_load_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -228,4 +228,4 @@ TEST(ExplainUnderLoad, TheRunningSchedulerAnswersWhileItSchedulesAThousandPods) 
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::explain_load_test

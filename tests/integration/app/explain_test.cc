@@ -18,7 +18,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::explain_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -364,4 +364,4 @@ TEST_F(ExplainCommand, ScoresAreTheOnesUpstreamLogsAtV10) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::explain_test

@@ -14,7 +14,7 @@
 
 #include "tests/integration/app/instance.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::hardening_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -116,4 +116,4 @@ TEST(Hardening, RunningStowageIsSandboxed) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::hardening_test

@@ -13,7 +13,7 @@
 #include "tests/integration/app/instance.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::leader_election_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -179,4 +179,4 @@ TEST(LeaderElection, ALeaderResumedPastItsLeaseBindsNothing) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::leader_election_test

@@ -16,7 +16,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::plugin_library_test {
 namespace {
 
 using ::testing::AllOf;
@@ -117,4 +117,4 @@ TEST_F(PluginLibrary, ALibraryWithAnotherAbiTagIsRefusedAtStartUp) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::plugin_library_test

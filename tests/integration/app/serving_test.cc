@@ -15,7 +15,7 @@
 #include "pkg/client/errors.h"
 #include "tests/integration/app/instance.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::serving_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -187,4 +187,4 @@ TEST(Serving, NotifiesSystemdWhenReadyAndWhenStopping) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::serving_test

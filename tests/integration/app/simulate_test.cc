@@ -15,7 +15,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::apptest {
+namespace stowage::apptest::simulate_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -179,4 +179,4 @@ TEST(SimulateCommand, TheKubectlPluginTakesASnapshotWithKubectlsConfig) {
 }
 
 }  // namespace
-}  // namespace stowage::apptest
+}  // namespace stowage::apptest::simulate_test

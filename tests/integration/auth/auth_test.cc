@@ -23,7 +23,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/test_certs.h"
 
-namespace stowage::auth {
+namespace stowage::auth::auth_test {
 namespace {
 
 using ::testing::Contains;
@@ -353,4 +353,4 @@ TEST_F(AuthIntegration, IdentityWithoutDelegationRights) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::auth_test

@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/process.h"
 
-namespace stowage {
+namespace stowage::cel_sandbox_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -159,4 +159,4 @@ TEST(CelSandboxTest, StowageFindsTheBuildTreeLibrary) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::cel_sandbox_test

@@ -21,7 +21,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/objects.h"
 
-namespace stowage {
+namespace stowage::client_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -292,9 +292,9 @@ TEST(ClientIntegration, ProtobufBindingAndEventAreStoredAsSent) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::client_test
 
-namespace stowage {
+namespace stowage::client_test {
 namespace {
 
 // Runs f with stderr redirected to a file and returns what was written.
@@ -335,4 +335,4 @@ TEST(ClientIntegration, CredentialsNeverAppearInLogs) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::client_test

@@ -13,7 +13,7 @@
 #include "tests/testing/cluster.h"
 #include "tests/testing/objects.h"
 
-namespace stowage {
+namespace stowage::protobuf_watch_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -144,4 +144,4 @@ TEST(ProtobufIntegration, TooOldWatchEndsAsGone) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::protobuf_watch_test

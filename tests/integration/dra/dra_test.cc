@@ -17,7 +17,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::dra_test {
 namespace {
 
 [[maybe_unused]] const bool kDraFlow = testing::UseDraFlow();
@@ -255,4 +255,4 @@ TEST_F(Dra, ExtendedResourceOfAClassGetsAClaimMadeForThePod) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::dra_test

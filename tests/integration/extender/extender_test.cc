@@ -25,7 +25,7 @@
 #include "tests/testing/running_scheduler.h"
 #include "tests/testing/test_certs.h"
 
-namespace stowage {
+namespace stowage::extender_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -393,4 +393,4 @@ TEST(ExtenderIntegration, FilterIsSentWholeObjects) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::extender_test

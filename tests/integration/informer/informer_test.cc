@@ -13,7 +13,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage {
+namespace stowage::informer_test {
 namespace {
 
 using informer::Filter;
@@ -209,4 +209,4 @@ TEST(InformerIntegration, FactorySharesOneInformerPerKind) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::informer_test

@@ -23,7 +23,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::leaderelection {
+namespace stowage::leaderelection::leader_election_test {
 namespace {
 
 using json = nlohmann::json;
@@ -389,4 +389,4 @@ TEST_F(LeaderElectionIntegration, ALeaderWhoseLeaseIsTakenOverStopsLeading) {
 }
 
 }  // namespace
-}  // namespace stowage::leaderelection
+}  // namespace stowage::leaderelection::leader_election_test

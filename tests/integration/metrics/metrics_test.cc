@@ -26,7 +26,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::metrics_test {
 namespace {
 
 using testing::RunningScheduler;
@@ -316,4 +316,4 @@ TEST(MetricsIntegration, PodResourceMetricsReportEffectiveRequestsAndLimits) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::metrics_test

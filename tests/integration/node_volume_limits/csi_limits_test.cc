@@ -21,7 +21,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::csi_limits_test {
 namespace {
 
 extern "C" char** environ;
@@ -164,4 +164,4 @@ TEST(NodeVolumeLimits, CSILimitKeepsAThirdVolumeOffBothNodes) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::csi_limits_test

@@ -23,7 +23,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::preemption_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -303,4 +303,4 @@ TEST_F(PreemptionTest, APreemptorDeletedWhileItsVictimsTerminateLeavesTheRoomToO
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::preemption_test

@@ -16,7 +16,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::binding_test {
 namespace {
 
 using framework::Code;
@@ -114,4 +114,4 @@ TEST(BindingIntegration, GangHeldAtPermitCompletesBeyondTheBindingQueue) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::binding_test

@@ -14,7 +14,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::inter_pod_affinity_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -179,4 +179,4 @@ TEST(InterPodAffinityIntegration, PodWaitingOnAffinityIsScheduledWhenItsPartnerA
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::inter_pod_affinity_test

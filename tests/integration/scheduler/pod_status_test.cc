@@ -11,7 +11,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::pod_status_test {
 namespace {
 
 using testing::BuildPod;
@@ -74,4 +74,4 @@ TEST(PodScheduledCondition, CarriesTheGenerationOfThePodThatWasTried) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::pod_status_test

@@ -20,7 +20,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::pod_topology_spread_test {
 namespace {
 
 using json = nlohmann::json;
@@ -221,4 +221,4 @@ TEST(PodTopologySpreadIntegration, DoNotScheduleRejectsWithTheExactMessageUntilA
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::pod_topology_spread_test

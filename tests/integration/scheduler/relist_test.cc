@@ -22,7 +22,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/process.h"
 
-namespace stowage {
+namespace stowage::relist_test {
 namespace {
 
 using testing::BuildClusterNode;
@@ -249,4 +249,4 @@ TEST(RelistIntegration, ARelistAfterGoneUnderChurnBindsEveryPodOnceAndNoneTwice)
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::relist_test

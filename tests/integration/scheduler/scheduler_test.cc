@@ -32,7 +32,7 @@
 
 extern char** environ;
 
-namespace stowage {
+namespace stowage::scheduler_test {
 namespace {
 
 using testing::RunningScheduler;
@@ -319,4 +319,4 @@ TEST(SchedulerIntegration, RunsBesideUpstreamKubeSchedulerEachTakingOnlyItsOwnPo
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::scheduler_test

@@ -20,7 +20,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/objects.h"
 
-namespace stowage::simulatetest {
+namespace stowage::simulatetest::demo_test {
 namespace {
 
 // The cluster runs the PV controllers, the StatefulSet controller and the test provisioner.
@@ -186,4 +186,4 @@ TEST(SimulateDemo, ASnapshotOfTheDemoSimulatedPlacesPodsAsTheLiveSchedulerDoes) 
 }
 
 }  // namespace
-}  // namespace stowage::simulatetest
+}  // namespace stowage::simulatetest::demo_test

@@ -20,7 +20,7 @@
 #include "tests/testing/objects.h"
 #include "tests/testing/running_scheduler.h"
 
-namespace stowage {
+namespace stowage::guard_test {
 namespace {
 
 // The cluster runs the PV controllers and the test provisioner (docs/test-cluster.md).
@@ -381,4 +381,4 @@ TEST_F(VolumeGuard, StatefulSetScalesToThreeAndBack) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::guard_test

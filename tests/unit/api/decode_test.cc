@@ -9,7 +9,7 @@
 
 #include "tests/testing/fixtures.h"
 
-namespace stowage::api {
+namespace stowage::api::decode_test {
 namespace {
 
 using stowage::testing::ReadFixture;
@@ -319,4 +319,4 @@ TEST(DecodeStrings, ReadsAnArrayOfStringsOnly) {
 }
 
 }  // namespace
-}  // namespace stowage::api
+}  // namespace stowage::api::decode_test

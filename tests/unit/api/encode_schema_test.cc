@@ -11,7 +11,7 @@
 #include "pkg/api/schema_generated.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::api {
+namespace stowage::api::encode_schema_test {
 namespace {
 
 using json = nlohmann::json;
@@ -82,4 +82,4 @@ TEST(EncodeObject, CarriesKindAndTheKeptFields) {
 }
 
 }  // namespace
-}  // namespace stowage::api
+}  // namespace stowage::api::encode_schema_test

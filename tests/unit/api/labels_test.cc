@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace stowage::api {
+namespace stowage::api::labels_test {
 namespace {
 
 StringMap Labels(std::initializer_list<std::pair<const char*, const char*>> entries) {
@@ -487,4 +487,4 @@ TEST(NodeSelectorTest, MatchesNode) {
 }
 
 }  // namespace
-}  // namespace stowage::api
+}  // namespace stowage::api::labels_test

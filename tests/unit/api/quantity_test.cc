@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace stowage::api {
+namespace stowage::api::quantity_test {
 
 // Lets gtest print a Quantity in failure messages. Internal linkage keeps it from clashing with
 // another test file's printer.
@@ -564,4 +564,4 @@ TEST(QuantityTest, Compares) {
 }
 
 }  // namespace
-}  // namespace stowage::api
+}  // namespace stowage::api::quantity_test

@@ -17,7 +17,7 @@
 #include "pkg/api/schema_generated.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::api::schema {
+namespace stowage::api::schema::schema_test {
 namespace {
 
 // The value schemagen's golden writer derives from a JSON path (golden.go GoldenInt).
@@ -435,4 +435,4 @@ static_assert(!Fits<Map<std::string>, Type::kString, true, 0, void, true>());
 static_assert(!Fits<std::vector<std::string>, Type::kString, true, 0, void, true>());
 
 }  // namespace
-}  // namespace stowage::api::schema
+}  // namespace stowage::api::schema::schema_test

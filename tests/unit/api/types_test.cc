@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace stowage::api {
+namespace stowage::api::types_test {
 namespace {
 
 // A node's usual labels: keys sharing long prefixes and keys that prefix one another.
@@ -84,4 +84,4 @@ TEST(ResourceListTest, GetFindsNamesAndMissesOthers) {
 }
 
 }  // namespace
-}  // namespace stowage::api
+}  // namespace stowage::api::types_test

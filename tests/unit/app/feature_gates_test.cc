@@ -9,7 +9,7 @@
 #include "cmd/stowage/app/options.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::app {
+namespace stowage::app::feature_gates_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -236,4 +236,4 @@ TEST(EmulatedVersion, RangeIsCheckedWithTheOtherOptions) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::feature_gates_test

@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-namespace stowage::app {
+namespace stowage::app::flags_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -429,4 +429,4 @@ TEST(GoNet, CanonicalIP) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::flags_test

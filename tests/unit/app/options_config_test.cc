@@ -13,7 +13,7 @@
 #include "pkg/config/load.h"
 #include "pkg/config/written.h"
 
-namespace stowage::app {
+namespace stowage::app::options_config_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -332,4 +332,4 @@ TEST(ValidateOptions, SeveralErrorsAreAggregated) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::options_config_test

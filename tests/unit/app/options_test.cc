@@ -9,7 +9,7 @@
 
 #include <set>
 
-namespace stowage::app {
+namespace stowage::app::options_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -409,4 +409,4 @@ TEST(Version, FeatureGateErrorsComeFirst) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::options_test

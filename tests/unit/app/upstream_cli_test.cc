@@ -11,7 +11,7 @@
 #include "pkg/common/go_quote.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::app {
+namespace stowage::app::upstream_cli_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -115,4 +115,4 @@ TEST(UpstreamErrors, GangSchedulingWasRemovedIn137) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::upstream_cli_test

@@ -13,7 +13,7 @@
 #include "cmd/stowage/app/zpages.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::app {
+namespace stowage::app::zpages_fixture_test {
 namespace {
 
 using json = nlohmann::json;
@@ -168,4 +168,4 @@ TEST(ZpagesFixture, VerboseHealthBodies) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::zpages_fixture_test

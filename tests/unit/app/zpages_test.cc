@@ -12,7 +12,7 @@
 
 #include "pkg/api/encode.h"
 
-namespace stowage::app {
+namespace stowage::app::zpages_test {
 namespace {
 
 using json = nlohmann::json;
@@ -259,4 +259,4 @@ TEST(DefaultStatuszInfo, VersionsFromTheReportedKubeSchedulerVersion) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::zpages_test

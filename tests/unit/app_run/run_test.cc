@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace stowage::app {
+namespace stowage::app::run_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -44,4 +44,4 @@ TEST(OutOfTreeRegistry, RefusesDuplicatesAndFailingOptions) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::run_test

@@ -5,7 +5,7 @@
 
 #include "cmd/stowage/app/simulate.h"
 
-namespace stowage::app {
+namespace stowage::app::simulate_args_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -54,4 +54,4 @@ TEST(SnapshotArgs, FileAndFormat) {
 }
 
 }  // namespace
-}  // namespace stowage::app
+}  // namespace stowage::app::simulate_args_test

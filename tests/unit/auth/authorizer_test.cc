@@ -7,7 +7,7 @@
 
 #include "tests/unit/auth/review_answers.h"
 
-namespace stowage::auth {
+namespace stowage::auth::authorizer_test {
 namespace {
 
 using std::chrono::seconds;
@@ -146,4 +146,4 @@ TEST(SubjectAccessReviewer, FailuresAreErrorsAndNotCached) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::authorizer_test

@@ -8,7 +8,7 @@
 #include "pkg/auth/expiring_cache.h"
 #include "pkg/auth/single_flight.h"
 
-namespace stowage::auth {
+namespace stowage::auth::cache_test {
 namespace {
 
 using std::chrono::seconds;
@@ -111,4 +111,4 @@ TEST(SingleFlight, DifferentKeysRunSeparatelyAndKeysAreForgottenAfterwards) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::cache_test

@@ -8,7 +8,7 @@
 
 #include "tests/unit/auth/auth_env.h"
 
-namespace stowage::auth {
+namespace stowage::auth::delegating_auth_test {
 namespace {
 
 using testing::AuthEnv;
@@ -233,4 +233,4 @@ TEST_F(DelegatingAuthTest, RequestFormWithHeaders) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::delegating_auth_test

@@ -8,7 +8,7 @@
 #include "pkg/auth/delegating_auth.h"
 #include "tests/unit/auth/auth_env.h"
 
-namespace stowage::auth {
+namespace stowage::auth::negotiation_test {
 namespace {
 
 constexpr BodyFormat kCompact = BodyFormat::kCompact;
@@ -164,4 +164,4 @@ TEST_F(UpstreamBodies, InternalErrorQuotesTheRawTargetSanitized) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::negotiation_test

@@ -6,7 +6,7 @@
 
 #include "pkg/auth/reviews.h"
 
-namespace stowage::auth {
+namespace stowage::auth::response_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -87,4 +87,4 @@ TEST(Reviews, SubjectAccessReviewCarriesTheWholeUser) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::response_test

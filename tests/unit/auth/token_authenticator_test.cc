@@ -9,7 +9,7 @@
 
 #include "tests/unit/auth/review_answers.h"
 
-namespace stowage::auth {
+namespace stowage::auth::token_authenticator_test {
 namespace {
 
 using std::chrono::seconds;
@@ -153,4 +153,4 @@ TEST(TokenAuthenticator, ConcurrentLookupsOfOneTokenSendOneReview) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::token_authenticator_test

@@ -10,7 +10,7 @@
 #include "stowage/common/mutex.h"
 #include "tests/unit/auth/auth_env.h"
 
-namespace stowage::auth {
+namespace stowage::auth::trust_test {
 namespace {
 
 using stowage::testing::MakeCA;
@@ -243,9 +243,9 @@ TEST_F(TrustTest, MalformedFrontProxySettingsAreALookupFailure) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::trust_test
 
-namespace stowage::auth {
+namespace stowage::auth::trust_test {
 namespace {
 
 TEST(TrustRefreshLoop, StartPicksUpChangesInTheBackgroundAndStopEndsIt) {
@@ -280,4 +280,4 @@ TEST(TrustRefreshLoop, StartPicksUpChangesInTheBackgroundAndStopEndsIt) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::trust_test

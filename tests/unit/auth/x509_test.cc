@@ -6,7 +6,7 @@
 
 #include "tests/testing/test_certs.h"
 
-namespace stowage::auth {
+namespace stowage::auth::x509_test {
 namespace {
 
 using stowage::testing::CertSpec;
@@ -187,4 +187,4 @@ TEST(PemCertificatesToDer, RoundTrips) {
 }
 
 }  // namespace
-}  // namespace stowage::auth
+}  // namespace stowage::auth::x509_test

@@ -6,7 +6,7 @@
 
 #include "tests/testing/builders.h"
 
-namespace stowage::cache {
+namespace stowage::cache::cache_test {
 namespace {
 
 using testing::BuildNode;
@@ -223,4 +223,4 @@ TEST(Cache, DeletedPodsLeaveNothingBehind) {
 }
 
 }  // namespace
-}  // namespace stowage::cache
+}  // namespace stowage::cache::cache_test

@@ -13,7 +13,7 @@
 #include "pkg/cache/cache.h"
 #include "tests/testing/builders.h"
 
-namespace stowage::cache {
+namespace stowage::cache::snapshot_test {
 namespace {
 
 using testing::BuildNode;
@@ -215,4 +215,4 @@ TEST(Snapshot, AffinityListsFollowPodsAddedAndRemovedLater) {
 }
 
 }  // namespace
-}  // namespace stowage::cache
+}  // namespace stowage::cache::snapshot_test

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-namespace stowage::cel {
+namespace stowage::cel::engine_test {
 namespace {
 
 using ::testing::EndsWith;
@@ -260,4 +260,4 @@ TEST_F(CelEngineTest, DISABLED_MatchesCost) {
 }
 
 }  // namespace
-}  // namespace stowage::cel
+}  // namespace stowage::cel::engine_test

@@ -14,7 +14,7 @@
 #include "stowage/common/clock.h"
 #include "tests/testing/loopback_server.h"
 
-namespace stowage::client {
+namespace stowage::client::connection_pool_test {
 namespace {
 
 class ConnectionPoolTest : public ::testing::Test {
@@ -97,4 +97,4 @@ TEST_F(ConnectionPoolTest, ConnectionsIdleLongerThanTheApiserverKeepsThemAreClos
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::connection_pool_test

@@ -11,7 +11,7 @@
 
 #include "pkg/common/file.h"
 
-namespace stowage::client {
+namespace stowage::client::kubeconfig_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -160,4 +160,4 @@ TEST_F(KubeconfigTest, InClusterUsesTheServiceAccount) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::kubeconfig_test

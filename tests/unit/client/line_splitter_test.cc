@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage::client {
+namespace stowage::client::line_splitter_test {
 namespace {
 
 TEST(LineSplitter, JoinsLinesSplitAcrossChunks) {
@@ -41,4 +41,4 @@ TEST(LineSplitter, StopsWhenTheConsumerSaysSo) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::line_splitter_test

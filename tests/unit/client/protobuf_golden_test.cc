@@ -13,7 +13,7 @@
 #include "pkg/client/protobuf_wire.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::client {
+namespace stowage::client::protobuf_golden_test {
 namespace {
 
 using testing::ReadFixture;
@@ -330,4 +330,4 @@ TEST(ProtobufDecodeTest, ErrorBodiesAreReadFromEitherEncoding) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::protobuf_golden_test

@@ -10,7 +10,7 @@
 #include "pkg/client/resources.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::client {
+namespace stowage::client::protobuf_test {
 namespace {
 
 using namespace std::string_literals;  // "..."s keeps the NUL bytes
@@ -142,4 +142,4 @@ TEST(Protobuf, EveryKindListsAsProtobuf) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::protobuf_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage::client {
+namespace stowage::client::rate_limiter_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -44,4 +44,4 @@ TEST(RateLimiter, WaitReturnsEarlyWhenStopped) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::rate_limiter_test

@@ -8,7 +8,7 @@
 #include "pkg/client/errors.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::client {
+namespace stowage::client::rest_client_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -145,4 +145,4 @@ TEST(RestClient, WatchSplitsTheStreamIntoLines) {
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::rest_client_test

@@ -20,7 +20,7 @@
 #include "pkg/common/logging.h"
 #include "tests/testing/loopback_server.h"
 
-namespace stowage::client {
+namespace stowage::client::token_file_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -184,4 +184,4 @@ TEST_F(TokenFileTest, TheTransportKeepsSendingTheLastGoodTokenWhileReReadsFail) 
 }
 
 }  // namespace
-}  // namespace stowage::client
+}  // namespace stowage::client::token_file_test

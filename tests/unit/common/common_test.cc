@@ -9,7 +9,7 @@
 #include "stowage/common/clock.h"
 #include "stowage/common/status.h"
 
-namespace stowage {
+namespace stowage::common_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -111,4 +111,4 @@ TEST(ReadFile, RefusesAFifoWithoutBlocking) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::common_test

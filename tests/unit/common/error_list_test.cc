@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage {
+namespace stowage::error_list_test {
 namespace {
 
 TEST(Join, SeparatesPartsOnly) {
@@ -32,4 +32,4 @@ TEST(JoinStatus, KeepsTheFailureAndJoinsTwo) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::error_list_test

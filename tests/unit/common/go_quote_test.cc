@@ -7,7 +7,7 @@
 
 #include "pkg/common/yaml_text.h"
 
-namespace stowage {
+namespace stowage::go_quote_test {
 namespace {
 
 TEST(GoQuote, MatchesStrconvQuote) {
@@ -47,4 +47,4 @@ TEST(FromYamlCpp, RewritesOnlyTheTwoEscapeBytes) {
   EXPECT_EQ(FromYamlCpp("x\xFFy\xA0"), "x\xFFy\u00a0");
 }
 
-}  // namespace stowage
+}  // namespace stowage::go_quote_test

@@ -12,7 +12,7 @@
 
 #include "tests/testing/eventually.h"
 
-namespace stowage {
+namespace stowage::heap_trimmer_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -61,4 +61,4 @@ TEST(HeapTrimmer, TrimGivesBackWhatFreeKeeps) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::heap_trimmer_test

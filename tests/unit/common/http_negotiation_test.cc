@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage {
+namespace stowage::http_negotiation_test {
 namespace {
 
 TEST(ParseAccept, OrdersByQualityThenConcreteBeforeWildcard) {
@@ -33,4 +33,4 @@ TEST(IsPrettyPrint, QueryWinsOverUserAgent) {
 }
 
 }  // namespace
-}  // namespace stowage
+}  // namespace stowage::http_negotiation_test

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-namespace stowage::logging {
+namespace stowage::logging::logging_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -246,4 +246,4 @@ TEST(LoggingFormat, ParseFormat) {
 }
 
 }  // namespace
-}  // namespace stowage::logging
+}  // namespace stowage::logging::logging_test

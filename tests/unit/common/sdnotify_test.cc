@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-namespace stowage::sdnotify {
+namespace stowage::sdnotify::sdnotify_test {
 namespace {
 
 // A bound datagram socket standing in for systemd's notification socket.
@@ -89,4 +89,4 @@ TEST(SdNotify, FailsWithoutAListener) {
 }
 
 }  // namespace
-}  // namespace stowage::sdnotify
+}  // namespace stowage::sdnotify::sdnotify_test

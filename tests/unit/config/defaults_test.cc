@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace stowage::config {
+namespace stowage::config::defaults_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -344,4 +344,4 @@ TEST(DefaultsTest, MergePluginsPerPoint) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::defaults_test

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace stowage::config {
+namespace stowage::config::duration_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -100,4 +100,4 @@ TEST(DurationTest, Format) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::duration_test

@@ -12,7 +12,7 @@
 #include "pkg/config/load.h"
 #include "pkg/config/validation.h"
 
-namespace stowage::config {
+namespace stowage::config::encode_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -224,4 +224,4 @@ TEST(EncodeTest, ArgsJson) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::encode_test

@@ -14,7 +14,7 @@
 #include "pkg/config/defaults.h"
 #include "tests/unit/config/in_tree_plugins.h"
 
-namespace stowage::config {
+namespace stowage::config::expand_test {
 namespace {
 
 using E = ExtensionPoint;
@@ -346,4 +346,4 @@ TEST(ExpandTest, ProfileWithoutPluginsExpandsToNothing) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::expand_test

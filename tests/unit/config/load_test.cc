@@ -12,7 +12,7 @@
 
 #include "pkg/config/encode.h"
 
-namespace stowage::config {
+namespace stowage::config::load_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -529,4 +529,4 @@ TEST(LoadTest, LoadConfigFile) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::load_test

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace stowage::config {
+namespace stowage::config::raw_args_test {
 namespace {
 
 struct MyArgs {
@@ -83,4 +83,4 @@ TEST(RawArgs, TypedArgsAreNotRaw) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::raw_args_test

@@ -16,11 +16,11 @@
 #include "pkg/config/written.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::config {
+namespace stowage::config::upstream_fixtures_test {
 namespace {
 
-using testing::FixturePath;
-using testing::ReadFixture;
+using stowage::testing::FixturePath;
+using stowage::testing::ReadFixture;
 
 // The configuration --write-config-to would write for the file at path (or for no file).
 StatusOr<std::string> Written(const std::string& path, const Features& features = {}) {
@@ -106,4 +106,4 @@ TEST(UpstreamFixturesTest, InvalidConfigsFailWithUpstreamsMessage) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::upstream_fixtures_test

@@ -10,7 +10,7 @@
 
 #include "pkg/config/defaults.h"
 
-namespace stowage::config {
+namespace stowage::config::validation_args_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -310,9 +310,9 @@ TEST(ValidationArgsTest, QualifiedNames) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::validation_args_test
 
-namespace stowage::config {
+namespace stowage::config::validation_args_test {
 namespace {
 
 // Upstream validates NodeResourcesFitArgs only in NewFit; profiles are built through
@@ -342,4 +342,4 @@ TEST(ValidationArgsTest, FitArgsAreCheckedOnConstruction) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::validation_args_test

@@ -11,7 +11,7 @@
 
 #include "pkg/config/defaults.h"
 
-namespace stowage::config {
+namespace stowage::config::validation_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -291,4 +291,4 @@ TEST(ValidationTest, FeatureGatedArgs) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::validation_test

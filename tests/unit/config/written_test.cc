@@ -10,7 +10,7 @@
 
 #include "pkg/config/defaults.h"
 
-namespace stowage::config {
+namespace stowage::config::written_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -89,4 +89,4 @@ TEST(WrittenTest, EveryPluginWeightIsSet) {
 }
 
 }  // namespace
-}  // namespace stowage::config
+}  // namespace stowage::config::written_test

@@ -12,7 +12,7 @@
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
-namespace stowage::dra {
+namespace stowage::dra::allocation_result_test {
 namespace {
 
 using namespace testing;  // NOLINT: the builders
@@ -275,4 +275,4 @@ TEST(Features, TaintsIgnoredWhenDisabled) {
 }
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::allocation_result_test

@@ -12,7 +12,7 @@
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
-namespace stowage::dra {
+namespace stowage::dra::allocator_test {
 namespace {
 
 using namespace testing;  // NOLINT: the builders
@@ -451,4 +451,4 @@ INSTANTIATE_TEST_SUITE_P(Cases, AllocatorTable, ::testing::ValuesIn(Cases()),
                          });
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::allocator_test

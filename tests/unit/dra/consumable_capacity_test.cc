@@ -12,7 +12,7 @@
 #include "tests/unit/dra/dra_builders.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
-namespace stowage::dra {
+namespace stowage::dra::consumable_capacity_test {
 namespace {
 
 using namespace testing;  // NOLINT: the builders
@@ -201,4 +201,4 @@ TEST(ConsumableCapacity, FractionalRangesRoundInThousandths) {
 }
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::consumable_capacity_test

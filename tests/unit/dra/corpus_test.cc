@@ -13,7 +13,7 @@
 #include "pkg/dra/allocator.h"
 #include "tests/unit/dra/fake_selector_compiler.h"
 
-namespace stowage::dra {
+namespace stowage::dra::corpus_test {
 namespace {
 
 template <typename T>
@@ -125,4 +125,4 @@ TEST(Corpus, AgreesWithUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::corpus_test

@@ -11,7 +11,7 @@
 
 #include "pkg/dra/allocator.h"
 
-namespace stowage::dra {
+namespace stowage::dra::device_id_test {
 namespace {
 
 TEST(DeviceRefTest, FindsTheIdOfItsDeviceAndNoOther) {
@@ -58,4 +58,4 @@ TEST(DeviceRefTest, AllocatedStateAnswersAsForTheId) {
 }
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::device_id_test

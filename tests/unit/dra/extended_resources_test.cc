@@ -6,7 +6,7 @@
 
 #include "tests/testing/builders.h"
 
-namespace stowage::dra {
+namespace stowage::dra::extended_resources_test {
 namespace {
 
 using stowage::testing::BuildPod;
@@ -135,4 +135,4 @@ TEST(MakeExtendedRequestsTest, PlainInitContainersShareTheirLargestRequest) {
 }
 
 }  // namespace
-}  // namespace stowage::dra
+}  // namespace stowage::dra::extended_resources_test

@@ -17,7 +17,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/loopback_server.h"
 
-namespace stowage::extender {
+namespace stowage::extender::hostile_extender_test {
 namespace {
 
 using testing::BuildNode;
@@ -126,4 +126,4 @@ TEST(HostileExtender, ASlowEndlessBodyEndsAtTheDeadline) {
 }
 
 }  // namespace
-}  // namespace stowage::extender
+}  // namespace stowage::extender::hostile_extender_test

@@ -11,7 +11,7 @@
 #include "tests/testing/fake_api_server.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::extender {
+namespace stowage::extender::http_extender_test {
 namespace {
 
 using json = nlohmann::json;
@@ -217,4 +217,4 @@ TEST(New, BuildsAPlainHttpExtender) {
 }
 
 }  // namespace
-}  // namespace stowage::extender
+}  // namespace stowage::extender::http_extender_test

@@ -14,7 +14,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::extender {
+namespace stowage::extender::whole_object_test {
 namespace {
 
 using json = nlohmann::json;
@@ -126,4 +126,4 @@ TEST(WholeObject, StringsKeepTheirValue) {
 }
 
 }  // namespace
-}  // namespace stowage::extender
+}  // namespace stowage::extender::whole_object_test

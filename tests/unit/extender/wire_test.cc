@@ -10,7 +10,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::extender {
+namespace stowage::extender::wire_test {
 namespace {
 
 using json = nlohmann::json;
@@ -160,4 +160,4 @@ TEST(ExtenderNodeScore, ScalesTheTenPointScoreByWeightToTheHundredPointRange) {
 }
 
 }  // namespace
-}  // namespace stowage::extender
+}  // namespace stowage::extender::wire_test

@@ -8,7 +8,7 @@
 #include "stowage/framework/types.h"
 #include "tests/testing/builders.h"
 
-namespace stowage::framework {
+namespace stowage::framework::affinity_terms_test {
 namespace {
 
 using stowage::testing::BuildLabelSelector;
@@ -84,4 +84,4 @@ TEST(AffinityTerms, NewPodInfoCompilesOnlyPodsWithAffinity) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::affinity_terms_test

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-namespace stowage::framework {
+namespace stowage::framework::cycle_state_test {
 namespace {
 
 struct Counter final : StateData {
@@ -52,4 +52,4 @@ TEST(CycleState, CloneIsDeepAndKeepsTypes) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::cycle_state_test

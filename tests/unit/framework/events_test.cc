@@ -7,7 +7,7 @@
 
 #include "tests/testing/builders.h"
 
-namespace stowage::framework {
+namespace stowage::framework::events_test {
 namespace {
 
 using testing::BuildNode;
@@ -88,4 +88,4 @@ TEST(NodeSchedulingPropertiesChange, OnlyANodeBecomingSchedulableCountsAsTaintCh
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::events_test

@@ -13,7 +13,7 @@
 #include "stowage/api/types.h"
 #include "stowage/framework/types.h"
 
-namespace stowage::framework {
+namespace stowage::framework::node_info_test {
 namespace {
 
 api::ResourceList RL(std::initializer_list<std::pair<std::string, std::string>> entries) {
@@ -255,4 +255,4 @@ TEST(NodeInfo, SetNodeTakesAllocatableNotCapacity) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::node_info_test

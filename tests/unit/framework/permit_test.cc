@@ -9,7 +9,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::framework {
+namespace stowage::framework::permit_test {
 namespace {
 
 struct Waiter : PermitPlugin {
@@ -81,4 +81,4 @@ TEST(Permit, TimeoutRejects) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::permit_test

@@ -14,7 +14,7 @@
 #include "stowage/api/types.h"
 #include "stowage/framework/types.h"
 
-namespace stowage::framework {
+namespace stowage::framework::pod_requests_test {
 namespace {
 
 api::Quantity Q(const std::string& s) { return api::Quantity::Parse(s).value(); }
@@ -447,4 +447,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::pod_requests_test

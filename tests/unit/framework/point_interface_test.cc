@@ -15,7 +15,7 @@
 
 #include "stowage/framework/interface.h"
 
-namespace stowage::framework {
+namespace stowage::framework::point_interface_test {
 namespace {
 
 // The unqualified name of the point's interface class, or "" when it has none.
@@ -55,4 +55,4 @@ TEST(PointInterface, EachClassIsTheOneTheTableNames) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::point_interface_test

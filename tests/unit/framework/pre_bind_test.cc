@@ -8,7 +8,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::framework {
+namespace stowage::framework::pre_bind_test {
 namespace {
 
 // Answers the pre-flight and PreBind with the codes it was built with.
@@ -83,4 +83,4 @@ TEST(PreBind, AnErrorNamesItsPluginARejectionKeepsItsWords) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::pre_bind_test

@@ -16,7 +16,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::framework {
+namespace stowage::framework::runtime_test {
 namespace {
 
 using EP = ExtensionPoint;
@@ -341,4 +341,4 @@ TEST_F(RuntimeTest, PostFilterRejectionsJoinTheReasonsAndNameTheFirstPlugin) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::runtime_test

@@ -10,7 +10,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::framework {
+namespace stowage::framework::skip_test {
 namespace {
 
 // Skips at PreFilter for pods labelled skip=<its name>; counts its Filter calls.
@@ -71,4 +71,4 @@ TEST(Skip, PreFilterSkipDropsThatPluginsFilterForTheCycle) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::skip_test

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage::framework {
+namespace stowage::framework::status_test {
 namespace {
 
 TEST(FrameworkStatus, SuccessHasNoReasonsAndNoPlugin) {
@@ -52,4 +52,4 @@ TEST(FrameworkStatus, AnUnsharedStatusChangesInPlace) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::status_test

@@ -8,7 +8,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::informer {
+namespace stowage::informer::informer_factory_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -62,4 +62,4 @@ TEST(InformerFactory, AnInformerAskedForAfterStartStartsAtOnce) {
 }
 
 }  // namespace
-}  // namespace stowage::informer
+}  // namespace stowage::informer::informer_factory_test

@@ -18,7 +18,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::informer {
+namespace stowage::informer::shared_informer_test {
 namespace {
 
 using json = nlohmann::json;
@@ -430,4 +430,4 @@ TEST(SharedInformer, AnErrorEventOtherThanGoneResumesTheWatchWithoutListing) {
 }
 
 }  // namespace
-}  // namespace stowage::informer
+}  // namespace stowage::informer::shared_informer_test

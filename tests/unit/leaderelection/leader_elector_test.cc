@@ -16,7 +16,7 @@
 #include "stowage/common/mutex.h"
 #include "tests/unit/leaderelection/fake_lock.h"
 
-namespace stowage::leaderelection {
+namespace stowage::leaderelection::leader_elector_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -522,4 +522,4 @@ TEST(LeaderElector, ValidateRejectsWhatUpstreamRejects) {
 }
 
 }  // namespace
-}  // namespace stowage::leaderelection
+}  // namespace stowage::leaderelection::leader_elector_test

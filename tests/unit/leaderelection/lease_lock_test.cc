@@ -19,7 +19,7 @@
 #include "stowage/common/mutex.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::leaderelection {
+namespace stowage::leaderelection::lease_lock_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -267,4 +267,4 @@ TEST(LeaderElector, TheElectionClientTimesOutWithinTheRenewDeadline) {
 }
 
 }  // namespace
-}  // namespace stowage::leaderelection
+}  // namespace stowage::leaderelection::lease_lock_test

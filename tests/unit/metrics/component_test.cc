@@ -7,7 +7,7 @@
 
 #include "pkg/metrics/registry.h"
 
-namespace stowage::metrics {
+namespace stowage::metrics::component_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -103,4 +103,4 @@ TEST(ComponentMetrics, BuildInfoHasOneSeriesAndFeatureGatesTheirStage) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::component_test

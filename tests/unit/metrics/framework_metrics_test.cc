@@ -15,7 +15,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::framework {
+namespace stowage::framework::framework_metrics_test {
 namespace {
 
 // The value of each served series.
@@ -188,4 +188,4 @@ TEST(FrameworkMetricsLabels, CodeNamesMatchTheFramework) {
 }
 
 }  // namespace
-}  // namespace stowage::framework
+}  // namespace stowage::framework::framework_metrics_test

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace stowage::metrics {
+namespace stowage::metrics::informer_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -39,4 +39,4 @@ TEST(InformerMetrics, ProcessingAndResourceVersion) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::informer_test

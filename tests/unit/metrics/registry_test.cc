@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace stowage::metrics {
+namespace stowage::metrics::registry_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -107,4 +107,4 @@ TEST(Registry, GlobalServesProcessMetricsFromProc) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::registry_test

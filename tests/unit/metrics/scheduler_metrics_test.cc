@@ -4,7 +4,7 @@
 
 #include "pkg/metrics/metrics.h"
 
-namespace stowage::metrics {
+namespace stowage::metrics::scheduler_metrics_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -58,4 +58,4 @@ TEST(SchedulerMetrics, VolumeStageErrorsAppearByOperation) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::scheduler_metrics_test

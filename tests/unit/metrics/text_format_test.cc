@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace stowage::metrics {
+namespace stowage::metrics::text_format_test {
 namespace {
 
 // Go's strconv.FormatFloat(v, 'g', -1, 64), as kube-scheduler's /metrics shows these values.
@@ -74,4 +74,4 @@ TEST(WriteTextFormat, HistogramBucketsSumCountWithLeLast) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::text_format_test

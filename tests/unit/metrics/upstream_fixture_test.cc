@@ -21,7 +21,7 @@
 #include "pkg/metrics/registry.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::metrics {
+namespace stowage::metrics::upstream_fixture_test {
 namespace {
 
 struct Upstream {
@@ -221,4 +221,4 @@ TEST(UpstreamFixture, RenderedHelpTypeAndBucketsMatch) {
 }
 
 }  // namespace
-}  // namespace stowage::metrics
+}  // namespace stowage::metrics::upstream_fixture_test

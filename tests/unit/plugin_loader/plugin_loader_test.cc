@@ -17,7 +17,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugin_loader {
+namespace stowage::plugin_loader::plugin_loader_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -192,4 +192,4 @@ TEST_F(PluginLoaderTest, RefusesANameTakenByTheBinaryOrAnotherLibrary) {
 }
 
 }  // namespace
-}  // namespace stowage::plugin_loader
+}  // namespace stowage::plugin_loader::plugin_loader_test

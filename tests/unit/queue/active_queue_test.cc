@@ -12,7 +12,7 @@
 #include "tests/testing/stub_plugins.h"
 #include "tests/unit/queue/parts_testing.h"
 
-namespace stowage::queue {
+namespace stowage::queue::active_queue_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -132,4 +132,4 @@ TEST(ActiveQueueTest, EventsNoInFlightPodNeedsAreDropped) {
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::active_queue_test

@@ -9,7 +9,7 @@
 #include "tests/testing/stub_plugins.h"
 #include "tests/unit/queue/parts_testing.h"
 
-namespace stowage::queue {
+namespace stowage::queue::backoff_queue_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -109,4 +109,4 @@ TEST(BackoffQueueTest, UpdateAndDeleteByKey) {
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::backoff_queue_test

@@ -12,7 +12,7 @@
 #include "tests/testing/stub_plugins.h"
 #include "tests/unit/queue/queue_testing.h"
 
-namespace stowage::queue {
+namespace stowage::queue::narrowing_test {
 namespace {
 
 using framework::EventResource;
@@ -209,4 +209,4 @@ TEST_F(NarrowingTest, NarrowingMovesTheSamePodsAsAskingEveryPod) {
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::narrowing_test

@@ -10,7 +10,7 @@
 
 #include "tests/testing/builders.h"
 
-namespace stowage::queue {
+namespace stowage::queue::nominator_test {
 namespace {
 
 using framework::NominatingInfo;
@@ -88,4 +88,4 @@ TEST(NominatorTest, LooksUpByNodeAndByPod) {
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::nominator_test

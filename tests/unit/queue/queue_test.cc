@@ -14,7 +14,7 @@
 #include "tests/testing/stub_plugins.h"
 #include "tests/unit/queue/queue_testing.h"
 
-namespace stowage::queue {
+namespace stowage::queue::queue_test {
 
 // gtest prints the sizes by name when a comparison fails.
 void PrintTo(const SchedulingQueue::Sizes& s, std::ostream* os) {
@@ -635,4 +635,4 @@ TEST_F(QueueStateTest, EachPartSaysWhereThePodWaitsAndWhy) {
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::queue_test

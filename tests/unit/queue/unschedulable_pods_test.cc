@@ -12,7 +12,7 @@
 #include "pkg/metrics/metrics.h"
 #include "tests/unit/queue/parts_testing.h"
 
-namespace stowage::queue {
+namespace stowage::queue::unschedulable_pods_test {
 namespace {
 
 QueuedPodInfoPtr Held(const std::string& name, bool gated) {
@@ -124,4 +124,4 @@ TEST(UnschedulablePodsTest, CandidatesAreThePodsUnderTheEventsKeysAndThoseNoPlug
 }
 
 }  // namespace
-}  // namespace stowage::queue
+}  // namespace stowage::queue::unschedulable_pods_test

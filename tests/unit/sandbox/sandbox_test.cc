@@ -21,7 +21,7 @@
 
 #include "pkg/common/file.h"
 
-namespace stowage::sandbox {
+namespace stowage::sandbox::sandbox_test {
 namespace {
 
 // Runs body in a forked child; returns what it reported (empty: every check held). The child
@@ -171,4 +171,4 @@ TEST_F(LandlockTest, AFileReplacedByRenameIsReadAgain) {
 }
 
 }  // namespace
-}  // namespace stowage::sandbox
+}  // namespace stowage::sandbox::sandbox_test

@@ -21,7 +21,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::algorithm_test {
 namespace {
 
 using framework::CycleState;
@@ -77,15 +77,16 @@ class AlgorithmTest : public ::testing::Test {
   // asked, over nodes with these names.
   void Build(const std::vector<std::string>& nodes, bool score = false, bool keep_only = false,
              std::optional<int32_t> profile_percentage = std::nullopt) {
-    ASSERT_TRUE(testing::RegisterSortAndBind(registry_).ok());
+    ASSERT_TRUE(stowage::testing::RegisterSortAndBind(registry_).ok());
     // Each factory hands its plugin over once; a plugin the profile does not use stays owned
     // by the fixture.
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Recording", [this] {
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Recording", [this] {
                   return owned_filter_.release();
                 }).ok());
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Fixed", [this] { return owned_score_.release(); }).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "KeepOnly", [this] {
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Fixed", [this] {
+                  return owned_score_.release();
+                }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "KeepOnly", [this] {
                   return owned_keep_.release();
                 }).ok());
     framework::ProfileSpec spec;
@@ -100,13 +101,13 @@ class AlgorithmTest : public ::testing::Test {
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);
     std::vector<api::NodePtr> objs;
-    for (const auto& n : nodes) objs.push_back(testing::BuildNode().Name(n).Obj());
-    lister_.Set(testing::MakeNodeInfos(objs));
+    for (const auto& n : nodes) objs.push_back(stowage::testing::BuildNode().Name(n).Obj());
+    lister_.Set(stowage::testing::MakeNodeInfos(objs));
   }
 
   // One search for pod; the status, with result and fit filled.
   Status Schedule(Algorithm& algorithm, ScheduleResult& result, FitError& fit,
-                  api::PodPtr pod = testing::BuildPod().Name("p").UID("p").Obj()) {
+                  api::PodPtr pod = stowage::testing::BuildPod().Name("p").UID("p").Obj()) {
     CycleState state;
     framework::PodInfoPtr info = framework::NewPodInfo(std::move(pod));
     filter_->seen.clear();
@@ -129,9 +130,9 @@ class AlgorithmTest : public ::testing::Test {
   FixedScore* score_ = owned_score_.get();
   KeepOnly* keep_ = owned_keep_.get();
   framework::Registry registry_;
-  testing::FakeHandle handle_;
-  testing::FakeNodeInfoLister lister_;
-  testing::SequentialParallelizer pool_;
+  stowage::testing::FakeHandle handle_;
+  stowage::testing::FakeNodeInfoLister lister_;
+  stowage::testing::SequentialParallelizer pool_;
   std::unique_ptr<framework::Framework> fw_;
 };
 
@@ -276,7 +277,7 @@ TEST_F(AlgorithmTest, ANominatedNodeThatFitsIsTheOnlyNodeTried) {
   Algorithm algorithm(lister_, pool_, std::nullopt);
   ScheduleResult result;
   FitError fit;
-  auto pod = testing::BuildPod().Name("p").UID("p").NominatedNodeName("n3").Obj();
+  auto pod = stowage::testing::BuildPod().Name("p").UID("p").NominatedNodeName("n3").Obj();
   ASSERT_TRUE(Schedule(algorithm, result, fit, pod).IsSuccess());
   EXPECT_EQ(result.host, "n3");
   EXPECT_THAT(filter_->seen, ElementsAre("n3"));
@@ -290,7 +291,7 @@ TEST_F(AlgorithmTest, ANominatedNodeThatNoLongerFitsFallsBackToAllNodes) {
   Algorithm algorithm(lister_, pool_, std::nullopt);
   ScheduleResult result;
   FitError fit;
-  auto pod = testing::BuildPod().Name("p").UID("p").NominatedNodeName("n2").Obj();
+  auto pod = stowage::testing::BuildPod().Name("p").UID("p").NominatedNodeName("n2").Obj();
   ASSERT_TRUE(Schedule(algorithm, result, fit, pod).IsSuccess());
   EXPECT_NE(result.host, "n2");
   EXPECT_THAT(filter_->seen, ElementsAre("n2", "n0", "n1", "n2"));
@@ -338,7 +339,7 @@ TEST_F(AlgorithmTest, AFilterErrorEndsTheSearchWithThatError) {
 
 TEST_F(AlgorithmTest, AFilterExtenderRejectsNodesWithItsReasonsAndIsNamedAmongThePlugins) {
   Build({"a", "b", "c"}, /*score=*/true);
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.reject = {{"a", "no gpu"}};
   ext.reject_unresolvable = {{"b", "wrong rack"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
@@ -360,7 +361,7 @@ TEST_F(AlgorithmTest, AFilterExtenderRejectsNodesWithItsReasonsAndIsNamedAmongTh
 
 TEST_F(AlgorithmTest, AFilterExtenderMakesTheSearchLookForMoreThanOneNode) {
   Build(NodeNames(5));  // no Score plugins: without extenders one feasible node is enough
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.reject = {{"n0", "no"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
   EXPECT_NE(ScheduleHost(algorithm), "n0");
@@ -369,7 +370,7 @@ TEST_F(AlgorithmTest, AFilterExtenderMakesTheSearchLookForMoreThanOneNode) {
 
 TEST_F(AlgorithmTest, AFailingExtenderFailsTheCycleUnlessIgnorable) {
   Build({"a", "b"}, /*score=*/true);
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.fail = "Post \"http://fake/filter\": connection refused";
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
   ScheduleResult result;
@@ -384,7 +385,7 @@ TEST_F(AlgorithmTest, AFailingExtenderFailsTheCycleUnlessIgnorable) {
 
 TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
   Build({"a", "b"}, /*score=*/true);
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.interested_in = "example.com/gpu";
   ext.reject = {{"a", "no"}, {"b", "no"}};
   Algorithm algorithm(lister_, pool_, std::nullopt, {&ext});
@@ -392,7 +393,7 @@ TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
   FitError fit;
   EXPECT_TRUE(Schedule(algorithm, result, fit).IsSuccess());
   EXPECT_EQ(ext.calls, 0);
-  auto gpu = testing::BuildPod().Name("g").UID("g").Req({{"example.com/gpu", "1"}}).Obj();
+  auto gpu = stowage::testing::BuildPod().Name("g").UID("g").Req({{"example.com/gpu", "1"}}).Obj();
   EXPECT_TRUE(Schedule(algorithm, result, fit, gpu).IsRejected());
   EXPECT_EQ(ext.calls, 1);
 }
@@ -400,7 +401,7 @@ TEST_F(AlgorithmTest, AnExtenderNotInterestedInThePodIsNotAsked) {
 TEST_F(AlgorithmTest, ExtenderScoresAreScaledByWeightAndAddedToThePlugins) {
   Build({"a", "b"}, /*score=*/true);
   score_->scores = {{"a", 100}, {"b", 0}};
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.filter = false;
   ext.weight_value = 2;
   ext.scores = {{"b", 6}};  // 6 * 2 * 10 = 120 beats a's 100
@@ -413,7 +414,7 @@ TEST_F(AlgorithmTest, ExtenderScoresAreScaledByWeightAndAddedToThePlugins) {
 TEST_F(AlgorithmTest, APrioritizeErrorIsIgnored) {
   Build({"a", "b"}, /*score=*/true);
   score_->scores = {{"a", 100}};
-  testing::FakeExtender ext, broken;
+  stowage::testing::FakeExtender ext, broken;
   ext.filter = broken.filter = false;
   ext.scores = {{"b", 10}};
   ext.weight_value = 2;
@@ -426,4 +427,4 @@ TEST_F(AlgorithmTest, APrioritizeErrorIsIgnored) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::algorithm_test

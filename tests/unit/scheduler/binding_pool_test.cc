@@ -12,7 +12,7 @@
 #include "tests/testing/eventually.h"
 #include "tests/testing/gate.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::binding_pool_test {
 namespace {
 
 using stowage::testing::Eventually;
@@ -128,4 +128,4 @@ TEST(BindingPoolTest, ShutdownRunsEveryQueuedBindingThenReleasesWaiters) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::binding_pool_test

@@ -16,11 +16,11 @@
 #include "tests/testing/fake_lister.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::cache_debugger_test {
 namespace {
 
-using testing::BuildNode;
-using testing::BuildPod;
+using stowage::testing::BuildNode;
+using stowage::testing::BuildPod;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -54,10 +54,12 @@ TEST(CacheDebuggerPrint, ResourcesAndPodsAsUpstreamPrintsThem) {
 class CacheDebuggerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Sort", [] { return new testing::StubSort; }).ok());
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Bind", [] { return new testing::StubBinder; }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Sort", [] {
+                  return new stowage::testing::StubSort;
+                }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Bind", [] {
+                  return new stowage::testing::StubBinder;
+                }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
@@ -74,11 +76,11 @@ class CacheDebuggerTest : public ::testing::Test {
   }
   void TearDown() override { logging::Init(0); }
 
-  testing::FakeLister<api::Node> nodes_;
-  testing::FakeLister<api::Pod> pods_;
+  stowage::testing::FakeLister<api::Node> nodes_;
+  stowage::testing::FakeLister<api::Pod> pods_;
   cache::Cache cache_;
   framework::Registry registry_;
-  testing::FakeHandle handle_;
+  stowage::testing::FakeHandle handle_;
   std::unique_ptr<framework::Framework> fw_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::ostringstream out_;
@@ -127,4 +129,4 @@ TEST_F(CacheDebuggerTest, DisagreementNamesTheMissedAndTheRedundant) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::cache_debugger_test

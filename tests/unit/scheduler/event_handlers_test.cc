@@ -10,7 +10,7 @@
 #include "pkg/metrics/registry.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::event_handlers_test {
 namespace {
 
 using json = nlohmann::json;
@@ -187,4 +187,4 @@ TEST(CacheErrorsTest, ForgettingAPodNoLongerAssumedIsCounted) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::event_handlers_test

@@ -15,7 +15,7 @@
 #include "stowage/common/mutex.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::event_recorder_test {
 namespace {
 
 using json = nlohmann::json;
@@ -441,4 +441,4 @@ TEST(EventRecorder, EventNamesAreUniqueAndFallBackForLongObjectNames) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::event_recorder_test

@@ -18,7 +18,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::explain_test {
 namespace {
 
 using framework::Code;
@@ -94,15 +94,19 @@ struct NominateN1 : framework::PostFilterPlugin {
 class ExplainTest : public ::testing::Test {
  protected:
   void Build(const std::vector<std::string>& nodes, bool score = true) {
-    ASSERT_TRUE(testing::RegisterSortAndBind(registry_).ok());
+    ASSERT_TRUE(stowage::testing::RegisterSortAndBind(registry_).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Table", [this] {
+                  return filter_.release();
+                }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Halving", [this] {
+                  return halving_.release();
+                }).ok());
     ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Table", [this] { return filter_.release(); }).ok());
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Halving", [this] { return halving_.release(); }).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "Flat", [this] { return flat_.release(); }).ok());
-    ASSERT_TRUE(
-        testing::RegisterStub(registry_, "Narrow", [this] { return narrow_.release(); }).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "NominateN1", [this] {
+        stowage::testing::RegisterStub(registry_, "Flat", [this] { return flat_.release(); }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "Narrow", [this] {
+                  return narrow_.release();
+                }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterStub(registry_, "NominateN1", [this] {
                   return post_filter_.release();
                 }).ok());
     framework::ProfileSpec spec;
@@ -117,15 +121,15 @@ class ExplainTest : public ::testing::Test {
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);
     std::vector<api::NodePtr> objs;
-    for (const auto& n : nodes) objs.push_back(testing::BuildNode().Name(n).Obj());
-    lister_.Set(testing::MakeNodeInfos(objs));
+    for (const auto& n : nodes) objs.push_back(stowage::testing::BuildNode().Name(n).Obj());
+    lister_.Set(stowage::testing::MakeNodeInfos(objs));
   }
 
   Explanation Run() {
     Algorithm algorithm(lister_, pool_, std::nullopt, extenders_);
     Explanation e;
     CycleState state;
-    auto info = framework::NewPodInfo(testing::BuildPod().Name("p").UID("p").Obj());
+    auto info = framework::NewPodInfo(stowage::testing::BuildPod().Name("p").UID("p").Obj());
     algorithm.Explain(*fw_, state, *info, {}, e);
     return e;
   }
@@ -141,9 +145,9 @@ class ExplainTest : public ::testing::Test {
   TableFilter* table_ = filter_.get();
   Narrow* narrowing_ = narrow_.get();
   framework::Registry registry_;
-  testing::FakeHandle handle_;
-  testing::FakeNodeInfoLister lister_;
-  testing::SequentialParallelizer pool_;
+  stowage::testing::FakeHandle handle_;
+  stowage::testing::FakeNodeInfoLister lister_;
+  stowage::testing::SequentialParallelizer pool_;
   std::unique_ptr<framework::Framework> fw_;
 };
 
@@ -230,7 +234,7 @@ TEST_F(ExplainTest, NoFeasibleNodeGivesTheSchedulersMessage) {
 // scaled score is part of each total, shown beside the plugins' scores.
 TEST_F(ExplainTest, ExtendersRejectNodesAndAddTheirScores) {
   Build({"n1", "n2", "n3", "u4"});
-  testing::FakeExtender ext;
+  stowage::testing::FakeExtender ext;
   ext.reject = {{"n3", "no gpu here"}};
   ext.reject_unresolvable = {{"u4", "wrong rack"}};
   ext.scores = {{"n1", 10}, {"n2", 0}};
@@ -366,4 +370,4 @@ TEST_F(ExplainTest, HtmlIsOnePageWithEveryFeasibleNodeAndEscapedMessages) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::explain_test

@@ -3,7 +3,7 @@
 
 #include "pkg/scheduler/scheduler.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::fit_error_test {
 namespace {
 
 using framework::Status;
@@ -54,4 +54,4 @@ TEST(FitErrorMessage, PostFilterMessageIsAppended) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::fit_error_test

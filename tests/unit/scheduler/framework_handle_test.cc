@@ -13,7 +13,7 @@
 #include "pkg/scheduler/pod_writer.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::framework_handle_test {
 namespace {
 
 using json = nlohmann::json;
@@ -175,4 +175,4 @@ TEST(FrameworkHandleTest, ListersReadTheInformersTheyCreate) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::framework_handle_test

@@ -11,7 +11,7 @@
 
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::handle_failure_test {
 namespace {
 
 using json = nlohmann::json;
@@ -222,4 +222,4 @@ TEST_F(HandleFailureTest, ConflictingStatusPatchIsRetried) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::handle_failure_test

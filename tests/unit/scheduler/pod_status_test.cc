@@ -11,7 +11,7 @@
 #include "pkg/api/encode.h"
 #include "tests/testing/fake_api_server.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::pod_status_test {
 namespace {
 
 constexpr char kNow[] = "2026-11-25T23:15:08Z";
@@ -170,4 +170,4 @@ TEST(PatchPodStatusWithRetry, RetriesConflictsAndServerErrorsOnly) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::pod_status_test

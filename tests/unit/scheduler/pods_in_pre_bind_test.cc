@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::pods_in_pre_bind_test {
 namespace {
 
 TEST(PodsInPreBind, ACancelledPodIsNotMarkedPrebound) {
@@ -31,4 +31,4 @@ TEST(PodsInPreBind, APreboundPodCannotBeCancelled) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::pods_in_pre_bind_test

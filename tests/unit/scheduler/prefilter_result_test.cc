@@ -13,7 +13,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/stub_plugins.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::prefilter_result_test {
 namespace {
 
 using framework::CycleState;
@@ -54,23 +54,26 @@ struct RejectAll : framework::FilterPlugin {
 class PreFilterResultTest : public ::testing::Test {
  protected:
   void Build(std::vector<NarrowSpec> pre_filters) {
-    ASSERT_TRUE(testing::RegisterSortAndBind(registry_).ok());
-    ASSERT_TRUE(testing::RegisterStub(registry_, "RejectAll", [] { return new RejectAll; }).ok());
+    ASSERT_TRUE(stowage::testing::RegisterSortAndBind(registry_).ok());
+    ASSERT_TRUE(
+        stowage::testing::RegisterStub(registry_, "RejectAll", [] { return new RejectAll; }).ok());
     framework::ProfileSpec spec;
     spec.scheduler_name = "default-scheduler";
     spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
     spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
     spec.at(framework::ExtensionPoint::kFilter) = {{"RejectAll"}};
     for (const NarrowSpec& n : pre_filters) {
-      ASSERT_TRUE(testing::RegisterStub(registry_, n.name, [n] { return new Narrow(n); }).ok());
+      ASSERT_TRUE(
+          stowage::testing::RegisterStub(registry_, n.name, [n] { return new Narrow(n); }).ok());
       spec.at(framework::ExtensionPoint::kPreFilter).push_back({n.name});
     }
     auto fw = framework::Framework::New(registry_, spec, handle_);
     ASSERT_TRUE(fw.ok()) << fw.status();
     fw_ = std::move(*fw);
     std::vector<api::NodePtr> nodes;
-    for (const char* n : {"n1", "n2", "n3"}) nodes.push_back(testing::BuildNode().Name(n).Obj());
-    lister_.Set(testing::MakeNodeInfos(nodes));
+    for (const char* n : {"n1", "n2", "n3"})
+      nodes.push_back(stowage::testing::BuildNode().Name(n).Obj());
+    lister_.Set(stowage::testing::MakeNodeInfos(nodes));
   }
 
   // Runs the search for a plain pod; returns the FailedScheduling message.
@@ -78,16 +81,16 @@ class PreFilterResultTest : public ::testing::Test {
     Algorithm algorithm(lister_, pool_, std::nullopt);
     CycleState state;
     ScheduleResult result;
-    framework::PodInfoPtr pod = framework::NewPodInfo(testing::BuildPod().Name("p").Obj());
+    framework::PodInfoPtr pod = framework::NewPodInfo(stowage::testing::BuildPod().Name("p").Obj());
     Status s = algorithm.SchedulePod(*fw_, state, *pod, {}, result, fit);
     EXPECT_TRUE(s.IsRejected()) << s.Message();
     return FitErrorMessage(fit.num_all_nodes, fit.node_statuses, fit.pre_filter_msg, "");
   }
 
   framework::Registry registry_;
-  testing::FakeHandle handle_;
-  testing::FakeNodeInfoLister lister_;
-  testing::SequentialParallelizer pool_;
+  stowage::testing::FakeHandle handle_;
+  stowage::testing::FakeNodeInfoLister lister_;
+  stowage::testing::SequentialParallelizer pool_;
   std::unique_ptr<framework::Framework> fw_;
 };
 
@@ -130,7 +133,7 @@ TEST_F(PreFilterResultTest, WithNoNodesTheSearchReportsUpstreamsBareErrorNotAFit
   CycleState state;
   ScheduleResult result;
   FitError fit;
-  framework::PodInfoPtr pod = framework::NewPodInfo(testing::BuildPod().Name("p").Obj());
+  framework::PodInfoPtr pod = framework::NewPodInfo(stowage::testing::BuildPod().Name("p").Obj());
   Status s = algorithm.SchedulePod(*fw_, state, *pod, {}, result, fit);
   EXPECT_TRUE(s.IsRejected());
   EXPECT_EQ(s.Message(), "no nodes available to schedule pods");
@@ -141,14 +144,14 @@ TEST_F(PreFilterResultTest, WithNoNodesTheSearchReportsUpstreamsBareErrorNotAFit
 TEST(PreFilterLoop, UnschedulableLetsTheLaterPreFiltersRunAndTheirNarrowingCounts) {
   int later_calls = 0;
   framework::Registry r;
-  ASSERT_TRUE(testing::RegisterSortAndBind(r).ok());
-  ASSERT_TRUE(testing::RegisterStub(r, "First", [] {
+  ASSERT_TRUE(stowage::testing::RegisterSortAndBind(r).ok());
+  ASSERT_TRUE(stowage::testing::RegisterStub(r, "First", [] {
                 auto* n = new Narrow;
                 n->name = "First";
                 n->status = Status::Unschedulable("first says no");
                 return n;
               }).ok());
-  ASSERT_TRUE(testing::RegisterStub(r, "Later", [&later_calls] {
+  ASSERT_TRUE(stowage::testing::RegisterStub(r, "Later", [&later_calls] {
                 auto* n = new Narrow;
                 n->name = "Later";
                 n->keep = {"n1"};
@@ -160,13 +163,13 @@ TEST(PreFilterLoop, UnschedulableLetsTheLaterPreFiltersRunAndTheirNarrowingCount
   spec.at(framework::ExtensionPoint::kQueueSort) = {{"Sort"}};
   spec.at(framework::ExtensionPoint::kBind) = {{"Bind"}};
   spec.at(framework::ExtensionPoint::kPreFilter) = {{"First"}, {"Later"}};
-  testing::FakeHandle handle;
+  stowage::testing::FakeHandle handle;
   auto fw = framework::Framework::New(r, spec, handle);
   ASSERT_TRUE(fw.ok()) << fw.status();
   CycleState state;
   PreFilterResult result;
   std::set<std::string> unschedulable;
-  framework::PodInfoPtr pod = framework::NewPodInfo(testing::BuildPod().Name("p").Obj());
+  framework::PodInfoPtr pod = framework::NewPodInfo(stowage::testing::BuildPod().Name("p").Obj());
   Status s = (*fw)->RunPreFilterPlugins(state, *pod, {}, result, unschedulable);
   EXPECT_EQ(s.code(), framework::Code::kUnschedulable);
   EXPECT_EQ(s.plugin(), "First");
@@ -175,4 +178,4 @@ TEST(PreFilterLoop, UnschedulableLetsTheLaterPreFiltersRunAndTheirNarrowingCount
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::prefilter_result_test

@@ -14,7 +14,7 @@
 #include "pkg/plugins/registry.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::profile_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -23,7 +23,7 @@ StatusOr<BuiltProfiles> BuildDefault(const config::Features& features) {
   config::KubeSchedulerConfiguration cfg;
   cfg.profiles.emplace_back();
   config::SetDefaults(cfg, features);
-  static testing::FakeHandle handle;
+  static stowage::testing::FakeHandle handle;
   static const framework::Registry registry = plugins::NewInTreeRegistry();
   return BuildProfiles(cfg, registry, handle, plugins::NotYetImplemented());
 }
@@ -76,7 +76,7 @@ TEST(BuildProfiles, EachPluginIsBuiltOnce) {
   config::KubeSchedulerConfiguration cfg;
   cfg.profiles.emplace_back();
   config::SetDefaults(cfg);
-  testing::FakeHandle handle;
+  stowage::testing::FakeHandle handle;
   auto built = BuildProfiles(cfg, counted, handle, plugins::NotYetImplemented());
   ASSERT_TRUE(built.ok()) << built.status();
   auto fw = framework::Framework::New(counted, built->profiles.at(0), handle);
@@ -94,7 +94,7 @@ TEST(BuildProfiles, FitArgsAreValidatedBeforeThePluginIsBuilt) {
   fit.scoring_strategy = config::ScoringStrategy{"LeastAllocated", {{"cpu", 101}}, {}};
   cfg.profiles[0].plugin_config.push_back({"NodeResourcesFit", fit});
   config::SetDefaults(cfg);
-  testing::FakeHandle handle;
+  stowage::testing::FakeHandle handle;
   auto built =
       BuildProfiles(cfg, plugins::NewInTreeRegistry(), handle, plugins::NotYetImplemented());
   ASSERT_FALSE(built.ok());
@@ -105,4 +105,4 @@ TEST(BuildProfiles, FitArgsAreValidatedBeforeThePluginIsBuilt) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::profile_test

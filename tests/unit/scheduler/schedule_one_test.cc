@@ -11,7 +11,7 @@
 
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::schedule_one_test {
 namespace {
 
 using framework::CycleState;
@@ -313,4 +313,4 @@ TEST_F(ScheduleOneTest, APodBeingDeletedIsSkipped) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::schedule_one_test

@@ -11,7 +11,7 @@
 #include "pkg/plugins/registry.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::setup_test {
 namespace {
 
 using testing::BindingPath;
@@ -82,4 +82,4 @@ TEST(SetupTest, UnknownPluginFailsNamingTheProfile) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::setup_test

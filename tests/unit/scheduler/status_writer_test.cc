@@ -12,7 +12,7 @@
 
 #include "tests/unit/scheduler/scheduler_harness.h"
 
-namespace stowage::scheduler {
+namespace stowage::scheduler::status_writer_test {
 namespace {
 
 using testing::BindingPath;
@@ -189,4 +189,4 @@ TEST(StatusWriterBurstTest, HangingStatusPatchesDoNotStopBindings) {
 }
 
 }  // namespace
-}  // namespace stowage::scheduler
+}  // namespace stowage::scheduler::status_writer_test

@@ -14,7 +14,7 @@
 #include "pkg/server/serving_options.h"
 #include "tests/unit/server/tls_test_client.h"
 
-namespace stowage::server {
+namespace stowage::server::cert_reload_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -186,4 +186,4 @@ TEST_F(CertReloadTest, CertDirGeneratesThePairOnceAndReusesIt) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::cert_reload_test

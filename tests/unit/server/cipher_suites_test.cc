@@ -8,7 +8,7 @@
 
 #include "pkg/server/tls_context.h"
 
-namespace stowage::server {
+namespace stowage::server::cipher_suites_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -110,4 +110,4 @@ TEST(TlsSettingsTest, CombinesVersionAndSuitesAndReportsEitherError) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::cipher_suites_test

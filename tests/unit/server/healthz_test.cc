@@ -8,7 +8,7 @@
 
 #include "pkg/server/slis.h"
 
-namespace stowage::server {
+namespace stowage::server::healthz_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -171,4 +171,4 @@ TEST(PrometheusFloatTest, FormatsLikeGo) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::healthz_test

@@ -13,7 +13,7 @@
 #include "tests/unit/server/server_test_fixture.h"
 #include "tests/unit/server/tls_test_client.h"
 
-namespace stowage::server {
+namespace stowage::server::https_server_test {
 namespace {
 
 using testing::ClientOptions;
@@ -192,4 +192,4 @@ TEST_F(HttpsServerTest, UnspecifiedIpv6AddressAlsoServesIpv4) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::https_server_test

@@ -16,7 +16,7 @@
 #include "stowage/common/mutex.h"
 #include "tests/unit/server/tls_test_client.h"
 
-namespace stowage::server {
+namespace stowage::server::robustness_test {
 namespace {
 
 using testing::ConnectTcp;
@@ -264,4 +264,4 @@ TEST_F(RobustnessTest, ShutdownGivesUpOnAHandlerThatNeverReturns) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::robustness_test

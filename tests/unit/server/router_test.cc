@@ -7,7 +7,7 @@
 
 #include "pkg/server/http.h"
 
-namespace stowage::server {
+namespace stowage::server::router_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -93,4 +93,4 @@ TEST(RouterTest, RegistrationErrors) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::router_test

@@ -15,7 +15,7 @@
 
 #include "pkg/server/tls_context.h"
 
-namespace stowage::server {
+namespace stowage::server::self_signed_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -140,4 +140,4 @@ TEST(SelfSignedTest, MismatchedKeyIsRefusedByTheTlsContext) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::self_signed_test

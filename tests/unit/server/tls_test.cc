@@ -12,7 +12,7 @@
 #include "tests/unit/server/server_test_fixture.h"
 #include "tests/unit/server/tls_test_client.h"
 
-namespace stowage::server {
+namespace stowage::server::tls_test {
 namespace {
 
 using testing::ClientOptions;
@@ -202,4 +202,4 @@ TEST_F(TlsTest, ServesTheSelfSignedCertificateWithLocalhostSans) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::tls_test

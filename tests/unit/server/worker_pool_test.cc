@@ -10,7 +10,7 @@
 #include <latch>
 #include <thread>
 
-namespace stowage::server {
+namespace stowage::server::worker_pool_test {
 namespace {
 
 TEST(WorkerPoolTest, StartsThreadsOnDemandUpToTheCap) {
@@ -60,4 +60,4 @@ TEST(WorkerPoolTest, StopLeavesAStuckTaskBehind) {
 }
 
 }  // namespace
-}  // namespace stowage::server
+}  // namespace stowage::server::worker_pool_test

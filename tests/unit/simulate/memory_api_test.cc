@@ -10,7 +10,7 @@
 #include "pkg/client/resources.h"
 #include "pkg/simulate/patch.h"
 
-namespace stowage::simulate {
+namespace stowage::simulate::memory_api_test {
 namespace {
 
 const char kPodA[] =
@@ -161,4 +161,4 @@ TEST(PatchTest, StrategicPatchesMergeConditionsByTypeAndFinalizersAsASet) {
 }
 
 }  // namespace
-}  // namespace stowage::simulate
+}  // namespace stowage::simulate::memory_api_test

@@ -10,7 +10,7 @@
 #include "pkg/config/load.h"
 #include "pkg/plugins/registry.h"
 
-namespace stowage::simulate {
+namespace stowage::simulate::simulate_test {
 namespace {
 
 std::string Node(const std::string& name, const std::string& cpu) {
@@ -131,4 +131,4 @@ TEST_F(SimulateTest, TheSameInputsAndSeedGiveTheSameOutput) {
 }
 
 }  // namespace
-}  // namespace stowage::simulate
+}  // namespace stowage::simulate::simulate_test

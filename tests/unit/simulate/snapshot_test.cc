@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-namespace stowage::simulate {
+namespace stowage::simulate::snapshot_test {
 namespace {
 
 using json = nlohmann::json;
@@ -226,4 +226,4 @@ TEST(SnapshotTest, FilesAreReadBoundedAndOnlyIfRegular) {
 }
 
 }  // namespace
-}  // namespace stowage::simulate
+}  // namespace stowage::simulate::snapshot_test

@@ -10,7 +10,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::default_binder {
+namespace stowage::plugins::default_binder::default_binder_test {
 namespace {
 
 TEST(DefaultBinder, Bind) {
@@ -96,4 +96,4 @@ TEST(DefaultBinder, Factory) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::default_binder
+}  // namespace stowage::plugins::default_binder::default_binder_test

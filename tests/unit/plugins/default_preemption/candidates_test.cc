@@ -12,7 +12,7 @@
 #include "pkg/plugins/default_preemption/pdb.h"
 #include "tests/testing/builders.h"
 
-namespace stowage::plugins::default_preemption {
+namespace stowage::plugins::default_preemption::candidates_test {
 namespace {
 
 using stowage::testing::PodWrapper;
@@ -164,4 +164,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return "case" + std::to_string(info.index); });
 
 }  // namespace
-}  // namespace stowage::plugins::default_preemption
+}  // namespace stowage::plugins::default_preemption::candidates_test

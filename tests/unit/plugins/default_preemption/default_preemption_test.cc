@@ -16,7 +16,7 @@
 #include "pkg/framework/preemption_dry_run.h"
 #include "tests/unit/plugins/default_preemption/test_util.h"
 
-namespace stowage::plugins::default_preemption {
+namespace stowage::plugins::default_preemption::default_preemption_test {
 namespace {
 
 using framework::Code;
@@ -365,4 +365,4 @@ TEST(PreEnqueue, SynchronousPreemptionNeverHolds) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::default_preemption
+}  // namespace stowage::plugins::default_preemption::default_preemption_test

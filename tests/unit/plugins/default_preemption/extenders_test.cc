@@ -11,7 +11,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::default_preemption {
+namespace stowage::plugins::default_preemption::extenders_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -124,4 +124,4 @@ TEST_F(CallExtendersTest, ANodeWithoutVictimsIsAnErrorUnlessTheExtenderIsIgnorab
 }
 
 }  // namespace
-}  // namespace stowage::plugins::default_preemption
+}  // namespace stowage::plugins::default_preemption::extenders_test

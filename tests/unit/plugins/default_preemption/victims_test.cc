@@ -14,7 +14,7 @@
 
 #include "tests/unit/plugins/default_preemption/test_util.h"
 
-namespace stowage::plugins::default_preemption {
+namespace stowage::plugins::default_preemption::victims_test {
 namespace {
 
 using stowage::testing::PodAffinityKind;
@@ -147,4 +147,4 @@ TEST(MoreImportantPod, PriorityThenEarlierStart) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::default_preemption
+}  // namespace stowage::plugins::default_preemption::victims_test

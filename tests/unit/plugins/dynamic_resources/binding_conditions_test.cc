@@ -12,7 +12,7 @@
 #include "tests/unit/dra/fake_selector_compiler.h"
 #include "tests/unit/plugins/dynamic_resources/dra_handle.h"
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::binding_conditions_test {
 namespace {
 
 using dra::testing::DeviceB;
@@ -178,4 +178,4 @@ TEST_F(BindingWaitTest, TheWaitEndsAtBindingTimeout) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::binding_conditions_test

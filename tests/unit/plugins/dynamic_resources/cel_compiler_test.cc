@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::cel_compiler_test {
 namespace {
 
 class CelSelectorCompilerTest : public ::testing::Test {
@@ -51,4 +51,4 @@ TEST_F(CelSelectorCompilerTest, ErrorsCarryTheEngineText) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::cel_compiler_test

@@ -14,7 +14,7 @@
 
 #include "tests/testing/fake_lister.h"
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::claim_tracker_test {
 namespace {
 
 using stowage::testing::FakeLister;
@@ -274,4 +274,4 @@ TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::claim_tracker_test

@@ -14,7 +14,7 @@
 #include "tests/unit/dra/fake_selector_compiler.h"
 #include "tests/unit/plugins/dynamic_resources/dra_handle.h"
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::dynamic_resources_test {
 namespace {
 
 using dra::testing::Claim;
@@ -509,4 +509,4 @@ TEST_F(DynamicResourcesTest, ClaimEventsQueueOnlyPodsTheyConcern) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::dynamic_resources_test

@@ -11,7 +11,7 @@
 #include "tests/unit/dra/fake_selector_compiler.h"
 #include "tests/unit/plugins/dynamic_resources/dra_handle.h"
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::extended_test {
 namespace {
 
 using dra::testing::DeviceB;
@@ -251,4 +251,4 @@ TEST_F(ExtendedResourcesTest, AClaimLeftByAnEarlierAttemptIsDeletedFirst) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::extended_test

@@ -10,7 +10,7 @@
 #include "tests/unit/dra/fake_selector_compiler.h"
 #include "tests/unit/plugins/dynamic_resources/dra_handle.h"
 
-namespace stowage::plugins::dynamic_resources {
+namespace stowage::plugins::dynamic_resources::hints_test {
 namespace {
 
 using framework::EventResource;
@@ -147,4 +147,4 @@ TEST_F(HintsTest, DevicesClassesAndNodesSkipAPodMissingAClaim) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::dynamic_resources
+}  // namespace stowage::plugins::dynamic_resources::hints_test

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace stowage::plugins::helper {
+namespace stowage::plugins::helper::csi_translation_test {
 namespace {
 
 api::Volume Inline(std::string source) {
@@ -213,4 +213,4 @@ TEST(CsiTranslation, MigrationOnForTheBinder) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::helper
+}  // namespace stowage::plugins::helper::csi_translation_test

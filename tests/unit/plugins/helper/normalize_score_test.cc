@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace stowage::plugins::helper {
+namespace stowage::plugins::helper::normalize_score_test {
 namespace {
 
 struct Case {
@@ -46,4 +46,4 @@ TEST(DefaultNormalizeScore, OtherMaxPriority) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::helper
+}  // namespace stowage::plugins::helper::normalize_score_test

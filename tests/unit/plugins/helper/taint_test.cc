@@ -11,7 +11,7 @@
 #include "stowage/plugins/helper/priority.h"
 #include "tests/testing/builders.h"
 
-namespace stowage::plugins::helper {
+namespace stowage::plugins::helper::taint_test {
 namespace {
 
 struct TolerationCase {
@@ -163,4 +163,4 @@ TEST(PodPriority, DefaultsToZero) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::helper
+}  // namespace stowage::plugins::helper::taint_test

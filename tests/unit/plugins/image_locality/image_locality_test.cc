@@ -11,7 +11,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::image_locality {
+namespace stowage::plugins::image_locality::image_locality_test {
 namespace {
 
 using testing::BuildNode;
@@ -181,4 +181,4 @@ TEST(ImageLocality, Factory) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::image_locality
+}  // namespace stowage::plugins::image_locality::image_locality_test

@@ -8,7 +8,7 @@
 
 #include "tests/unit/plugins/inter_pod_affinity/test_util.h"
 
-namespace stowage::plugins::inter_pod_affinity::testutil {
+namespace stowage::plugins::inter_pod_affinity::testutil::events_test {
 namespace {
 
 using framework::EventObject;
@@ -106,4 +106,4 @@ TEST(InterPodAffinityHints, NodeAddedWithoutTheAffinityKey) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity::testutil
+}  // namespace stowage::plugins::inter_pod_affinity::testutil::events_test

@@ -9,7 +9,7 @@
 
 #include "tests/unit/plugins/inter_pod_affinity/test_util.h"
 
-namespace stowage::plugins::inter_pod_affinity::testutil {
+namespace stowage::plugins::inter_pod_affinity::testutil::filter_test {
 namespace {
 
 using framework::Code;
@@ -317,4 +317,4 @@ TEST(InterPodAffinityFilter, DeferredResizeIsSkippedOnlyWithTheGate) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity::testutil
+}  // namespace stowage::plugins::inter_pod_affinity::testutil::filter_test

@@ -14,7 +14,7 @@
 #include "pkg/cache/snapshot.h"
 #include "tests/unit/plugins/inter_pod_affinity/test_util.h"
 
-namespace stowage::plugins::inter_pod_affinity::testutil {
+namespace stowage::plugins::inter_pod_affinity::testutil::incremental_test {
 namespace {
 
 // Plugins read the cache's snapshot, whose change log is what the kept counts follow.
@@ -184,4 +184,4 @@ TEST(InterPodAffinityIncremental, KeptCountsMatchCountsFromScratchAcrossSnapshot
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity::testutil
+}  // namespace stowage::plugins::inter_pod_affinity::testutil::incremental_test

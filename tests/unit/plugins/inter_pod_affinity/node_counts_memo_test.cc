@@ -14,7 +14,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::inter_pod_affinity {
+namespace stowage::plugins::inter_pod_affinity::node_counts_memo_test {
 namespace {
 
 using stowage::testing::BuildNode;
@@ -104,4 +104,4 @@ TEST(NodeCountsMemo, WithoutAChangeLogRecomputesEveryNodeEachTime) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity
+}  // namespace stowage::plugins::inter_pod_affinity::node_counts_memo_test

@@ -9,7 +9,7 @@
 
 #include "tests/unit/plugins/inter_pod_affinity/test_util.h"
 
-namespace stowage::plugins::inter_pod_affinity::testutil {
+namespace stowage::plugins::inter_pod_affinity::testutil::prefilter_state_test {
 namespace {
 
 api::NodePtr Node(std::string name, std::string region, std::string zone) {
@@ -124,4 +124,4 @@ TEST(InterPodAffinityPreFilterExtensions, WithoutStateIsAnError) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity::testutil
+}  // namespace stowage::plugins::inter_pod_affinity::testutil::prefilter_state_test

@@ -10,7 +10,7 @@
 
 #include "tests/unit/plugins/inter_pod_affinity/test_util.h"
 
-namespace stowage::plugins::inter_pod_affinity::testutil {
+namespace stowage::plugins::inter_pod_affinity::testutil::score_test {
 namespace {
 
 api::WeightedPodAffinityTerm W(int32_t weight, std::string value, std::string topology,
@@ -174,4 +174,4 @@ TEST(InterPodAffinityScore, WithoutPreScoreStateIsAnError) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity::testutil
+}  // namespace stowage::plugins::inter_pod_affinity::testutil::score_test

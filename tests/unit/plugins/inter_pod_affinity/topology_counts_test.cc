@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace stowage::plugins::inter_pod_affinity {
+namespace stowage::plugins::inter_pod_affinity::topology_counts_test {
 namespace {
 
 api::StringMap Labels(std::string host, std::string zone) {
@@ -68,4 +68,4 @@ TEST(TopologyCounts, UpdateDropsPairsAtZeroAndAddKeepsThem) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::inter_pod_affinity
+}  // namespace stowage::plugins::inter_pod_affinity::topology_counts_test

@@ -10,7 +10,7 @@
 #include "pkg/plugins/node_affinity/node_affinity.h"
 #include "tests/unit/plugins/node_affinity/test_util.h"
 
-namespace stowage::plugins::node_affinity::testutil {
+namespace stowage::plugins::node_affinity::testutil::node_affinity_events_test {
 namespace {
 
 using framework::Code;
@@ -80,4 +80,4 @@ TEST(NodeAffinityEvents, IsSchedulableAfterNodeChange) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_affinity::testutil
+}  // namespace stowage::plugins::node_affinity::testutil::node_affinity_events_test

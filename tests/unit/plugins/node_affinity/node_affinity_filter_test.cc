@@ -12,7 +12,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/unit/plugins/node_affinity/test_util.h"
 
-namespace stowage::plugins::node_affinity::testutil {
+namespace stowage::plugins::node_affinity::testutil::node_affinity_filter_test {
 namespace {
 
 using framework::Code;
@@ -287,4 +287,4 @@ TEST(NodeAffinity, MessagesMatchUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_affinity::testutil
+}  // namespace stowage::plugins::node_affinity::testutil::node_affinity_filter_test

@@ -11,7 +11,7 @@
 #include "pkg/plugins/node_affinity/node_affinity.h"
 #include "tests/unit/plugins/node_affinity/test_util.h"
 
-namespace stowage::plugins::node_affinity::testutil {
+namespace stowage::plugins::node_affinity::testutil::node_affinity_score_test {
 namespace {
 
 using framework::Code;
@@ -175,4 +175,4 @@ TEST(NodeAffinityArgs, InvalidAddedAffinityFails) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_affinity::testutil
+}  // namespace stowage::plugins::node_affinity::testutil::node_affinity_score_test

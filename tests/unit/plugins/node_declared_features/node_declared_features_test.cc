@@ -10,7 +10,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::node_declared_features {
+namespace stowage::plugins::node_declared_features::node_declared_features_test {
 namespace {
 
 using framework::Code;
@@ -346,4 +346,4 @@ TEST(NodeDeclaredFeatures, FactoryReadsTheGate) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_declared_features
+}  // namespace stowage::plugins::node_declared_features::node_declared_features_test

@@ -10,7 +10,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::plugins::node_name {
+namespace stowage::plugins::node_name::node_name_test {
 namespace {
 
 using framework::Code;
@@ -90,4 +90,4 @@ TEST(NodeName, MessageMatchesUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_name
+}  // namespace stowage::plugins::node_name::node_name_test

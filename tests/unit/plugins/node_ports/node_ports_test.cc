@@ -11,7 +11,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::plugins::node_ports {
+namespace stowage::plugins::node_ports::node_ports_test {
 namespace {
 
 using framework::Code;
@@ -200,4 +200,4 @@ TEST(NodePorts, MessageMatchesUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_ports
+}  // namespace stowage::plugins::node_ports::node_ports_test

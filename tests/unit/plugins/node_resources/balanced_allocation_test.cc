@@ -11,7 +11,7 @@
 #include "stowage/plugin_config/args.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
-namespace stowage::plugins::node_resources {
+namespace stowage::plugins::node_resources::balanced_allocation_test {
 namespace {
 
 using stowage::testing::BuildPod;
@@ -205,4 +205,4 @@ TEST(BalancedAllocation, Args) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources
+}  // namespace stowage::plugins::node_resources::balanced_allocation_test

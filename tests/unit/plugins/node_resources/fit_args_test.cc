@@ -6,7 +6,7 @@
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/fit_score_cases.h"
 
-namespace stowage::plugins::node_resources::testutil {
+namespace stowage::plugins::node_resources::testutil::fit_args_test {
 namespace {
 
 TEST(FitArgs, StrategyAndResourcesAreTakenAsGiven) {
@@ -45,4 +45,4 @@ TEST(FitArgs, WrongArgsKindIsUpstreamsError) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources::testutil
+}  // namespace stowage::plugins::node_resources::testutil::fit_args_test

@@ -11,7 +11,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"
 
-namespace stowage::plugins::node_resources {
+namespace stowage::plugins::node_resources::fit_dra_test {
 namespace {
 
 using framework::Code;
@@ -190,4 +190,4 @@ TEST_F(DraScoringTest, BalancedAllocationWeighsTheClassDevicesToo) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources
+}  // namespace stowage::plugins::node_resources::fit_dra_test

@@ -10,7 +10,7 @@
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
-namespace stowage::plugins::node_resources {
+namespace stowage::plugins::node_resources::fit_events_test {
 namespace {
 
 using framework::EventObject;
@@ -214,4 +214,4 @@ TEST(FitEvents, HaveAnyRequestedResourcesIncreased) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources
+}  // namespace stowage::plugins::node_resources::fit_events_test

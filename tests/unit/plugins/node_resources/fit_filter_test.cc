@@ -13,7 +13,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/unit/plugins/node_resources/test_util.h"
 
-namespace stowage::plugins::node_resources {
+namespace stowage::plugins::node_resources::fit_filter_test {
 namespace {
 
 using framework::Code;
@@ -437,4 +437,4 @@ TEST(FitFilter, MessagesMatchUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources
+}  // namespace stowage::plugins::node_resources::fit_filter_test

@@ -5,7 +5,7 @@
 #include "pkg/plugins/node_resources/fit.h"
 #include "tests/unit/plugins/node_resources/fit_score_cases.h"
 
-namespace stowage::plugins::node_resources::testutil {
+namespace stowage::plugins::node_resources::testutil::fit_score_test {
 namespace {
 
 TEST_P(FitScoreTest, WithAndWithoutPreScore) {
@@ -152,4 +152,4 @@ TEST(FitScore, RequestedToCapacityRatioRoundsHalfAwayFromZero) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources::testutil
+}  // namespace stowage::plugins::node_resources::testutil::fit_score_test

@@ -1,7 +1,7 @@
 // LeastAllocated scores, mirroring upstream least_allocated_test.go.
 #include "tests/unit/plugins/node_resources/fit_score_cases.h"
 
-namespace stowage::plugins::node_resources::testutil {
+namespace stowage::plugins::node_resources::testutil::least_allocated_test {
 namespace {
 
 INSTANTIATE_TEST_SUITE_P(
@@ -89,4 +89,4 @@ INSTANTIATE_TEST_SUITE_P(
     CaseName);
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources::testutil
+}  // namespace stowage::plugins::node_resources::testutil::least_allocated_test

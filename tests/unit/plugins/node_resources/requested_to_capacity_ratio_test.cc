@@ -2,7 +2,7 @@
 // (TestRequestedToCapacityRatioScoringStrategy, TestResourceBinPacking*Extended).
 #include "tests/unit/plugins/node_resources/fit_score_cases.h"
 
-namespace stowage::plugins::node_resources::testutil {
+namespace stowage::plugins::node_resources::testutil::requested_to_capacity_ratio_test {
 namespace {
 
 INSTANTIATE_TEST_SUITE_P(
@@ -93,4 +93,4 @@ INSTANTIATE_TEST_SUITE_P(
     CaseName);
 
 }  // namespace
-}  // namespace stowage::plugins::node_resources::testutil
+}  // namespace stowage::plugins::node_resources::testutil::requested_to_capacity_ratio_test

@@ -9,7 +9,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::plugins::node_unschedulable {
+namespace stowage::plugins::node_unschedulable::node_unschedulable_test {
 namespace {
 
 using framework::Code;
@@ -163,4 +163,4 @@ TEST(NodeUnschedulable, MessageMatchesUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_unschedulable
+}  // namespace stowage::plugins::node_unschedulable::node_unschedulable_test

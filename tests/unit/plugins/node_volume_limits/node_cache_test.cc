@@ -10,7 +10,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"
 
-namespace stowage::plugins::node_volume_limits {
+namespace stowage::plugins::node_volume_limits::node_cache_test {
 namespace {
 
 using framework::Code;
@@ -146,4 +146,4 @@ TEST(NodeVolumeLimitsCache, PrunedWhenNodesGo) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::node_volume_limits
+}  // namespace stowage::plugins::node_volume_limits::node_cache_test

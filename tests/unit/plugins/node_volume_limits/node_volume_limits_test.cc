@@ -15,7 +15,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fake_lister.h"
 
-namespace stowage::plugins::node_volume_limits {
+namespace stowage::plugins::node_volume_limits::node_volume_limits_test {
 namespace {
 
 using framework::Code;
@@ -692,4 +692,4 @@ TEST(NodeVolumeLimits, HintCSINodeUpdated) {
 TEST(NodeVolumeLimits, RegisteredName) { EXPECT_EQ(kName, names::kNodeVolumeLimits); }
 
 }  // namespace
-}  // namespace stowage::plugins::node_volume_limits
+}  // namespace stowage::plugins::node_volume_limits::node_volume_limits_test

@@ -10,7 +10,7 @@
 
 #include "tests/unit/plugins/pod_topology_spread/test_util.h"
 
-namespace stowage::plugins::pod_topology_spread::testutil {
+namespace stowage::plugins::pod_topology_spread::testutil::filtering_test {
 namespace {
 
 using framework::Code;
@@ -275,4 +275,4 @@ TEST(PreFilterTest, FilterWithoutPreFilterIsAnError) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::pod_topology_spread::testutil
+}  // namespace stowage::plugins::pod_topology_spread::testutil::filtering_test

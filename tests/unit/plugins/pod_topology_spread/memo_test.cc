@@ -12,7 +12,7 @@
 #include "pkg/cache/snapshot.h"
 #include "tests/unit/plugins/pod_topology_spread/test_util.h"
 
-namespace stowage::plugins::pod_topology_spread::testutil {
+namespace stowage::plugins::pod_topology_spread::testutil::memo_test {
 namespace {
 
 // A handle whose snapshot is the cache's, as the scheduler's is.
@@ -283,4 +283,4 @@ TEST_F(MemoTest, StaysBoundedOverManyQueries) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::pod_topology_spread::testutil
+}  // namespace stowage::plugins::pod_topology_spread::testutil::memo_test

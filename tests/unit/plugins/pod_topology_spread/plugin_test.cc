@@ -8,7 +8,7 @@
 #include "pkg/plugins/names.h"
 #include "tests/unit/plugins/pod_topology_spread/test_util.h"
 
-namespace stowage::plugins::pod_topology_spread::testutil {
+namespace stowage::plugins::pod_topology_spread::testutil::plugin_test {
 namespace {
 
 using framework::EventObject;
@@ -214,4 +214,4 @@ TEST_F(HintTest, TargetPodChanges) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::pod_topology_spread::testutil
+}  // namespace stowage::plugins::pod_topology_spread::testutil::plugin_test

@@ -12,7 +12,7 @@
 
 #include "tests/unit/plugins/pod_topology_spread/test_util.h"
 
-namespace stowage::plugins::pod_topology_spread::testutil {
+namespace stowage::plugins::pod_topology_spread::testutil::pre_filter_extensions_test {
 namespace {
 
 struct UpdateCase {
@@ -208,4 +208,4 @@ TEST(CriticalPathsTest, KeepsTheMinimumWhateverTheOrder) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::pod_topology_spread::testutil
+}  // namespace stowage::plugins::pod_topology_spread::testutil::pre_filter_extensions_test

@@ -12,7 +12,7 @@
 
 #include "tests/unit/plugins/pod_topology_spread/test_util.h"
 
-namespace stowage::plugins::pod_topology_spread::testutil {
+namespace stowage::plugins::pod_topology_spread::testutil::scoring_test {
 namespace {
 
 using Scores = std::vector<std::pair<std::string, int64_t>>;
@@ -300,4 +300,4 @@ TEST(PreScoreTest, SkipsWithoutScheduleAnywayConstraints) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::pod_topology_spread::testutil
+}  // namespace stowage::plugins::pod_topology_spread::testutil::scoring_test

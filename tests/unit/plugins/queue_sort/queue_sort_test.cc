@@ -10,7 +10,7 @@
 #include "tests/testing/builders.h"
 #include "tests/testing/fake_handle.h"
 
-namespace stowage::plugins::queue_sort {
+namespace stowage::plugins::queue_sort::queue_sort_test {
 namespace {
 
 framework::QueuedPodInfo Queued(std::optional<int32_t> priority, MonoTime ts) {
@@ -66,4 +66,4 @@ TEST(PrioritySort, Factory) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::queue_sort
+}  // namespace stowage::plugins::queue_sort::queue_sort_test

@@ -9,7 +9,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::plugins::scheduling_gates {
+namespace stowage::plugins::scheduling_gates::scheduling_gates_test {
 namespace {
 
 using framework::Code;
@@ -89,4 +89,4 @@ TEST(SchedulingGates, MessageMatchesUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::scheduling_gates
+}  // namespace stowage::plugins::scheduling_gates::scheduling_gates_test

@@ -10,7 +10,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/fixtures.h"
 
-namespace stowage::plugins::taint_toleration {
+namespace stowage::plugins::taint_toleration::taint_toleration_test {
 namespace {
 
 using framework::Code;
@@ -338,4 +338,4 @@ TEST(TaintToleration, MessageMatchesUpstream) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::taint_toleration
+}  // namespace stowage::plugins::taint_toleration::taint_toleration_test

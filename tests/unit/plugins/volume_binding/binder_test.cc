@@ -13,7 +13,7 @@
 #include "tests/testing/fake_handle.h"
 #include "tests/testing/storage_handle.h"
 
-namespace stowage::plugins::volume_binding {
+namespace stowage::plugins::volume_binding::binder_test {
 namespace {
 
 using framework::Code;
@@ -415,4 +415,4 @@ TEST(Binder, HintsQueueOnlyForWhatMayHelp) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::volume_binding
+}  // namespace stowage::plugins::volume_binding::binder_test

@@ -15,7 +15,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/storage_handle.h"
 
-namespace stowage::plugins::volume_binding {
+namespace stowage::plugins::volume_binding::volume_binding_test {
 namespace {
 
 using framework::Code;
@@ -390,4 +390,4 @@ TEST(VolumeBinding, RegistersTheStorageEvents) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::volume_binding
+}  // namespace stowage::plugins::volume_binding::volume_binding_test

@@ -14,7 +14,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/storage_handle.h"
 
-namespace stowage::plugins::volume_restrictions {
+namespace stowage::plugins::volume_restrictions::volume_restrictions_test {
 namespace {
 
 using framework::Code;
@@ -256,4 +256,4 @@ TEST(VolumeRestrictions, MessagesAndNameAreUpstreams) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::volume_restrictions
+}  // namespace stowage::plugins::volume_restrictions::volume_restrictions_test

@@ -14,7 +14,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/storage_handle.h"
 
-namespace stowage::plugins::volume_zone {
+namespace stowage::plugins::volume_zone::volume_zone_test {
 namespace {
 
 using framework::Code;
@@ -282,4 +282,4 @@ TEST(VolumeZone, MessagesAndNameAreUpstreams) {
 }
 
 }  // namespace
-}  // namespace stowage::plugins::volume_zone
+}  // namespace stowage::plugins::volume_zone::volume_zone_test
