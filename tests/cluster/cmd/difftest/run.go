@@ -68,7 +68,8 @@ type Outcome struct {
 	// Attempts is how many times the scheduler's log says it tried the pod.
 	Attempts int `json:"attempts,omitempty"`
 	// Nominated is the first status.nominatedNodeName the pod had; Victims the pods deleted or
-	// left terminating with the DisruptionTarget condition while it was decided (serial mode).
+	// left terminating with the DisruptionTarget condition while it was decided, but those an
+	// earlier pod preempted (serial mode, victims.go).
 	Nominated string   `json:"nominated,omitempty"`
 	Victims   []string `json:"victims,omitempty"`
 	// Claims: what became of each of the pod's claims (storage profile, volumes.go).
@@ -139,11 +140,13 @@ type Runner struct {
 	// The dra profile: whether outcomes read the pods' ResourceClaims (dra.go).
 	dra        bool
 	unreleased string // the last claim found allocated and reserved by nobody (dra.go)
-	// What the pod informer saw of preemption since the state's pods began to come (evictions).
+	// What the informers saw of preemption since the state's pods began to come (victims.go).
 	mu        sync.Mutex
-	victims   []string           // pods deleted or terminating with the DisruptionTarget condition
+	victims   []victim           // pods deleted or terminating with the DisruptionTarget condition
 	evicted   map[types.UID]bool // the same, as a set
 	nominated map[string]string  // pod -> the first status.nominatedNodeName it had
+	// victim -> the pod its Preempted event names as the related object (the preemptor)
+	preemptors map[types.UID]types.UID
 }
 
 // NewRunner starts a pod informer (every namespace: the cluster holds only the test's).
@@ -161,7 +164,11 @@ func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir str
 		default:
 		}
 	}
-	_, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	events, err := x.watchPreemptedEvents(f)
+	if err != nil {
+		return nil, err
+	}
+	_, err = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { notify(obj, false) },
 		UpdateFunc: func(_, obj any) { notify(obj, false) },
 		DeleteFunc: func(obj any) {
@@ -174,8 +181,8 @@ func NewRunner(ctx context.Context, cs kubernetes.Interface, kubeconfig, dir str
 		return nil, err
 	}
 	f.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
-		return nil, fmt.Errorf("pod informer did not sync")
+	if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced, events.HasSynced) {
+		return nil, fmt.Errorf("pod and event informers did not sync")
 	}
 	_, err = cs.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
 		metav1.CreateOptions{})
@@ -193,39 +200,6 @@ func (x *Runner) schedulerConfig(st *State) (string, error) {
 	}
 	path := filepath.Join(x.dir, fmt.Sprintf("scheduler-config-%d.yaml", st.Seed))
 	return path, writeSchedulerConfig(path, x.kubeconfig, st.Scoring)
-}
-
-// observe records a pod's first nominated node, and the pod as a victim once it is deleted or
-// terminating with the DisruptionTarget condition a preempting scheduler sets before deleting it.
-func (x *Runner) observe(obj any, deleted bool) {
-	p, ok := obj.(*v1.Pod)
-	if !ok {
-		return
-	}
-	k := podKey(p)
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if n := p.Status.NominatedNodeName; n != "" && x.nominated[k] == "" {
-		x.nominated[k] = n
-	}
-	// By UID: a victim that re-pinning (repin.go) brought back can be evicted again.
-	if (deleted || p.DeletionTimestamp != nil) && disruptionTarget(p) && !x.evicted[p.UID] {
-		x.evicted[p.UID] = true
-		x.victims = append(x.victims, k)
-	}
-}
-
-func (x *Runner) resetEvictions() {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.victims, x.evicted, x.nominated = nil, map[types.UID]bool{}, map[string]string{}
-}
-
-// victimsSince returns the victims recorded after the first mark of them, sorted, and the new mark.
-func (x *Runner) victimsSince(mark int) ([]string, int) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return victimKeys(x.victims[mark:]), len(x.victims)
 }
 
 // boundPods returns the pods bound to each node, as the informer has them.
@@ -535,6 +509,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 	preemption bool) ([]Outcome, error) {
 	var out []Outcome
 	mark := 0
+	decided := map[types.UID]bool{} // the UIDs of the pods decided so far (preemption)
 	// Set once a preemption differed from one upstream left nominated: no re-pinning can make the
 	// clusters equal again, the later pods are not compared (compare.go), and upstream's later
 	// victims may be pods this run already evicted.
@@ -557,10 +532,12 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 		if preemption && ok {
 			o = x.settle(ctx, &pods[i], alive)
 			o.onNodes = onNodes
+			var self types.UID
 			if p, err := x.pods.Pods(pods[i].Namespace).Get(name); err == nil {
-				o.pod = p
+				o.pod, self = p, p.UID
 			}
-			o.Victims, mark = x.victimsSince(mark)
+			o.Victims, mark = x.attribute(ctx, decided, self, mark)
+			decided[self] = true
 		}
 		if x.storage {
 			var err error
@@ -589,7 +566,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 			if err := x.repinVictims(ctx, o.Victims, up.Victims, onNodes); err != nil {
 				return nil, err
 			}
-			_, mark = x.victimsSince(mark) // upstream's victims evicted here belong to no later pod
+			mark = x.victimMark() // upstream's victims evicted here belong to no later pod
 		}
 		started := startBase.Add(time.Duration(10000+i) * time.Minute)
 		if o.Node != "" && o.Node == want {
