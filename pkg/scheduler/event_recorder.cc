@@ -48,6 +48,15 @@ std::string SeriesKey(const api::EventRecord& e) {
                   e.related.uid, e.related.resource_version});
 }
 
+// The fields of a key in order (JoinKey ends each with the separator).
+std::vector<std::string_view> SplitKey(std::string_view key) {
+  std::vector<std::string_view> parts;
+  for (size_t end; (end = key.find('\x1f')) != std::string_view::npos; key.remove_prefix(end + 1)) {
+    parts.push_back(key.substr(0, end));
+  }
+  return parts;
+}
+
 // client-go's getSpamKey: source, object and event type.
 std::string SpamKey(const api::EventRecord& e) {
   return JoinKey({e.regarding.uid, e.reporting_controller, e.reporting_instance, e.regarding_kind,
@@ -291,7 +300,7 @@ void EventRecorder::Process(Pending& p) {
   if (auto it = series_.find(key); it != series_.end()) {
     Cached& c = it->second;
     c.last_observed = p.at;
-    c.event.series_last_observed_time = p.event.event_time;
+    c.last_observed_time = p.event.event_time;
     // The second occurrence turns the event into a series at once; later ones wait for the
     // periodic writes.
     if (++c.count == 2) DispatchSeries(key, c);
@@ -303,7 +312,8 @@ void EventRecorder::Process(Pending& p) {
          p.event.regarding.name, p.event.reason);
     return;
   }
-  auto [it, inserted] = series_.emplace(key, Cached{p.event, p.at, p.at, 1});
+  auto [it, inserted] = series_.emplace(
+      key, Cached{p.event.name, p.event.event_time, p.event.note, {}, p.at, p.at, 1});
   (void)inserted;
   Dispatch(key, [this, e = std::move(p.event)] {
     if (Status s = Post(e); !s.ok()) {
@@ -314,13 +324,43 @@ void EventRecorder::Process(Pending& p) {
   });
 }
 
+api::EventRecord EventRecorder::EventOf(const std::string& key, const Cached& c) {
+  std::vector<std::string_view> f = SplitKey(key);
+  if (f.size() != 17) f.resize(17);  // cannot happen: every key is a SeriesKey
+  auto s = [&](size_t i) { return std::string(f[i]); };
+  api::EventRecord e;
+  e.name = c.name;
+  e.event_time = c.event_time;
+  e.note = c.note;
+  e.regarding.uid = s(0);
+  e.type = s(1);
+  e.action = s(2);
+  e.reason = s(3);
+  e.reporting_controller = s(4);
+  e.reporting_instance = s(5);
+  e.regarding_kind = s(6);
+  e.regarding_api_version = s(7);
+  e.regarding.namespace_ = s(8);
+  e.regarding.name = s(9);
+  e.regarding.resource_version = s(10);
+  e.related_kind = s(11);
+  e.related_api_version = s(12);
+  e.related.namespace_ = s(13);
+  e.related.name = s(14);
+  e.related.uid = s(15);
+  e.related.resource_version = s(16);
+  e.namespace_ = e.regarding.namespace_.empty() ? "default" : e.regarding.namespace_;
+  e.series_count = c.count;
+  e.series_last_observed_time = c.last_observed_time;
+  return e;
+}
+
 bool EventRecorder::UpdateQueuedSeries(Cached& c) {
-  c.event.series_count = c.count;
   if (c.queued == nullptr) return false;
   MutexLock l(c.queued->mu);
   if (c.queued->started) return false;
   c.queued->event.series_count = c.count;
-  c.queued->event.series_last_observed_time = c.event.series_last_observed_time;
+  c.queued->event.series_last_observed_time = c.last_observed_time;
   c.written = c.count;
   return true;
 }
@@ -331,7 +371,7 @@ void EventRecorder::DispatchSeries(const std::string& key, Cached& c) {
   auto w = std::make_shared<SeriesWrite>();
   {
     MutexLock l(w->mu);
-    w->event = c.event;
+    w->event = EventOf(key, c);
   }
   c.queued = w;
   Dispatch(key, [this, w] {
@@ -401,7 +441,7 @@ void EventRecorder::RunPeriodic(MonoTime now) {
           forget = UpdateQueuedSeries(c);
           if (!forget) {
             c.written = c.count;
-            forget = WriteSeries(c.event);
+            forget = WriteSeries(EventOf(it->first, c));
           }
         }
       } else {
@@ -423,7 +463,7 @@ void EventRecorder::RunPeriodic(MonoTime now) {
     for (auto& [key, c] : series_) {
       if (c.count < 2 || UpdateQueuedSeries(c)) continue;
       c.written = c.count;
-      WriteSeries(c.event);
+      WriteSeries(EventOf(key, c));
     }
     next_refresh_ = now + options_.series_refresh_interval;
   }

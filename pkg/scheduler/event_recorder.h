@@ -130,8 +130,13 @@ class EventRecorder {
     api::EventRecord event GUARDED_BY(mu);
     bool started GUARDED_BY(mu) = false;
   };
+  // An event kept for its series: only what its series key does not hold (EventOf puts the
+  // event back together), as thousands are kept for 6 minutes.
   struct Cached {
-    api::EventRecord event;  // as first written
+    std::string name;
+    std::string event_time;          // of the first occurrence
+    std::string note;                // of the first occurrence
+    std::string last_observed_time;  // of the latest occurrence, once a series
     MonoTime first_seen;
     MonoTime last_observed;
     int32_t count = 1;    // >= 2 once a series
@@ -165,6 +170,8 @@ class EventRecorder {
   bool UpdateQueuedSeries(Cached& c);
   void RunPeriodic(MonoTime now);
   bool AllowSpam(const api::EventRecord& e, MonoTime now);
+  // The event of series key as first written, with c's count and last observed time.
+  static api::EventRecord EventOf(const std::string& key, const Cached& c);
   // Writes the series of e (series_count set); false when the failure is worth retrying later.
   bool WriteSeries(const api::EventRecord& e);
   Status Post(const api::EventRecord& e);

@@ -332,6 +332,33 @@ TEST(EventRecorder, ExpiredSeriesEventIsCreatedAgain) {
   EXPECT_EQ(f.recorder->failed_writes(), 0u);
 }
 
+// A series keeps only what its key does not hold of the event; the event it creates again is
+// the first one whole, every field of both objects included, with the series added.
+TEST(EventRecorder, ExpiredSeriesEventIsTheFirstEventWithItsSeries) {
+  Fixture f;
+  f.transport->SetAnswer([](const client::HttpRequest& r) -> std::optional<int> {
+    return r.method == "PATCH" ? 404 : 201;
+  });
+  api::Pod victim = MakePod("victim"), preemptor = MakePod("high", "12");
+  victim.metadata.namespace_.clear();  // the event goes to "default"
+  for (int i = 0; i < 2; ++i) {
+    f.recorder->Record(victim, "my-scheduler", "Normal", "Preempted", "Preempting",
+                       "Preempted by pod uid-high on node n1", &preemptor);
+    f.clock.Advance(std::chrono::seconds(3));
+  }
+  f.recorder->SyncForTest();
+  auto posts = f.transport->RequestsOf("POST");
+  ASSERT_EQ(posts.size(), 2u);
+  EXPECT_THAT(posts[1].target, StartsWith("/apis/events.k8s.io/v1/namespaces/default/events"));
+  json first = json::parse(posts[0].body), again = json::parse(posts[1].body);
+  EXPECT_EQ(again["series"]["count"], 2);
+  EXPECT_NE(again["series"]["lastObservedTime"], first["eventTime"]);
+  again.erase("series");
+  EXPECT_EQ(again, first);
+  EXPECT_EQ(first["related"]["resourceVersion"], "12");
+  EXPECT_EQ(first["reportingInstance"], "my-scheduler-host-1");
+}
+
 TEST(EventRecorder, RejectedWritesAreCountedNotRetried) {
   Fixture f;
   f.transport->SetAnswer([](const client::HttpRequest&) -> std::optional<int> { return 422; });
