@@ -63,6 +63,8 @@ function(stowage_check_headers target rel)
     target_sources(check_headers_${target} PRIVATE ${srcs})
   elseif(srcs)
     add_library(check_headers_${target} OBJECT EXCLUDE_FROM_ALL ${srcs})
+    # Never batched (tests/ turns on unity builds for its libraries too): one header per unit.
+    set_target_properties(check_headers_${target} PROPERTIES UNITY_BUILD OFF)
     target_link_libraries(check_headers_${target} PRIVATE ${target})
     add_dependencies(check_headers check_headers_${target})
   endif()
