@@ -2290,10 +2290,9 @@ static_assert(Fits<decltype(Taint::value), Type::kString, false, 0, void, false>
 static_assert(Fits<decltype(Taint::effect), Type::kString, false, 0, void, false>(),
               "pkg/api/schema/core.txt:233: Taint::effect must hold a std::string");
 
-// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:235)
+// --- NodeStatus <- k8s.io/api/core/v1.NodeStatus (pkg/api/schema/core.txt:237)
 
 struct NodeStatusTags {
-  static constexpr Tag kCapacity{"capacity", 1, Wire::kLen, Type::kResourceList, false, false};
   static constexpr Tag kAllocatable{"allocatable",       2,     Wire::kLen,
                                     Type::kResourceList, false, false};
   static constexpr Tag kConditions{"conditions", 4, Wire::kLen, Type::kMessage, true, false};
@@ -2305,7 +2304,6 @@ struct NodeStatusTags {
 template <typename V, Is<NodeStatus> T>
 void VisitFields(V& v, T& o) {
   using Tags = NodeStatusTags;
-  v.Field(Tags::kCapacity, o.capacity);
   v.Field(Tags::kAllocatable, o.allocatable);
   v.Field(Tags::kConditions, o.conditions);
   v.Field(Tags::kImages, o.images);
@@ -2316,7 +2314,6 @@ template <typename V, Is<NodeStatus> T>
 bool VisitNumber(V& v, T& o, uint32_t number) {
   using Tags = NodeStatusTags;
   switch (number) {
-    case 1: v.Field(Tags::kCapacity, o.capacity); return true;
     case 2: v.Field(Tags::kAllocatable, o.allocatable); return true;
     case 4: v.Field(Tags::kConditions, o.conditions); return true;
     case 8: v.Field(Tags::kImages, o.images); return true;
@@ -2325,28 +2322,22 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
   return false;
 }
 
-static_assert(Fits<decltype(NodeStatus::capacity), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:236: NodeStatus::capacity must hold a ResourceList");
 static_assert(Fits<decltype(NodeStatus::allocatable), Type::kResourceList, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:237: NodeStatus::allocatable must hold a ResourceList");
+              "pkg/api/schema/core.txt:238: NodeStatus::allocatable must hold a ResourceList");
 static_assert(
     Fits<decltype(NodeStatus::conditions), Type::kMessage, true, 0, NodeCondition, false>(),
-    "pkg/api/schema/core.txt:238: NodeStatus::conditions must hold a list of NodeCondition");
+    "pkg/api/schema/core.txt:239: NodeStatus::conditions must hold a list of NodeCondition");
 static_assert(Fits<decltype(NodeStatus::images), Type::kMessage, true, 0, ContainerImage, false>(),
-              "pkg/api/schema/core.txt:239: NodeStatus::images must hold a list of ContainerImage");
+              "pkg/api/schema/core.txt:240: NodeStatus::images must hold a list of ContainerImage");
 static_assert(
     Fits<decltype(NodeStatus::declared_features), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:240: NodeStatus::declared_features must hold a list of a std::string");
+    "pkg/api/schema/core.txt:241: NodeStatus::declared_features must hold a list of a std::string");
 
-// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:242)
+// --- NodeCondition <- k8s.io/api/core/v1.NodeCondition (pkg/api/schema/core.txt:243)
 
 struct NodeConditionTags {
   static constexpr Tag kType{"type", 1, Wire::kLen, Type::kString, false, false};
   static constexpr Tag kStatus{"status", 2, Wire::kLen, Type::kString, false, false};
-  static constexpr Tag kLastTransitionTime{"lastTransitionTime", 4,     Wire::kLen,
-                                           Type::kTime,          false, false};
-  static constexpr Tag kReason{"reason", 5, Wire::kLen, Type::kString, false, false};
-  static constexpr Tag kMessage{"message", 6, Wire::kLen, Type::kString, false, false};
 };
 
 template <typename V, Is<NodeCondition> T>
@@ -2354,9 +2345,6 @@ void VisitFields(V& v, T& o) {
   using Tags = NodeConditionTags;
   v.Field(Tags::kType, o.type);
   v.Field(Tags::kStatus, o.status);
-  v.Field(Tags::kLastTransitionTime, o.last_transition_time);
-  v.Field(Tags::kReason, o.reason);
-  v.Field(Tags::kMessage, o.message);
 }
 
 template <typename V, Is<NodeCondition> T>
@@ -2365,27 +2353,16 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
   switch (number) {
     case 1: v.Field(Tags::kType, o.type); return true;
     case 2: v.Field(Tags::kStatus, o.status); return true;
-    case 4: v.Field(Tags::kLastTransitionTime, o.last_transition_time); return true;
-    case 5: v.Field(Tags::kReason, o.reason); return true;
-    case 6: v.Field(Tags::kMessage, o.message); return true;
   }
   return false;
 }
 
 static_assert(Fits<decltype(NodeCondition::type), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:243: NodeCondition::type must hold a std::string");
+              "pkg/api/schema/core.txt:244: NodeCondition::type must hold a std::string");
 static_assert(Fits<decltype(NodeCondition::status), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:244: NodeCondition::status must hold a std::string");
-static_assert(
-    Fits<decltype(NodeCondition::last_transition_time), Type::kTime, false, 0, void, false>(),
-    "pkg/api/schema/core.txt:245: NodeCondition::last_transition_time must hold a std::string (RFC "
-    "3339)");
-static_assert(Fits<decltype(NodeCondition::reason), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:246: NodeCondition::reason must hold a std::string");
-static_assert(Fits<decltype(NodeCondition::message), Type::kString, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:247: NodeCondition::message must hold a std::string");
+              "pkg/api/schema/core.txt:245: NodeCondition::status must hold a std::string");
 
-// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:249)
+// --- ContainerImage <- k8s.io/api/core/v1.ContainerImage (pkg/api/schema/core.txt:247)
 
 struct ContainerImageTags {
   static constexpr Tag kNames{"names", 1, Wire::kLen, Type::kString, true, false};
@@ -2411,9 +2388,9 @@ bool VisitNumber(V& v, T& o, uint32_t number) {
 
 static_assert(
     Fits<decltype(ContainerImage::names), Type::kString, true, 0, void, false>(),
-    "pkg/api/schema/core.txt:250: ContainerImage::names must hold a list of a std::string");
+    "pkg/api/schema/core.txt:248: ContainerImage::names must hold a list of a std::string");
 static_assert(Fits<decltype(ContainerImage::size_bytes), Type::kInt64, false, 0, void, false>(),
-              "pkg/api/schema/core.txt:251: ContainerImage::size_bytes must hold an int64_t");
+              "pkg/api/schema/core.txt:249: ContainerImage::size_bytes must hold an int64_t");
 
 // --- Namespace <- k8s.io/api/core/v1.Namespace (pkg/api/schema/core_other.txt:4)
 

@@ -282,6 +282,52 @@ int64_t NextGeneration() {
   return generation.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+NodeInfo::NodeInfo(const NodeInfo& other)
+    : node_(other.node_),
+      pods_(other.pods_),
+      requested_(other.requested_),
+      non_zero_requested_(other.non_zero_requested_),
+      allocatable_(other.allocatable_),
+      rare_(other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr),
+      generation_(other.generation_) {}
+
+NodeInfo& NodeInfo::operator=(const NodeInfo& other) {
+  if (this == &other) return *this;
+  node_ = other.node_;
+  pods_ = other.pods_;
+  requested_ = other.requested_;
+  non_zero_requested_ = other.non_zero_requested_;
+  allocatable_ = other.allocatable_;
+  if (!other.rare_) {
+    rare_.reset();
+  } else if (rare_) {
+    *rare_ = *other.rare_;  // reuses the vectors' and maps' storage
+  } else {
+    rare_ = std::make_unique<Rare>(*other.rare_);
+  }
+  generation_ = other.generation_;
+  return *this;
+}
+
+bool NodeInfo::Rare::empty() const {
+  return pods_with_affinity.empty() && pods_with_required_anti_affinity.empty() &&
+         used_ports.size() == 0 && image_states.empty() && pvc_ref_counts.empty();
+}
+
+const NodeInfo::Rare& NodeInfo::NoRare() {
+  static const Rare* none = new Rare();
+  return *none;
+}
+
+NodeInfo::Rare& NodeInfo::mutable_rare() {
+  if (!rare_) rare_ = std::make_unique<Rare>();
+  return *rare_;
+}
+
+void NodeInfo::DropEmptyRare() {
+  if (rare_ && rare_->empty()) rare_.reset();
+}
+
 const std::string& NodeInfo::name() const {
   static const std::string* empty = new std::string();
   return node_ ? node_->metadata.name : *empty;
@@ -308,17 +354,17 @@ void NodeInfo::Account(const PodInfo& p, int sign) {
   non_zero_requested_.memory += sign * p.non0_mem;
   for (const auto& hp : p.host_ports) {
     if (sign > 0) {
-      used_ports_.Add(hp);
+      mutable_rare().used_ports.Add(hp);
     } else {
-      used_ports_.Remove(hp);
+      mutable_rare().used_ports.Remove(hp);
     }
   }
   for (const std::string& key : p.pvc_keys) {
+    auto& counts = mutable_rare().pvc_ref_counts;
     if (sign > 0) {
-      ++pvc_ref_counts_[key];
-    } else if (auto it = pvc_ref_counts_.find(key);
-               it != pvc_ref_counts_.end() && --it->second <= 0) {
-      pvc_ref_counts_.erase(it);
+      ++counts[key];
+    } else if (auto it = counts.find(key); it != counts.end() && --it->second <= 0) {
+      counts.erase(it);
     }
   }
   generation_ = NextGeneration();
@@ -326,8 +372,10 @@ void NodeInfo::Account(const PodInfo& p, int sign) {
 
 void NodeInfo::AddPodInfo(PodInfoPtr pod) {
   Account(*pod, +1);
-  if (pod->has_affinity) pods_with_affinity_.push_back(pod);
-  if (pod->has_required_anti_affinity) pods_with_required_anti_affinity_.push_back(pod);
+  if (pod->has_affinity) mutable_rare().pods_with_affinity.push_back(pod);
+  if (pod->has_required_anti_affinity) {
+    mutable_rare().pods_with_required_anti_affinity.push_back(pod);
+  }
   pods_.push_back(std::move(pod));
 }
 
@@ -356,16 +404,20 @@ bool NodeInfo::RemovePod(const api::Pod& pod) {
     PodInfoPtr p = pods_[i];
     pods_[i] = std::move(pods_.back());
     pods_.pop_back();
-    RemoveFrom(pods_with_affinity_, pod);
-    RemoveFrom(pods_with_required_anti_affinity_, pod);
+    if (p->has_affinity || p->has_required_anti_affinity) {
+      RemoveFrom(mutable_rare().pods_with_affinity, pod);
+      RemoveFrom(mutable_rare().pods_with_required_anti_affinity, pod);
+    }
     Account(*p, -1);
+    DropEmptyRare();
     return true;
   }
   return false;
 }
 
 void NodeInfo::SetImageStates(std::unordered_map<std::string, ImageStateSummary> states) {
-  image_states_ = std::move(states);
+  if (!states.empty() || rare_) mutable_rare().image_states = std::move(states);
+  DropEmptyRare();
   generation_ = NextGeneration();
 }
 

@@ -422,13 +422,13 @@ NodeWrapper& NodeWrapper::Annotation(std::string key, std::string value) {
 }
 NodeWrapper& NodeWrapper::Capacity(const ResourceMap& resources) {
   api::ResourceList res = Merge(MakeResourceList({{"pods", "32"}}), resources);
-  node_.status.capacity = res;
+  capacity_ = res;
   node_.status.allocatable = std::move(res);
   return *this;
 }
 NodeWrapper& NodeWrapper::Capacity(std::string resource, std::string quantity) {
   ResourceMap one = {{std::move(resource), std::move(quantity)}};
-  node_.status.capacity = Merge(node_.status.capacity, one);
+  capacity_ = Merge(capacity_, one);
   node_.status.allocatable = Merge(node_.status.allocatable, one);
   return *this;
 }
@@ -463,8 +463,9 @@ NodeWrapper& NodeWrapper::DeclaredFeatures(std::vector<std::string> features) {
 }
 NodeWrapper& NodeWrapper::Condition(std::string type, std::string status, std::string message,
                                     std::string reason) {
-  node_.status.conditions = {
-      {std::move(type), std::move(status), std::move(reason), std::move(message), ""}};
+  node_.status.conditions = {{std::move(type), std::move(status)}};
+  condition_reason_ = std::move(reason);
+  condition_message_ = std::move(message);
   return *this;
 }
 

@@ -191,6 +191,10 @@ class NodeWrapper {
 
  private:
   api::Node node_;
+  // Written to the JSON only: stowage does not decode them.
+  api::ResourceList capacity_;
+  std::string condition_reason_;
+  std::string condition_message_;
 };
 inline NodeWrapper BuildNode() { return NodeWrapper(); }
 

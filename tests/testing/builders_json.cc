@@ -200,12 +200,12 @@ std::string NodeWrapper::Json() const {
     spec["taints"].push_back(taint);
   }
   if (node_.spec.unschedulable) spec["unschedulable"] = true;
-  json status = {{"capacity", Resources(node_.status.capacity)},
+  json status = {{"capacity", Resources(capacity_)},
                  {"allocatable", Resources(node_.status.allocatable)}};
   for (const auto& c : node_.status.conditions) {
     json cond = {{"type", c.type}, {"status", c.status}};
-    if (!c.reason.empty()) cond["reason"] = c.reason;
-    if (!c.message.empty()) cond["message"] = c.message;
+    if (!condition_reason_.empty()) cond["reason"] = condition_reason_;
+    if (!condition_message_.empty()) cond["message"] = condition_message_;
     status["conditions"].push_back(cond);
   }
   return json{{"apiVersion", "v1"},

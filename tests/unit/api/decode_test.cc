@@ -100,7 +100,7 @@ TEST(DecodeNode, ReadsTaintsResourcesImagesAndConditions) {
   EXPECT_EQ(node->spec.taints[0], (Taint{"dedicated", "infra", "NoSchedule"}));
   EXPECT_EQ(node->spec.taints[1].effect, "PreferNoSchedule");
   EXPECT_EQ(node->status.allocatable.Get("cpu")->MilliValue(), 7500);
-  EXPECT_EQ(node->status.capacity.Get("memory")->Value(), int64_t{32} << 30);
+  EXPECT_EQ(node->status.allocatable.Get("memory")->Value(), int64_t{31} << 30);
   EXPECT_EQ(node->status.allocatable.Get("example.com/gpu")->Value(), 2);
   ASSERT_EQ(node->status.images.size(), 1u);
   EXPECT_EQ(node->status.images[0].size_bytes, 320368);

@@ -174,7 +174,7 @@ TEST(SchemaGolden, EveryDeclaredFieldOfEveryKindComesThrough) {
   ExpectGolden<SubjectAccessReview>(27);
   ExpectGolden<ConfigMap>(19);
   ExpectGolden<Pod>(225);
-  ExpectGolden<Node>(38);
+  ExpectGolden<Node>(34);
 }
 
 // The golden volume sets every source whose fields the Volume keeps; the first of them in

@@ -62,7 +62,7 @@ TEST(ProtobufGoldenTest, RichFixturesCarryTheFieldsUnderTest) {
   EXPECT_FALSE(pod->status.container_statuses[1].resources->requests.has_value());
   auto node = DecodeProto<api::Node>(ReadFixture("proto/node-rich.pb"));
   ASSERT_TRUE(node.ok()) << node.status().ToString();
-  EXPECT_EQ(node->status.capacity.Get("cpu")->MilliValue(), 3800);
+  EXPECT_EQ(node->status.allocatable.Get("cpu")->MilliValue(), 3500);
   EXPECT_EQ(node->status.images[0].size_bytes, 187654321);
   EXPECT_EQ(node->status.conditions[0].type, "Ready");
 }
@@ -228,18 +228,18 @@ TEST(ProtobufDecodeTest, WrongWireTypeAndBadQuantityNameTheField) {
   auto got = DecodeProto<api::Pod>(Envelope("Pod", std::string("\x10\x01", 2)));
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().message(), "Pod: field 2: expected a length-delimited field");
-  // capacity {key "cpu", value Quantity{"1x"}} in a Node named n.
+  // allocatable {key "cpu", value Quantity{"1x"}} in a Node named n.
   std::string meta, quantity, entry, status, node;
   Put(meta, 1, "n");
   Put(quantity, 1, "1x");
   Put(entry, 1, "cpu");
   Put(entry, 2, quantity);
-  Put(status, 1, entry);
+  Put(status, 2, entry);
   Put(node, 1, meta);
   Put(node, 3, status);
   auto n = DecodeProto<api::Node>(Envelope("Node", node));
   ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.status().message().find("Node n: field 3.1[0].2: cpu: "), std::string::npos)
+  EXPECT_NE(n.status().message().find("Node n: field 3.2[0].2: cpu: "), std::string::npos)
       << n.status().ToString();
 }
 

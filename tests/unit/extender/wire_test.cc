@@ -44,7 +44,7 @@ TEST(EncodeExtenderArgs, OtherwiseSendsTheWholeNodesAndNullNames) {
   ASSERT_EQ(args["Nodes"]["items"].size(), 2u);
   EXPECT_EQ(args["Nodes"]["items"][0]["metadata"]["name"], "n1");
   EXPECT_EQ(args["Nodes"]["items"][0]["metadata"]["labels"]["gpu"], "yes");
-  EXPECT_EQ(args["Nodes"]["items"][1]["status"]["capacity"]["pods"], "32");
+  EXPECT_EQ(args["Nodes"]["items"][1]["status"]["allocatable"]["pods"], "32");
 }
 
 TEST(DecodeFilterResult, ReadsEveryField) {

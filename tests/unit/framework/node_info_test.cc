@@ -241,10 +241,62 @@ TEST(NodeInfo, ClaimsInUseAreCountedAndForgotten) {
   EXPECT_TRUE(ni.pvc_ref_counts().empty());
 }
 
-TEST(NodeInfo, SetNodeTakesAllocatableNotCapacity) {
+// The snapshot copies a cache NodeInfo over its own copy of the node: whatever the source lacks
+// (pods with affinity, host ports, claims, images) must be gone from the target afterwards, and
+// a copy must not share what the original changes later.
+TEST(NodeInfo, CopiesCarryAndClearPodsWithAffinityPortsClaimsAndImages) {
+  auto rich = std::make_shared<api::Pod>(*Pod("rich", {C({}, 8080)}));
+  rich->spec.affinity = api::Affinity{};
+  rich->spec.affinity->pod_anti_affinity = api::PodAffinity{};
+  rich->spec.affinity->pod_anti_affinity->required.push_back(api::PodAffinityTerm{});
+  api::Volume claim;
+  claim.name = "data";
+  claim.source = "persistentVolumeClaim";
+  claim.claim_name = "data";
+  rich->spec.volumes = {claim};
+  auto plain = Pod("plain", {C(RL({{"cpu", "1"}}))});
+
+  NodeInfo with;
+  with.SetNode(Node({}));
+  with.AddPodInfo(NewPodInfo(rich));
+  with.SetImageStates({{"img:1", ImageStateSummary{100, 1}}});
+  NodeInfo without;
+  without.SetNode(Node({}));
+  without.AddPodInfo(NewPodInfo(plain));
+
+  NodeInfo copy(with);
+  EXPECT_EQ(copy.pods_with_affinity().size(), 1u);
+  EXPECT_EQ(copy.pods_with_required_anti_affinity().size(), 1u);
+  EXPECT_EQ(copy.used_ports().size(), 1u);
+  EXPECT_EQ(copy.pvc_ref_counts().size(), 1u);
+  EXPECT_EQ(copy.image_states().size(), 1u);
+
+  with.RemovePod(*rich);  // the copy keeps what it had
+  EXPECT_TRUE(with.pods_with_affinity().empty());
+  EXPECT_EQ(copy.pods_with_affinity().size(), 1u);
+  EXPECT_EQ(copy.used_ports().size(), 1u);
+
+  copy = without;  // assigned over: nothing of the rich pod is left
+  EXPECT_TRUE(copy.pods_with_affinity().empty());
+  EXPECT_TRUE(copy.pods_with_required_anti_affinity().empty());
+  EXPECT_EQ(copy.used_ports().size(), 0u);
+  EXPECT_TRUE(copy.pvc_ref_counts().empty());
+  EXPECT_TRUE(copy.image_states().empty());
+  EXPECT_EQ(copy.pods().size(), 1u);
+  EXPECT_EQ(copy.requested().milli_cpu, 1000);
+
+  NodeInfo target(without);
+  target = with;  // and over a node without them, the images come along
+  EXPECT_EQ(target.image_states().size(), 1u);
+  EXPECT_TRUE(target.pods().empty());
+  with.SetImageStates({});
+  EXPECT_TRUE(with.image_states().empty());
+  EXPECT_EQ(target.image_states().size(), 1u);
+}
+
+TEST(NodeInfo, SetNodeTakesAllocatable) {
   auto node = std::make_shared<api::Node>();
   node->metadata.name = "n";
-  node->status.capacity = RL({{"cpu", "8"}, {"memory", "16Gi"}, {"pods", "250"}});
   node->status.allocatable = RL({{"cpu", "7500m"}, {"memory", "15Gi"}, {"pods", "110"}});
   NodeInfo ni;
   ni.SetNode(node);

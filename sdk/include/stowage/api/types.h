@@ -455,19 +455,17 @@ struct NodeSpec {
   friend bool operator==(const NodeSpec&, const NodeSpec&) = default;
 };
 
-// A node's condition; its heartbeat time, which changes with every status update and which
-// nothing here reads, is not kept.
+// A node's condition: its type and status, all a scheduler reads of it (a change of either is
+// the UpdateNodeCondition event, as upstream compares them); the times, reason and message,
+// which change with node status updates and cost every node five strings, are not kept.
 struct NodeCondition {
   std::string type;
   std::string status;  // True, False, Unknown
-  std::string reason;
-  std::string message;
-  std::string last_transition_time;
   friend bool operator==(const NodeCondition&, const NodeCondition&) = default;
 };
 
+// capacity is not decoded: the scheduler reads allocatable.
 struct NodeStatus {
-  ResourceList capacity;
   ResourceList allocatable;
   std::vector<NodeCondition> conditions;
   std::vector<ContainerImage> images;

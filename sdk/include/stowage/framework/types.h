@@ -164,26 +164,32 @@ int64_t NextGeneration();
 class NodeInfo {
  public:
   NodeInfo() = default;
+  NodeInfo(const NodeInfo& other);
+  NodeInfo& operator=(const NodeInfo& other);
+  NodeInfo(NodeInfo&&) noexcept = default;
+  NodeInfo& operator=(NodeInfo&&) noexcept = default;
 
   const api::Node* node() const { return node_.get(); }
   const api::NodePtr& node_ptr() const { return node_; }
   const std::string& name() const;
   const std::vector<PodInfoPtr>& pods() const { return pods_; }
-  const std::vector<PodInfoPtr>& pods_with_affinity() const { return pods_with_affinity_; }
+  const std::vector<PodInfoPtr>& pods_with_affinity() const { return rare().pods_with_affinity; }
   const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
-    return pods_with_required_anti_affinity_;
+    return rare().pods_with_required_anti_affinity;
   }
-  const HostPortInfo& used_ports() const { return used_ports_; }
+  const HostPortInfo& used_ports() const { return rare().used_ports; }
   const Resource& requested() const { return requested_; }
   const Resource& non_zero_requested() const { return non_zero_requested_; }
   const Resource& allocatable() const { return allocatable_; }
   // Images on this node, with how many nodes of the cluster hold each (set by the cache).
   const std::unordered_map<std::string, ImageStateSummary>& image_states() const {
-    return image_states_;
+    return rare().image_states;
   }
   int64_t generation() const { return generation_; }
   // How many of its pods use each claim, by "namespace/claim" (upstream's PVCRefCounts).
-  const std::unordered_map<std::string, int>& pvc_ref_counts() const { return pvc_ref_counts_; }
+  const std::unordered_map<std::string, int>& pvc_ref_counts() const {
+    return rare().pvc_ref_counts;
+  }
 
   void SetNode(api::NodePtr node);
   void RemoveNode();
@@ -193,18 +199,29 @@ class NodeInfo {
   void SetImageStates(std::unordered_map<std::string, ImageStateSummary> states);
 
  private:
+  // What most nodes have none of, held apart: the cache and every snapshot keep a NodeInfo per
+  // node, and without these a node costs 176 bytes less in each.
+  struct Rare {
+    std::vector<PodInfoPtr> pods_with_affinity;
+    std::vector<PodInfoPtr> pods_with_required_anti_affinity;
+    HostPortInfo used_ports;
+    std::unordered_map<std::string, ImageStateSummary> image_states;
+    std::unordered_map<std::string, int> pvc_ref_counts;
+    bool empty() const;
+  };
+  static const Rare& NoRare();
+  const Rare& rare() const { return rare_ ? *rare_ : NoRare(); }
+  Rare& mutable_rare();
+  // Frees rare_ once nothing is left in it.
+  void DropEmptyRare();
   void Account(const PodInfo& p, int sign);
 
   api::NodePtr node_;
   std::vector<PodInfoPtr> pods_;
-  std::vector<PodInfoPtr> pods_with_affinity_;
-  std::vector<PodInfoPtr> pods_with_required_anti_affinity_;
-  HostPortInfo used_ports_;
   Resource requested_;
   Resource non_zero_requested_;
   Resource allocatable_;
-  std::unordered_map<std::string, ImageStateSummary> image_states_;
-  std::unordered_map<std::string, int> pvc_ref_counts_;
+  std::unique_ptr<Rare> rare_;
   int64_t generation_ = 0;
 };
 

@@ -61,7 +61,6 @@ inline api::NodePtr MakeNode(std::string name, int64_t milli_cpu, int64_t memory
   for (const auto& [n, v] : extended) list.emplace_back(n, api::Quantity::FromValue(v));
   auto node = std::make_shared<api::Node>();
   node->metadata.name = std::move(name);
-  node->status.capacity = api::ResourceList(list);
   node->status.allocatable = api::ResourceList(std::move(list));
   return node;
 }
