@@ -14,8 +14,11 @@ void CycleState::Put(std::string_view key, std::unique_ptr<StateData> data, Type
 }
 
 const StateData* CycleState::Find(std::string_view key, TypeTag tag) const {
+  // The tag first: a pointer compare rules out most entries before a string compare. Keys are
+  // unique, so an entry under key with another tag is never matched and the result is nullptr,
+  // as reading it as another type should be.
   for (const Entry& e : data_) {
-    if (e.key == key) return e.tag == tag ? e.data.get() : nullptr;
+    if (e.tag == tag && e.key == key) return e.data.get();
   }
   return nullptr;
 }

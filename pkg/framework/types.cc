@@ -328,9 +328,9 @@ void NodeInfo::DropEmptyRare() {
   if (rare_ && rare_->empty()) rare_.reset();
 }
 
-const std::string& NodeInfo::name() const {
+const std::string& NodeInfo::EmptyName() {
   static const std::string* empty = new std::string();
-  return node_ ? node_->metadata.name : *empty;
+  return *empty;
 }
 
 void NodeInfo::SetNode(api::NodePtr node) {

@@ -124,8 +124,10 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
                        ? NumFeasibleNodesToFind(fw, n)
                        : std::min<size_t>(1, n);
   if (statuses_.size() < n) statuses_.resize(n);
+  if (failed_.size() < n) failed_.resize(n);
   outcome_.assign(n, kUnvisited);
   std::atomic<size_t> found{0};
+  std::atomic<size_t> failed_count{0};
   std::atomic<bool> error{false};
   size_t start = pre.node_names ? 0 : next_start_node_index_ % std::max<size_t>(n, 1);
   // The Filter phase as one extension point (upstream times findNodesThatPassFilters).
@@ -143,6 +145,7 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
         if (st.IsError()) error = true;
         statuses_[idx] = std::move(st);
         outcome_[idx] = kFailed;
+        failed_[failed_count.fetch_add(1, std::memory_order_relaxed)] = static_cast<uint32_t>(idx);
       },
       [&] { return found.load() >= to_find || error.load(); });
   fw.metrics().ObserveExtensionPoint(
@@ -158,8 +161,11 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   }
   size_t processed = num_feasible;
   Status first_error;
-  for (size_t i = 0; i < n; ++i) {
-    if (outcome_[i] != kFailed) continue;
+  // In node order, as a walk of every node would find them.
+  const auto failed_end = failed_.begin() + static_cast<std::ptrdiff_t>(failed_count.load());
+  std::sort(failed_.begin(), failed_end);
+  for (auto it = failed_.begin(); it != failed_end; ++it) {
+    const size_t i = *it;
     ++processed;
     Status st = std::move(statuses_[i]);
     statuses_[i] = Status();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <mutex>
 #include <random>
@@ -268,17 +269,27 @@ Status Framework::RunFilterPlugins(const CycleState& state, const PodInfo& pod,
   const bool record = record_filter_metrics_.load(std::memory_order_relaxed);
   const std::optional<uint64_t>& mask = state.skip_filter_mask_;
   const auto& filter = entries<EP::kFilter>();
-  for (size_t i = 0; i < filter.size(); ++i) {
+  Status status_out;
+  auto run = [&](size_t i) -> bool {
     const auto& e = filter[i];
-    if (mask ? ((*mask >> i) & 1) != 0
-             : !state.skip_filter_plugins_.empty() && state.skip_filter_plugins_.count(e.name)) {
-      continue;
-    }
     Status s =
         Timed(record, e.metrics, EP::kFilter, [&] { return e.plugin->Filter(state, pod, node); });
-    if (!s.IsSuccess()) {
-      filter_stops_[i].fetch_add(1, std::memory_order_relaxed);
-      return std::move(s.WithPlugin(e.name));
+    if (s.IsSuccess()) return true;
+    filter_stops_[i].fetch_add(1, std::memory_order_relaxed);
+    status_out = std::move(s.WithPlugin(e.name));
+    return false;
+  };
+  if (mask) {
+    // Only the plugins that run, in order: most cycles skip most Filter plugins, and this loop
+    // runs once per node.
+    const uint64_t all = filter.size() == 64 ? ~uint64_t{0} : (uint64_t{1} << filter.size()) - 1;
+    for (uint64_t run_bits = all & ~*mask; run_bits != 0; run_bits &= run_bits - 1) {
+      if (!run(static_cast<size_t>(std::countr_zero(run_bits)))) return status_out;
+    }
+  } else {
+    for (size_t i = 0; i < filter.size(); ++i) {
+      if (state.skip_filter_plugins_.count(filter[i].name)) continue;
+      if (!run(i)) return status_out;
     }
   }
   filter_stops_[filter.size()].fetch_add(1, std::memory_order_relaxed);
@@ -396,6 +407,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
   handle_.parallelizer().Until(
       nodes.size(),
       [&](size_t i) {
+        const std::string_view name = nodes[i]->name();
         for (size_t p = 0; p < active.size(); ++p) {
           int64_t score = 0;
           Status s = Timed(record, active[p]->metrics, EP::kScore,
@@ -405,7 +417,7 @@ Status Framework::ScoreLoop(const CycleState& state, const PodInfo& pod,
             if (!failed.exchange(true)) first_error = std::move(s.WithPlugin(active[p]->name));
             return;
           }
-          scores[p][i] = {nodes[i]->name(), score};
+          scores[p][i] = {name, score};
         }
       },
       [&] { return failed.load(std::memory_order_relaxed); });

@@ -11,26 +11,38 @@ int64_t ScaledImageScore(const framework::ImageStateSummary& state, size_t total
   return static_cast<int64_t>(static_cast<double>(state.size) * spread);
 }
 
+// Writes image's normalized name into out, reusing out's storage.
+void NormalizeInto(std::string_view image, std::string& out) {
+  // Positions as signed values, so "not found" (-1) orders before every index.
+  auto last = [&](char c) {
+    size_t pos = image.rfind(c);
+    return pos == std::string_view::npos ? int64_t{-1} : static_cast<int64_t>(pos);
+  };
+  out.assign(image);
+  if (last(':') <= last('/')) out += ":latest";
+}
+
 int64_t ScoreOf(const framework::NodeInfo& node, std::string_view image, size_t total_nodes) {
   const auto& states = node.image_states();
-  auto it = states.find(NormalizedImageName(image));
+  // One buffer per thread: Score runs for every node and image, and a name longer than the
+  // small-string buffer would otherwise be allocated and freed each time.
+  thread_local std::string key;
+  NormalizeInto(image, key);
+  auto it = states.find(key);
   return it == states.end() ? 0 : ScaledImageScore(it->second, total_nodes);
 }
 
 }  // namespace
 
 std::string NormalizedImageName(std::string_view image) {
-  // Positions as signed values, so "not found" (-1) orders before every index.
-  auto last = [&](char c) {
-    size_t pos = image.rfind(c);
-    return pos == std::string_view::npos ? int64_t{-1} : static_cast<int64_t>(pos);
-  };
-  std::string name(image);
-  if (last(':') <= last('/')) name += ":latest";
+  std::string name;
+  NormalizeInto(image, name);
   return name;
 }
 
 int64_t SumImageScores(const framework::NodeInfo& node, const api::Pod& pod, size_t total_nodes) {
+  // A node that reports no images scores 0 whatever the pod names.
+  if (node.image_states().empty()) return 0;
   int64_t sum = 0;
   for (const auto& c : pod.spec.init_containers) sum += ScoreOf(node, c.image, total_nodes);
   for (const auto& c : pod.spec.containers) sum += ScoreOf(node, c.image, total_nodes);

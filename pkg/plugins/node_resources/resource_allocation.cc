@@ -43,7 +43,17 @@ DraScoring DraScoringFor(const framework::CycleState& state,
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,
                                                    bool use_requested, ScorerFn scorer)
-    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {}
+    : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {
+  kinds_.reserve(resources_.size());
+  for (const ResourceSpec& spec : resources_) {
+    const std::string& name = spec.name;
+    kinds_.push_back(name == "cpu"                           ? Kind::kCpu
+                     : name == "memory"                      ? Kind::kMemory
+                     : name == "ephemeral-storage"           ? Kind::kEphemeralStorage
+                     : framework::IsScalarResourceName(name) ? Kind::kScalar
+                                                             : Kind::kOther);
+  }
+}
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodInfo& pod) const {
   // The actual requests are precomputed in PodInfo; the non-zero variant differs from
@@ -58,6 +68,25 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodI
   return out;
 }
 
+namespace {
+
+// A scalar resource no device plugin serves on node: DRA's devices of the class configured at
+// index i may serve it (upstream logs and drops a resource whose devices cannot be counted).
+// Kept out of Score so the common path carries no StatusOr on its stack.
+[[gnu::noinline]] void CountDraDevices(const framework::NodeInfo& node, const DraScoring& dra,
+                                       size_t i, int64_t& alloc, int64_t& used) {
+  if (dra.classes[i] == nullptr || node.node() == nullptr) return;
+  const dra::Allocator& a = *dra.devices->allocator;
+  StatusOr<dra::DeviceTotals> t =
+      dra::CountClassDevices(a.inventory(), a.allocated(), *node.node(), dra.selectors[i]);
+  if (t.ok() && t->capacity > 0) {
+    alloc = t->capacity;
+    used = t->allocated;
+  }
+}
+
+}  // namespace
+
 framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& node,
                                                   std::span<const int64_t> pod_requests,
                                                   int64_t& score, const DraScoring& dra) const {
@@ -67,11 +96,11 @@ framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& nod
 
   // Three lists of n entries; a handful of resources fit on the stack.
   constexpr size_t kInline = 8;
-  std::array<int64_t, 3 * kInline> inline_buffer{};
+  std::array<int64_t, 3 * kInline> inline_buffer;
   std::vector<int64_t> heap_buffer;
   int64_t* buffer = inline_buffer.data();
   if (n > kInline) {
-    heap_buffer.assign(3 * n, 0);
+    heap_buffer.resize(3 * n);
     buffer = heap_buffer.data();
   }
   std::span<int64_t> requested(buffer, n);
@@ -82,35 +111,34 @@ framework::Status ResourceAllocationScorer::Score(const framework::NodeInfo& nod
   const framework::Resource& cpu_mem_used =
       use_requested_ ? node.requested() : node.non_zero_requested();
   for (size_t i = 0; i < n; ++i) {
-    const std::string& name = resources_[i].name;
+    // A resource left out scores as absent: all three stay 0.
+    allocatable[i] = allocated[i] = requested[i] = 0;
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
-    // A scalar resource the pod does not ask for would only dilute the score.
-    if (pod_request == 0 && framework::IsScalarResourceName(name)) continue;
     int64_t alloc = 0;
     int64_t used = 0;
-    if (name == "cpu") {
-      alloc = node_alloc.milli_cpu;
-      used = cpu_mem_used.milli_cpu;
-    } else if (name == "memory") {
-      alloc = node_alloc.memory;
-      used = cpu_mem_used.memory;
-    } else if (name == "ephemeral-storage") {
-      alloc = node_alloc.ephemeral_storage;
-      used = node.requested().ephemeral_storage;
-    } else if (framework::IsScalarResourceName(name)) {
-      alloc = node_alloc.Scalar(name);
-      used = node.requested().Scalar(name);
-      // Not served by a device plugin here: DRA's devices may serve it (upstream logs and
-      // drops a resource whose devices cannot be counted).
-      if (alloc == 0 && !dra.empty() && dra.classes[i] != nullptr && node.node() != nullptr) {
-        const dra::Allocator& a = *dra.devices->allocator;
-        StatusOr<dra::DeviceTotals> t =
-            dra::CountClassDevices(a.inventory(), a.allocated(), *node.node(), dra.selectors[i]);
-        if (t.ok() && t->capacity > 0) {
-          alloc = t->capacity;
-          used = t->allocated;
-        }
+    switch (kinds_[i]) {
+      case Kind::kCpu:
+        alloc = node_alloc.milli_cpu;
+        used = cpu_mem_used.milli_cpu;
+        break;
+      case Kind::kMemory:
+        alloc = node_alloc.memory;
+        used = cpu_mem_used.memory;
+        break;
+      case Kind::kEphemeralStorage:
+        alloc = node_alloc.ephemeral_storage;
+        used = node.requested().ephemeral_storage;
+        break;
+      case Kind::kScalar: {
+        // A scalar resource the pod does not ask for would only dilute the score.
+        if (pod_request == 0) continue;
+        const std::string& name = resources_[i].name;
+        alloc = node_alloc.Scalar(name);
+        used = node.requested().Scalar(name);
+        if (alloc == 0 && !dra.empty()) CountDraDevices(node, dra, i, alloc, used);
+        break;
       }
+      case Kind::kOther: break;
     }
     if (alloc == 0) continue;
     allocatable[i] = alloc;

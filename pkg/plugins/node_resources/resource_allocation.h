@@ -117,7 +117,12 @@ class ResourceAllocationScorer {
   const std::vector<ResourceSpec>& resources() const { return resources_; }
 
  private:
+  // Where each configured resource's numbers come from, decided once here rather than by
+  // comparing its name on every node scored.
+  enum class Kind : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
+
   std::vector<ResourceSpec> resources_;
+  std::vector<Kind> kinds_;  // per resource
   bool use_requested_;
   ScorerFn scorer_;
 };

@@ -41,6 +41,18 @@ TEST(CycleState, ReadingAsAnotherTypeFindsNothing) {
   EXPECT_NE(state.Read<Other>("k"), nullptr);
 }
 
+// Entries are told apart by key when their types agree (Find compares the type first).
+TEST(CycleState, KeysOfOneTypeStayApart) {
+  CycleState state;
+  state.Write("a", std::make_unique<Counter>(1));
+  state.Write("b", std::make_unique<Counter>(2));
+  state.Write("c", std::make_unique<Other>());
+  EXPECT_EQ(state.Read<Counter>("a")->value, 1);
+  EXPECT_EQ(state.Read<Counter>("b")->value, 2);
+  EXPECT_EQ(state.Read<Counter>("c"), nullptr);
+  EXPECT_EQ(state.Read<Counter>("d"), nullptr);
+}
+
 TEST(CycleState, CloneIsDeepAndKeepsTypes) {
   CycleState state;
   state.Write("k", std::make_unique<Counter>(1));

@@ -171,7 +171,8 @@ class NodeInfo {
 
   const api::Node* node() const { return node_.get(); }
   const api::NodePtr& node_ptr() const { return node_; }
-  const std::string& name() const;
+  // Inline: Filter and Score ask for it once per node and plugin.
+  const std::string& name() const { return node_ ? node_->metadata.name : EmptyName(); }
   const std::vector<PodInfoPtr>& pods() const { return pods_; }
   const std::vector<PodInfoPtr>& pods_with_affinity() const { return rare().pods_with_affinity; }
   const std::vector<PodInfoPtr>& pods_with_required_anti_affinity() const {
@@ -210,6 +211,7 @@ class NodeInfo {
     bool empty() const;
   };
   static const Rare& NoRare();
+  static const std::string& EmptyName();  // the name of a NodeInfo without its Node
   const Rare& rare() const { return rare_ ? *rare_ : NoRare(); }
   Rare& mutable_rare();
   // Frees rare_ once nothing is left in it.

@@ -85,7 +85,21 @@ INSTANTIATE_TEST_SUITE_P(
             BuildPod().Name("p").Req({{"cpu", "3000"}, {"memory", "4000"}}).Obj(),
             {Node("node1", "6000", "10000"), Node("node2", "6000", "10000", std::pair{kXyz, "4"})},
             {},
-            {55, 55}}),
+            {55, 55}},
+        // Ephemeral storage weighs its actual requests where the node has some; "pods" is no
+        // request a scorer can weigh and drops out everywhere, as upstream's scalar lookup
+        // finds nothing for it.
+        ScoreCase{
+            "ephemeral storage where the node has it, pods never",
+            Args(kLeast, {{"cpu", 1}, {"memory", 1}, {"ephemeral-storage", 1}, {"pods", 1}}),
+            BuildPod()
+                .Name("p")
+                .Req({{"cpu", "1000"}, {"memory", "2000"}, {"ephemeral-storage", "5000"}})
+                .Obj(),
+            {Node("node1", "4000", "10000", std::pair{"ephemeral-storage", "10000"}),
+             Node("node2", "4000", "10000")},
+            {},
+            {68, 77}}),
     CaseName);
 
 }  // namespace
