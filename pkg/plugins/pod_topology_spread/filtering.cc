@@ -96,19 +96,20 @@ bool PreFilterState::CountOf(size_t i, const std::string& value, int& count) con
   }
   if (view.memo == nullptr || view.memo->epoch() != view.epoch) return false;
   const auto id = view.keys[i]->ids.find(value);
-  if (id != view.keys[i]->ids.end() && static_cast<size_t>(id->second) < by_id[i].size()) {
-    count = std::max(by_id[i][static_cast<size_t>(id->second)], 0);
-  }
+  if (id != view.keys[i]->ids.end()) count = CountById(i, static_cast<size_t>(id->second));
   return true;
 }
 
 bool PreFilterState::MaterializeCounts() {
   if (!counts_in_view) return true;
   if (view.memo == nullptr || view.memo->epoch() != view.epoch) return false;
-  for (size_t i = 0; i < by_id.size(); ++i) {
+  for (size_t i = 0; i < counts.size(); ++i) {
     counts[i].clear();
-    for (size_t id = 0; id < by_id[i].size(); ++id) {
-      if (by_id[i][id] >= 0) counts[i].emplace(view.keys[i]->values[id], by_id[i][id]);
+    const std::vector<std::string>& values = view.keys[i]->values;
+    for (size_t id = 0; id < values.size(); ++id) {
+      const bool domain =
+          sums.empty() ? id < by_id[i].size() && by_id[i][id] >= 0 : sums[i]->Held(id);
+      if (domain) counts[i].emplace(values[id], CountById(i, id));
     }
   }
   counts_in_view = false;
@@ -175,9 +176,10 @@ bool PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
     const std::string& value = *node->metadata.labels.Get(c.topology_key);
     const int count = AddToDomain(s.counts[i], value, delta);
     s.critical_paths[i].Update(value, count);
-    // Keep the copy by value id equal, or stop using it (its columns are gone after a Sync).
+    // Keep the copy by value id equal, or stop using it (its columns are gone after a Sync; the
+    // memo's sums are not this state's to change).
     if (s.view.memo == nullptr) continue;
-    if (s.view.memo->epoch() != s.view.epoch) {
+    if (!s.sums.empty() || s.view.memo->epoch() != s.view.epoch) {
       s.view.memo = nullptr;
       continue;
     }
@@ -242,7 +244,7 @@ framework::Status PodTopologySpread::Filter(const framework::CycleState& state,
     if (pos >= 0) {  // the memo's value id, instead of a label lookup and a hash
       const int32_t id = s->view.keys[i]->at[static_cast<size_t>(pos)];
       if (id < 0) return framework::Status::Unresolvable(std::string(kErrReasonNodeLabelNotMatch));
-      match_num = std::max(s->by_id[i][static_cast<size_t>(id)], 0);
+      match_num = s->CountById(i, static_cast<size_t>(id));
     } else {
       const std::string* value = node->metadata.labels.Get(c.topology_key);
       if (value == nullptr) {

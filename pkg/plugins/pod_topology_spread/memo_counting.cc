@@ -50,37 +50,41 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
   AcquireColumns(pod, cs, required);
   MemoScratch& m = scratch_;
   const size_t k = cs.size();
+  s.view = MemoView{&memo_, memo_.epoch(), m.keys};
+  s.counts_in_view = true;
+  s.domains.assign(k, 0);
+  if (m.every_node && (k == 1 || EveryNodeHasEveryKey(m.keys))) {
+    // The memo's sums are the counts: a domain's sum counts, like the pass below, the nodes that
+    // hold its value, and the memo keeps the domains and the two with the fewest pods in step.
+    s.sums.resize(k);
+    for (size_t i = 0; i < k; ++i) {
+      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
+      s.sums[i] = &sum;
+      s.domains[i] = sum.held;
+      for (int j = 0; j < 2 && sum.min_ids[j] >= 0; ++j) {
+        const auto id = static_cast<size_t>(sum.min_ids[j]);
+        s.critical_paths[i].paths[j] = {m.keys[i]->values[id], static_cast<int>(sum.Sum(id))};
+      }
+    }
+    return;
+  }
   // Per constraint, a run of sums indexed by value id; -1 while no node of the value counts.
   m.offsets.resize(k + 1);
   m.offsets[0] = 0;
   for (size_t i = 0; i < k; ++i) m.offsets[i + 1] = m.offsets[i] + m.keys[i]->values.size();
   m.sums.assign(m.offsets[k], -1);
-  if (m.every_node && (k == 1 || EveryNodeHasEveryKey(m.keys))) {
-    // The memo's sums are these: a domain's sum counts, like the pass below, the nodes that hold
-    // its value.
+  const size_t nodes = memo_.nodes().size();
+  for (size_t n = 0; n < nodes; ++n) {
+    bool has_all = true;
+    for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
+    if (!has_all) continue;
     for (size_t i = 0; i < k; ++i) {
-      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
-      for (size_t id = 0; id < m.keys[i]->values.size(); ++id) {
-        if (sum.Held(id)) m.sums[m.offsets[i] + id] = sum.Sum(id);
-      }
-    }
-  } else {
-    const size_t nodes = memo_.nodes().size();
-    for (size_t n = 0; n < nodes; ++n) {
-      bool has_all = true;
-      for (size_t i = 0; i < k && has_all; ++i) has_all = m.keys[i]->at[n] >= 0;
-      if (!has_all) continue;
-      for (size_t i = 0; i < k; ++i) {
-        if (m.included[i] != nullptr && !m.included[i]->at[n]) continue;
-        int64_t& sum = m.sums[m.offsets[i] + static_cast<size_t>(m.keys[i]->at[n])];
-        sum = std::max<int64_t>(sum, 0) + m.counts[i]->at[n];
-      }
+      if (m.included[i] != nullptr && !m.included[i]->at[n]) continue;
+      int64_t& sum = m.sums[m.offsets[i] + static_cast<size_t>(m.keys[i]->at[n])];
+      sum = std::max<int64_t>(sum, 0) + m.counts[i]->at[n];
     }
   }
-  s.view = MemoView{&memo_, memo_.epoch(), m.keys};
   s.by_id.resize(k);
-  s.counts_in_view = true;
-  s.domains.assign(k, 0);
   for (size_t i = 0; i < k; ++i) {
     s.by_id[i].assign(m.keys[i]->values.size(), -1);
     CriticalPaths& paths = s.critical_paths[i];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "pkg/plugins/pod_topology_spread/common.h"
 
@@ -135,8 +136,49 @@ void SpreadMemo::Contribute(SumColumn& column, size_t pos, int sign) const {
     column.by_value.resize(i + 1, 0);
     column.nodes.resize(i + 1, 0);
   }
+  const bool was_held = column.nodes[i] > 0;
   column.by_value[i] += sign * count;
   column.nodes[i] += sign;
+  const bool is_held = column.nodes[i] > 0;
+  if (was_held != is_held) column.held = is_held ? column.held + 1 : column.held - 1;
+  if (!column.min_stale) FollowMinimum(column, id, sign * count);
+}
+
+void SpreadMemo::Admit(SumColumn& column, int32_t id) {
+  int32_t* m = column.min_ids;
+  const int64_t v = column.by_value[static_cast<size_t>(id)];
+  // Strictly fewer, as CriticalPaths::Update: of equal values the one admitted first stays.
+  if (m[0] < 0 || v < column.by_value[static_cast<size_t>(m[0])]) {
+    m[1] = m[0];
+    m[0] = id;
+  } else if (m[1] < 0 || v < column.by_value[static_cast<size_t>(m[1])]) {
+    m[1] = id;
+  }
+}
+
+void SpreadMemo::FollowMinimum(SumColumn& column, int32_t id, int64_t delta) {
+  int32_t* m = column.min_ids;
+  if (id == m[0] || id == m[1]) {
+    // One of the two that gained pods or lost its last node may no longer be among the fewest;
+    // which value replaces it takes a pass over every value.
+    if (delta > 0 || !column.Held(static_cast<size_t>(id))) {
+      column.min_stale = true;
+    } else if (m[1] >= 0 && column.by_value[static_cast<size_t>(m[0])] >
+                                column.by_value[static_cast<size_t>(m[1])]) {
+      std::swap(m[0], m[1]);
+    }
+    return;
+  }
+  // Any other value had at least as many pods as both; it displaces one only by now having fewer.
+  if (column.Held(static_cast<size_t>(id))) Admit(column, id);
+}
+
+void SpreadMemo::FindMinimum(SumColumn& column) {
+  column.min_ids[0] = column.min_ids[1] = -1;
+  for (size_t id = 0; id < column.nodes.size(); ++id) {
+    if (column.nodes[id] > 0) Admit(column, static_cast<int32_t>(id));
+  }
+  column.min_stale = false;
 }
 
 void SpreadMemo::DropSums(const void* column) {
@@ -244,6 +286,7 @@ const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountC
   for (const auto& column : sums_) {
     if (column->key == &key && column->counts == &counts) {
       column->used = tick_;
+      if (column->min_stale) FindMinimum(*column);
       return *column;
     }
   }
@@ -254,6 +297,7 @@ const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountC
   column.by_value.assign(key.values.size(), 0);
   column.nodes.assign(key.values.size(), 0);
   for (size_t n = 0; n < nodes_.size(); ++n) Contribute(column, n, 1);
+  FindMinimum(column);
   return column;
 }
 

@@ -62,6 +62,12 @@ class SpreadMemo {
     std::vector<int64_t> by_value;  // by value id; shorter when the last values have no node
     std::vector<int32_t> nodes;     // by value id, how many nodes hold the value
     int64_t missing = 0;            // over the nodes with a Node object that lack the key
+    size_t held = 0;                // how many values some node holds: the domains
+    // Ids of two held values with the fewest pods, min_ids[0] the fewest (-1 where fewer values
+    // are held), which PreFilter's critical paths start from. Kept through Sync while a change
+    // cannot displace them; otherwise recomputed by Sums() (min_stale).
+    int32_t min_ids[2] = {-1, -1};
+    bool min_stale = true;
     uint64_t used = 0;
     int64_t Sum(size_t id) const { return id < by_value.size() ? by_value[id] : 0; }
     bool Held(size_t id) const { return id < nodes.size() && nodes[id] > 0; }
@@ -124,6 +130,12 @@ class SpreadMemo {
   void Refresh(size_t position);
   // Adds (sign 1) or takes away (sign -1) the node's share of a sum column.
   void Contribute(SumColumn& column, size_t position, int sign) const;
+  // Keeps column.min_ids after value id's sum changed by delta, or marks them stale.
+  static void FollowMinimum(SumColumn& column, int32_t id, int64_t delta);
+  // Recomputes column.min_ids from every value, in id order.
+  static void FindMinimum(SumColumn& column);
+  // Puts held value id among column.min_ids if it has fewer pods than one of them.
+  static void Admit(SumColumn& column, int32_t id);
   // Drops the sum columns that read column (about to be reused or rebuilt).
   void DropSums(const void* column);
   size_t Bucket(const framework::NodeInfo* info) const;

@@ -3,6 +3,7 @@
 // NormalizeScore). Public so tests can compare states; nothing else reads them.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <memory>
@@ -58,24 +59,33 @@ struct PreFilterState final : framework::StateData {
   std::vector<CriticalPaths> critical_paths;  // by constraint
   // By constraint; left empty while counts_in_view.
   std::vector<DomainCounts> counts;
-  // True while the counts live only in by_id (PreFilter used the memo): a hostname constraint has
-  // a domain per node, and a map of thousands of strings built and freed every cycle cost more
-  // than the rest of the plugin, while only preemption and nominated pods read counts by value.
+  // True while the counts live only in by_id or sums (PreFilter used the memo): a hostname
+  // constraint has
+  // a domain per node, and a map of thousands of strings built and freed every cycle cost more than
+  // the rest of the plugin, while only preemption and nominated pods read counts by value.
   bool counts_in_view = false;
   std::vector<size_t> domains;  // by constraint, while counts_in_view: how many domains count
   // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
   // node's count, so it is worked out once, here, rather than per node.
   std::vector<uint8_t> self_match;
   // When PreFilter used the memo: by constraint, counts[i] indexed by the memo's value id (-1:
-  // not a domain), kept equal to counts by AddPod/RemovePod.
+  // not a domain), kept equal to counts by AddPod/RemovePod. Where every node counts alike, the
+  // memo's sums are the counts and by_id stays empty (sums holds them): a hostname constraint's
+  // thousands of domains are then neither copied nor scanned per cycle.
   MemoView view;
   std::vector<std::vector<int>> by_id;
+  std::vector<const SpreadMemo::SumColumn*> sums;
+  // Constraint i's count of the memo's value id (0 when no node holds it), while the view serves.
+  int CountById(size_t i, size_t id) const {
+    if (!sums.empty()) return static_cast<int>(sums[i]->Sum(id));
+    return id < by_id[i].size() ? std::max(by_id[i][id], 0) : 0;
+  }
   // The global minimum of constraint i, 0 while it has fewer domains than minDomains.
   int MinMatchNum(size_t i) const;
   // The count of domain value for constraint i (0 when it has none); false when the counts are
-  // in by_id and the memo has changed since, so they cannot be read.
+  // in the view and the memo has changed since, so they cannot be read.
   bool CountOf(size_t i, const std::string& value, int& count) const;
-  // Builds counts from by_id (see counts_in_view); false when the memo has changed since.
+  // Builds counts from by_id or sums (see counts_in_view); false when the memo has changed since.
   bool MaterializeCounts();
   // Constraint i's counts by value, however they are held (tests compare them).
   DomainCounts CountsForTest(size_t i) const;

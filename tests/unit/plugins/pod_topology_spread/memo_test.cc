@@ -5,6 +5,8 @@
 // scratch, and pod changes must be taken from the change log rather than a rescan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -280,6 +282,67 @@ TEST_F(MemoTest, StaysBoundedOverManyQueries) {
       EXPECT_LE(memo_->MemoColumnsForTest(), SpreadMemo::kMaxKeys + SpreadMemo::kMaxQueries);
     }
   }
+}
+
+// The memo's count of domains and its two values with the fewest pods, where PreFilter's critical
+// paths start, followed through a long random run of pods added and removed and nodes moved
+// between zones, over one-node domains where ties are everywhere: after every Sync they agree
+// with the sums themselves, and the change log served every step.
+TEST(SpreadMemoTest, FollowsTheFewestThroughChanges) {
+  SnapshotHandle handle;
+  constexpr int kNodes = 16;
+  auto zone_of = [](uint32_t r) { return "z" + std::to_string(r % 5); };
+  for (int n = 0; n < kNodes; ++n) handle.cache.AddNode(Node("n" + std::to_string(n), zone_of(n)));
+  const api::Selector web =
+      api::Selector::FromMap(stowage::testing::MakeStringMap({{"app", "web"}}));
+  SpreadMemo memo;
+  std::mt19937 rng(27);
+  std::vector<api::PodPtr> placed;
+  for (int step = 0; step < 600; ++step) {
+    const uint32_t r = static_cast<uint32_t>(rng());
+    const std::string node = "n" + std::to_string(r % kNodes);
+    if (r % 7 == 0) {
+      // The constraints' key moves; the node tree's zone stays, so the node list does too.
+      handle.cache.UpdateNode(nullptr,
+                              ZoneNode(node, zone_of(r / kNodes))
+                                  .Label(std::string(kLabelTopologyZone), zone_of(r % kNodes))
+                                  .Obj());
+    } else if (placed.empty() || r % 3 != 0) {
+      placed.push_back(Pod("p" + std::to_string(step), node, r % 4 ? "web" : "db"));
+      ASSERT_TRUE(handle.cache.AddPod(placed.back()).ok());
+    } else {
+      const size_t victim = r % placed.size();
+      ASSERT_TRUE(handle.cache.RemovePod(*placed[victim]).ok());
+      placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(victim));
+    }
+    ASSERT_TRUE(handle.cache.UpdateSnapshot(handle.snapshot).ok());
+    memo.Sync(handle.snapshot);
+    for (const std::string& key : {kHostname, kZone}) {
+      const SpreadMemo::SumColumn& sum = memo.Sums(memo.Key(key, handle.parallelizer()),
+                                                   memo.Counts("ns", web, handle.parallelizer()));
+      std::vector<int64_t> held;
+      for (size_t id = 0; id < sum.nodes.size(); ++id) {
+        if (sum.Held(id)) held.push_back(sum.Sum(id));
+      }
+      std::sort(held.begin(), held.end());
+      SCOPED_TRACE("step " + std::to_string(step) + ", key " + key);
+      ASSERT_EQ(sum.held, held.size());
+      for (size_t j = 0; j < 2; ++j) {
+        const int32_t id = sum.min_ids[j];
+        if (j >= held.size()) {
+          EXPECT_EQ(id, -1) << "path " << j;
+          continue;
+        }
+        ASSERT_GE(id, 0) << "path " << j;
+        EXPECT_TRUE(sum.Held(static_cast<size_t>(id))) << "path " << j;
+        EXPECT_EQ(sum.Sum(static_cast<size_t>(id)), held[j]) << "path " << j;
+      }
+      if (!held.empty()) {
+        EXPECT_NE(sum.min_ids[0], sum.min_ids[1]);
+      }
+    }
+  }
+  EXPECT_EQ(memo.full_rescans_for_test(), 1);
 }
 
 }  // namespace
