@@ -8,16 +8,6 @@ namespace stowage::plugins::node_resources {
 
 std::vector<ResourceSpec> DefaultResources() { return {{"cpu", 1}, {"memory", 1}}; }
 
-int64_t ResourceValue(const framework::Resource& r, std::string_view name) {
-  if (name == "cpu") return r.milli_cpu;
-  if (name == "memory") return r.memory;
-  if (name == "ephemeral-storage") return r.ephemeral_storage;
-  // Other names (e.g. "pods") are not requests the scorers can weigh; upstream finds no
-  // allocatable for them either, so they drop out.
-  if (framework::IsScalarResourceName(name)) return r.Scalar(name);
-  return 0;
-}
-
 bool IsBestEffort(std::span<const int64_t> pod_requests) {
   return std::all_of(pod_requests.begin(), pod_requests.end(), [](int64_t r) { return r == 0; });
 }
@@ -45,14 +35,27 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> res
                                                    bool use_requested, ScorerFn scorer)
     : resources_(std::move(resources)), use_requested_(use_requested), scorer_(std::move(scorer)) {
   kinds_.reserve(resources_.size());
-  for (const ResourceSpec& spec : resources_) {
-    const std::string& name = spec.name;
-    kinds_.push_back(name == "cpu"                           ? Kind::kCpu
-                     : name == "memory"                      ? Kind::kMemory
-                     : name == "ephemeral-storage"           ? Kind::kEphemeralStorage
-                     : framework::IsScalarResourceName(name) ? Kind::kScalar
-                                                             : Kind::kOther);
+  for (const ResourceSpec& spec : resources_) kinds_.push_back(KindOf(spec.name));
+}
+
+ResourceAllocationScorer::Kind ResourceAllocationScorer::KindOf(std::string_view name) {
+  if (name == "cpu") return Kind::kCpu;
+  if (name == "memory") return Kind::kMemory;
+  if (name == "ephemeral-storage") return Kind::kEphemeralStorage;
+  // Other names (e.g. "pods") are not requests the scorers can weigh; upstream finds no
+  // allocatable for them either, so they drop out.
+  return framework::IsScalarResourceName(name) ? Kind::kScalar : Kind::kOther;
+}
+
+int64_t ResourceAllocationScorer::ValueOf(const framework::Resource& r, size_t i) const {
+  switch (kinds_[i]) {
+    case Kind::kCpu: return r.milli_cpu;
+    case Kind::kMemory: return r.memory;
+    case Kind::kEphemeralStorage: return r.ephemeral_storage;
+    case Kind::kScalar: return r.Scalar(resources_[i].name);
+    case Kind::kOther: return 0;
   }
+  return 0;
 }
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodInfo& pod) const {
@@ -64,7 +67,7 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const framework::PodI
   const framework::Resource& source = use_requested_ ? pod.requests : non_zero;
   std::vector<int64_t> out;
   out.reserve(resources_.size());
-  for (const ResourceSpec& spec : resources_) out.push_back(ResourceValue(source, spec.name));
+  for (size_t i = 0; i < resources_.size(); ++i) out.push_back(ValueOf(source, i));
   return out;
 }
 

@@ -81,8 +81,6 @@ using helper::ShapePoint;
 ScorerFn RequestedToCapacityRatioScorer(std::vector<ResourceSpec> resources,
                                         const std::vector<ShapePoint>& shape);
 
-// The value of one named resource in r: cpu in millicores, others in units.
-int64_t ResourceValue(const framework::Resource& r, std::string_view name);
 // True when every request is 0.
 bool IsBestEffort(std::span<const int64_t> pod_requests);
 
@@ -120,6 +118,9 @@ class ResourceAllocationScorer {
   // Where each configured resource's numbers come from, decided once here rather than by
   // comparing its name on every node scored.
   enum class Kind : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
+  static Kind KindOf(std::string_view name);
+  // The value of resource i in r: cpu in millicores, others in units.
+  int64_t ValueOf(const framework::Resource& r, size_t i) const;
 
   std::vector<ResourceSpec> resources_;
   std::vector<Kind> kinds_;  // per resource
