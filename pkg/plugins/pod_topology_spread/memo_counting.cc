@@ -1,6 +1,7 @@
-// PreFilter's and PreScore's counts per domain from the SpreadMemo: its per-domain sums when
-// every node counts alike, else one pass over its per-node integer columns; either way no label
-// lookups or pod matching on every node. The results equal the from-scratch passes in
+// PreFilter's and PreScore's counts per domain from the SpreadMemo: its per-domain sums (over
+// the nodes the inclusion policies admit) when a domain's nodes are those that hold its value,
+// else one pass over its per-node integer columns; either way no label lookups or pod matching
+// on every node. The results equal the from-scratch passes in
 // filtering.cc and scoring.cc, which run when the memo cannot serve.
 #include <algorithm>
 #include <string>
@@ -32,15 +33,14 @@ void PodTopologySpread::AcquireColumns(const api::Pod& pod, const std::vector<Co
   m.keys.clear();
   m.counts.clear();
   m.included.clear();
-  m.every_node = true;
   for (const Constraint& c : cs) {
     m.keys.push_back(&memo_.Key(c.topology_key, pool));
     m.counts.push_back(&memo_.Counts(pod.metadata.namespace_, c.selector, pool));
     // Where the pod's node affinity or tolerations decide, the memo keeps which nodes count.
-    const bool all = IncludesEveryNode(c, required);
-    m.every_node = m.every_node && all;
     m.included.push_back(
-        all ? nullptr : &memo_.Inclusion(c, pod, required, enable_comparison_operators_, pool));
+        IncludesEveryNode(c, required)
+            ? nullptr
+            : &memo_.Inclusion(c, pod, required, enable_comparison_operators_, pool));
   }
 }
 
@@ -53,12 +53,14 @@ void PodTopologySpread::CountForFilter(const api::Pod& pod, const std::vector<Co
   s.view = MemoView{&memo_, memo_.epoch(), m.keys};
   s.counts_in_view = true;
   s.domains.assign(k, 0);
-  if (m.every_node && (k == 1 || EveryNodeHasEveryKey(m.keys))) {
-    // The memo's sums are the counts: a domain's sum counts, like the pass below, the nodes that
-    // hold its value, and the memo keeps the domains and the two with the fewest pods in step.
+  if (k == 1 || EveryNodeHasEveryKey(m.keys)) {
+    // The memo's sums are the counts: a domain's sum counts, like the pass below, the admitted
+    // nodes that hold its value (with one key, or when every node has every key, a node has all
+    // keys when it has this one), and the memo keeps the domains and the two with the fewest
+    // pods in step.
     s.sums.resize(k);
     for (size_t i = 0; i < k; ++i) {
-      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
+      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i], m.included[i]);
       s.sums[i] = &sum;
       s.domains[i] = sum.held;
       for (int j = 0; j < 2 && sum.min_ids[j] >= 0; ++j) {
@@ -145,12 +147,12 @@ bool PodTopologySpread::CountForScore(const api::Pod& pod,
       if (counted(i)) m.sums[slot(i, n)] = 0;
     }
   }
-  if (m.every_node && (!require_all || k == 1 || EveryNodeHasEveryKey(m.keys))) {
+  if (!require_all || k == 1 || EveryNodeHasEveryKey(m.keys)) {
     // The memo's sums, slot by slot: the domain "" gathers the nodes whose value is empty and,
     // unless every key is required, those without the key.
     for (size_t i = 0; i < k; ++i) {
       if (!counted(i)) continue;
-      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i]);
+      const SpreadMemo::SumColumn& sum = memo_.Sums(*m.keys[i], *m.counts[i], m.included[i]);
       int64_t* sums = m.sums.data() + m.offsets[i];
       if (sums[0] >= 0) {
         sums[0] += (m.empty_ids[i] >= 0 ? sum.Sum(static_cast<size_t>(m.empty_ids[i])) : 0) +

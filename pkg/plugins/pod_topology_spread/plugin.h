@@ -169,7 +169,6 @@ class PodTopologySpread final : public helper::PreFilterWithExtensions,
   struct MemoScratch {
     std::vector<const SpreadMemo::KeyColumn*> keys;      // by constraint
     std::vector<const SpreadMemo::CountColumn*> counts;  // by constraint
-    bool every_node = true;                              // inclusion policies exclude no node
     // By constraint, the nodes its inclusion policies admit; null when they admit every node.
     std::vector<const SpreadMemo::InclusionColumn*> included;
     std::vector<size_t> offsets;     // by constraint, into sums

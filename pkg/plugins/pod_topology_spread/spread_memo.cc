@@ -125,6 +125,7 @@ void SpreadMemo::Refresh(size_t pos) {
 }
 
 void SpreadMemo::Contribute(SumColumn& column, size_t pos, int sign) const {
+  if (column.included != nullptr && !column.included->at[pos]) return;
   const int32_t id = column.key->at[pos];
   const int64_t count = column.counts->at[pos];
   if (id < 0) {
@@ -184,7 +185,8 @@ void SpreadMemo::FindMinimum(SumColumn& column) {
 void SpreadMemo::DropSums(const void* column) {
   std::erase_if(sums_, [column](const std::unique_ptr<SumColumn>& s) {
     return static_cast<const void*>(s->key) == column ||
-           static_cast<const void*>(s->counts) == column;
+           static_cast<const void*>(s->counts) == column ||
+           static_cast<const void*>(s->included) == column;
   });
 }
 
@@ -282,9 +284,10 @@ const SpreadMemo::InclusionColumn& SpreadMemo::Inclusion(
   return column;
 }
 
-const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountColumn& counts) {
+const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountColumn& counts,
+                                              const InclusionColumn* included) {
   for (const auto& column : sums_) {
-    if (column->key == &key && column->counts == &counts) {
+    if (column->key == &key && column->counts == &counts && column->included == included) {
       column->used = tick_;
       if (column->min_stale) FindMinimum(*column);
       return *column;
@@ -293,6 +296,7 @@ const SpreadMemo::SumColumn& SpreadMemo::Sums(const KeyColumn& key, const CountC
   SumColumn& column = Slot(sums_, kMaxSums);
   column.key = &key;
   column.counts = &counts;
+  column.included = included;
   column.used = tick_;
   column.by_value.assign(key.values.size(), 0);
   column.nodes.assign(key.values.size(), 0);

@@ -55,14 +55,17 @@ class SpreadMemo {
     uint64_t used = 0;
   };
 
-  // One (key, query) pair: the query's counts summed over the nodes holding each value.
+  struct InclusionColumn;
+  // One (key, query) pair: the query's counts summed over the nodes holding each value, of the
+  // nodes an inclusion column admits when it has one.
   struct SumColumn {
     const KeyColumn* key = nullptr;
     const CountColumn* counts = nullptr;
+    const InclusionColumn* included = nullptr;  // null: every node counts
     std::vector<int64_t> by_value;  // by value id; shorter when the last values have no node
     std::vector<int32_t> nodes;     // by value id, how many nodes hold the value
-    int64_t missing = 0;            // over the nodes with a Node object that lack the key
-    size_t held = 0;                // how many values some node holds: the domains
+    int64_t missing = 0;  // over the (admitted) nodes with a Node object that lack the key
+    size_t held = 0;      // how many values some node holds: the domains
     // Ids of two held values with the fewest pods, min_ids[0] the fewest (-1 where fewer values
     // are held), which PreFilter's critical paths start from. Kept through Sync while a change
     // cannot displace them; otherwise recomputed by Sums() (min_stale).
@@ -111,8 +114,10 @@ class SpreadMemo {
   const InclusionColumn& Inclusion(const Constraint& c, const api::Pod& pod,
                                    const helper::RequiredNodeAffinity& required,
                                    bool comparison_operators, framework::Parallelizer& pool);
-  // The sums of a pair of columns this memo returned this cycle; valid until the next Sync.
-  const SumColumn& Sums(const KeyColumn& key, const CountColumn& counts);
+  // The sums of a pair of columns this memo returned this cycle, over the nodes included admits
+  // (every node when null); valid until the next Sync.
+  const SumColumn& Sums(const KeyColumn& key, const CountColumn& counts,
+                        const InclusionColumn* included = nullptr);
 
   // Changes whenever an existing column's entries change (a Sync that found changes, or a column
   // reused for another key or query): a state that kept column pointers may read them only

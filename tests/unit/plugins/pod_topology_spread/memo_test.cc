@@ -284,17 +284,22 @@ TEST_F(MemoTest, StaysBoundedOverManyQueries) {
   }
 }
 
-// The memo's count of domains and its two values with the fewest pods, where PreFilter's critical
-// paths start, followed through a long random run of pods added and removed and nodes moved
-// between zones, over one-node domains where ties are everywhere: after every Sync they agree
-// with the sums themselves, and the change log served every step.
-TEST(SpreadMemoTest, FollowsTheFewestThroughChanges) {
+// The memo's sum columns (over every node, and over the nodes a taint policy admits), their count
+// of domains and their two values with the fewest pods, where PreFilter's critical paths start,
+// followed through a long random run of pods added and removed and nodes moved between zones and
+// tainted, over one-node domains where ties are everywhere: after every Sync they agree with a
+// sum over the per-node columns, and the change log served every step.
+TEST(SpreadMemoTest, KeepsSumsAndTheFewestThroughChanges) {
   SnapshotHandle handle;
   constexpr int kNodes = 16;
   auto zone_of = [](uint32_t r) { return "z" + std::to_string(r % 5); };
   for (int n = 0; n < kNodes; ++n) handle.cache.AddNode(Node("n" + std::to_string(n), zone_of(n)));
-  const api::Selector web =
-      api::Selector::FromMap(stowage::testing::MakeStringMap({{"app", "web"}}));
+  Constraint by_taints;
+  by_taints.selector = api::Selector::FromMap(stowage::testing::MakeStringMap({{"app", "web"}}));
+  by_taints.honor_node_taints = true;
+  const api::PodPtr incoming = BuildPod().Name("incoming").Namespace("ns").Obj();
+  const auto required = helper::RequiredNodeAffinity::FromPod(*incoming);
+  framework::Parallelizer& pool = handle.parallelizer();
   SpreadMemo memo;
   std::mt19937 rng(27);
   std::vector<api::PodPtr> placed;
@@ -302,11 +307,12 @@ TEST(SpreadMemoTest, FollowsTheFewestThroughChanges) {
     const uint32_t r = static_cast<uint32_t>(rng());
     const std::string node = "n" + std::to_string(r % kNodes);
     if (r % 7 == 0) {
-      // The constraints' key moves; the node tree's zone stays, so the node list does too.
-      handle.cache.UpdateNode(nullptr,
-                              ZoneNode(node, zone_of(r / kNodes))
-                                  .Label(std::string(kLabelTopologyZone), zone_of(r % kNodes))
-                                  .Obj());
+      // The constraints' key moves and the taint comes or goes; the node tree's zone stays, so
+      // the node list does too.
+      auto moved = ZoneNode(node, zone_of(r / kNodes))
+                       .Label(std::string(kLabelTopologyZone), zone_of(r % kNodes));
+      if (r % 2 == 0) moved.Taint("dedicated", "x", "NoSchedule");
+      handle.cache.UpdateNode(nullptr, moved.Obj());
     } else if (placed.empty() || r % 3 != 0) {
       placed.push_back(Pod("p" + std::to_string(step), node, r % 4 ? "web" : "db"));
       ASSERT_TRUE(handle.cache.AddPod(placed.back()).ok());
@@ -317,15 +323,29 @@ TEST(SpreadMemoTest, FollowsTheFewestThroughChanges) {
     }
     ASSERT_TRUE(handle.cache.UpdateSnapshot(handle.snapshot).ok());
     memo.Sync(handle.snapshot);
-    for (const std::string& key : {kHostname, kZone}) {
-      const SpreadMemo::SumColumn& sum = memo.Sums(memo.Key(key, handle.parallelizer()),
-                                                   memo.Counts("ns", web, handle.parallelizer()));
+    const SpreadMemo::CountColumn& counts = memo.Counts("ns", by_taints.selector, pool);
+    for (int variant = 0; variant < 3; ++variant) {
+      by_taints.topology_key = variant == 0 ? kHostname : kZone;
+      const SpreadMemo::KeyColumn& column = memo.Key(by_taints.topology_key, pool);
+      const SpreadMemo::InclusionColumn* included =
+          variant == 2 ? &memo.Inclusion(by_taints, *incoming, required, false, pool) : nullptr;
+      const SpreadMemo::SumColumn& sum = memo.Sums(column, counts, included);
+      SCOPED_TRACE("step " + std::to_string(step) + ", variant " + std::to_string(variant));
+      // The sums again, from the per-node columns.
+      std::vector<int64_t> want_sum(column.values.size(), 0);
+      std::vector<int> want_nodes(column.values.size(), 0);
+      for (size_t n = 0; n < memo.nodes().size(); ++n) {
+        if (column.at[n] < 0 || (included != nullptr && !included->at[n])) continue;
+        want_sum[static_cast<size_t>(column.at[n])] += counts.at[n];
+        ++want_nodes[static_cast<size_t>(column.at[n])];
+      }
       std::vector<int64_t> held;
-      for (size_t id = 0; id < sum.nodes.size(); ++id) {
+      for (size_t id = 0; id < column.values.size(); ++id) {
+        ASSERT_EQ(sum.Sum(id), want_sum[id]) << column.values[id];
+        ASSERT_EQ(sum.Held(id), want_nodes[id] > 0) << column.values[id];
         if (sum.Held(id)) held.push_back(sum.Sum(id));
       }
       std::sort(held.begin(), held.end());
-      SCOPED_TRACE("step " + std::to_string(step) + ", key " + key);
       ASSERT_EQ(sum.held, held.size());
       for (size_t j = 0; j < 2; ++j) {
         const int32_t id = sum.min_ids[j];
