@@ -6,7 +6,9 @@
 // UpdateSnapshot + SchedulePod + AssumePod, so the reported time is per pod.
 //
 // Arguments: {nodes, parallelism}. Parallelism 16 is kube-scheduler's default (what the binary
-// runs with); 1 shows the single-threaded cost. BM_SchedulePod times scheduler_perf's default
+// runs with); 1 shows the single-threaded cost, and is what scripts/profile-cycle counts (under
+// valgrind the threads' interleaving decides how many nodes a parallel search visits, so a count
+// at 16 moves between runs of one binary). BM_SchedulePod times scheduler_perf's default
 // pod; BM_BoundVolume a pod with a bound claim; BM_DraClaim a pod with a ResourceClaim of one
 // device, over nodes of 8 devices each; BM_PodAffinity, BM_RequiredPodAffinity,
 // BM_PodAntiAffinityNSSelector, BM_TopologySpread, BM_CombinedConstraints and
@@ -525,7 +527,9 @@ BENCHMARK(BM_CSIVolumes)
 BENCHMARK(BM_SchedulePod)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
+    ->Args({5000, 1})
     ->Args({15000, 16})
+    ->Args({15000, 1})
     ->Args({100000, 16})
     ->Args({5000, 1})
     ->Args({15000, 1})
@@ -566,6 +570,7 @@ BENCHMARK(BM_TopologySpread)
 BENCHMARK(BM_CombinedConstraintsRequired)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
+    ->Args({5000, 1})
     ->UseRealTime()
     ->MinTime(2.0)
     ->Unit(benchmark::kMicrosecond);
@@ -573,7 +578,9 @@ BENCHMARK(BM_CombinedConstraintsRequired)
 BENCHMARK(BM_CombinedConstraints)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
+    ->Args({5000, 1})
     ->Args({15000, 16})
+    ->Args({15000, 1})
     ->Args({100000, 16})
     ->UseRealTime()
     ->MinTime(2.0)
