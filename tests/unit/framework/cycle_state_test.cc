@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace stowage::framework::cycle_state_test {
 namespace {
@@ -51,6 +53,27 @@ TEST(CycleState, KeysOfOneTypeStayApart) {
   EXPECT_EQ(state.Read<Counter>("b")->value, 2);
   EXPECT_EQ(state.Read<Counter>("c"), nullptr);
   EXPECT_EQ(state.Read<Counter>("d"), nullptr);
+}
+
+// Keys of one length that differ only in one byte, in the first word, in a later word and in the
+// bytes past the last whole word, as the state keys of plugins do ("PreFilter..."/"PreScore...").
+TEST(CycleState, KeysOfOneLengthDifferingInOneByteStayApart) {
+  CycleState state;
+  const std::string base = "PreFilterSomePluginXY";  // 21 bytes: two words and five more
+  const std::vector<size_t> positions = {0, 7, 8, 15, 16, 20};
+  for (size_t i = 0; i < positions.size(); ++i) {
+    std::string key = base;
+    key[positions[i]] = '#';
+    state.Write(key, std::make_unique<Counter>(static_cast<int>(i)));
+  }
+  EXPECT_EQ(state.Read<Counter>(base), nullptr);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    std::string key = base;
+    key[positions[i]] = '#';
+    ASSERT_NE(state.Read<Counter>(key), nullptr) << key;
+    EXPECT_EQ(state.Read<Counter>(key)->value, static_cast<int>(i)) << key;
+  }
+  EXPECT_EQ(state.Read<Counter>(base.substr(0, 20)), nullptr);
 }
 
 TEST(CycleState, CloneIsDeepAndKeepsTypes) {
