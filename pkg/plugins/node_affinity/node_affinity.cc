@@ -118,7 +118,16 @@ framework::Status NodeAffinity::Filter(const framework::CycleState& state,
     // PreFilter did not run (disabled): compile here. Parse errors are ignored, as upstream.
     matched = RequiredNodeAffinity::FromPod(*pod).Match(*node).matched;
   }
-  if (!matched) return framework::Status::Unresolvable(std::string(kErrReasonPod));
+  if (!matched) {
+    // One status shared by every node this rejects: copies share its data, and with the plugin
+    // already named the framework's WithPlugin changes nothing, so a rejection allocates nothing.
+    static const framework::Status kRejected = [] {
+      framework::Status s = framework::Status::Unresolvable(std::string(kErrReasonPod));
+      s.WithPlugin(kName);
+      return s;
+    }();
+    return kRejected;
+  }
   return {};
 }
 
