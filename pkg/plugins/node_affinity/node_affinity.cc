@@ -121,12 +121,13 @@ framework::Status NodeAffinity::Filter(const framework::CycleState& state,
   if (!matched) {
     // One status shared by every node this rejects: copies share its data, and with the plugin
     // already named the framework's WithPlugin changes nothing, so a rejection allocates nothing.
-    static const framework::Status kRejected = [] {
-      framework::Status s = framework::Status::Unresolvable(std::string(kErrReasonPod));
-      s.WithPlugin(kName);
+    // Never destroyed, so no worker thread can copy it during exit.
+    static const framework::Status* const kRejected = [] {
+      auto* s = new framework::Status(framework::Status::Unresolvable(std::string(kErrReasonPod)));
+      s->WithPlugin(kName);
       return s;
     }();
-    return kRejected;
+    return *kRejected;
   }
   return {};
 }
