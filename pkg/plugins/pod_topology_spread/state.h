@@ -60,18 +60,18 @@ struct PreFilterState final : framework::StateData {
   // By constraint; left empty while counts_in_view.
   std::vector<DomainCounts> counts;
   // True while the counts live only in by_id or sums (PreFilter used the memo): a hostname
-  // constraint has
-  // a domain per node, and a map of thousands of strings built and freed every cycle cost more than
-  // the rest of the plugin, while only preemption and nominated pods read counts by value.
+  // constraint has a domain per node, and a map of thousands of strings built and freed every
+  // cycle cost more than the rest of the plugin, while only preemption and nominated pods read
+  // counts by value.
   bool counts_in_view = false;
   std::vector<size_t> domains;  // by constraint, while counts_in_view: how many domains count
   // By constraint, 1 when the selector matches the pod's own labels: Filter adds it to every
   // node's count, so it is worked out once, here, rather than per node.
   std::vector<uint8_t> self_match;
   // When PreFilter used the memo: by constraint, counts[i] indexed by the memo's value id (-1:
-  // not a domain), kept equal to counts by AddPod/RemovePod. Where every node counts alike, the
-  // memo's sums are the counts and by_id stays empty (sums holds them): a hostname constraint's
-  // thousands of domains are then neither copied nor scanned per cycle.
+  // not a domain), kept equal to counts by AddPod/RemovePod. Where the memo's sum columns are the
+  // counts (one constraint, or every node has every key), by_id stays empty and sums holds them:
+  // a hostname constraint's thousands of domains are then neither copied nor scanned per cycle.
   MemoView view;
   std::vector<std::vector<int>> by_id;
   std::vector<const SpreadMemo::SumColumn*> sums;
