@@ -359,7 +359,9 @@ void Cache::RebuildLists(Snapshot& snapshot) {
   snapshot.list_.clear();
   for (const auto& name : tree_.List()) {
     auto it = snapshot.nodes_.find(name);
-    if (it != snapshot.nodes_.end()) snapshot.list_.push_back(it->second.get());
+    if (it == snapshot.nodes_.end()) continue;
+    it->second->set_list_position(static_cast<int32_t>(snapshot.list_.size()));
+    snapshot.list_.push_back(it->second.get());
   }
   snapshot.tree_version_ = tree_version_;
   snapshot.with_affinity_.clear();

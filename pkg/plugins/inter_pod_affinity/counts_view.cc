@@ -13,7 +13,7 @@ size_t PointerHash(const void* p) {
 }  // namespace
 
 NodePositions::NodePositions(const std::vector<const framework::NodeInfo*>& nodes)
-    : size_(nodes.size()) {
+    : nodes_(nodes), size_(nodes.size()) {
   size_t want = 8;
   while (want < 2 * nodes.size()) want *= 2;
   slots_.resize(want);
@@ -26,6 +26,11 @@ NodePositions::NodePositions(const std::vector<const framework::NodeInfo*>& node
 }
 
 int64_t NodePositions::Find(const framework::NodeInfo* node) const {
+  // The snapshot's own record first (one read of the list), the probe when it is not this list's.
+  if (const int32_t p = node->list_position();
+      p >= 0 && static_cast<size_t>(p) < nodes_.size() && nodes_[static_cast<size_t>(p)] == node) {
+    return p;
+  }
   const size_t mask = slots_.size() - 1;
   for (size_t s = (PointerHash(node) >> 20) & mask; slots_[s].node != nullptr; s = (s + 1) & mask) {
     if (slots_[s].node == node) return slots_[s].position;

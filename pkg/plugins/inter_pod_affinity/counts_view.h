@@ -24,8 +24,9 @@
 
 namespace stowage::plugins::inter_pod_affinity {
 
-// The position of each node in the snapshot's List() of one list version: a flat table keyed by
-// NodeInfo address, so a lookup is a probe or two in one array. Immutable.
+// The position of each node in the snapshot's List() of one list version: the node's own
+// list_position() when this list confirms it, else a flat table keyed by NodeInfo address (a
+// probe or two in one array) for listers that set no positions. Immutable.
 class NodePositions {
  public:
   explicit NodePositions(const std::vector<const framework::NodeInfo*>& nodes);
@@ -38,7 +39,8 @@ class NodePositions {
     const framework::NodeInfo* node = nullptr;
     uint32_t position = 0;
   };
-  std::vector<Slot> slots_;  // a power of two long, at most half full
+  std::vector<const framework::NodeInfo*> nodes_;  // the list, to confirm a node's own position
+  std::vector<Slot> slots_;                        // a power of two long, at most half full
   size_t size_ = 0;
 };
 

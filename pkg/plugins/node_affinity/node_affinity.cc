@@ -17,8 +17,10 @@ constexpr std::string_view kPreScoreStateKey = "PreScoreNodeAffinity";
 constexpr std::string_view kNodeNameField = "metadata.name";
 
 // The pod's compiled required constraints; shared, not copied, by clones (it never changes).
+// memo: the memo's column for the pod's inputs, when it keeps one.
 struct PreFilterState final : framework::StateData {
   std::shared_ptr<const RequiredNodeAffinity> required;
+  MatchMemo::Ref memo;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }
@@ -79,8 +81,11 @@ std::optional<std::set<std::string>> PinnedNodeNames(const api::NodeSelector& re
 }  // namespace
 
 NodeAffinity::NodeAffinity(std::optional<api::NodeSelectorMatcher> added_required,
-                           std::optional<PreferredSchedulingTerms> added_preferred)
-    : added_required_(std::move(added_required)), added_preferred_(std::move(added_preferred)) {}
+                           std::optional<PreferredSchedulingTerms> added_preferred,
+                           const framework::Handle* handle)
+    : added_required_(std::move(added_required)),
+      added_preferred_(std::move(added_preferred)),
+      handle_(handle) {}
 
 framework::Status NodeAffinity::PreFilter(framework::CycleState& state,
                                           const framework::PodInfo& pod,
@@ -92,10 +97,14 @@ framework::Status NodeAffinity::PreFilter(framework::CycleState& state,
   }
   auto s = std::make_unique<PreFilterState>();
   s->required = std::make_shared<const RequiredNodeAffinity>(RequiredNodeAffinity::FromPod(*pod));
+  std::optional<std::set<std::string>> names;
+  if (required != nullptr && !required->terms.empty()) names = PinnedNodeNames(*required);
+  // A pod pinned to named nodes looks at those alone, and a DaemonSet's pods each name another
+  // node: a column would never be read again.
+  if (handle_ != nullptr && !names && !s->required->MatchesAll()) {
+    s->memo = memo_.Select(handle_->SnapshotSharedLister(), *pod);
+  }
   state.Write(kPreFilterStateKey, std::move(s));
-
-  if (required == nullptr || required->terms.empty()) return {};
-  std::optional<std::set<std::string>> names = PinnedNodeNames(*required);
   if (!names) return {};
   // Every term names nodes, and their lists have nothing in common within some term each.
   if (names->empty()) return framework::Status::Unresolvable(std::string(kErrReasonConflict));
@@ -113,7 +122,7 @@ framework::Status NodeAffinity::Filter(const framework::CycleState& state,
   }
   bool matched;
   if (const auto* s = state.Read<PreFilterState>(kPreFilterStateKey)) {
-    matched = s->required->Match(*node).matched;
+    matched = MatchMemo::Matches(s->memo, node_info, *s->required);
   } else {
     // PreFilter did not run (disabled): compile here. Parse errors are ignored, as upstream.
     matched = RequiredNodeAffinity::FromPod(*pod).Match(*node).matched;
@@ -201,7 +210,7 @@ framework::QueueingHint NodeAffinity::IsSchedulableAfterNodeChange(
 }
 
 StatusOr<std::unique_ptr<framework::Plugin>> New(const config::NodeAffinityArgs& args,
-                                                 framework::Handle& /*handle*/,
+                                                 framework::Handle& handle,
                                                  const framework::Features& /*features*/) {
   std::optional<api::NodeSelectorMatcher> added_required;
   std::optional<PreferredSchedulingTerms> added_preferred;
@@ -226,8 +235,8 @@ StatusOr<std::unique_ptr<framework::Plugin>> New(const config::NodeAffinityArgs&
       added_preferred = std::move(terms).value();
     }
   }
-  return std::unique_ptr<framework::Plugin>(
-      std::make_unique<NodeAffinity>(std::move(added_required), std::move(added_preferred)));
+  return std::unique_ptr<framework::Plugin>(std::make_unique<NodeAffinity>(
+      std::move(added_required), std::move(added_preferred), &handle));
 }
 
 }  // namespace stowage::plugins::node_affinity

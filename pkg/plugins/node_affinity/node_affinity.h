@@ -9,8 +9,11 @@
 // a node failing addedAffinity's required selector or the pod's own constraints, both
 // UnschedulableAndUnresolvable. PreScore compiles the preferred terms (Skip when neither the pod
 // nor addedAffinity has any); Score sums the weights of matching terms of both; NormalizeScore
-// scales to [0, 100]. The plugin is immutable after construction; Filter and Score are safe to
-// call concurrently.
+// scales to [0, 100]. Filter reads which nodes match from a MatchMemo kept across cycles when
+// the plugin has a handle (match_memo.h); its decisions are the same.
+//
+// Thread-safety: PreFilter runs on the scheduling cycle's thread only (it selects the memo's
+// column); Filter, Score and the queueing hint are safe to call concurrently.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "pkg/plugins/node_affinity/match_memo.h"
 #include "stowage/api/labels.h"
 #include "stowage/common/status.h"
 #include "stowage/framework/handle.h"
@@ -49,8 +53,10 @@ class NodeAffinity final : public framework::PreFilterPlugin,
  public:
   // added_required: addedAffinity's requiredDuringSchedulingIgnoredDuringExecution, compiled
   // strictly (no invalid terms); added_preferred: its preferred terms.
+  // handle: the snapshot the memo follows; null keeps no memo.
   NodeAffinity(std::optional<api::NodeSelectorMatcher> added_required,
-               std::optional<PreferredSchedulingTerms> added_preferred);
+               std::optional<PreferredSchedulingTerms> added_preferred,
+               const framework::Handle* handle = nullptr);
 
   std::string_view Name() const override { return kName; }
   framework::Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
@@ -75,9 +81,13 @@ class NodeAffinity final : public framework::PreFilterPlugin,
                                                        const framework::EventObject& old_obj,
                                                        const framework::EventObject& new_obj) const;
 
+  const MatchMemo& memo_for_test() const { return memo_; }
+
  private:
   std::optional<api::NodeSelectorMatcher> added_required_;
   std::optional<PreferredSchedulingTerms> added_preferred_;
+  const framework::Handle* handle_;
+  MatchMemo memo_;
 };
 static_assert(std::is_base_of_v<framework::PreFilterPlugin, NodeAffinity>);
 static_assert(std::is_base_of_v<framework::FilterPlugin, NodeAffinity>);

@@ -97,6 +97,12 @@ size_t SpreadMemo::Bucket(const framework::NodeInfo* info) const {
 }
 
 int32_t SpreadMemo::Position(const framework::NodeInfo* info) const {
+  // The snapshot's own record first: it reads the node and one slot of the list, where the
+  // table's probe is a cache miss of its own at every node.
+  if (const int32_t p = info->list_position();
+      p >= 0 && static_cast<size_t>(p) < nodes_.size() && nodes_[static_cast<size_t>(p)] == info) {
+    return p;
+  }
   if (position_.empty()) return -1;
   for (size_t b = Bucket(info);; b = (b + 1) & (position_.size() - 1)) {
     if (position_[b].first == info) return position_[b].second;

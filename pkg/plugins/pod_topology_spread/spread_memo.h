@@ -159,8 +159,8 @@ class SpreadMemo {
   std::vector<const framework::NodeInfo*> nodes_;
   std::vector<int64_t> node_generation_;  // by position, the generation the columns reflect
   std::vector<uint8_t> has_node_;         // by position, whether the NodeInfo has its Node
-  // Open addressing over the nodes' addresses (power-of-two size, at most half full), since
-  // Filter and Score look a node up once per call.
+  // Open addressing over the nodes' addresses (power-of-two size, at most half full), for a
+  // node whose list_position() this list does not confirm (listers that set none).
   std::vector<std::pair<const framework::NodeInfo*, int32_t>> position_;
   std::vector<std::unique_ptr<KeyColumn>> keys_;
   std::vector<std::unique_ptr<CountColumn>> queries_;

@@ -109,6 +109,14 @@ struct LogReader {
   }
 };
 
+// Each listed node's list_position() names its place in List(), which memos rely on.
+bool PositionsMatchTheList(const Snapshot& s) {
+  for (size_t i = 0; i < s.List().size(); ++i) {
+    if (s.List()[i]->list_position() != static_cast<int32_t>(i)) return false;
+  }
+  return true;
+}
+
 TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
   std::mt19937 rng(20261123);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
@@ -173,10 +181,12 @@ TEST(Snapshot, IncrementalUpdatesEqualAFreshCopy) {
     ASSERT_EQ(Describe(every_step), want) << "step " << step << " op " << op;
     every_step_reader.Sync(every_step);
     ASSERT_EQ(every_step_reader.Lines(every_step), want.nodes) << "step " << step << " op " << op;
+    ASSERT_TRUE(PositionsMatchTheList(every_step)) << "step " << step << " op " << op;
     if (op == 7) {
       ASSERT_EQ(Describe(now_and_then), want) << "step " << step;
       now_and_then_reader.Sync(now_and_then);
       ASSERT_EQ(now_and_then_reader.Lines(now_and_then), want.nodes) << "step " << step;
+      ASSERT_TRUE(PositionsMatchTheList(now_and_then)) << "step " << step;
     }
   }
   // Node adds and removals force full reads; pod changes alone must not.

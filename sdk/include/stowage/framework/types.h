@@ -187,6 +187,13 @@ class NodeInfo {
     return rare().image_states;
   }
   int64_t generation() const { return generation_; }
+  // Where this object sits in the List() of the snapshot that owns it, or -1. A memo indexed by
+  // list position reads it instead of hashing the address, and confirms it (list[p] == this):
+  // a copy starts at -1 and an assignment keeps the target's, as the position belongs to the
+  // object's place in a snapshot, not to the node, but a moved object carries it.
+  int32_t list_position() const { return list_position_; }
+  // Set by the snapshot as it builds its list.
+  void set_list_position(int32_t position) { list_position_ = position; }
   // How many of its pods use each claim, by "namespace/claim" (upstream's PVCRefCounts).
   const std::unordered_map<std::string, int>& pvc_ref_counts() const {
     return rare().pvc_ref_counts;
@@ -225,6 +232,7 @@ class NodeInfo {
   Resource allocatable_;
   std::unique_ptr<Rare> rare_;
   int64_t generation_ = 0;
+  int32_t list_position_ = -1;
 };
 
 // A pod in the scheduling queue, with its attempt history.

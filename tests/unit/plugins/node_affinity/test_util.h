@@ -43,8 +43,9 @@ inline api::PodPtr PodRequiring(std::vector<api::NodeSelectorTerm> terms) {
   return BuildPod().Name("p").NodeAffinity(Required(std::move(terms))).Obj();
 }
 
+// The plugin keeps its handle: one that outlives every test of the binary (no nodes).
 inline std::unique_ptr<framework::Plugin> MakePlugin(std::optional<api::NodeAffinity> added) {
-  stowage::testing::FakeHandle handle;
+  static stowage::testing::FakeHandle& handle = *new stowage::testing::FakeHandle();
   auto plugin = New(config::NodeAffinityArgs{std::move(added)}, handle, {});
   EXPECT_TRUE(plugin.ok()) << plugin.status().message();
   return std::move(plugin).value();
