@@ -164,6 +164,7 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   // In node order, as a walk of every node would find them.
   const auto failed_end = failed_.begin() + static_cast<std::ptrdiff_t>(failed_count.load());
   std::sort(failed_.begin(), failed_end);
+  fit.node_statuses.reserve(fit.node_statuses.size() + failed_count.load());
   for (auto it = failed_.begin(); it != failed_end; ++it) {
     const size_t i = *it;
     ++processed;
