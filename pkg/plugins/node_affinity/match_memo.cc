@@ -5,14 +5,8 @@ namespace {
 
 constexpr int64_t kUnknown = -1;
 
-const api::NodeSelector* RequiredOf(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  if (!affinity || !affinity->node_affinity || !affinity->node_affinity->required) return nullptr;
-  return &*affinity->node_affinity->required;
-}
-
-bool SameInputs(const MatchMemo::Column& column, const api::Pod& pod) {
-  const api::NodeSelector* required = RequiredOf(pod);
+bool SameInputs(const MatchMemo::Column& column, const api::Pod& pod,
+                const api::NodeSelector* required) {
   return column.node_selector == pod.spec.node_selector &&
          column.required.has_value() == (required != nullptr) &&
          (required == nullptr || *column.required == *required);
@@ -29,7 +23,8 @@ void MatchMemo::Empty(Column& column) {
   column.stamp = ++stamps_;
 }
 
-MatchMemo::Ref MatchMemo::Select(const framework::NodeInfoLister& lister, const api::Pod& pod) {
+MatchMemo::Ref MatchMemo::Select(const framework::NodeInfoLister& lister, const api::Pod& pod,
+                                 const api::NodeSelector* required) {
   ++tick_;
   const std::vector<const framework::NodeInfo*>& list = lister.List();
   if (&lister != lister_ || lister.list_version() != list_version_ || list.size() != list_size_) {
@@ -41,7 +36,7 @@ MatchMemo::Ref MatchMemo::Select(const framework::NodeInfoLister& lister, const 
   }
   Column* found = nullptr;
   for (auto& column : columns_) {
-    if (SameInputs(*column, pod)) {
+    if (SameInputs(*column, pod, required)) {
       found = column.get();
       break;
     }
@@ -57,7 +52,6 @@ MatchMemo::Ref MatchMemo::Select(const framework::NodeInfoLister& lister, const 
       }
     }
     found->node_selector = pod.spec.node_selector;
-    const api::NodeSelector* required = RequiredOf(pod);
     found->required = required ? std::optional<api::NodeSelector>(*required) : std::nullopt;
     Empty(*found);
   }

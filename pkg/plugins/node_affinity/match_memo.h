@@ -49,8 +49,10 @@ class MatchMemo {
     const std::vector<const framework::NodeInfo*>* list = nullptr;
   };
 
-  // The column of pod's inputs over lister's List(), made empty when not held.
-  Ref Select(const framework::NodeInfoLister& lister, const api::Pod& pod);
+  // The column of pod's inputs (its nodeSelector and required, the pod's required node affinity
+  // or null) over lister's List(), made empty when not held.
+  Ref Select(const framework::NodeInfoLister& lister, const api::Pod& pod,
+             const api::NodeSelector* required);
 
   // Whether node matches required (the pod's compiled inputs): from the column when it holds the
   // node's current entry, else matched now and, for a node of the list, stored.

@@ -102,7 +102,7 @@ framework::Status NodeAffinity::PreFilter(framework::CycleState& state,
   // A pod pinned to named nodes looks at those alone, and a DaemonSet's pods each name another
   // node: a column would never be read again.
   if (handle_ != nullptr && !names && !s->required->MatchesAll()) {
-    s->memo = memo_.Select(handle_->SnapshotSharedLister(), *pod);
+    s->memo = memo_.Select(handle_->SnapshotSharedLister(), *pod, required);
   }
   state.Write(kPreFilterStateKey, std::move(s));
   if (!names) return {};
