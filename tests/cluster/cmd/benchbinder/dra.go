@@ -16,6 +16,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
@@ -31,6 +32,9 @@ type draState struct {
 	cs      kubernetes.Interface
 	claims  cache.Store
 	classes cache.Store // DeviceClasses, for extended resources backed by DRA
+	// nominate: patch the pod's nominatedNodeName before the claim writes, as kube-scheduler
+	// 1.37 does for a pod whose PreBind has work (NominatedNodeNameForExpectation, beta, on).
+	nominate bool
 
 	mu    sync.Mutex
 	nodes map[string]*nodeDevices // node -> its slice's devices
@@ -207,6 +211,12 @@ func (d *draState) prepare(ctx context.Context, p *v1.Pod) (node string, ready b
 			return "", true, err
 		}
 	}
+	if err := d.nominateTo(ctx, p, node); err != nil {
+		if len(devs) > 0 {
+			d.release(nd, devs)
+		}
+		return "", true, err
+	}
 	for _, c := range claims {
 		var mine []string
 		if c.Status.Allocation == nil {
@@ -220,6 +230,21 @@ func (d *draState) prepare(ctx context.Context, p *v1.Pod) (node string, ready b
 		}
 	}
 	return node, true, nil
+}
+
+// nominateTo writes node as the pod's nominatedNodeName when the binder nominates and the pod
+// does not name it already, with the status patch kube-scheduler sends.
+func (d *draState) nominateTo(ctx context.Context, p *v1.Pod, node string) error {
+	if !d.nominate || p.Status.NominatedNodeName == node {
+		return nil
+	}
+	patch := fmt.Appendf(nil, `{"status":{"nominatedNodeName":%q}}`, node)
+	_, err := d.cs.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch,
+		metav1.PatchOptions{}, "status")
+	if err != nil {
+		return fmt.Errorf("nominating %s for pod %s/%s: %w", node, p.Namespace, p.Name, err)
+	}
+	return nil
 }
 
 func (d *draState) nodeOf(c *resourceapi.ResourceClaim) string {

@@ -144,3 +144,42 @@ func TestClaimKeys(t *testing.T) {
 		t.Fatal("a template claim without status is ready")
 	}
 }
+
+// With nominations on, the pod's nominatedNodeName is patched to the node before its claim is
+// written, once; without them the pod is not written at all.
+func TestPrepareNominatesBeforeTheClaimWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, nominate := range []bool{false, true} {
+		d, cs := setup(t, claim("p0-resource"))
+		d.nominate = nominate
+		p := pod("p0", v1.PodResourceClaim{Name: "resource", ResourceClaimName: ptr.To("p0-resource")}, nil)
+		if _, err := cs.CoreV1().Pods("ns").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cs.ClearActions()
+		node, ready, err := d.prepare(ctx, p)
+		if err != nil || !ready {
+			t.Fatalf("nominate %v: %v %v", nominate, ready, err)
+		}
+		var writes []string
+		for _, a := range cs.Actions() {
+			if a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+				writes = append(writes, a.GetVerb()+" "+a.GetResource().Resource+"/"+a.GetSubresource())
+			}
+		}
+		want := []string{"update resourceclaims/", "update resourceclaims/status"}
+		if nominate {
+			want = append([]string{"patch pods/status"}, want...)
+		}
+		if !slices.Equal(writes, want) {
+			t.Fatalf("nominate %v: writes %v, want %v", nominate, writes, want)
+		}
+		got, err := cs.CoreV1().Pods("ns").Get(ctx, "p0", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nominate != (got.Status.NominatedNodeName == node) {
+			t.Fatalf("nominate %v: pod nominated to %q, bound to %q", nominate, got.Status.NominatedNodeName, node)
+		}
+	}
+}

@@ -129,7 +129,11 @@ func (d *draState) prepareExtended(ctx context.Context, p *v1.Pod, reqs []resour
 	} else if node = d.nodeOf(c); node == "" {
 		return "", fmt.Errorf("claim %s/%s is allocated on no node", c.Namespace, c.Name)
 	}
-	if err := d.write(ctx, c, p, node, nd, devs); err != nil {
+	err = d.nominateTo(ctx, p, node)
+	if err == nil {
+		err = d.write(ctx, c, p, node, nd, devs)
+	}
+	if err != nil {
 		if len(devs) > 0 {
 			d.release(nd, devs)
 		}

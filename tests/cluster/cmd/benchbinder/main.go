@@ -4,14 +4,17 @@
 // client limits of the KubeSchedulerConfiguration it is given (clientConnection.kubeconfig,
 // qps, burst), the same file the real schedulers get.
 //
-// Usage: benchbinder --config FILE [--workers N] [--events]
+// Usage: benchbinder --config FILE [--workers N] [--events] [--nominate]
 //
 // It watches unbound pods and nodes with informers and binds from N workers (default 16,
 // kube-scheduler's parallelism). It keeps no cache: an upper bound. By default it posts no
 // events; with --events it posts the Scheduled Event kube-scheduler posts for every binding,
 // through the same client-go events broadcaster and a client of its own (kube-scheduler's
 // eventClient), so the benchmark can show what that Event costs the apiserver. A failed
-// binding is retried with backoff unless the pod is already bound. SIGTERM stops it.
+// binding is retried with backoff unless the pod is already bound. With --nominate, a pod with
+// claims gets the nominatedNodeName patch kube-scheduler 1.37 sends before a PreBind that has
+// work, so that with both flags the binder makes every write a scheduler makes for such a pod.
+// SIGTERM stops it.
 //
 // Pods with resource claims (dynamic resource allocation; automatic, no flag): a real
 // scheduler can place such a pod only once its claims exist, and must write each claim's
@@ -103,6 +106,7 @@ func main() {
 	cfgPath := flag.String("config", "", "KubeSchedulerConfiguration file (clientConnection is read)")
 	workers := flag.Int("workers", 16, "concurrent bindings")
 	withEvents := flag.Bool("events", false, "post kube-scheduler's Scheduled Event for every binding")
+	nominate := flag.Bool("nominate", false, "patch nominatedNodeName before a pod's claim writes")
 	flag.Parse()
 	raw, err := os.ReadFile(*cfgPath)
 	if err != nil {
@@ -176,6 +180,7 @@ func main() {
 	claims := factory.Resource().V1().ResourceClaims().Informer()
 	classes := factory.Resource().V1().DeviceClasses().Informer()
 	dra := newDRAState(cs, claims.GetStore(), classes.GetStore())
+	dra.nominate = *nominate
 	_, _ = slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) },
 		UpdateFunc: func(_, o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) }})
@@ -193,8 +198,8 @@ func main() {
 	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced, slices.HasSynced, claims.HasSynced,
 		classes.HasSynced)
 	refresh(nil)
-	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes (%d with devices), binding with %d workers at qps %v burst %d, events %v\n",
-		len(nodes.GetStore().List()), len(dra.ring), *workers, rc.QPS, rc.Burst, *withEvents)
+	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes (%d with devices), binding with %d workers at qps %v burst %d, events %v, nominations %v\n",
+		len(nodes.GetStore().List()), len(dra.ring), *workers, rc.QPS, rc.Burst, *withEvents, *nominate)
 
 	var wg sync.WaitGroup
 	for i := 0; i < *workers; i++ {

@@ -160,11 +160,12 @@ func Schedulers(order []string, binaries map[string]string, verbosity, workers i
 		binder := name == "ceiling" || name == "ceiling-events"
 		spec := SchedulerSpec{Name: name, Binary: bin, Metrics: !binder, Args: serving}
 		if binder {
-			// ceiling-events also posts kube-scheduler's Scheduled Event per binding.
+			// ceiling-events also makes kube-scheduler's other writes: the Scheduled Event per
+			// binding and, for a pod with claims, the nomination before PreBind.
 			events := name == "ceiling-events"
 			spec.Args = func(cfg string, _ int) []string {
 				return []string{"--config=" + cfg, fmt.Sprintf("--workers=%d", workers),
-					fmt.Sprintf("--events=%v", events)}
+					fmt.Sprintf("--events=%v", events), fmt.Sprintf("--nominate=%v", events)}
 			}
 		}
 		out = append(out, spec)
