@@ -7,14 +7,19 @@
 
 namespace stowage::plugins::helper {
 
+const api::NodeSelector* RequiredNodeSelector(const api::Pod& pod) {
+  const auto& affinity = pod.spec.affinity;
+  if (!affinity || !affinity->node_affinity || !affinity->node_affinity->required) return nullptr;
+  return &*affinity->node_affinity->required;
+}
+
 RequiredNodeAffinity RequiredNodeAffinity::FromPod(const api::Pod& pod) {
   RequiredNodeAffinity out;
   if (!pod.spec.node_selector.empty()) {
     out.node_selector_ = api::Selector::FromMap(pod.spec.node_selector);
   }
-  const auto& affinity = pod.spec.affinity;
-  if (affinity && affinity->node_affinity && affinity->node_affinity->required) {
-    out.required_ = api::NodeSelectorMatcher::Compile(*affinity->node_affinity->required);
+  if (const api::NodeSelector* required = RequiredNodeSelector(pod)) {
+    out.required_ = api::NodeSelectorMatcher::Compile(*required);
   }
   return out;
 }

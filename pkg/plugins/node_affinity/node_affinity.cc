@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "stowage/plugins/helper/event_objects.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
 #include "stowage/plugins/helper/normalize_score.h"
 
 namespace stowage::plugins::node_affinity {
@@ -33,12 +34,6 @@ struct PreScoreState final : framework::StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-
-const api::NodeSelector* RequiredOf(const api::Pod& pod) {
-  const auto& affinity = pod.spec.affinity;
-  if (!affinity || !affinity->node_affinity || !affinity->node_affinity->required) return nullptr;
-  return &*affinity->node_affinity->required;
-}
 
 // The pod's preferred terms compiled; null when it has none.
 StatusOr<std::shared_ptr<const PreferredSchedulingTerms>> PodPreferred(const api::Pod& pod) {
@@ -91,7 +86,7 @@ framework::Status NodeAffinity::PreFilter(framework::CycleState& state,
                                           const framework::PodInfo& pod,
                                           const std::vector<const framework::NodeInfo*>& /*nodes*/,
                                           framework::PreFilterResult& result) {
-  const api::NodeSelector* required = RequiredOf(*pod);
+  const api::NodeSelector* required = helper::RequiredNodeSelector(*pod);
   if (required == nullptr && !added_required_ && pod->spec.node_selector.empty()) {
     return framework::Status::Skip();
   }

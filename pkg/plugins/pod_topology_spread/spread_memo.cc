@@ -5,15 +5,10 @@
 #include <utility>
 
 #include "pkg/plugins/pod_topology_spread/common.h"
+#include "stowage/plugins/helper/node_affinity_matchers.h"
 
 namespace stowage::plugins::pod_topology_spread {
 namespace {
-
-const api::NodeSelector* RequiredTerms(const api::Pod& pod) {
-  const std::optional<api::Affinity>& a = pod.spec.affinity;
-  if (!a || !a->node_affinity || !a->node_affinity->required) return nullptr;
-  return &*a->node_affinity->required;
-}
 
 uint8_t Includes(const SpreadMemo::InclusionColumn& column, const api::Node* node) {
   return node != nullptr &&
@@ -30,7 +25,7 @@ bool SpreadMemo::InclusionColumn::Matches(const Constraint& c, const api::Pod& p
     return false;
   }
   if (honor_affinity) {
-    const api::NodeSelector* terms = RequiredTerms(pod);
+    const api::NodeSelector* terms = helper::RequiredNodeSelector(pod);
     if (node_selector != pod.spec.node_selector || required.has_value() != (terms != nullptr) ||
         (terms != nullptr && *required != *terms)) {
       return false;
@@ -280,7 +275,8 @@ const SpreadMemo::InclusionColumn& SpreadMemo::Inclusion(
   column.comparison_operators = comparison_operators;
   if (column.honor_affinity) {
     column.node_selector = pod.spec.node_selector;
-    if (const api::NodeSelector* terms = RequiredTerms(pod)) column.required = *terms;
+    if (const api::NodeSelector* terms = helper::RequiredNodeSelector(pod))
+      column.required = *terms;
   }
   if (column.honor_taints) column.tolerations = pod.spec.tolerations;
   column.matcher = required;

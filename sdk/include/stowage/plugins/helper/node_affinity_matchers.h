@@ -18,6 +18,9 @@
 
 namespace stowage::plugins::helper {
 
+// The pod's requiredDuringSchedulingIgnoredDuringExecution node affinity, or null.
+const api::NodeSelector* RequiredNodeSelector(const api::Pod& pod);
+
 // The outcome of matching required affinity against a node.
 struct MatchResult {
   bool matched = false;
