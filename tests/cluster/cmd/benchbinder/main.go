@@ -181,7 +181,7 @@ func main() {
 	classes := factory.Resource().V1().DeviceClasses().Informer()
 	dra := newDRAState(cs, claims.GetStore(), classes.GetStore())
 	dra.nominate = *nominate
-	_, _ = slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	sliceHandler, _ := slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) },
 		UpdateFunc: func(_, o any) { dra.addSlice(o.(*resourceapi.ResourceSlice)) }})
 	onClaim := func(o any) {
@@ -191,12 +191,14 @@ func main() {
 			queue.Add(c.Namespace + "/" + ref.Name) // the pod it was made for
 		}
 	}
-	_, _ = claims.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onClaim,
+	claimHandler, _ := claims.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: onClaim,
 		UpdateFunc: func(_, o any) { onClaim(o) }})
 	factory.Start(ctx.Done())
 	pending.Start(ctx.Done())
+	// The handlers too: an informer is synced when its store is, and a worker taking devices
+	// before every listed claim's handler has marked them would take devices already held.
 	cache.WaitForCacheSync(ctx.Done(), nodes.HasSynced, pods.HasSynced, slices.HasSynced, claims.HasSynced,
-		classes.HasSynced)
+		classes.HasSynced, sliceHandler.HasSynced, claimHandler.HasSynced)
 	refresh(nil)
 	fmt.Fprintf(os.Stderr, "benchbinder: %d nodes (%d with devices), binding with %d workers at qps %v burst %d, events %v, nominations %v\n",
 		len(nodes.GetStore().List()), len(dra.ring), *workers, rc.QPS, rc.Burst, *withEvents, *nominate)
