@@ -29,6 +29,11 @@ Inventory::Inventory(const std::vector<DeviceClassPtr>& classes,
   for (const auto& slice : all_slices_) {
     first_device_.emplace(slice.get(), devices_);
     devices_ += static_cast<int64_t>(slice->devices.size());
+    for (const auto& device : slice->devices) {
+      const DeviceRef ref{slice->driver, slice->pool_name, device.name};
+      index_of_position_.push_back(
+          device_index_.try_emplace(ref, static_cast<int32_t>(device_index_.size())).first->second);
+    }
     const std::string node_name = slice->node_name.value_or("");
     if (!node_name.empty()) {
       slices_on_node_[node_name].push_back(slice);
@@ -71,6 +76,11 @@ StatusOr<DeviceSelectorPtr> Inventory::CompiledSelector(const std::string& expre
 int64_t Inventory::DevicePosition(const api::ResourceSlice& slice, size_t i) const {
   auto it = first_device_.find(&slice);
   return it == first_device_.end() ? -1 : it->second + static_cast<int64_t>(i);
+}
+
+int32_t Inventory::DeviceIndex(const DeviceRef& device) const {
+  auto it = device_index_.find(device);
+  return it == device_index_.end() ? -1 : it->second;
 }
 
 StatusOr<bool> Inventory::Matches(const Selector& selector, int64_t position,

@@ -79,6 +79,18 @@ struct HeldOverlay {
 };
 
 // What claims other than the ones being allocated hold (upstream's AllocatedState).
+class Inventory;
+
+// The whole holds of base and overlay (below) by the device's index in one Inventory
+// (Inventory::DeviceIndex), kept by the scheduler in step with them: the search asks whether
+// each device it visits is held, and two array reads replace probes of three hash tables by
+// the device's names, which were two fifths of a DRA Filter call.
+struct DenseHolds {
+  const Inventory* inventory = nullptr;  // whose indices these are
+  std::vector<int32_t> net;              // base's count minus overlay->released's
+  std::vector<int32_t> in_flight;        // overlay->devices' count
+};
+
 struct AllocatedState {
   AllocatedState() = default;
   AllocatedState(DeviceIdSet exclusive) : devices(std::move(exclusive)) {}  // NOLINT: implicit
@@ -92,6 +104,9 @@ struct AllocatedState {
   std::shared_ptr<const DeviceCounts> base;
   DeviceCounts released;
   std::shared_ptr<const HeldOverlay> overlay;  // the scheduler's; adds to all of the above
+  // base and overlay by device index, when the scheduler keeps them so; devices and released
+  // are then empty.
+  std::shared_ptr<const DenseHolds> dense;
 
   // Id is a DeviceId or a DeviceRef.
   template <typename Id>
@@ -102,6 +117,15 @@ struct AllocatedState {
     auto held = base->find(id);
     if (held == base->end()) return false;
     return held->second > Count(released, id) + (overlay ? Count(overlay->released, id) : 0);
+  }
+  // HoldsWhole for the device with index in inventory (-1: none), from dense when it serves.
+  template <typename Id>
+  bool HoldsWholeAt(const Inventory* inventory, int32_t index, const Id& id) const {
+    if (index >= 0 && dense != nullptr && dense->inventory == inventory && devices.empty() &&
+        released.empty()) {
+      return dense->in_flight[index] != 0 || dense->net[index] > 0;
+    }
+    return HoldsWhole(id);
   }
   // Whether a share of the device is held.
   template <typename Id>
@@ -178,6 +202,12 @@ class Inventory {
   const Selector& SelectorOf(const std::string& expression) const;
   // The position of slice's device i among the inventory's devices; -1 for a slice not in it.
   int64_t DevicePosition(const api::ResourceSlice& slice, size_t i) const;
+  // Each distinct device (driver/pool/device; a pool's slices of two generations may name one
+  // twice) gets an index below distinct_devices(): by its names, -1 when no slice lists it, and
+  // by position.
+  int32_t DeviceIndex(const DeviceRef& device) const;
+  int32_t DeviceIndexAt(int64_t position) const { return index_of_position_[position]; }
+  size_t distinct_devices() const { return device_index_.size(); }
   // Whether the device matches, from the kept answer or evaluated (and kept) now.
   StatusOr<bool> Matches(const Selector& selector, int64_t position,
                          const DeviceView& device) const;
@@ -199,6 +229,8 @@ class Inventory {
   std::vector<ResourceSlicePtr> slices_shared_;  // network-attached: no nodeName
   std::vector<ResourceSlicePtr> all_slices_;
   std::unordered_map<const api::ResourceSlice*, int64_t> first_device_;  // position of device 0
+  std::unordered_map<DeviceRef, int32_t, DeviceIdHash, DeviceIdEq> device_index_;  // views slices
+  std::vector<int32_t> index_of_position_;
   int64_t devices_ = 0;
   const SelectorCompiler& compiler_;
   mutable Mutex compiled_mu_;

@@ -69,6 +69,9 @@ struct DeviceIdEq {
   bool operator()(const DeviceId& a, const DeviceId& b) const { return a == b; }
   bool operator()(const DeviceId& a, const DeviceRef& b) const { return Same(a, b); }
   bool operator()(const DeviceRef& a, const DeviceId& b) const { return Same(b, a); }
+  bool operator()(const DeviceRef& a, const DeviceRef& b) const {
+    return a.hash == b.hash && a.device == b.device && a.pool == b.pool && a.driver == b.driver;
+  }
 
  private:
   static bool Same(const DeviceId& a, const DeviceRef& b) {

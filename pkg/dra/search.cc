@@ -209,10 +209,13 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
     for (size_t s = p == start.pool ? start.slice : 0; s < pool.slices_on_node.size(); ++s) {
       const api::ResourceSlice& slice = *pool.slices_on_node[s];
       const bool resume = p == start.pool && s == start.slice;
+      const int64_t first = allocator_.inventory().DevicePosition(slice, 0);
       for (size_t d = resume ? start.device : 0; d < slice.devices.size(); ++d) {
         // The cheap in-use checks first, before the device's names are copied.
         const DeviceRef ref{pool.id.driver, pool.id.pool, slice.devices[d].name};
-        if (admin ? AllocatingForClaim(ref, r.claim) : InUse(ref)) continue;
+        const int32_t index =
+            first < 0 ? -1 : allocator_.inventory().DeviceIndexAt(first + static_cast<int64_t>(d));
+        if (admin ? AllocatingForClaim(ref, r.claim) : InUse(ref, index)) continue;
         ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d));
         if (!selectable) continue;
         Candidate c{.id = ref.ToId(), .device = &slice.devices[d], .slice = &slice, .pool = &pool};

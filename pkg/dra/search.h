@@ -111,7 +111,8 @@ class Search {
   void ReleaseCounters(const Candidate& c);
   StatusOr<bool> FitsCapacity(const RequestView& request, const Candidate& c) const;
   bool CapacityInUse(const DeviceId& id) const;
-  bool InUse(const DeviceRef& id) const;
+  // index: the device's in the allocator's Inventory (Inventory::DeviceIndex), -1 if unknown.
+  bool InUse(const DeviceRef& id, int32_t index = -1) const;
   bool AllocatingForClaim(const DeviceRef& id, int claim) const;
   std::string ClaimName(int claim) const;
   RequestData& Data(const Index& r) { return data_[r.claim][r.request][r.sub]; }

@@ -8,8 +8,8 @@
 
 namespace stowage::dra {
 
-bool Search::InUse(const DeviceRef& id) const {
-  if (allocator_.allocated().HoldsWhole(id)) return true;
+bool Search::InUse(const DeviceRef& id, int32_t index) const {
+  if (allocator_.allocated().HoldsWholeAt(&allocator_.inventory(), index, id)) return true;
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }

@@ -24,17 +24,25 @@ bool Whole(const api::DeviceRequestAllocationResult& r) {
   return !r.admin_access.value_or(false) && !r.share_id;  // admin access takes nothing
 }
 
+int CountOf(const dra::DeviceCounts& counts, const dra::DeviceId& id) {
+  auto it = counts.find(id);
+  return it == counts.end() ? 0 : it->second;
+}
+
+}  // namespace
+
 // Adds delta to each whole device the claim holds.
-void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) {
+void ClaimTracker::Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) {
   if (!claim.allocation) return;
   for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
     if (!Whole(r)) continue;
     auto it = counts.try_emplace(dra::DeviceId{r.driver, r.pool, r.device}, 0).first;
+    Changed(it->first);
     if ((it->second += delta) == 0) counts.erase(it);
   }
 }
 
-}  // namespace
+namespace {}  // namespace
 
 dra::ResourceClaimPtr ClaimTracker::Assumed(const std::string& key,
                                             const dra::ResourceClaimPtr& informer) const {
@@ -98,7 +106,8 @@ void ClaimTracker::Refresh(const std::vector<dra::ResourceClaimPtr>& claims,
   base_version_ = version;
 }
 
-dra::AllocatedState ClaimTracker::GatherAllocatedState() {
+dra::AllocatedState ClaimTracker::GatherAllocatedState(
+    std::shared_ptr<const dra::Inventory> inventory) {
   // The version is read before the list, so a refresh kept under it is never newer than it says.
   const std::optional<uint64_t> version = informer_.Version();
   bool stale;
@@ -121,7 +130,46 @@ dra::AllocatedState ClaimTracker::GatherAllocatedState() {
   dra::AllocatedState state;
   state.base = base_;
   state.overlay = overlay_;
+  if (inventory != nullptr) {
+    UpdateDense(inventory);
+    state.dense = dense_;
+  }
   return state;
+}
+
+void ClaimTracker::Changed(const dra::DeviceId& id) {
+  if (dense_inventory_ != nullptr) dense_dirty_.push_back(id);
+}
+
+void ClaimTracker::UpdateDense(const std::shared_ptr<const dra::Inventory>& inventory) {
+  if (dense_inventory_ != inventory) {
+    auto dense = std::make_shared<dra::DenseHolds>();
+    dense->inventory = inventory.get();
+    dense->net.assign(inventory->distinct_devices(), 0);
+    dense->in_flight.assign(inventory->distinct_devices(), 0);
+    auto add = [&](const dra::DeviceCounts& counts, std::vector<int32_t>& to, int sign) {
+      for (const auto& [id, n] : counts) {
+        if (const int32_t i = inventory->DeviceIndex(id); i >= 0) to[i] += sign * n;
+      }
+    };
+    if (base_ != nullptr) add(*base_, dense->net, +1);
+    add(overlay_->released, dense->net, -1);
+    add(overlay_->devices, dense->in_flight, +1);
+    dense_ = std::move(dense);
+    dense_inventory_ = inventory;
+    dense_dirty_.clear();
+    return;
+  }
+  if (dense_dirty_.empty()) return;
+  // An Allocator of an earlier cycle may still read them: they are then copied first.
+  if (dense_.use_count() > 1) dense_ = std::make_shared<dra::DenseHolds>(*dense_);
+  for (const dra::DeviceId& id : dense_dirty_) {
+    const int32_t i = inventory->DeviceIndex(id);
+    if (i < 0) continue;
+    dense_->net[i] = (base_ == nullptr ? 0 : CountOf(*base_, id)) - CountOf(overlay_->released, id);
+    dense_->in_flight[i] = CountOf(overlay_->devices, id);
+  }
+  dense_dirty_.clear();
 }
 
 void ClaimTracker::Touch(std::string_view uid, std::string_view key) const {
@@ -223,8 +271,14 @@ void ClaimTracker::Apply(const Contribution& c, int sign) {
     auto it = counts.try_emplace(id, 0).first;
     if ((it->second += sign) == 0) counts.erase(it);
   };
-  for (const dra::DeviceId& id : c.whole) add(o.devices, id);
-  for (const dra::DeviceId& id : c.released) add(o.released, id);
+  for (const dra::DeviceId& id : c.whole) {
+    add(o.devices, id);
+    Changed(id);
+  }
+  for (const dra::DeviceId& id : c.released) {
+    add(o.released, id);
+    Changed(id);
+  }
   for (const auto& [id, consumed] : c.shares) {
     add(o.shared, id);
     if (!o.shared.count(id)) {

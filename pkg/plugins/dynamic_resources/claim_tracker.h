@@ -47,8 +47,11 @@ class ClaimTracker {
   dra::ResourceClaimPtr Get(std::string_view ns, std::string_view name) const;
   // The devices held by every known claim and every pending allocation (upstream's
   // GatherAllocatedState): admin-access results hold nothing; shares of a device count as
-  // shared with their consumed capacity.
-  dra::AllocatedState GatherAllocatedState();
+  // shared with their consumed capacity. Given the Inventory the caller's Allocator searches,
+  // the whole holds also come by its device indices (AllocatedState::dense), kept between
+  // calls while the Inventory stays the same.
+  dra::AllocatedState GatherAllocatedState(
+      std::shared_ptr<const dra::Inventory> inventory = nullptr);
 
   // Records claim (carrying its new allocation) as allocated but not yet written.
   void SignalPendingAllocation(dra::ResourceClaimPtr claim);
@@ -77,6 +80,8 @@ class ClaimTracker {
   void Refresh(const std::vector<dra::ResourceClaimPtr>& claims, std::optional<uint64_t> version)
       REQUIRES(mu_);
 
+  // Adds delta to counts for each device the claim holds whole.
+  void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) REQUIRES(mu_);
   // Marks the claim with uid and key (namespace/name) for the next recompute.
   void Touch(std::string_view uid, std::string_view key) const REQUIRES(mu_);
   // Recomputes what the marked claims add and updates overlay_ by the difference.
@@ -88,6 +93,11 @@ class ClaimTracker {
   // Moves overlay_ from what applied holds to desired, and stores desired there.
   void Reapply(Contribution& applied, Contribution desired) REQUIRES(mu_);
   void Apply(const Contribution& c, int sign) REQUIRES(mu_);
+  // Brings dense_ to base_ and overlay_ by inventory's indices: again from the counts when the
+  // inventory changed, else for the devices changed since (dense_dirty_).
+  void UpdateDense(const std::shared_ptr<const dra::Inventory>& inventory) REQUIRES(mu_);
+  // Records that the whole holds of id changed, when dense_ follows them.
+  void Changed(const dra::DeviceId& id) REQUIRES(mu_);
 
   struct Known {
     dra::ResourceClaimPtr claim;
@@ -115,6 +125,11 @@ class ClaimTracker {
   // Claims changed since the last recompute, by uid and by key.
   mutable std::set<std::string, std::less<>> marked_uids_ GUARDED_BY(mu_);
   mutable std::set<std::string, std::less<>> marked_keys_ GUARDED_BY(mu_);
+  // The whole holds by device index of dense_inventory_ (held so its address is not reused),
+  // shared with Allocators like base_ and overlay_; the devices changed since the last update.
+  std::shared_ptr<const dra::Inventory> dense_inventory_ GUARDED_BY(mu_);
+  std::shared_ptr<dra::DenseHolds> dense_ GUARDED_BY(mu_);
+  std::vector<dra::DeviceId> dense_dirty_ GUARDED_BY(mu_);
 };
 
 }  // namespace stowage::plugins::dynamic_resources

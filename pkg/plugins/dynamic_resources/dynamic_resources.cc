@@ -151,8 +151,9 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
   data->claims = std::move(*claims);
   std::shared_ptr<const dra::Allocator> allocator;
   if (!data->to_allocate.empty() || data->extended) {
-    allocator = std::make_shared<const dra::Allocator>(features_, tracker_.GatherAllocatedState(),
-                                                       CurrentInventory());
+    std::shared_ptr<const dra::Inventory> inventory = CurrentInventory();
+    allocator = std::make_shared<const dra::Allocator>(
+        features_, tracker_.GatherAllocatedState(inventory), inventory);
   }
   if (data->extended) {
     // NodeResourcesFit and BalancedAllocation count the class's devices per node from this.

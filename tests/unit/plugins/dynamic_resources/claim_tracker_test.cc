@@ -166,13 +166,50 @@ class Model {
   }
 };
 
+struct NoSelectors : dra::SelectorCompiler {
+  StatusOr<dra::DeviceSelectorPtr> Compile(std::string_view) const override {
+    return InternalError("no selectors here");
+  }
+};
+
+// An Inventory of pool n1 of driver d whose slices list the given devices (one slice each list).
+std::shared_ptr<const dra::Inventory> InventoryOf(
+    const std::vector<std::vector<std::string>>& slices) {
+  static const NoSelectors compiler;
+  std::vector<dra::ResourceSlicePtr> out;
+  for (const auto& names : slices) {
+    api::ResourceSlice slice;
+    slice.metadata.name = "slice-" + std::to_string(out.size());
+    slice.driver = "d";
+    slice.pool_name = "n1";
+    slice.node_name = "node-1";
+    for (const std::string& n : names) slice.devices.push_back({.name = n});
+    out.push_back(std::make_shared<const api::ResourceSlice>(std::move(slice)));
+  }
+  return std::make_shared<const dra::Inventory>(std::vector<dra::DeviceClassPtr>{}, out, compiler);
+}
+
+// Whether the state holds the device whole, asked by its index in inventory.
+bool WholeByIndex(const dra::AllocatedState& state, const dra::Inventory& inventory,
+                  const dra::DeviceId& id) {
+  return state.HoldsWholeAt(&inventory, inventory.DeviceIndex(id), id);
+}
+
 // Random changes to the informer, the pending allocations and the written claims, each followed
-// by a state compared with the oracle's, device by device; a state handed out earlier must still
+// by a state compared with the oracle's, device by device, by name and by the device index of
+// the cycle's Inventory (which changes now and then); a state handed out earlier must still
 // answer as it did.
 TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
   const std::vector<std::string> names = {"a", "b", "c"};
   std::vector<dra::DeviceId> devices;
   for (const char* d : {"g0", "g1", "g2", "s0", "s1"}) devices.push_back({"d", "n1", d});
+  // Two generations' slices naming g1 twice, other orders, and one without g2 (not indexed).
+  const std::shared_ptr<const dra::Inventory> inventories[] = {
+      InventoryOf({{"g0", "g1", "g2", "s0", "s1"}}),
+      InventoryOf({{"s1", "g2"}, {"g1", "g0", "s0", "g1"}}),
+      InventoryOf({{"g1", "s0", "g0", "s1"}})};
+  ASSERT_EQ(inventories[1]->distinct_devices(), 5u);
+  ASSERT_EQ(inventories[2]->DeviceIndex(dra::DeviceRef{"d", "n1", "g2"}), -1);
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     std::mt19937 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
@@ -203,6 +240,8 @@ TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
     };
     std::optional<dra::AllocatedState> earlier;
     std::map<std::string, Seen> earlier_seen;
+    const dra::Inventory* earlier_inventory = nullptr;
+    size_t current = 0;  // the cycle's Inventory
     for (int step = 0; step < 40; ++step) {
       const std::string name = names[pick(3)];
       std::string what;
@@ -251,21 +290,31 @@ TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
           break;
       }
       if (pick(3) == 0) continue;  // several changes between cycles, now and then
-      dra::AllocatedState state = tracker.GatherAllocatedState();
+      if (pick(10) == 0) current = static_cast<size_t>(pick(3));  // the slices changed
+      const dra::Inventory& inventory = *inventories[current];
+      dra::AllocatedState state = tracker.GatherAllocatedState(inventories[current]);
+      ASSERT_NE(state.dense, nullptr);
       const std::map<std::string, Seen> want = model.Expect(devices);
       for (const dra::DeviceId& id : devices) {
         ASSERT_EQ(Look(state, id), want.at(id.device))
             << "seed " << seed << ", step " << step << " (" << what << "), device " << id.device;
+        ASSERT_EQ(WholeByIndex(state, inventory, id), want.at(id.device).whole)
+            << "seed " << seed << ", step " << step << " (" << what << "), device " << id.device
+            << " by index";
       }
       if (earlier) {
         for (const dra::DeviceId& id : devices) {
           ASSERT_EQ(Look(*earlier, id), earlier_seen.at(id.device))
               << "seed " << seed << ", step " << step << ": an earlier state changed";
+          ASSERT_EQ(WholeByIndex(*earlier, *earlier_inventory, id),
+                    earlier_seen.at(id.device).whole)
+              << "seed " << seed << ", step " << step << ": an earlier state changed by index";
         }
       }
       if (pick(2) == 0) {  // kept, as a cycle whose pod is binding keeps its Allocator
         earlier = state;
         earlier_seen = want;
+        earlier_inventory = &inventory;
       } else {
         earlier.reset();
       }
