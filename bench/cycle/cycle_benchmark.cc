@@ -10,7 +10,8 @@
 // valgrind the threads' interleaving decides how many nodes a parallel search visits, so a count
 // at 16 moves between runs of one binary). BM_SchedulePod times scheduler_perf's default
 // pod; BM_BoundVolume a pod with a bound claim; BM_DraClaim a pod with a ResourceClaim of one
-// device, over nodes of 8 devices each; BM_PodAffinity, BM_RequiredPodAffinity,
+// device, over nodes of 8 devices each, and BM_DraClaimHeld over nodes of 10, half of them held
+// by allocated claims; BM_PodAffinity, BM_RequiredPodAffinity,
 // BM_PodAntiAffinityNSSelector, BM_TopologySpread, BM_CombinedConstraints and
 // BM_CombinedConstraintsRequired time pods with
 // inter-pod affinity terms and with spread constraints over nodes already holding pods those
@@ -157,6 +158,27 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
     claims_.Add(std::move(claim));
   }
 
+  // The claim "init-<i>" of each node i, allocated its devices gpu-0 to gpu-<held - 1>, as
+  // scheduler_perf's init claims hold half of each node's devices in the DRA shapes.
+  void AddHeldClaims(int nodes, int held) {
+    for (int i = 0; i < nodes; ++i) {
+      api::ResourceClaim claim;
+      claim.metadata.namespace_ = "bench";
+      claim.metadata.name = "init-" + std::to_string(i);
+      claim.metadata.uid = "init-uid-" + std::to_string(i);
+      claim.metadata.resource_version = "1";
+      api::AllocationResult allocation;
+      for (int d = 0; d < held; ++d) {
+        allocation.results.push_back({.request = "gpu",
+                                      .driver = "gpu.example.com",
+                                      .pool = "scheduler-perf-" + std::to_string(i),
+                                      .device = "gpu-" + std::to_string(d)});
+      }
+      claim.allocation = std::move(allocation);
+      claims_.Add(std::move(claim));
+    }
+  }
+
   void AddCSIObjects(int nodes, const std::vector<std::string>& claims) {
     for (int i = 0; i < nodes; ++i) {
       api::CSINode csi_node;
@@ -282,10 +304,11 @@ struct ExistingPods {
 // holds the existing pods. Non-empty csi_claims adds CSINodes and those claims' CSI volumes.
 // dra_devices > 0 adds a slice of that many devices to every node and gives measured pod i the
 // claim "claim-<i>"; Reserve runs after each cycle, so the devices taken stay in flight and the
-// nodes fill as the run goes.
+// nodes fill as the run goes. dra_held of each node's devices are held by allocated claims.
 void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
                const std::vector<ExistingPods>& existing,
-               const std::vector<std::string>& csi_claims = {}, int dra_devices = 0) {
+               const std::vector<std::string>& csi_claims = {}, int dra_devices = 0,
+               int dra_held = 0) {
   const int nodes = static_cast<int>(state.range(0));
   const int parallelism = static_cast<int>(state.range(1));
   cache::Cache cache;
@@ -306,6 +329,7 @@ void RunCycles(benchmark::State& state, const api::PodPtr& tmpl,
   BenchHandle handle(snapshot, pool);
   if (!csi_claims.empty()) handle.AddCSIObjects(nodes, csi_claims);
   if (dra_devices > 0) handle.AddDraObjects(nodes, dra_devices);
+  if (dra_held > 0) handle.AddHeldClaims(nodes, dra_held);
 
   // Log (the missing plugins' warning) to stderr, as the binary does, so that
   // --benchmark_format=json on stdout stays parseable.
@@ -491,6 +515,20 @@ void BM_DraClaim(benchmark::State& state) {
 }
 
 BENCHMARK(BM_DraClaim)
+    ->ArgNames({"nodes", "parallelism"})
+    ->Args({5000, 16})
+    ->Args({500, 16})
+    ->Iterations(2000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// The same on nodes of 10 devices, 5 of them held by allocated claims the informer has, as in
+// SchedulingWithResourceClaimTemplate's state: the search passes the held devices on every node.
+void BM_DraClaimHeld(benchmark::State& state) {
+  RunCycles(state, PerfPod().Obj(), {}, {}, /*dra_devices=*/10, /*dra_held=*/5);
+}
+
+BENCHMARK(BM_DraClaimHeld)
     ->ArgNames({"nodes", "parallelism"})
     ->Args({5000, 16})
     ->Args({500, 16})
