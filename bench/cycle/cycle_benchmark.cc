@@ -514,13 +514,17 @@ void BM_DraClaim(benchmark::State& state) {
   RunCycles(state, PerfPod().Obj(), {}, {}, /*dra_devices=*/8);
 }
 
-BENCHMARK(BM_DraClaim)
-    ->ArgNames({"nodes", "parallelism"})
-    ->Args({5000, 16})
-    ->Args({500, 16})
-    ->Iterations(2000)
-    ->UseRealTime()
-    ->Unit(benchmark::kMicrosecond);
+// The DRA cases' sizes: 2000 pods at 5000 and 500 nodes, at kube-scheduler's parallelism.
+void DraSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nodes", "parallelism"})
+      ->Args({5000, 16})
+      ->Args({500, 16})
+      ->Iterations(2000)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(BM_DraClaim)->Apply(DraSizes);
 
 // The same on nodes of 10 devices, 5 of them held by allocated claims the informer has, as in
 // SchedulingWithResourceClaimTemplate's state: the search passes the held devices on every node.
@@ -528,13 +532,7 @@ void BM_DraClaimHeld(benchmark::State& state) {
   RunCycles(state, PerfPod().Obj(), {}, {}, /*dra_devices=*/10, /*dra_held=*/5);
 }
 
-BENCHMARK(BM_DraClaimHeld)
-    ->ArgNames({"nodes", "parallelism"})
-    ->Args({5000, 16})
-    ->Args({500, 16})
-    ->Iterations(2000)
-    ->UseRealTime()
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DraClaimHeld)->Apply(DraSizes);
 
 BENCHMARK(BM_BoundVolume)
     ->ArgNames({"nodes", "parallelism"})
