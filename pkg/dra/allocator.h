@@ -78,7 +78,6 @@ struct HeldOverlay {
   DeviceIdMap<CapacityAmounts> capacity;  // what they consume, for each device in shared
 };
 
-// What claims other than the ones being allocated hold (upstream's AllocatedState).
 class Inventory;
 
 // The whole holds of base and overlay (below) by the device's index in one Inventory
@@ -91,6 +90,7 @@ struct DenseHolds {
   std::vector<int32_t> in_flight;        // overlay->devices' count
 };
 
+// What claims other than the ones being allocated hold (upstream's AllocatedState).
 struct AllocatedState {
   AllocatedState() = default;
   AllocatedState(DeviceIdSet exclusive) : devices(std::move(exclusive)) {}  // NOLINT: implicit

@@ -42,8 +42,6 @@ void ClaimTracker::Count(const api::ResourceClaim& claim, dra::DeviceCounts& cou
   }
 }
 
-namespace {}  // namespace
-
 dra::ResourceClaimPtr ClaimTracker::Assumed(const std::string& key,
                                             const dra::ResourceClaimPtr& informer) const {
   auto it = assumed_.find(key);
