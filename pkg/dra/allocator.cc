@@ -142,7 +142,7 @@ const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
   return it == classes_.end() ? nullptr : it->second.get();
 }
 
-const CapacityAmounts* AllocatedState::ConsumedCapacity(const DeviceId& id,
+const CapacityAmounts* AllocatedState::ConsumedCapacity(const DeviceRef& id,
                                                         CapacityAmounts& scratch) const {
   auto own = aggregated_capacity.find(id);
   const CapacityAmounts* a = own == aggregated_capacity.end() ? nullptr : &own->second;
@@ -176,6 +176,16 @@ StatusOr<Allocation> Allocator::Allocate(const api::Node& node,
                                          const std::vector<ResourceClaimPtr>& claims,
                                          std::stop_token stop,
                                          std::chrono::steady_clock::time_point deadline) const {
+  ASSIGN_OR_RETURN(Allocation out, Choose(node, claims, std::move(stop), deadline));
+  if (out.outcome != Allocation::Outcome::kAllocated) return out;
+  ASSIGN_OR_RETURN(out.results, ResultsOf(out.picks, claims.size(), node.metadata.name, features_));
+  return out;
+}
+
+StatusOr<Allocation> Allocator::Choose(const api::Node& node,
+                                       const std::vector<ResourceClaimPtr>& claims,
+                                       std::stop_token stop,
+                                       std::chrono::steady_clock::time_point deadline) const {
   Search search(*this, node, claims, std::move(stop), deadline);
   return search.Run();
 }
@@ -203,44 +213,68 @@ StatusOr<Allocation> Search::Run() {
     out.outcome = Allocation::Outcome::kUnsatisfiable;
     return out;
   }
-  RETURN_IF_ERROR(BuildResults(out));
+  RETURN_IF_ERROR(CollectPicks(out));
   out.outcome = Allocation::Outcome::kAllocated;
   return out;
 }
 
-Status Search::BuildResults(Allocation& out) const {
-  const bool binding = allocator_.features().device_binding_and_status;
-  out.results.resize(claims_.size());
+Status Search::CollectPicks(Allocation& out) const {
+  std::vector<SliceDevice> devices;
   for (size_t c = 0; c < claims_.size(); ++c) {
-    api::AllocationResult& result = out.results[c];
-    std::vector<SliceDevice> devices;
+    devices.clear();
     for (const DeviceResult& taken : results_[c]) {
-      const Candidate& cand = taken.candidate;
-      api::DeviceRequestAllocationResult r;
-      r.request = taken.data->FullName();
-      r.driver = cand.id.driver;
-      r.pool = cand.id.pool;
-      r.device = cand.id.device;
-      if (taken.data->request.admin_access) r.admin_access = true;
-      r.tolerations = *taken.data->request.tolerations;
-      r.share_id = taken.share_id;
-      if (!taken.consumed.empty()) r.consumed_capacity = api::ResourceList(taken.consumed);
-      if (binding) {
-        r.binding_conditions = cand.device->binding_conditions;
-        r.binding_failure_conditions = cand.device->binding_failure_conditions;
-      }
-      result.results.push_back(std::move(r));
-      devices.emplace_back(cand.slice, cand.device);
+      const RequestData& data = *taken.data;
+      out.picks.push_back(Pick{.claim = static_cast<int>(c),
+                               .slice = taken.candidate.slice,
+                               .device = taken.candidate.device,
+                               .request = data.parent ? data.parent->name : data.request.name,
+                               .sub = data.parent ? data.request.name : nullptr,
+                               .tolerations = data.request.tolerations,
+                               .admin_access = data.request.admin_access,
+                               .share_id = taken.share_id,
+                               .consumed = taken.consumed});
+      devices.emplace_back(taken.candidate.slice, taken.candidate.device);
     }
-    StatusOr<std::optional<api::NodeSelector>> selector =
-        CreateNodeSelector(devices, node_.metadata.name);
-    if (!selector.ok()) {
-      return selector.status().WithPrefix("create NodeSelector for claim " +
-                                          claims_[c]->metadata.name);
+    // Upstream builds the results in Filter, so a selector it cannot build fails this node now.
+    StatusOr<std::optional<api::NodeSelector>> checked = CreateNodeSelector(devices, nullptr);
+    if (!checked.ok()) {
+      return checked.status().WithPrefix("create NodeSelector for claim " +
+                                         claims_[c]->metadata.name);
     }
-    result.node_selector = std::move(*selector);
   }
   return Status();
+}
+
+StatusOr<std::vector<api::AllocationResult>> ResultsOf(const std::vector<Pick>& picks,
+                                                       size_t claims, const std::string& node_name,
+                                                       const Features& features) {
+  std::vector<api::AllocationResult> out(claims);
+  std::vector<SliceDevice> devices;
+  size_t next = 0;
+  for (size_t c = 0; c < claims; ++c) {
+    api::AllocationResult& result = out[c];
+    devices.clear();
+    for (; next < picks.size() && picks[next].claim == static_cast<int>(c); ++next) {
+      const Pick& pick = picks[next];
+      api::DeviceRequestAllocationResult r;
+      r.request = pick.sub ? *pick.request + "/" + *pick.sub : *pick.request;
+      r.driver = pick.slice->driver;
+      r.pool = pick.slice->pool_name;
+      r.device = pick.device->name;
+      if (pick.admin_access) r.admin_access = true;
+      r.tolerations = *pick.tolerations;
+      r.share_id = pick.share_id;
+      if (!pick.consumed.empty()) r.consumed_capacity = api::ResourceList(pick.consumed);
+      if (features.device_binding_and_status) {
+        r.binding_conditions = pick.device->binding_conditions;
+        r.binding_failure_conditions = pick.device->binding_failure_conditions;
+      }
+      result.results.push_back(std::move(r));
+      devices.emplace_back(pick.slice, pick.device);
+    }
+    ASSIGN_OR_RETURN(result.node_selector, CreateNodeSelector(devices, &node_name));
+  }
+  return out;
 }
 
 }  // namespace stowage::dra

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <unordered_map>
@@ -141,7 +142,7 @@ struct AllocatedState {
   }
   // What the held shares of the device consume together, nullptr when nothing; scratch holds
   // the sum when both parts have some.
-  const CapacityAmounts* ConsumedCapacity(const DeviceId& id, CapacityAmounts& scratch) const;
+  const CapacityAmounts* ConsumedCapacity(const DeviceRef& id, CapacityAmounts& scratch) const;
 
  private:
   template <typename Id>
@@ -159,17 +160,41 @@ using ResourceSlicePtr = std::shared_ptr<const api::ResourceSlice>;
 using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 using DeviceClassPtr = std::shared_ptr<const api::DeviceClass>;
 
+// One device a search took: pointers into the Allocator's Inventory (slice, device) and into the
+// claims passed to it (the request's names and tolerations), which must outlive the Pick. A
+// Filter call keeps these per node and turns only the chosen node's into AllocationResults, so
+// the hundreds of nodes not chosen cost no result strings.
+struct Pick {
+  int claim = 0;  // its index among the claims allocated
+  const api::ResourceSlice* slice = nullptr;
+  const api::Device* device = nullptr;
+  const std::string* request = nullptr;  // the request's name
+  const std::string* sub = nullptr;      // the firstAvailable subrequest's name, or null
+  const std::vector<api::DeviceToleration>* tolerations = nullptr;
+  bool admin_access = false;
+  std::optional<std::string> share_id;                          // a share of a shared device
+  std::vector<std::pair<std::string, api::Quantity>> consumed;  // what that share takes
+};
+
 // What Allocate concluded for one node.
 struct Allocation {
   enum class Outcome {
-    kAllocated,      // results holds one AllocationResult per claim, in the claims' order
+    kAllocated,      // picks (and results, when asked) say what each claim got
     kUnsatisfiable,  // the claims cannot be allocated on this node (upstream: nil, nil)
     kFailedOnNode,   // upstream's ErrFailedAllocationOnNode: message says why, other nodes may do
   };
   Outcome outcome = Outcome::kUnsatisfiable;
-  std::vector<api::AllocationResult> results;
-  std::string message;  // kFailedOnNode only
+  std::vector<Pick> picks;                     // by claim, in the claims' order
+  std::vector<api::AllocationResult> results;  // one per claim; Allocate fills it, Choose not
+  std::string message;                         // kFailedOnNode only
 };
+
+// The AllocationResult of each of the claims picks were taken for, on the node named node_name.
+// Its one error is upstream's for a slice node selector of several terms, which Choose has
+// already reported, so for Choose's picks it does not fail.
+StatusOr<std::vector<api::AllocationResult>> ResultsOf(const std::vector<Pick>& picks,
+                                                       size_t claims, const std::string& node_name,
+                                                       const Features& features);
 
 // What every Allocate reads besides the claims: the classes by name and the slices grouped by
 // node, with the selectors compiled from them. It changes only when slices, classes or
@@ -264,6 +289,12 @@ class Allocator {
                                 std::stop_token stop = {},
                                 std::chrono::steady_clock::time_point deadline =
                                     std::chrono::steady_clock::time_point::max()) const;
+  // Allocate without the results: the outcome and the picks, which point into this Allocator's
+  // Inventory and into claims (see Pick); ResultsOf makes the results later.
+  StatusOr<Allocation> Choose(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+                              std::stop_token stop = {},
+                              std::chrono::steady_clock::time_point deadline =
+                                  std::chrono::steady_clock::time_point::max()) const;
 
   const Features& features() const { return features_; }
   const AllocatedState& allocated() const { return allocated_; }

@@ -4,7 +4,7 @@
 
 namespace stowage::dra {
 
-const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceId& id,
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceRef& id,
                                             std::string_view name) {
   if (const auto* attr = device.attributes.Get(name)) return attr;
   size_t slash = name.find('/');
@@ -58,7 +58,7 @@ class MatchAttribute : public AttributeConstraint {
  public:
   using AttributeConstraint::AttributeConstraint;
   bool Add(std::string_view request, std::string_view sub, const api::Device& device,
-           const DeviceId& id) override {
+           const DeviceRef& id) override {
     if (!Applies(request, sub)) return true;
     const api::DeviceAttribute* attr = LookupAttribute(device, id, attribute_);
     if (attr == nullptr) return false;
@@ -72,7 +72,7 @@ class MatchAttribute : public AttributeConstraint {
     return true;
   }
   void Remove(std::string_view request, std::string_view sub, const api::Device&,
-              const DeviceId&) override {
+              const DeviceRef&) override {
     if (Applies(request, sub)) --count_;
   }
 
@@ -85,7 +85,7 @@ class DistinctAttribute : public AttributeConstraint {
  public:
   using AttributeConstraint::AttributeConstraint;
   bool Add(std::string_view request, std::string_view sub, const api::Device& device,
-           const DeviceId& id) override {
+           const DeviceRef& id) override {
     if (!Applies(request, sub)) return true;
     const api::DeviceAttribute* attr = LookupAttribute(device, id, attribute_);
     if (attr == nullptr) return false;
@@ -98,7 +98,7 @@ class DistinctAttribute : public AttributeConstraint {
     return true;
   }
   void Remove(std::string_view request, std::string_view sub, const api::Device&,
-              const DeviceId&) override {
+              const DeviceRef&) override {
     if (Applies(request, sub)) seen_.pop_back();
   }
 

@@ -23,9 +23,9 @@ class Constraint {
   virtual ~Constraint() = default;
   // request is the claim's request name, sub the subrequest's ("" for none).
   virtual bool Add(std::string_view request, std::string_view sub, const api::Device& device,
-                   const DeviceId& id) = 0;
+                   const DeviceRef& id) = 0;
   virtual void Remove(std::string_view request, std::string_view sub, const api::Device& device,
-                      const DeviceId& id) = 0;
+                      const DeviceRef& id) = 0;
 };
 
 // The constraint spec describes, or nullptr when it sets neither kind.
@@ -33,7 +33,7 @@ std::unique_ptr<Constraint> MakeConstraint(const api::DeviceConstraint& spec);
 
 // The attribute called name ("domain/id"), looked up fully qualified and, when the domain is the
 // device's driver, by its bare id as well.
-const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceId& id,
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceRef& id,
                                             std::string_view name);
 
 }  // namespace stowage::dra

@@ -45,7 +45,7 @@ void AddMissing(const std::vector<api::NodeSelectorRequirement>& from,
 }  // namespace
 
 StatusOr<std::optional<api::NodeSelector>> CreateNodeSelector(
-    const std::vector<SliceDevice>& devices, const std::string& target_node) {
+    const std::vector<SliceDevice>& devices, const std::string* target_node) {
   api::NodeSelectorTerm term;
   for (const auto& [slice, device] : devices) {
     const std::optional<std::string>* node_name = &slice->node_name;
@@ -55,10 +55,11 @@ StatusOr<std::optional<api::NodeSelector>> CreateNodeSelector(
       node_selector = &device->node_selector;
     }
     if (!node_name->value_or("").empty() || device->binds_to_node.value_or(false)) {
+      if (target_node == nullptr) return std::optional<api::NodeSelector>();
       api::NodeSelector by_name;
       by_name.terms.push_back(api::NodeSelectorTerm{
           .match_expressions = {},
-          .match_fields = {{.key = "metadata.name", .op = "In", .values = {target_node}}}});
+          .match_fields = {{.key = "metadata.name", .op = "In", .values = {*target_node}}}});
       return std::optional<api::NodeSelector>(std::move(by_name));
     }
     if (!node_selector->has_value()) continue;
@@ -67,7 +68,7 @@ StatusOr<std::optional<api::NodeSelector>> CreateNodeSelector(
       return InvalidArgumentError("unsupported ResourceSlice.NodeSelector with " +
                                   std::to_string(terms.size()) + " terms");
     }
-    if (terms.size() == 1) {
+    if (terms.size() == 1 && target_node != nullptr) {
       AddMissing(terms[0].match_fields, term.match_fields);
       AddMissing(terms[0].match_expressions, term.match_expressions);
     }

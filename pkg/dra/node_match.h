@@ -24,8 +24,9 @@ using SliceDevice = std::pair<const api::ResourceSlice*, const api::Device*>;
 
 // The node selector of an allocation: the target node by name if any device is node-local or
 // binds to its node; else the union of the requirements of the devices' single-term selectors;
-// nullopt when the devices are usable everywhere.
+// nullopt when the devices are usable everywhere. With no target_node it only checks that the
+// selector can be made (what a search reports at once) and returns nullopt.
 StatusOr<std::optional<api::NodeSelector>> CreateNodeSelector(
-    const std::vector<SliceDevice>& devices, const std::string& target_node);
+    const std::vector<SliceDevice>& devices, const std::string* target_node);
 
 }  // namespace stowage::dra

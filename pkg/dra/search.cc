@@ -28,18 +28,20 @@ std::string Search::ClaimName(int claim) const {
 
 StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const RequestView* parent,
                                            const Index& key) {
-  const std::string prefix = "claim " + ClaimName(key.claim) + ", request " + *view.name + ": ";
+  // Made only for an error: a Filter call checks every request, and nearly all pass.
+  auto prefix = [&] { return "claim " + ClaimName(key.claim) + ", request " + *view.name + ": "; };
   RequestData data{.request = view};
   if (parent != nullptr) data.parent = *parent;
   if (!allocator_.features().admin_access && view.has_admin_access) {
-    return InvalidArgumentError(prefix + "admin access is requested, but the feature is disabled");
+    return InvalidArgumentError(prefix() +
+                                "admin access is requested, but the feature is disabled");
   }
   if (view.class_name->empty()) {
-    return InvalidArgumentError(prefix + "missing device class name (unsupported request type?)");
+    return InvalidArgumentError(prefix() + "missing device class name (unsupported request type?)");
   }
   data.device_class = allocator_.FindClass(*view.class_name);
   if (data.device_class == nullptr) {
-    return NotFoundError(prefix + "could not retrieve device class " + *view.class_name +
+    return NotFoundError(prefix() + "could not retrieve device class " + *view.class_name +
                          ": deviceclass.resource.k8s.io \"" + *view.class_name + "\" not found");
   }
   if (view.allocation_mode == "ExactCount") {
@@ -47,13 +49,13 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
     return data;
   }
   if (!view.All()) {
-    return InvalidArgumentError(prefix + "unsupported count mode " + view.allocation_mode);
+    return InvalidArgumentError(prefix() + "unsupported count mode " + view.allocation_mode);
   }
   // "All" is decided now, so every pool must be complete and valid.
   for (const Pool& pool : pools()) {
     if (pool.incomplete || pool.invalid) {
       return FailedPreconditionError(
-          prefix + "asks for all devices, but resource pool " + pool.id.String() +
+          prefix() + "asks for all devices, but resource pool " + pool.id.String() +
           (pool.incomplete ? " is currently being updated" : " is currently invalid"));
     }
     for (const api::ResourceSlice* slice : pool.slices_on_node) {
@@ -68,15 +70,18 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
               RequestFitsCapacity(nullptr, *view.capacity_requests, device.capacity, nullptr,
                                   allocator_.features().fractional_capacity_range);
           if (!fits.ok()) {
-            return fits.status().WithPrefix(prefix + "checking capacity for device " + device.name);
+            return fits.status().WithPrefix(prefix() + "checking capacity for device " +
+                                            device.name);
           }
           if (!*fits) continue;
         }
+        const int64_t position = allocator_.inventory().DevicePosition(*slice, i);
         data.all_devices.push_back(
-            Candidate{.id = DeviceId{slice->driver, slice->pool_name, slice->devices[i].name},
+            Candidate{.id = DeviceRef{slice->driver, slice->pool_name, slice->devices[i].name},
                       .device = &slice->devices[i],
                       .slice = slice,
-                      .pool = &pool});
+                      .pool = &pool,
+                      .index = position < 0 ? -1 : allocator_.inventory().DeviceIndexAt(position)});
       }
     }
   }
@@ -87,16 +92,16 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
 StatusOr<int64_t> Search::PrepareRequest(int c, int q) {
   const Features& features = allocator_.features();
   const api::DeviceRequest& request = claims_[c]->devices.requests[q];
-  const std::string prefix = "claim " + ClaimName(c) + ", request " + request.name + ": ";
+  auto prefix = [&] { return "claim " + ClaimName(c) + ", request " + request.name + ": "; };
   const bool has_subs = !request.first_available.empty();
   if (has_subs && !features.prioritized_list) {
-    return InvalidArgumentError(prefix +
+    return InvalidArgumentError(prefix() +
                                 "has subrequests, but the DRAPrioritizedList feature is disabled");
   }
   if (!features.consumable_capacity) {
     if (request.exactly && !request.exactly->capacity_requests.empty()) {
       return InvalidArgumentError(
-          prefix + "has capacity requests, but the DRAConsumableCapacity feature is disabled");
+          prefix() + "has capacity requests, but the DRAConsumableCapacity feature is disabled");
     }
     for (const auto& sub : request.first_available) {
       if (!sub.capacity_requests.empty()) {
@@ -109,7 +114,8 @@ StatusOr<int64_t> Search::PrepareRequest(int c, int q) {
   if (!has_subs) {
     std::optional<RequestView> view = ViewOf(request);
     if (!view) {
-      return InvalidArgumentError(prefix + "missing device class name (unsupported request type?)");
+      return InvalidArgumentError(prefix() +
+                                  "missing device class name (unsupported request type?)");
     }
     ASSIGN_OR_RETURN(RequestData data,
                      CheckRequest(*view, nullptr, Index{.claim = c, .request = q}));
@@ -211,14 +217,15 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
       const bool resume = p == start.pool && s == start.slice;
       const int64_t first = allocator_.inventory().DevicePosition(slice, 0);
       for (size_t d = resume ? start.device : 0; d < slice.devices.size(); ++d) {
-        // The cheap in-use checks first, before the device's names are copied.
+        // The cheap in-use checks first, before the selectors.
         const DeviceRef ref{pool.id.driver, pool.id.pool, slice.devices[d].name};
         const int32_t index =
             first < 0 ? -1 : allocator_.inventory().DeviceIndexAt(first + static_cast<int64_t>(d));
         if (admin ? AllocatingForClaim(ref, r.claim) : InUse(ref, index)) continue;
         ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d));
         if (!selectable) continue;
-        Candidate c{.id = ref.ToId(), .device = &slice.devices[d], .slice = &slice, .pool = &pool};
+        Candidate c{
+            .id = ref, .device = &slice.devices[d], .slice = &slice, .pool = &pool, .index = index};
         if (allocator_.features().consumable_capacity) {
           StatusOr<bool> fits = FitsCapacity(data.request, c);
           if (!fits.ok()) {

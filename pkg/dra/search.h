@@ -19,6 +19,7 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,12 +30,13 @@
 
 namespace stowage::dra {
 
-// A device the search may take, with where it was found.
+// A device the search may take, with where it was found. id views the slice's names.
 struct Candidate {
-  DeviceId id;
+  DeviceRef id;
   const api::Device* device = nullptr;
   const api::ResourceSlice* slice = nullptr;
   const Pool* pool = nullptr;
+  int32_t index = -1;  // Inventory::DeviceIndex, -1 when unknown
 };
 
 // A request or one subrequest of it, checked and ready for the search.
@@ -76,7 +78,7 @@ class Search {
   struct Undo {
     Candidate candidate;
     int claim = 0;
-    std::string request, sub;
+    std::string_view request, sub;
     bool counters_reserved = false;
     int constraints_added = 0;
     bool device_marked = false;
@@ -96,7 +98,8 @@ class Search {
                                      const Index& key);
   StatusOr<Step> AllocateOne(Index r, bool in_sub, Location start);
   StatusOr<Step> AllocateAll(const Index& r, bool in_sub, const RequestData& data);
-  Status BuildResults(Allocation& out) const;
+  // The devices on the path as picks, after the check that ResultsOf will not fail for them.
+  Status CollectPicks(Allocation& out) const;
   // search_device.cc
   StatusOr<bool> IsSelectable(const Index& key, const RequestData& data,
                               const api::ResourceSlice& slice, size_t device_index);
@@ -110,7 +113,7 @@ class Search {
   bool ReserveCounters(const Candidate& c);
   void ReleaseCounters(const Candidate& c);
   StatusOr<bool> FitsCapacity(const RequestView& request, const Candidate& c) const;
-  bool CapacityInUse(const DeviceId& id) const;
+  bool CapacityInUse(const DeviceRef& id) const;
   // index: the device's in the allocator's Inventory (Inventory::DeviceIndex), -1 if unknown.
   bool InUse(const DeviceRef& id, int32_t index = -1) const;
   bool AllocatingForClaim(const DeviceRef& id, int claim) const;
@@ -130,9 +133,9 @@ class Search {
   std::vector<std::vector<int>> selected_sub_;                         // [claim][request]
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;  // per claim
   std::vector<std::vector<DeviceResult>> results_;                     // per claim
-  DeviceIdMap<std::set<int>> allocating_;                              // device -> claims
+  DeviceRefMap<std::set<int>> allocating_;                             // device -> claims
   // Capacity taken by the shares on the current path; an entry, even empty, marks a shared device.
-  DeviceIdMap<CapacityAmounts> allocating_capacity_;
+  DeviceRefMap<CapacityAmounts> allocating_capacity_;
   std::map<const Pool*, CounterSets> available_;  // per pool, computed on first use
   std::map<const Pool*, CounterSets> consumed_;   // by the devices on the current path
   struct MatchKey {

@@ -10,11 +10,12 @@ namespace stowage::dra {
 
 bool Search::InUse(const DeviceRef& id, int32_t index) const {
   if (allocator_.allocated().HoldsWholeAt(&allocator_.inventory(), index, id)) return true;
+  if (allocating_.empty()) return false;  // spares hashing the names on most visits
   auto it = allocating_.find(id);
   return it != allocating_.end() && !it->second.empty();
 }
 
-bool Search::CapacityInUse(const DeviceId& id) const {
+bool Search::CapacityInUse(const DeviceRef& id) const {
   return allocator_.allocated().HasShares(id) || allocating_capacity_.count(id);
 }
 
@@ -29,6 +30,7 @@ StatusOr<bool> Search::FitsCapacity(const RequestView& request, const Candidate&
 }
 
 bool Search::AllocatingForClaim(const DeviceRef& id, int claim) const {
+  if (allocating_.empty()) return false;
   auto it = allocating_.find(id);
   return it != allocating_.end() && it->second.count(claim) > 0;
 }
@@ -36,20 +38,22 @@ bool Search::AllocatingForClaim(const DeviceRef& id, int claim) const {
 StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, const DeviceRef& id,
                                       int64_t position, const api::DeviceClass* device_class,
                                       const std::vector<std::string>& selectors) {
-  const std::string owner =
-      device_class ? "class " + device_class->metadata.name : "claim " + ClaimName(claim);
+  // Named only for an error, as nearly every device's selectors evaluate.
+  auto owner = [&] {
+    return device_class ? "class " + device_class->metadata.name : "claim " + ClaimName(claim);
+  };
   const Inventory& inventory = allocator_.inventory();
   for (size_t i = 0; i < selectors.size(); ++i) {
     const Inventory::Selector& selector = inventory.SelectorOf(selectors[i]);
     if (!selector.compiled.ok()) {
       return InvalidArgumentError(
-          owner + ": selector #" + std::to_string(i) +
+          owner() + ": selector #" + std::to_string(i) +
           ": CEL compile error: " + std::string(selector.compiled.status().message()));
     }
     StatusOr<bool> matches = inventory.Matches(selector, position, DeviceView{id.driver, device});
     if (!matches.ok()) {
       return InvalidArgumentError(
-          owner + ": selector #" + std::to_string(i) + " on device " + id.String() +
+          owner() + ": selector #" + std::to_string(i) + " on device " + id.String() +
           ": CEL runtime error: " + std::string(matches.status().message()));
     }
     if (!*matches) return false;
@@ -161,7 +165,7 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
   const bool shared =
       features.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
   if (!shared && request.admin_access && AllocatingForClaim(c.id, r.claim)) return false;
-  if (!request.admin_access && InUse(c.id)) return false;
+  if (!request.admin_access && InUse(c.id, c.index)) return false;
   const bool consumes = !c.device->consumes_counters.empty();
   if (!features.partitionable_devices && consumes) return false;
   // A share of a device already in use draws no counters again: the first share did.
@@ -171,7 +175,7 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
   undo = Undo{.candidate = c,
               .claim = r.claim,
               .request = data.parent ? *data.parent->name : *request.name,
-              .sub = data.parent ? *request.name : std::string(),
+              .sub = data.parent ? std::string_view(*request.name) : std::string_view(),
               .counters_reserved = reserve,
               .previous_results = results_[r.claim].size()};
   if (features.device_taints && TaintPreventsAllocation(*c.device, *request.tolerations)) {
@@ -232,7 +236,7 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
 }
 
 void Search::Rollback(const Undo& undo) {
-  const DeviceId& id = undo.candidate.id;
+  const DeviceRef& id = undo.candidate.id;
   if (undo.result_added) results_[undo.claim].resize(undo.previous_results);
   if (undo.capacity_inserted) {
     auto it = allocating_capacity_.find(id);

@@ -46,32 +46,37 @@ framework::Status DynamicResources::Reserve(framework::CycleState& state, const 
   if (d.to_allocate.empty() || d.allocator == nullptr) return {};
   const bool user_claims = std::any_of(d.to_allocate.begin(), d.to_allocate.end(),
                                        [&](size_t i) { return !StateData::IsExtended(d, i); });
-  NodeAllocation chosen;
-  {
-    ReaderMutexLock l(d.mu);
-    auto it = d.node_allocations.find(node);
-    if (it != d.node_allocations.end()) chosen = it->second;
-  }
-  if (chosen.results.empty()) {
+  dra::ResourceClaimPtr extended_claim;
+  size_t claims = 0;
+  StatusOr<std::vector<api::AllocationResult>> results = std::vector<api::AllocationResult>();
+  d.node_allocations.With(node, [&](const NodeAllocation* chosen) {
+    if (chosen == nullptr) return;
+    // Only the chosen node's picks become results; the allocator they point into is alive.
+    extended_claim = chosen->extended_claim;
+    claims = chosen->claims;
+    results = dra::ResultsOf(chosen->picks, claims, std::string(node), features_);
+  });
+  if (!results.ok()) return framework::Status::Error(std::string(results.status().message()));
+  if (claims == 0) {
     // Only the claim for extended resources, which the node's device plugins serve.
     if (!user_claims) return {};
     return framework::Status::Error("claim allocation not found for node");
   }
-  if (chosen.results.size() != d.to_allocate.size()) {
-    return framework::Status::Error(
-        "internal error, have " + std::to_string(chosen.results.size()) + " allocations, " +
-        std::to_string(d.to_allocate.size()) + " claims to allocate, want " +
-        std::to_string(d.to_allocate.size()) + " claims");
+  if (claims != d.to_allocate.size()) {
+    return framework::Status::Error("internal error, have " + std::to_string(claims) +
+                                    " allocations, " + std::to_string(d.to_allocate.size()) +
+                                    " claims to allocate, want " +
+                                    std::to_string(d.to_allocate.size()) + " claims");
   }
   // The devices count as taken for every other cycle from now until PreBind's write is seen.
   for (size_t k = 0; k < d.to_allocate.size(); ++k) {
     const size_t i = d.to_allocate[k];
-    d.reserved[i] = chosen.results[k];
+    d.reserved[i] = (*results)[k];
     // The claim for extended resources is pending in the node's variant, under its first UID.
-    const bool node_variant = StateData::IsExtended(d, i) && chosen.extended_claim != nullptr;
+    const bool node_variant = StateData::IsExtended(d, i) && extended_claim != nullptr;
     auto claim =
-        std::make_shared<api::ResourceClaim>(node_variant ? *chosen.extended_claim : *d.claims[i]);
-    claim->allocation = chosen.results[k];
+        std::make_shared<api::ResourceClaim>(node_variant ? *extended_claim : *d.claims[i]);
+    claim->allocation = std::move((*results)[k]);
     tracker_.SignalPendingAllocation(std::move(claim));
   }
   // The search is over; dropping the Allocator lets the tracker update its device counts in
@@ -204,8 +209,12 @@ framework::Status DynamicResources::PreBind(framework::CycleState& state, const 
     if (writer == nullptr) return framework::Status::Error("no API client to update claims");
     NodeAllocation chosen;
     if (extended) {
-      ReaderMutexLock l(d.mu);
-      if (auto n = d.node_allocations.find(node); n != d.node_allocations.end()) chosen = n->second;
+      // The node's variant of the claim and its mappings; the picks are not read after Reserve.
+      d.node_allocations.With(node, [&](const NodeAllocation* here) {
+        if (here == nullptr) return;
+        chosen.extended_claim = here->extended_claim;
+        chosen.mappings = here->mappings;
+      });
     }
     if (extended && d.claims[i]->metadata.name == kInMemoryClaimName) {
       auto created = CreateExtendedClaim(*writer, chosen);

@@ -225,7 +225,7 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
     }
   }
 
-  std::vector<api::AllocationResult> allocations;
+  dra::Allocation allocation;
   if (d->allocator != nullptr) {
     std::vector<dra::ResourceClaimPtr> to_allocate;
     for (size_t i : d->to_allocate) {
@@ -234,7 +234,7 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
     }
     auto deadline = std::chrono::steady_clock::time_point::max();
     if (filter_timeout_.count() > 0) deadline = std::chrono::steady_clock::now() + filter_timeout_;
-    auto result = d->allocator->Allocate(node, to_allocate, {}, deadline);
+    auto result = d->allocator->Choose(node, to_allocate, {}, deadline);
     if (!result.ok() && result.status().code() == StatusCode::kDeadlineExceeded) {
       return framework::Status::Error("node " + node.metadata.name +
                                       ": timed out trying to allocate devices");
@@ -247,20 +247,18 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
         return framework::Status::Unresolvable("cannot allocate all claims");
       case dra::Allocation::Outcome::kAllocated: break;
     }
-    if (result->results.size() != to_allocate.size()) {
-      return framework::Status::Unresolvable("cannot allocate all claims");
-    }
-    allocations = std::move(result->results);
+    allocation = std::move(*result);
+    result_here.claims = to_allocate.size();
   }
 
-  WriterMutexLock l(d->mu);
   if (!unavailable.empty()) {
+    WriterMutexLock l(d->mu);
     d->unavailable.insert(unavailable.begin(), unavailable.end());
     return framework::Status::Unresolvable("resourceclaim not available on the node");
   }
   if (d->allocator != nullptr) {
-    result_here.results = std::move(allocations);
-    d->node_allocations[node.metadata.name] = std::move(result_here);
+    result_here.picks = std::move(allocation.picks);
+    d->node_allocations.Put(node.metadata.name, std::move(result_here));
   }
   return {};
 }

@@ -24,6 +24,47 @@ bool AllocatedSubrequest(const api::AllocationResult& allocation, std::string_vi
   return false;
 }
 
+// The same for the devices Filter picked for the claim with index claim among them.
+bool PickedSubrequest(const std::vector<dra::Pick>& picks, int claim, std::string_view request,
+                      std::string_view sub) {
+  for (const dra::Pick& p : picks) {
+    if (p.claim == claim && p.sub != nullptr && *p.request == request && *p.sub == sub) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The node's score from the claims already allocated and the devices Filter picked there.
+framework::Status ScoreOf(const StateData::Data& d, const NodeAllocation& here, int64_t& score) {
+  // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
+  size_t next = 0;
+  for (const dra::ResourceClaimPtr& claim : d.claims) {
+    const api::AllocationResult* allocation = nullptr;
+    int picked = -1;
+    if (claim->allocation) {
+      allocation = &*claim->allocation;
+    } else {
+      if (next >= here.claims) {
+        return framework::Status::Error("number of allocations " + std::to_string(here.claims) +
+                                        " is smaller than number of claims needing allocation");
+      }
+      picked = static_cast<int>(next++);
+    }
+    // Each allocated subrequest counts once, however many devices it got.
+    for (const api::DeviceRequest& req : claim->devices.requests) {
+      for (size_t i = 0; i < req.first_available.size(); ++i) {
+        const std::string& sub = req.first_available[i].name;
+        if (allocation != nullptr ? AllocatedSubrequest(*allocation, req.name, sub)
+                                  : PickedSubrequest(here.picks, picked, req.name, sub)) {
+          score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 framework::Status DynamicResources::Score(const framework::CycleState& state,
@@ -34,36 +75,13 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
   const StateData::Data* d = s == nullptr ? nullptr : s->data.get();
   if (d == nullptr) return framework::Status::Error("not found");
   if (d->claims.empty() || !features_.prioritized_list) return {};
-  // Read in place under a shared lock (Filter has written every node's entry by now; the sum
-  // below is short and does no I/O), rather than copying the node's allocations on every call.
-  ReaderMutexLock l(d->mu);
-  auto it = d->node_allocations.find(node_info.node()->metadata.name);
-  if (it == d->node_allocations.end()) return {};
-  const std::vector<api::AllocationResult>& allocations = it->second.results;
-  // The earlier the subrequest of a firstAvailable list that was allocated, the higher.
-  size_t next = 0;
-  for (const dra::ResourceClaimPtr& claim : d->claims) {
-    const api::AllocationResult* allocation = nullptr;
-    if (claim->allocation) {
-      allocation = &*claim->allocation;
-    } else {
-      if (next >= allocations.size()) {
-        return framework::Status::Error("number of allocations " +
-                                        std::to_string(allocations.size()) +
-                                        " is smaller than number of claims needing allocation");
-      }
-      allocation = &allocations[next++];
-    }
-    // Each allocated subrequest counts once, however many devices it got.
-    for (const api::DeviceRequest& req : claim->devices.requests) {
-      for (size_t i = 0; i < req.first_available.size(); ++i) {
-        if (AllocatedSubrequest(*allocation, req.name, req.first_available[i].name)) {
-          score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
-        }
-      }
-    }
-  }
-  return {};
+  // Read in place under the shard's shared lock (Filter has written every node's entry by now;
+  // the sum below is short and does no I/O), rather than copying the node's picks.
+  return d->node_allocations.With(node_info.node()->metadata.name,
+                                  [&](const NodeAllocation* here) -> framework::Status {
+                                    if (here == nullptr) return {};
+                                    return ScoreOf(*d, *here, score);
+                                  });
 }
 
 framework::Status DynamicResources::NormalizeScore(const framework::CycleState&,

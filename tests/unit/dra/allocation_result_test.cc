@@ -157,6 +157,44 @@ TEST(AllocationResult, SliceSelectorsAreMergedIntoOneTerm) {
   EXPECT_EQ(terms[0].match_expressions[1].key, "rack");
 }
 
+// Filter keeps only the picks and makes results for the chosen node: they must be Allocate's.
+TEST(AllocationResult, ChosenPicksMakeAllocatesResults) {
+  static FakeSelectorCompiler compiler;
+  Allocator allocator(
+      Features{}, DeviceIdSet{}, {Class(kClass)},
+      {TwoDevicesOnN1(), SliceB("net", "", "net").AllNodes().Devices({DeviceB("x1")}).Obj()},
+      compiler);
+  const std::vector<ResourceClaimPtr> claims = {
+      Claim("a", {FirstAvailable("req", {Sub("big", 3), Sub("small", 1)})}),
+      Admin(Claim("b", {Request("one")})), Claim("c", {Request("two", 2)})};
+  auto whole = allocator.Allocate(Node("n1"), claims);
+  auto chosen = allocator.Choose(Node("n1"), claims);
+  ASSERT_TRUE(whole.ok() && chosen.ok());
+  ASSERT_EQ(chosen->outcome, Allocation::Outcome::kAllocated);
+  EXPECT_TRUE(chosen->results.empty());
+  ASSERT_EQ(chosen->picks.size(), 4u);
+  EXPECT_EQ(*chosen->picks[0].request, "req");
+  EXPECT_EQ(*chosen->picks[0].sub, "small");
+  auto made = ResultsOf(chosen->picks, claims.size(), "n1", Features{});
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(*made, whole->results);
+  EXPECT_EQ((*made)[0].results[0].request, "req/small");
+  EXPECT_EQ((*made)[2].results[1].device, "x1");
+}
+
+// Upstream makes the results in Filter, so a slice selector of two terms fails the search there.
+TEST(AllocationResult, ASelectorOfTwoTermsFailsTheSearchItself) {
+  static FakeSelectorCompiler compiler;
+  auto slice = SliceB("a", "", "net").Selector("zone", "a").Devices({DeviceB("d1")}).Obj();
+  auto& selector = *const_cast<api::ResourceSlice&>(*slice).node_selector;
+  selector.terms.push_back(selector.terms[0]);
+  Allocator allocator(Features{}, DeviceIdSet{}, {Class(kClass)}, {slice}, compiler);
+  auto chosen = allocator.Choose(Node("n1", {{"zone", "a"}}), {Claim("c", {Request("req")})});
+  ASSERT_FALSE(chosen.ok());
+  EXPECT_EQ(chosen.status().message(),
+            "create NodeSelector for claim c: unsupported ResourceSlice.NodeSelector with 2 terms");
+}
+
 TEST(AllocationResult, AdminAccessIgnoresOtherClaimsAllocations) {
   auto claim = Claim("c", {Request("req")});
   const_cast<api::ResourceClaim&>(*claim).devices.requests[0].exactly->admin_access = true;
