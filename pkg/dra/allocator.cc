@@ -144,10 +144,14 @@ const api::DeviceClass* Inventory::FindClass(const std::string& name) const {
 
 const CapacityAmounts* AllocatedState::ConsumedCapacity(const DeviceRef& id,
                                                         CapacityAmounts& scratch) const {
-  auto own = aggregated_capacity.find(id);
-  const CapacityAmounts* a = own == aggregated_capacity.end() ? nullptr : &own->second;
+  // Empty tables are asked nothing: most clusters hold no shares, and a probe hashes the names.
+  const CapacityAmounts* a = nullptr;
+  if (!aggregated_capacity.empty()) {
+    auto own = aggregated_capacity.find(id);
+    if (own != aggregated_capacity.end()) a = &own->second;
+  }
   const CapacityAmounts* b = nullptr;
-  if (overlay != nullptr) {
+  if (overlay != nullptr && !overlay->capacity.empty()) {
     auto it = overlay->capacity.find(id);
     if (it != overlay->capacity.end()) b = &it->second;
   }

@@ -131,9 +131,12 @@ struct AllocatedState {
   // Whether a share of the device is held.
   template <typename Id>
   bool HasShares(const Id& id) const {
-    return shared_devices.find(id) != shared_devices.end() ||
-           aggregated_capacity.find(id) != aggregated_capacity.end() ||
-           (overlay != nullptr && overlay->shared.find(id) != overlay->shared.end());
+    // Empty tables are asked nothing: a probe hashes the device's names.
+    return (!shared_devices.empty() && shared_devices.find(id) != shared_devices.end()) ||
+           (!aggregated_capacity.empty() &&
+            aggregated_capacity.find(id) != aggregated_capacity.end()) ||
+           (overlay != nullptr && !overlay->shared.empty() &&
+            overlay->shared.find(id) != overlay->shared.end());
   }
   // Whether any claim holds the device, whole or in part (it then draws its counters).
   template <typename Id>

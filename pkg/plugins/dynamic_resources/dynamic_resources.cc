@@ -149,6 +149,11 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
     if (auto s = ValidateClasses(claim); !s.IsSuccess()) return s;
   }
   data->claims = std::move(*claims);
+  for (const dra::ResourceClaimPtr& claim : data->claims) {
+    for (const api::DeviceRequest& request : claim->devices.requests) {
+      data->scores_subrequests = data->scores_subrequests || !request.first_available.empty();
+    }
+  }
   std::shared_ptr<const dra::Allocator> allocator;
   if (!data->to_allocate.empty() || data->extended) {
     std::shared_ptr<const dra::Inventory> inventory = CurrentInventory();

@@ -74,7 +74,7 @@ framework::Status DynamicResources::Score(const framework::CycleState& state,
   const StateData* s = state.Read<StateData>(kStateKey);
   const StateData::Data* d = s == nullptr ? nullptr : s->data.get();
   if (d == nullptr) return framework::Status::Error("not found");
-  if (d->claims.empty() || !features_.prioritized_list) return {};
+  if (!d->scores_subrequests || !features_.prioritized_list) return {};
   // Read in place under the shard's shared lock (Filter has written every node's entry by now;
   // the sum below is short and does no I/O), rather than copying the node's picks.
   return d->node_allocations.With(node_info.node()->metadata.name,

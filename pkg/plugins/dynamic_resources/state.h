@@ -102,6 +102,9 @@ struct StateData final : framework::StateData {
     std::vector<size_t> to_allocate;
     // Set when to_allocate is not empty.
     std::shared_ptr<const dra::Allocator> allocator;
+    // Whether a request of the claims has firstAvailable subrequests, the only thing Score
+    // counts; without one every node scores 0 and Score reads nothing.
+    bool scores_subrequests = false;
     // Per claim index: the allocation Reserve chose for it.
     std::map<size_t, api::AllocationResult> reserved;
 
