@@ -125,7 +125,7 @@ class Search {
   const std::vector<ResourceClaimPtr>& claims_;
   std::stop_token stop_;
   const std::chrono::steady_clock::time_point deadline_;
-  uint32_t steps_ = 0;  // AllocateOne calls, for the deadline's check
+  uint32_t steps_ = 0;               // AllocateOne calls, for the deadline's check
   PoolList own_pools_;               // gathered for this call when the Inventory keeps none
   const PoolList* pools_ = nullptr;  // the Inventory's kept pools, or own_pools_
   const PoolList& pools() const { return *pools_; }
