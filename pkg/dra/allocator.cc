@@ -222,10 +222,24 @@ StatusOr<Allocation> Search::Run() {
   return out;
 }
 
+namespace {
+
+// Whether the slice or device names a node selector of several terms, the one thing that can
+// fail CreateNodeSelector.
+bool HasManyTerms(const api::ResourceSlice& slice, const api::Device& device) {
+  const auto& selector =
+      slice.per_device_node_selection.value_or(false) ? device.node_selector : slice.node_selector;
+  return selector.has_value() && selector->terms.size() > 1;
+}
+
+}  // namespace
+
 Status Search::CollectPicks(Allocation& out) const {
-  std::vector<SliceDevice> devices;
+  size_t count = 0;
+  for (const auto& taken : results_) count += taken.size();
+  out.picks.reserve(count);
   for (size_t c = 0; c < claims_.size(); ++c) {
-    devices.clear();
+    bool may_fail = false;
     for (const DeviceResult& taken : results_[c]) {
       const RequestData& data = *taken.data;
       out.picks.push_back(Pick{.claim = static_cast<int>(c),
@@ -237,9 +251,14 @@ Status Search::CollectPicks(Allocation& out) const {
                                .admin_access = data.request.admin_access,
                                .share_id = taken.share_id,
                                .consumed = taken.consumed});
+      may_fail = may_fail || HasManyTerms(*taken.candidate.slice, *taken.candidate.device);
+    }
+    if (!may_fail) continue;
+    // Upstream builds the results in Filter, so a selector it cannot build fails this node now.
+    std::vector<SliceDevice> devices;
+    for (const DeviceResult& taken : results_[c]) {
       devices.emplace_back(taken.candidate.slice, taken.candidate.device);
     }
-    // Upstream builds the results in Filter, so a selector it cannot build fails this node now.
     StatusOr<std::optional<api::NodeSelector>> checked = CreateNodeSelector(devices, nullptr);
     if (!checked.ok()) {
       return checked.status().WithPrefix("create NodeSelector for claim " +

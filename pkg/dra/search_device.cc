@@ -67,8 +67,13 @@ StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
   if (!allocator_.features().device_binding_and_status && !device.binding_conditions.empty()) {
     return false;
   }
+  // Only a device with a node selector of its own is worth remembering here: the Inventory keeps
+  // every selector's answers already, and a map entry per device visited cost more than those.
+  const bool remember = slice.per_device_node_selection.value_or(false);
   const MatchKey match_key{&device, key.claim, key.request, key.sub};
-  if (auto it = matches_.find(match_key); it != matches_.end()) return it->second;
+  if (remember) {
+    if (auto it = matches_.find(match_key); it != matches_.end()) return it->second;
+  }
   const DeviceRef id{slice.driver, slice.pool_name, device.name};
   const int64_t position = allocator_.inventory().DevicePosition(slice, device_index);
   bool ok = true;
@@ -80,12 +85,12 @@ StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
     ASSIGN_OR_RETURN(
         ok, SelectorsMatch(key.claim, device, id, position, nullptr, *data.request.selectors));
   }
-  if (ok && slice.per_device_node_selection.value_or(false)) {
+  if (ok && remember) {
     ASSIGN_OR_RETURN(
         ok, NodeMatches(node_, device.node_name.value_or(""), device.all_nodes.value_or(false),
                         device.node_selector ? &*device.node_selector : nullptr));
+    matches_[match_key] = ok;
   }
-  matches_[match_key] = ok;
   return ok;
 }
 
