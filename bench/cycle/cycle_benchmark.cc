@@ -123,7 +123,8 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
   // volume "pv-<name>" for each name in claims.
   // BM_DraClaim's objects: the class "gpu" (no selector, so no CEL) and on each node one
   // ResourceSlice of `devices` devices of the driver gpu.example.com, in a pool named after the
-  // node, as scheduler_perf's resourceslice-basic-devices.yaml makes them.
+  // node, with the two capacities of scheduler_perf's resourceslice-basic-devices.yaml (its
+  // attributes are left out: a class without selectors reads none).
   void AddDraObjects(int nodes, int devices) {
     api::DeviceClass cls;
     cls.metadata.name = "gpu";
@@ -137,8 +138,13 @@ class BenchHandle : public framework::Handle, public framework::PodWriter {
       slice.pool_generation = 1;
       slice.pool_resource_slice_count = 1;
       slice.node_name = node;
-      for (int d = 0; d < devices; ++d)
-        slice.devices.push_back({.name = "gpu-" + std::to_string(d)});
+      for (int d = 0; d < devices; ++d) {
+        api::Device device{.name = "gpu-" + std::to_string(d)};
+        device.capacity =
+            api::Map<api::DeviceCapacity>({{"memory", {.value = *api::Quantity::Parse("24480Mi")}},
+                                           {"millicores", {.value = *api::Quantity::Parse("1k")}}});
+        slice.devices.push_back(std::move(device));
+      }
       slices_.Add(std::move(slice));
     }
   }

@@ -16,7 +16,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -134,7 +133,9 @@ class Search {
   std::vector<std::vector<int>> selected_sub_;                         // [claim][request]
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;  // per claim
   std::vector<std::vector<DeviceResult>> results_;                     // per claim
-  DeviceRefMap<std::set<int>> allocating_;                             // device -> claims
+  // Devices taken whole on the current path and the claim that took each; a claim takes at most
+  // kAllocationResultsMaxSize, so a list scan beats a table built anew for every node.
+  std::vector<std::pair<DeviceRef, int>> allocating_;
   // Capacity taken by the shares on the current path; an entry, even empty, marks a shared device.
   DeviceRefMap<CapacityAmounts> allocating_capacity_;
   std::map<const Pool*, CounterSets> available_;  // per pool, computed on first use

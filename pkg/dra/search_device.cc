@@ -1,4 +1,6 @@
 // The per-device half of the search: selection, availability, counters, taints, constraints.
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "pkg/common/macros.h"
@@ -10,9 +12,8 @@ namespace stowage::dra {
 
 bool Search::InUse(const DeviceRef& id, int32_t index) const {
   if (allocator_.allocated().HoldsWholeAt(&allocator_.inventory(), index, id)) return true;
-  if (allocating_.empty()) return false;  // spares hashing the names on most visits
-  auto it = allocating_.find(id);
-  return it != allocating_.end() && !it->second.empty();
+  return std::any_of(allocating_.begin(), allocating_.end(),
+                     [&](const auto& taken) { return DeviceIdEq()(taken.first, id); });
 }
 
 bool Search::CapacityInUse(const DeviceRef& id) const {
@@ -30,9 +31,9 @@ StatusOr<bool> Search::FitsCapacity(const RequestView& request, const Candidate&
 }
 
 bool Search::AllocatingForClaim(const DeviceRef& id, int claim) const {
-  if (allocating_.empty()) return false;
-  auto it = allocating_.find(id);
-  return it != allocating_.end() && it->second.count(claim) > 0;
+  return std::any_of(allocating_.begin(), allocating_.end(), [&](const auto& taken) {
+    return taken.second == claim && DeviceIdEq()(taken.first, id);
+  });
 }
 
 StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, const DeviceRef& id,
@@ -201,17 +202,18 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
     ++undo.constraints_added;
   }
   if (!shared) {
-    allocating_[c.id].insert(r.claim);
+    allocating_.emplace_back(c.id, r.claim);
     undo.device_marked = true;
   }
   DeviceResult result{.candidate = c, .data = &data};
   if (features.consumable_capacity) {
-    const std::string where = "claim " + ClaimName(r.claim) + ", request " + *request.name;
+    // Built only for an error: this runs for every device the search takes.
+    auto where = [&] { return "claim " + ClaimName(r.claim) + ", request " + *request.name; };
     StatusOr<bool> fits = FitsCapacity(request, c);
     if (!fits.ok() || !*fits) {
       Rollback(undo);
       if (!fits.ok()) {
-        return fits.status().WithPrefix(where + ": rechecking capacity for device " +
+        return fits.status().WithPrefix(where() + ": rechecking capacity for device " +
                                         c.id.String());
       }
       return false;
@@ -221,7 +223,7 @@ StatusOr<bool> Search::AllocateDevice(const Index& r, const Candidate& c, bool m
                                         features.fractional_capacity_range);
       if (!consumed.ok()) {
         Rollback(undo);
-        return consumed.status().WithPrefix(where + ": computing consumed capacity for device " +
+        return consumed.status().WithPrefix(where() + ": computing consumed capacity for device " +
                                             c.id.String());
       }
       result.consumed = std::move(*consumed);
@@ -257,7 +259,15 @@ void Search::Rollback(const Undo& undo) {
       if (empty && !undo.capacity_entry_existed) allocating_capacity_.erase(it);
     }
   }
-  if (undo.device_marked) allocating_[id].erase(undo.claim);
+  if (undo.device_marked) {
+    // Undone in the reverse order they were made, so the pair is found from the back.
+    for (auto it = allocating_.rbegin(); it != allocating_.rend(); ++it) {
+      if (it->second == undo.claim && DeviceIdEq()(it->first, id)) {
+        allocating_.erase(std::next(it).base());
+        break;
+      }
+    }
+  }
   auto& constraints = constraints_[undo.claim];
   for (int i = undo.constraints_added - 1; i >= 0; --i) {
     constraints[i]->Remove(undo.request, undo.sub, *undo.candidate.device, id);
