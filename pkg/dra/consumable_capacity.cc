@@ -1,5 +1,6 @@
 #include "pkg/dra/consumable_capacity.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace stowage::dra {
@@ -129,6 +130,15 @@ StatusOr<bool> RequestFitsCapacity(const CapacityAmounts* consumed,
                                    const CapacityAmounts* allocating, bool fractional) {
   for (const auto& [name, value] : requests.entries()) {
     if (!capacity.Has(name)) return false;  // another device may have it
+  }
+  // The common device: nothing asked, no policy and no other share, so each capacity is taken
+  // whole and fits.
+  const auto none = [](const CapacityAmounts* m) { return m == nullptr || m->empty(); };
+  if (requests.empty() && none(consumed) && none(allocating) &&
+      std::all_of(capacity.entries().begin(), capacity.entries().end(), [](const auto& entry) {
+        return !HasPolicy(entry.second) && entry.second.value.Sign() >= 0;
+      })) {
+    return true;
   }
   // Every amount is resolved before any soft check, so whether this aborts or skips does not
   // depend on the order capacities are visited in; resolving twice costs less than a vector

@@ -59,8 +59,10 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
           (pool.incomplete ? " is currently being updated" : " is currently invalid"));
     }
     for (const api::ResourceSlice* slice : pool.slices_on_node) {
+      const int64_t first = allocator_.inventory().DevicePosition(*slice, 0);
       for (size_t i = 0; i < slice->devices.size(); ++i) {
-        ASSIGN_OR_RETURN(bool selectable, IsSelectable(key, data, *slice, i));
+        const int64_t position = first < 0 ? -1 : first + static_cast<int64_t>(i);
+        ASSIGN_OR_RETURN(bool selectable, IsSelectable(key, data, *slice, i, position));
         if (!selectable) continue;
         if (allocator_.features().consumable_capacity) {
           // Static capacity only: what others hold is checked when the device is taken, so a
@@ -75,7 +77,6 @@ StatusOr<RequestData> Search::CheckRequest(const RequestView& view, const Reques
           }
           if (!*fits) continue;
         }
-        const int64_t position = allocator_.inventory().DevicePosition(*slice, i);
         data.all_devices.push_back(
             Candidate{.id = DeviceRef{slice->driver, slice->pool_name, slice->devices[i].name},
                       .device = &slice->devices[i],
@@ -221,10 +222,10 @@ StatusOr<Search::Step> Search::AllocateOne(Index r, bool in_sub, Location start)
       for (size_t d = resume ? start.device : 0; d < slice.devices.size(); ++d) {
         // The cheap in-use checks first, before the selectors.
         const DeviceRef ref{pool.id.driver, pool.id.pool, slice.devices[d].name};
-        const int32_t index =
-            first < 0 ? -1 : allocator_.inventory().DeviceIndexAt(first + static_cast<int64_t>(d));
+        const int64_t position = first < 0 ? -1 : first + static_cast<int64_t>(d);
+        const int32_t index = position < 0 ? -1 : allocator_.inventory().DeviceIndexAt(position);
         if (admin ? AllocatingForClaim(ref, r.claim) : InUse(ref, index)) continue;
-        ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d));
+        ASSIGN_OR_RETURN(bool selectable, IsSelectable(r, data, slice, d, position));
         if (!selectable) continue;
         Candidate c{
             .id = ref, .device = &slice.devices[d], .slice = &slice, .pool = &pool, .index = index};

@@ -100,8 +100,10 @@ class Search {
   // The devices on the path as picks, after the check that ResultsOf will not fail for them.
   Status CollectPicks(Allocation& out) const;
   // search_device.cc
+  // position: the device's Inventory position (DevicePosition), -1 when it has none.
   StatusOr<bool> IsSelectable(const Index& key, const RequestData& data,
-                              const api::ResourceSlice& slice, size_t device_index);
+                              const api::ResourceSlice& slice, size_t device_index,
+                              int64_t position);
   // position: the device's in the allocator's Inventory (-1: not there), whose kept answers
   // spare evaluating a selector again.
   StatusOr<bool> SelectorsMatch(int claim, const api::Device& device, const DeviceRef& id,

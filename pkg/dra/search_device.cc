@@ -63,7 +63,8 @@ StatusOr<bool> Search::SelectorsMatch(int claim, const api::Device& device, cons
 }
 
 StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
-                                    const api::ResourceSlice& slice, size_t device_index) {
+                                    const api::ResourceSlice& slice, size_t device_index,
+                                    int64_t position) {
   const api::Device& device = slice.devices[device_index];
   if (!allocator_.features().device_binding_and_status && !device.binding_conditions.empty()) {
     return false;
@@ -76,7 +77,6 @@ StatusOr<bool> Search::IsSelectable(const Index& key, const RequestData& data,
     if (auto it = matches_.find(match_key); it != matches_.end()) return it->second;
   }
   const DeviceRef id{slice.driver, slice.pool_name, device.name};
-  const int64_t position = allocator_.inventory().DevicePosition(slice, device_index);
   bool ok = true;
   if (data.device_class != nullptr) {
     ASSIGN_OR_RETURN(ok, SelectorsMatch(key.claim, device, id, position, data.device_class,
