@@ -55,9 +55,10 @@ namespace {
 // A lister indexed by namespace and name, as the informer's store is (FakeLister searches
 // linearly, which at thousands of objects would time the fake instead of the plugin).
 template <typename T>
-class IndexedLister final : public framework::Lister<T> {
+class IndexedLister final : public framework::Lister<T>, public framework::ChangeFeed<T> {
  public:
   using typename framework::Lister<T>::Ptr;
+  using typename framework::ChangeFeed<T>::Change;
   void Add(T object) {
     std::string key = object.metadata.namespace_ + "/" + object.metadata.name;
     auto ptr = std::make_shared<const T>(std::move(object));
@@ -80,6 +81,14 @@ class IndexedLister final : public framework::Lister<T> {
     return it == by_key_.end() ? nullptr : it->second;
   }
   std::optional<uint64_t> Version() const override { return objects_.size(); }
+  // Objects are only added, so the writes since a version are the objects after it, as the
+  // informer's store reports them.
+  bool ChangesSince(uint64_t since, std::vector<Change>& out, uint64_t& now) const override {
+    now = objects_.size();
+    if (since > now) return false;
+    for (size_t i = since; i < now; ++i) out.push_back(Change{nullptr, objects_[i]});
+    return true;
+  }
 
  private:
   std::vector<Ptr> objects_;

@@ -13,9 +13,10 @@
 namespace stowage::scheduler {
 
 template <typename T>
-class InformerLister final : public framework::Lister<T> {
+class InformerLister final : public framework::Lister<T>, public framework::ChangeFeed<T> {
  public:
   using typename framework::Lister<T>::Ptr;
+  using typename framework::ChangeFeed<T>::Change;
   explicit InformerLister(const informer::SharedInformer<T>& informer) : informer_(informer) {}
 
   std::vector<Ptr> List() const override { return informer_.store().List(); }
@@ -30,6 +31,9 @@ class InformerLister final : public framework::Lister<T> {
     return informer_.store().Get(key);
   }
   std::optional<uint64_t> Version() const override { return informer_.store().Version(); }
+  bool ChangesSince(uint64_t since, std::vector<Change>& out, uint64_t& now) const override {
+    return informer_.store().ChangesSince(since, out, now);
+  }
 
  private:
   const informer::SharedInformer<T>& informer_;

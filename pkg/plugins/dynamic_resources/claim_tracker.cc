@@ -1,6 +1,7 @@
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <utility>
 
 namespace stowage::plugins::dynamic_resources {
@@ -61,60 +62,98 @@ dra::ResourceClaimPtr ClaimTracker::Get(std::string_view ns, std::string_view na
   return informer;
 }
 
-void ClaimTracker::Refresh(const std::vector<dra::ResourceClaimPtr>& claims,
-                           std::optional<uint64_t> version) {
+ClaimTracker::ClaimTracker(const framework::Lister<api::ResourceClaim>& informer)
+    : informer_(informer),
+      feed_(dynamic_cast<const framework::ChangeFeed<api::ResourceClaim>*>(&informer)) {
+  // The first question starts the informer keeping its writes, before the first list.
+  std::vector<framework::ChangeFeed<api::ResourceClaim>::Change> none;
+  uint64_t now;
+  if (feed_ != nullptr) (void)feed_->ChangesSince(0, none, now);
+}
+
+void ClaimTracker::CopyBaseIfShared() {
   // An Allocator of an earlier cycle may still read the counts: they are then copied first.
   if (base_ == nullptr) {
     base_ = std::make_shared<dra::DeviceCounts>();
   } else if (base_.use_count() > 1) {
     base_ = std::make_shared<dra::DeviceCounts>(*base_);
   }
-  ++mark_;
-  for (const dra::ResourceClaimPtr& c : claims) {
-    auto [it, added] = known_.try_emplace(c.get());
-    it->second.mark = mark_;
-    if (!added) continue;
-    it->second.claim = c;
-    by_uid_.insert_or_assign(c->metadata.uid, c.get());
-    by_key_.insert_or_assign(Key(c->metadata.namespace_, c->metadata.name), c.get());
-    Count(*c, *base_, +1);
-    Touch(c->metadata.uid, Key(c->metadata.namespace_, c->metadata.name));
+}
+
+void ClaimTracker::Learn(const dra::ResourceClaimPtr& c) {
+  auto [it, added] = known_.try_emplace(c.get());
+  it->second.mark = mark_;
+  if (!added) return;
+  it->second.claim = c;
+  by_uid_.insert_or_assign(c->metadata.uid, c.get());
+  by_key_.insert_or_assign(Key(c->metadata.namespace_, c->metadata.name), c.get());
+  Count(*c, *base_, +1);
+  Touch(c->metadata.uid, Key(c->metadata.namespace_, c->metadata.name));
+}
+
+ClaimTracker::KnownMap::iterator ClaimTracker::Forget(KnownMap::iterator it) {
+  const api::ResourceClaim& gone = *it->second.claim;
+  Count(gone, *base_, -1);
+  // What it added goes now: a later object may reuse its address.
+  if (auto a = informer_applied_.find(&gone); a != informer_applied_.end()) {
+    Apply(a->second, -1);
+    informer_applied_.erase(a);
   }
+  Touch(gone.metadata.uid, Key(gone.metadata.namespace_, gone.metadata.name));
+  // A newer copy of the same claim may already own the entries.
+  if (auto u = by_uid_.find(gone.metadata.uid); u != by_uid_.end() && u->second == &gone) {
+    by_uid_.erase(u);
+  }
+  const std::string key = Key(gone.metadata.namespace_, gone.metadata.name);
+  if (auto k = by_key_.find(key); k != by_key_.end() && k->second == &gone) by_key_.erase(k);
+  return known_.erase(it);
+}
+
+void ClaimTracker::Refresh(const std::vector<dra::ResourceClaimPtr>& claims,
+                           std::optional<uint64_t> version) {
+  CopyBaseIfShared();
+  ++mark_;
+  for (const dra::ResourceClaimPtr& c : claims) Learn(c);
   for (auto it = known_.begin(); it != known_.end();) {
-    if (it->second.mark == mark_) {
-      ++it;
-      continue;
-    }
-    const api::ResourceClaim& gone = *it->second.claim;
-    Count(gone, *base_, -1);
-    // What it added goes now: a later object may reuse its address.
-    if (auto a = informer_applied_.find(&gone); a != informer_applied_.end()) {
-      Apply(a->second, -1);
-      informer_applied_.erase(a);
-    }
-    Touch(gone.metadata.uid, Key(gone.metadata.namespace_, gone.metadata.name));
-    // A newer copy of the same claim may already own the entries.
-    if (auto u = by_uid_.find(gone.metadata.uid); u != by_uid_.end() && u->second == &gone) {
-      by_uid_.erase(u);
-    }
-    const std::string key = Key(gone.metadata.namespace_, gone.metadata.name);
-    if (auto k = by_key_.find(key); k != by_key_.end() && k->second == &gone) by_key_.erase(k);
-    it = known_.erase(it);
+    it = it->second.mark == mark_ ? std::next(it) : Forget(it);
   }
   base_version_ = version;
+}
+
+bool ClaimTracker::Follow() {
+  changes_.clear();
+  uint64_t now;
+  if (feed_ == nullptr || base_ == nullptr || !base_version_ ||
+      !feed_->ChangesSince(*base_version_, changes_, now)) {
+    return false;
+  }
+  if (changes_.empty()) return true;
+  CopyBaseIfShared();
+  // A list taken after its version was read may already hold some of these writes: an object
+  // is forgotten only if known and learnt only if not, so each counts once either way.
+  for (const auto& change : changes_) {
+    if (change.before != nullptr) {
+      if (auto it = known_.find(change.before.get()); it != known_.end()) Forget(it);
+    }
+    if (change.after != nullptr) Learn(change.after);
+  }
+  changes_.clear();
+  base_version_ = now;
+  return true;
 }
 
 dra::AllocatedState ClaimTracker::GatherAllocatedState(
     std::shared_ptr<const dra::Inventory> inventory) {
   // The version is read before the list, so a refresh kept under it is never newer than it says.
   const std::optional<uint64_t> version = informer_.Version();
-  bool stale;
+  // With a change feed, only the first call (or one that fell too far behind) lists every claim.
+  bool list;
   {
     MutexLock l(mu_);
-    stale = base_ == nullptr || !version || base_version_ != version;
+    list = base_ == nullptr || !version || (feed_ == nullptr && base_version_ != version);
   }
   std::vector<dra::ResourceClaimPtr> claims;
-  if (stale) claims = informer_.List();
+  if (list) claims = informer_.List();
 
   MutexLock l(mu_);
   // An Allocator of an earlier cycle may still read the overlay: it is then copied first.
@@ -123,7 +162,13 @@ dra::AllocatedState ClaimTracker::GatherAllocatedState(
   } else if (overlay_.use_count() > 1) {
     overlay_ = std::make_shared<dra::HeldOverlay>(*overlay_);
   }
-  if (stale) Refresh(claims, version);
+  if (list) {
+    Refresh(claims, version);
+  } else if (base_version_ != version && !Follow()) {
+    // The writes are no longer all kept: list again, here under the lock (rare).
+    const std::optional<uint64_t> now = informer_.Version();
+    Refresh(informer_.List(), now);
+  }
   ApplyMarked();
   dra::AllocatedState state;
   state.base = base_;

@@ -39,8 +39,9 @@ namespace stowage::plugins::dynamic_resources {
 
 class ClaimTracker {
  public:
-  explicit ClaimTracker(const framework::Lister<api::ResourceClaim>& informer)
-      : informer_(informer) {}
+  // When informer is also a framework::ChangeFeed, the tracker follows its writes instead of
+  // listing every claim again after each one.
+  explicit ClaimTracker(const framework::Lister<api::ResourceClaim>& informer);
 
   // The claim, as last written by the scheduler if the informer has not seen that yet; nullptr
   // when unknown.
@@ -76,9 +77,22 @@ class ClaimTracker {
   dra::ResourceClaimPtr Assumed(const std::string& key, const dra::ResourceClaimPtr& informer) const
       REQUIRES(mu_);
 
+  struct Known {
+    dra::ResourceClaimPtr claim;
+    uint64_t mark = 0;  // the Refresh that last listed it
+  };
+  using KnownMap = std::unordered_map<const api::ResourceClaim*, Known>;
+
   // Brings base_ up to the informer's claims (listed after reading version).
   void Refresh(const std::vector<dra::ResourceClaimPtr>& claims, std::optional<uint64_t> version)
       REQUIRES(mu_);
+  // Brings base_ up to the informer by the writes since base_version_; false when the feed no
+  // longer keeps them all (or there is none), and nothing changed.
+  bool Follow() REQUIRES(mu_);
+  // Counts a claim of the informer not known yet; forgets a known one (returns the next entry).
+  void Learn(const dra::ResourceClaimPtr& claim) REQUIRES(mu_);
+  KnownMap::iterator Forget(KnownMap::iterator it) REQUIRES(mu_);
+  void CopyBaseIfShared() REQUIRES(mu_);
 
   // Adds delta to counts for each device the claim holds whole.
   void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) REQUIRES(mu_);
@@ -99,15 +113,12 @@ class ClaimTracker {
   // Records that the whole holds of id changed, when dense_ follows them.
   void Changed(const dra::DeviceId& id) REQUIRES(mu_);
 
-  struct Known {
-    dra::ResourceClaimPtr claim;
-    uint64_t mark = 0;  // the Refresh that last listed it
-  };
-
   const framework::Lister<api::ResourceClaim>& informer_;
+  const framework::ChangeFeed<api::ResourceClaim>* const feed_;  // null: list every time
   mutable Mutex mu_;
-  // The informer's claims as of the last Refresh, and what they hold whole.
-  std::unordered_map<const api::ResourceClaim*, Known> known_ GUARDED_BY(mu_);
+  // The informer's claims as of base_version_, and what they hold whole.
+  KnownMap known_ GUARDED_BY(mu_);
+  std::vector<framework::ChangeFeed<api::ResourceClaim>::Change> changes_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_uid_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_key_ GUARDED_BY(mu_);
   std::shared_ptr<dra::DeviceCounts> base_ GUARDED_BY(mu_);

@@ -142,6 +142,22 @@ class Lister {
   virtual std::optional<uint64_t> Version() const { return std::nullopt; }
 };
 
+// What a Lister may offer besides (ask with dynamic_cast): the objects written since a Version(),
+// so a plugin that keeps what it derived from a list brings it up to date from those alone.
+template <typename T>
+class ChangeFeed {
+ public:
+  using Ptr = std::shared_ptr<const T>;
+  // One write: before is null for an add, after is null for a deletion.
+  struct Change {
+    Ptr before, after;
+  };
+  virtual ~ChangeFeed() = default;
+  // Appends the writes after version since, oldest first, to out and sets now to the version
+  // they lead to; false when they are not all kept any more, and then the plugin lists again.
+  virtual bool ChangesSince(uint64_t since, std::vector<Change>& out, uint64_t& now) const = 0;
+};
+
 // A lister that holds nothing, for handles without informers (unit tests, bench_cycle).
 template <typename T>
 class EmptyLister final : public Lister<T> {

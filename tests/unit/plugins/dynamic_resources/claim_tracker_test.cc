@@ -67,6 +67,42 @@ TEST_F(ClaimTrackerTest, InformerChangesShowInTheNextState) {
   EXPECT_FALSE(tracker_.GatherAllocatedState().HoldsWhole(Id("g1")));
 }
 
+TEST(ClaimTrackerFeedTest, FollowsTheInformersWritesAndListsOnlyWhenItFellBehind) {
+  FakeLister<api::ResourceClaim> informer;
+  informer.KeepChanges(2);
+  ClaimTracker tracker(informer);
+  auto allocated = [](std::string name, std::string device, std::string rv) {
+    api::ResourceClaim c = Claim(std::move(name), "u-" + device, std::move(rv));
+    api::AllocationResult a;
+    a.results.push_back({.request = "gpu", .driver = "d", .pool = "n1", .device = device});
+    c.allocation = std::move(a);
+    return c;
+  };
+  const dra::DeviceId g0{"d", "n1", "g0"}, g1{"d", "n1", "g1"}, g2{"d", "n1", "g2"};
+  informer.Add(allocated("a", "g0", "1"));
+  EXPECT_TRUE(tracker.GatherAllocatedState().HoldsWhole(g0));
+  EXPECT_EQ(informer.ListCallsForTest(), 1);
+
+  informer.Update(allocated("a", "g1", "2"));  // moved to g1
+  informer.Add(allocated("b", "g2", "1"));
+  dra::AllocatedState followed = tracker.GatherAllocatedState();
+  EXPECT_FALSE(followed.HoldsWhole(g0));
+  EXPECT_TRUE(followed.HoldsWhole(g1));
+  EXPECT_TRUE(followed.HoldsWhole(g2));
+  EXPECT_EQ(informer.ListCallsForTest(), 1) << "two writes, both kept: no list";
+
+  informer.Remove("default", "b");
+  informer.Update(allocated("a", "g0", "3"));
+  informer.Add(allocated("c", "g2", "1"));  // three writes: the first is no longer kept
+  dra::AllocatedState listed = tracker.GatherAllocatedState();
+  EXPECT_TRUE(listed.HoldsWhole(g0));
+  EXPECT_FALSE(listed.HoldsWhole(g1));
+  EXPECT_TRUE(listed.HoldsWhole(g2)) << "c holds it now";
+  EXPECT_EQ(informer.ListCallsForTest(), 2) << "fell behind the feed: listed again";
+  // The state handed out before still answers as it did.
+  EXPECT_TRUE(followed.HoldsWhole(g1));
+}
+
 TEST_F(ClaimTrackerTest, AWrittenClaimCountsUntilTheInformerCatchesUp) {
   informer_.Add(Allocated("a", "ua", "g0", "5"));
   tracker_.AssumeAfterWrite(std::make_shared<api::ResourceClaim>(Allocated("a", "ua", "g1", "6")));
@@ -214,6 +250,9 @@ TEST(ClaimTrackerPropertyTest, AgreesWithGatheringEverythingAfterEveryChange) {
     std::mt19937 rng(seed);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
     FakeLister<api::ResourceClaim> informer;
+    // A third of the seeds list every time, a third follow a feed that keeps two writes (so it
+    // often falls behind and lists again), a third follow one that keeps them all.
+    informer.KeepChanges(seed % 3 == 0 ? 0 : seed % 3 == 1 ? 2 : 64);
     ClaimTracker tracker(informer);
     Model model;
     std::map<std::string, std::string> uid_of;  // name -> current uid
