@@ -72,6 +72,19 @@ dra::ResourceClaimPtr PreFilterExtended(const framework::PodInfo& pod,
   extended->requests = std::move(requests);
   extended->resolver = std::move(resolver);
   extended->initial_uid = claim->metadata.uid;
+  for (const auto& [name, quantity] : extended->requests) {
+    if (extended->resolver.Get(name) != nullptr) extended->all_through_dra.push_back(name);
+  }
+  if (claim->devices.requests.empty() && !claim->allocation) {
+    dra::ExtendedRequests made =
+        dra::MakeExtendedRequests(*pod, extended->all_through_dra, extended->resolver);
+    auto variant = std::make_shared<api::ResourceClaim>(*claim);
+    variant->devices.requests = std::move(made.requests);
+    extended->all_dra_claim = std::move(variant);
+    extended->all_dra_mappings =
+        std::make_shared<const std::vector<api::ContainerExtendedResourceRequest>>(
+            std::move(made.mappings));
+  }
   return claim;
 }
 
@@ -100,11 +113,17 @@ framework::Status FilterExtended(const StateData::Data& d, const api::Pod& pod,
   if ((*claim)->allocation) return {};
   // Each node gets its own variant of the claim. With user claims beside it, upstream makes one
   // even when it has no request (the allocator then allocates nothing for it).
+  if (through_dra == d.extended->all_through_dra && d.extended->all_dra_claim != nullptr) {
+    out.extended_claim = d.extended->all_dra_claim;
+    out.mappings = d.extended->all_dra_mappings;
+    return {};
+  }
   dra::ExtendedRequests made = dra::MakeExtendedRequests(pod, through_dra, d.extended->resolver);
   auto node_claim = std::make_shared<api::ResourceClaim>(**claim);
   node_claim->devices.requests = std::move(made.requests);
   out.extended_claim = std::move(node_claim);
-  out.mappings = std::move(made.mappings);
+  out.mappings = std::make_shared<const std::vector<api::ContainerExtendedResourceRequest>>(
+      std::move(made.mappings));
   return {};
 }
 
@@ -129,14 +148,14 @@ StatusOr<dra::ResourceClaimPtr> CreateExtendedClaim(framework::ClaimWriter& writ
 
 Status RecordExtendedClaim(framework::PodWriter& writer, const api::Pod& pod,
                            const api::ResourceClaim& claim, const NodeAllocation& node) {
-  if (node.mappings.empty()) {
+  if (node.mappings == nullptr || node.mappings->empty()) {
     return InternalError("nil or empty request mappings, no update of pod " +
                          pod.metadata.namespace_ + "/" + pod.metadata.name +
                          " ExtendedResourceClaimStatus");
   }
   api::PodStatus status = pod.status;
   status.extended_resource_claim_status = api::PodExtendedResourceClaimStatus{
-      .request_mappings = node.mappings, .resource_claim_name = claim.metadata.name};
+      .request_mappings = *node.mappings, .resource_claim_name = claim.metadata.name};
   Status s = writer.PatchPodStatus(pod, status);
   if (!s.ok()) {
     return Status(s.code(), "update pod " + pod.metadata.namespace_ + "/" + pod.metadata.name +

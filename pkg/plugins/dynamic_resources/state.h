@@ -38,7 +38,7 @@ struct NodeAllocation {
   // The node's variant of the claim for extended resources, with the requests DRA serves there;
   // null when the node's device plugins serve them all.
   dra::ResourceClaimPtr extended_claim;
-  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  std::shared_ptr<const std::vector<api::ContainerExtendedResourceRequest>> mappings;
 };
 
 // Filter's results by node, in shards by node name, each behind its own lock: every Filter call
@@ -84,6 +84,11 @@ struct ExtendedResources {
   // The UID the claim had in PreFilter (a made-up one while it exists only in memory): the key
   // of its pending allocation.
   std::string initial_uid;
+  // The variant of a node whose device plugins serve none of the requests (most nodes): made
+  // once in PreFilter and shared by those nodes, instead of a copy of the claim per node.
+  std::vector<std::string> all_through_dra;
+  dra::ResourceClaimPtr all_dra_claim;
+  std::shared_ptr<const std::vector<api::ContainerExtendedResourceRequest>> all_dra_mappings;
 };
 
 // The name of the claim for extended resources while it exists only in memory; not a valid
