@@ -1,8 +1,12 @@
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <utility>
+
+#include "pkg/dra/extended_resources.h"
+#include "pkg/plugins/dynamic_resources/claims.h"
 
 namespace stowage::plugins::dynamic_resources {
 namespace {
@@ -80,11 +84,60 @@ void ClaimTracker::CopyBaseIfShared() {
   }
 }
 
+void ClaimTracker::CopyOverlayIfShared() {
+  // An Allocator of an earlier cycle may still read the overlay: it is then copied first.
+  if (overlay_ == nullptr) {
+    overlay_ = std::make_shared<dra::HeldOverlay>();
+  } else if (overlay_.use_count() > 1) {
+    overlay_ = std::make_shared<dra::HeldOverlay>(*overlay_);
+  }
+}
+
+void ClaimTracker::IndexExtended(const api::ResourceClaim& claim, bool add) {
+  const std::string* mark = claim.metadata.annotations.Get(dra::kExtendedResourceClaimAnnotation);
+  if (mark == nullptr || *mark != "true") return;
+  for (const api::OwnerReference& o : claim.metadata.owner_references) {
+    if (!o.controller) continue;
+    auto& claims = extended_by_owner_[o.uid];
+    if (add) {
+      claims.push_back(&claim);
+      continue;
+    }
+    std::erase(claims, &claim);
+    if (claims.empty()) extended_by_owner_.erase(o.uid);
+  }
+}
+
+dra::ResourceClaimPtr ClaimTracker::FindExtendedClaim(const api::Pod& pod) {
+  {
+    MutexLock l(mu_);
+    if (base_ != nullptr && feed_ != nullptr) {
+      CopyOverlayIfShared();
+      // Up to the informer first: a claim the last attempt created must not be missed.
+      if (base_version_ == informer_.Version() || Follow()) {
+        auto it = extended_by_owner_.find(pod.metadata.uid);
+        if (it == extended_by_owner_.end()) return nullptr;
+        for (const api::ResourceClaim* c : it->second) {
+          if (c->metadata.namespace_ == pod.metadata.namespace_ && IsPodsExtendedClaim(*c, pod)) {
+            return known_.at(c).claim;
+          }
+        }
+        return nullptr;
+      }
+    }
+  }
+  for (const dra::ResourceClaimPtr& c : informer_.List(pod.metadata.namespace_)) {
+    if (IsPodsExtendedClaim(*c, pod)) return c;
+  }
+  return nullptr;
+}
+
 void ClaimTracker::Learn(const dra::ResourceClaimPtr& c) {
   auto [it, added] = known_.try_emplace(c.get());
   it->second.mark = mark_;
   if (!added) return;
   it->second.claim = c;
+  IndexExtended(*c, true);
   by_uid_.insert_or_assign(c->metadata.uid, c.get());
   by_key_.insert_or_assign(Key(c->metadata.namespace_, c->metadata.name), c.get());
   Count(*c, *base_, +1);
@@ -94,6 +147,7 @@ void ClaimTracker::Learn(const dra::ResourceClaimPtr& c) {
 ClaimTracker::KnownMap::iterator ClaimTracker::Forget(KnownMap::iterator it) {
   const api::ResourceClaim& gone = *it->second.claim;
   Count(gone, *base_, -1);
+  IndexExtended(gone, false);
   // What it added goes now: a later object may reuse its address.
   if (auto a = informer_applied_.find(&gone); a != informer_applied_.end()) {
     Apply(a->second, -1);
@@ -156,12 +210,7 @@ dra::AllocatedState ClaimTracker::GatherAllocatedState(
   if (list) claims = informer_.List();
 
   MutexLock l(mu_);
-  // An Allocator of an earlier cycle may still read the overlay: it is then copied first.
-  if (overlay_ == nullptr) {
-    overlay_ = std::make_shared<dra::HeldOverlay>();
-  } else if (overlay_.use_count() > 1) {
-    overlay_ = std::make_shared<dra::HeldOverlay>(*overlay_);
-  }
+  CopyOverlayIfShared();
   if (list) {
     Refresh(claims, version);
   } else if (base_version_ != version && !Follow()) {

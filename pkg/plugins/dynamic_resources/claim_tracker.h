@@ -60,6 +60,11 @@ class ClaimTracker {
   // Drops the pending allocation of the claim with uid; false when there was none.
   bool RemovePendingAllocation(std::string_view uid);
 
+  // The informer's claim an earlier attempt created for pod's extended resources, or null
+  // (upstream's findExtendedResourceClaim). With a change feed it comes from an index by owner
+  // the tracker keeps; without, from a scan of the namespace's claims.
+  dra::ResourceClaimPtr FindExtendedClaim(const api::Pod& pod);
+
   // Remembers the claim the apiserver answered to a write, until the informer catches up.
   void AssumeAfterWrite(dra::ResourceClaimPtr written);
   // Forgets what AssumeAfterWrite kept for the claim (the informer's copy counts again).
@@ -93,6 +98,9 @@ class ClaimTracker {
   void Learn(const dra::ResourceClaimPtr& claim) REQUIRES(mu_);
   KnownMap::iterator Forget(KnownMap::iterator it) REQUIRES(mu_);
   void CopyBaseIfShared() REQUIRES(mu_);
+  void CopyOverlayIfShared() REQUIRES(mu_);
+  // Adds (or removes) the claim to extended_by_owner_ when it is a claim for extended resources.
+  void IndexExtended(const api::ResourceClaim& claim, bool add) REQUIRES(mu_);
 
   // Adds delta to counts for each device the claim holds whole.
   void Count(const api::ResourceClaim& claim, dra::DeviceCounts& counts, int delta) REQUIRES(mu_);
@@ -118,6 +126,9 @@ class ClaimTracker {
   mutable Mutex mu_;
   // The informer's claims as of base_version_, and what they hold whole.
   KnownMap known_ GUARDED_BY(mu_);
+  // The known claims for extended resources, by the UIDs of their controllers.
+  std::unordered_map<std::string, std::vector<const api::ResourceClaim*>> extended_by_owner_
+      GUARDED_BY(mu_);
   std::vector<framework::ChangeFeed<api::ResourceClaim>::Change> changes_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_uid_ GUARDED_BY(mu_);
   std::map<std::string, const api::ResourceClaim*, std::less<>> by_key_ GUARDED_BY(mu_);

@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "pkg/dra/extended_resources.h"
+
 namespace stowage::plugins::dynamic_resources {
 namespace {
 
@@ -115,6 +117,15 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
 
 api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
   return {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+}
+
+bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod) {
+  const std::string* mark = claim.metadata.annotations.Get(dra::kExtendedResourceClaimAnnotation);
+  if (mark == nullptr || *mark != "true") return false;
+  for (const api::OwnerReference& o : claim.metadata.owner_references) {
+    if (o.name == pod.metadata.name && o.controller && o.uid == pod.metadata.uid) return true;
+  }
+  return false;
 }
 
 }  // namespace stowage::plugins::dynamic_resources

@@ -35,6 +35,10 @@ void ClaimKeys(const api::Pod& pod, std::vector<std::string>& out);
 
 // Whether the claim's status.reservedFor names the pod (by UID).
 bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
+
+// Whether claim is the one an earlier attempt created for pod's extended resources (annotated,
+// and the pod its controller), as upstream's findExtendedResourceClaim asks.
+bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod);
 // Whether one more consumer may be added to the claim's reservedFor.
 inline bool CanBeReserved(const api::ResourceClaim& claim) {
   return claim.reserved_for.size() < kReservedForMaxSize;

@@ -120,8 +120,7 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
   auto claims = PodClaims(pod, tracker_);
   if (!claims.ok()) return framework::Status::Unresolvable(std::string(claims.status().message()));
   // The claim for extended resources comes last, after the pod's own.
-  if (auto extended =
-          PreFilterExtended(pod_info, classes_, handle_.resource_claims(), data->extended)) {
+  if (auto extended = PreFilterExtended(pod_info, classes_, tracker_, data->extended)) {
     claims->push_back(std::move(extended));
   }
   if (claims->empty()) return framework::Status::Skip();

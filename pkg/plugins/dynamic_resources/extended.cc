@@ -8,16 +8,6 @@
 namespace stowage::plugins::dynamic_resources {
 namespace {
 
-// Whether claim is the one an earlier attempt created for pod's extended resources.
-bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod) {
-  const std::string* mark = claim.metadata.annotations.Get(dra::kExtendedResourceClaimAnnotation);
-  if (mark == nullptr || *mark != "true") return false;
-  for (const api::OwnerReference& o : claim.metadata.owner_references) {
-    if (o.name == pod.metadata.name && o.controller && o.uid == pod.metadata.uid) return true;
-  }
-  return false;
-}
-
 // The claim kept in memory until PreBind creates it: the apiserver names it from generateName.
 dra::ResourceClaimPtr InMemoryClaim(const api::Pod& pod) {
   auto claim = std::make_shared<api::ResourceClaim>();
@@ -46,7 +36,7 @@ bool Lists(const framework::Resource& allocatable, std::string_view resource) {
 
 dra::ResourceClaimPtr PreFilterExtended(const framework::PodInfo& pod,
                                         const framework::Lister<api::DeviceClass>& classes,
-                                        const framework::Lister<api::ResourceClaim>& claims,
+                                        ClaimTracker& claims,
                                         std::optional<ExtendedResources>& extended) {
   std::vector<std::pair<std::string, int64_t>> requests;
   for (const auto& [name, quantity] : pod.requests.scalar) {
@@ -60,13 +50,7 @@ dra::ResourceClaimPtr PreFilterExtended(const framework::PodInfo& pod,
                                   [&](const auto& r) { return resolver.Get(r.first) != nullptr; });
   if (!served) return nullptr;
 
-  dra::ResourceClaimPtr claim;
-  for (const dra::ResourceClaimPtr& c : claims.List(pod->metadata.namespace_)) {
-    if (IsPodsExtendedClaim(*c, *pod)) {
-      claim = c;
-      break;
-    }
-  }
+  dra::ResourceClaimPtr claim = claims.FindExtendedClaim(*pod);
   if (claim == nullptr) claim = InMemoryClaim(*pod);
   extended.emplace();
   extended->requests = std::move(requests);

@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "pkg/plugins/dynamic_resources/claim_tracker.h"
 #include "pkg/plugins/dynamic_resources/state.h"
 #include "stowage/framework/handle.h"
 #include "stowage/framework/interface.h"
@@ -24,7 +25,7 @@ namespace stowage::plugins::dynamic_resources {
 // resource the pod asks for; sets extended when there is one.
 dra::ResourceClaimPtr PreFilterExtended(const framework::PodInfo& pod,
                                         const framework::Lister<api::DeviceClass>& classes,
-                                        const framework::Lister<api::ResourceClaim>& claims,
+                                        ClaimTracker& claims,
                                         std::optional<ExtendedResources>& extended);
 
 // The node's variant of the claim for extended resources in out (null when the node's device

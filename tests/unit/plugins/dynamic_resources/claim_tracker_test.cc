@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/dra/extended_resources.h"
 #include "tests/testing/fake_lister.h"
 
 namespace stowage::plugins::dynamic_resources::claim_tracker_test {
@@ -101,6 +102,49 @@ TEST(ClaimTrackerFeedTest, FollowsTheInformersWritesAndListsOnlyWhenItFellBehind
   EXPECT_EQ(informer.ListCallsForTest(), 2) << "fell behind the feed: listed again";
   // The state handed out before still answers as it did.
   EXPECT_TRUE(followed.HoldsWhole(g1));
+}
+
+// The claim an earlier attempt made for a pod's extended resources is found by its controller,
+// from the index the tracker keeps with a feed and from a scan without one; both must agree.
+TEST(ClaimTrackerExtendedTest, FindsThePodsExtendedClaimWithAndWithoutAFeed) {
+  for (bool feed : {false, true}) {
+    SCOPED_TRACE(feed ? "with a feed" : "without a feed");
+    FakeLister<api::ResourceClaim> informer;
+    if (feed) informer.KeepChanges(8);
+    ClaimTracker tracker(informer);
+    api::Pod pod;
+    pod.metadata.namespace_ = "default";
+    pod.metadata.name = "p";
+    pod.metadata.uid = "up";
+    auto extended = [](std::string name, std::string owner_uid, bool marked) {
+      api::ResourceClaim c = Claim(std::move(name), "u-" + owner_uid, "1");
+      if (marked) {
+        c.metadata.annotations =
+            api::StringMap({{std::string(dra::kExtendedResourceClaimAnnotation), "true"}});
+      }
+      c.metadata.owner_references.push_back({.api_version = "v1",
+                                             .kind = "Pod",
+                                             .name = "p",
+                                             .uid = std::move(owner_uid),
+                                             .controller = true});
+      return c;
+    };
+    tracker.GatherAllocatedState();  // the tracker has its base before the claims come
+    EXPECT_EQ(tracker.FindExtendedClaim(pod), nullptr);
+
+    informer.Add(extended("other-pods", "u-old", true));  // same name, an older pod's UID
+    informer.Add(extended("not-marked", "up", false));
+    EXPECT_EQ(tracker.FindExtendedClaim(pod), nullptr);
+
+    informer.Add(extended("mine", "up", true));
+    dra::ResourceClaimPtr found = tracker.FindExtendedClaim(pod);
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->metadata.name, "mine");
+
+    informer.Remove("default", "mine");
+    EXPECT_EQ(tracker.FindExtendedClaim(pod), nullptr);
+    if (feed) EXPECT_EQ(informer.ListCallsForTest(), 1) << "followed the feed, never listed again";
+  }
 }
 
 TEST_F(ClaimTrackerTest, AWrittenClaimCountsUntilTheInformerCatchesUp) {
