@@ -147,6 +147,7 @@ type Runner struct {
 	nominated map[string]string  // pod -> the first status.nominatedNodeName it had
 	// victim -> the pod its Preempted event names as the related object (the preemptor)
 	preemptors map[types.UID]types.UID
+	handled    uint64 // the newest pod resourceVersion the handlers have seen (victims.go)
 }
 
 // NewRunner starts a pod informer (every namespace: the cluster holds only the test's).
@@ -535,6 +536,7 @@ func (x *Runner) serial(ctx context.Context, pods []v1.Pod, pin map[string]Outco
 			var self types.UID
 			if p, err := x.pods.Pods(pods[i].Namespace).Get(name); err == nil {
 				o.pod, self = p, p.UID
+				x.waitUntil(ctx, eventWait, func() bool { return x.handledUpTo(p.ResourceVersion) })
 			}
 			o.Victims, mark = x.attribute(ctx, decided, self, mark)
 			decided[self] = true

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,9 @@ func (x *Runner) observe(obj any, deleted bool) {
 	k := podKey(p)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if rv, err := strconv.ParseUint(p.ResourceVersion, 10, 64); err == nil && rv > x.handled {
+		x.handled = rv
+	}
 	if n := p.Status.NominatedNodeName; n != "" && x.nominated[k] == "" {
 		x.nominated[k] = n
 	}
@@ -83,6 +87,20 @@ func (x *Runner) observe(obj any, deleted bool) {
 		x.evicted[p.UID] = true
 		x.victims = append(x.victims, victim{key: k, uid: p.UID})
 	}
+}
+
+// handledUpTo tells whether the handlers have seen the pod writes up to rv. The lister holds an
+// object before the handlers are told of it, so an outcome read from the lister can come before
+// the eviction that preceded it in the watch reached observe; waiting for this keeps the victims
+// of a pod in its own window.
+func (x *Runner) handledUpTo(rv string) bool {
+	want, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return true
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.handled >= want
 }
 
 func (x *Runner) resetEvictions() {
