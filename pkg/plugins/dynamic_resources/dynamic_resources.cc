@@ -6,7 +6,6 @@
 #include <string>
 #include <utility>
 
-#include "pkg/dra/node_match.h"
 #include "pkg/dra/taints.h"
 #include "pkg/framework/preemption_dry_run.h"
 #include "pkg/plugins/dynamic_resources/binding_conditions.h"
@@ -133,7 +132,11 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
       return framework::Status::Unresolvable("resourceclaim in use");
     }
     if (claim.allocation) {
-      data->available_on[i] = claim.allocation->node_selector;
+      if (claim.allocation->node_selector) {
+        auto& on = data->available_on[i].emplace(
+            api::NodeSelectorMatcher::Compile(*claim.allocation->node_selector));
+        if (!on.error().ok()) return framework::Status::Error(std::string(on.error().message()));
+      }
       continue;
     }
     data->to_allocate.push_back(i);
@@ -165,7 +168,10 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
                 std::make_unique<dra::ExtendedDevicesState>(std::make_shared<dra::ExtendedDevices>(
                     dra::ExtendedDevices{allocator, data->extended->resolver})));
   }
-  if (!data->to_allocate.empty()) data->allocator = std::move(allocator);
+  if (!data->to_allocate.empty()) {
+    data->allocator = std::move(allocator);
+    data->node_allocations.Init();
+  }
   return {};
 }
 
@@ -212,9 +218,7 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < d->claims.size(); ++i) {
     if (!d->available_on[i]) continue;
-    auto matches = dra::NodeMatches(node, "", false, &*d->available_on[i]);
-    if (!matches.ok()) return framework::Status::Error(std::string(matches.status().message()));
-    if (!*matches) {
+    if (!d->available_on[i]->Matches(node)) {
       unavailable.push_back(i);
       continue;
     }
@@ -256,9 +260,22 @@ framework::Status DynamicResources::Filter(const framework::CycleState& state,
   }
 
   if (!unavailable.empty()) {
-    WriterMutexLock l(d->mu);
-    d->unavailable.insert(unavailable.begin(), unavailable.end());
-    return framework::Status::Unresolvable("resourceclaim not available on the node");
+    // Every node but one rejects a pod whose claim is allocated elsewhere: the claims are
+    // usually recorded already, and the status is one shared copy rather than one per node.
+    static const framework::Status kNotAvailable =
+        framework::Status::Unresolvable("resourceclaim not available on the node")
+            .WithPlugin(kName);
+    bool recorded;
+    {
+      ReaderMutexLock l(d->mu);
+      recorded = std::includes(d->unavailable.begin(), d->unavailable.end(), unavailable.begin(),
+                               unavailable.end());
+    }
+    if (!recorded) {
+      WriterMutexLock l(d->mu);
+      d->unavailable.insert(unavailable.begin(), unavailable.end());
+    }
+    return kNotAvailable;
   }
   if (d->allocator != nullptr) {
     result_here.picks = std::move(allocation.picks);

@@ -21,6 +21,7 @@
 #include "pkg/dra/allocator.h"
 #include "pkg/dra/extended_devices_state.h"
 #include "pkg/dra/extended_resources.h"
+#include "stowage/api/labels.h"
 #include "stowage/common/mutex.h"
 #include "stowage/common/thread_annotations.h"
 #include "stowage/framework/cycle_state.h"
@@ -43,9 +44,14 @@ struct NodeAllocation {
 
 // Filter's results by node, in shards by node name, each behind its own lock: every Filter call
 // of a cycle writes one, and one lock for them all had the node threads queue on it (a twelfth
-// of a DRA cycle in bench_cycle's BM_DraClaimHeld). Thread-safe.
+// of a DRA cycle in bench_cycle's BM_DraClaimHeld). The shards exist only after Init, which
+// PreFilter calls when there is something to allocate: the table is too big (1.7 KB) to
+// allocate per cycle for pods whose claims are all allocated. Thread-safe after Init.
 class NodeAllocations {
  public:
+  // Makes the shards; before any other call, while one thread has the state.
+  void Init() { shards_ = std::make_unique<std::array<Shard, kShards>>(); }
+  // Only after Init.
   void Put(const std::string& node, NodeAllocation allocation) {
     Shard& shard = ShardOf(node);
     WriterMutexLock l(shard.mu);
@@ -55,6 +61,7 @@ class NodeAllocations {
   // short and do no I/O.
   template <typename F>
   auto With(std::string_view node, F&& f) const {
+    if (shards_ == nullptr) return f(nullptr);
     const Shard& shard = ShardOf(node);
     ReaderMutexLock l(shard.mu);
     auto it = shard.by_node.find(node);
@@ -68,12 +75,12 @@ class NodeAllocations {
   };
   static constexpr size_t kShards = 16;
   Shard& ShardOf(std::string_view node) {
-    return shards_[std::hash<std::string_view>{}(node) % kShards];
+    return (*shards_)[std::hash<std::string_view>{}(node) % kShards];
   }
   const Shard& ShardOf(std::string_view node) const {
-    return shards_[std::hash<std::string_view>{}(node) % kShards];
+    return (*shards_)[std::hash<std::string_view>{}(node) % kShards];
   }
-  std::array<Shard, kShards> shards_;
+  std::unique_ptr<std::array<Shard, kShards>> shards_;
 };
 
 // The pod's extended resources that a DeviceClass provides (upstream's draExtendedResource).
@@ -101,8 +108,9 @@ struct StateData final : framework::StateData {
     // resources when the pod has one (extended is set).
     std::vector<dra::ResourceClaimPtr> claims;
     std::optional<ExtendedResources> extended;
-    // Per claim: the nodes its existing allocation is usable on (nullopt: any node).
-    std::vector<std::optional<api::NodeSelector>> available_on;
+    // Per claim: the nodes its existing allocation is usable on (nullopt: any node), compiled
+    // once here rather than per node in Filter, as upstream's PreFilter does.
+    std::vector<std::optional<api::NodeSelectorMatcher>> available_on;
     // Indices of the claims without an allocation, in claims' order.
     std::vector<size_t> to_allocate;
     // Set when to_allocate is not empty.
