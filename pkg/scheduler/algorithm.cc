@@ -84,12 +84,14 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
                                    const NominatedPods& nominated, FitError& fit) {
   const auto& all = snapshot_.List();
   feasible_.clear();
+  rejected_ = 0;
   framework::PreFilterResult pre;
   Status s = fw.RunPreFilterPlugins(state, pod, all, pre, fit.unschedulable_plugins);
   if (!s.IsSuccess()) {
     if (!s.IsRejected()) return s;
     fit.pre_filter_msg = s.Message();
     for (const auto* n : all) fit.node_statuses.emplace_back(n->name(), s);
+    rejected_ = all.size();
     return s;
   }
   // On success the set holds exactly the plugins whose results narrowed the nodes.
@@ -164,7 +166,11 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
   // In node order, as a walk of every node would find them.
   const auto failed_end = failed_.begin() + static_cast<std::ptrdiff_t>(failed_count.load());
   std::sort(failed_.begin(), failed_end);
-  fit.node_statuses.reserve(fit.node_statuses.size() + failed_count.load());
+  // The rejections matter only when no node passed (the FitError, PostFilter) or an extender
+  // may yet reject the rest; a pod that found its node skips a copy of every rejected node's
+  // name, which a pod whose claim holds it to one node of 5000 pays per cycle otherwise.
+  const bool keep = num_feasible == 0 || !extenders_.empty();
+  if (keep) fit.node_statuses.reserve(fit.node_statuses.size() + failed_count.load());
   for (auto it = failed_.begin(); it != failed_end; ++it) {
     const size_t i = *it;
     ++processed;
@@ -174,9 +180,11 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
       if (first_error.IsSuccess()) first_error = std::move(st);
       continue;
     }
+    if (!keep) continue;
     fit.unschedulable_plugins.insert(st.plugin());
     fit.node_statuses.emplace_back(nodes[i]->name(), std::move(st));
   }
+  rejected_ = processed - num_feasible;
   if (!first_error.IsSuccess()) return first_error;
   if (!pre.node_names) {
     next_start_node_index_ = (next_start_node_index_ + processed) % std::max<size_t>(all.size(), 1);
@@ -185,7 +193,8 @@ Status Algorithm::FindNodesThatFit(framework::Framework& fw, CycleState& state, 
     const std::string excluded = framework::PreFilterExcludedMessage(narrowing);
     for (const auto* node : all) {
       if (pre.node_names->count(node->name())) continue;
-      fit.node_statuses.emplace_back(node->name(), Status::Unresolvable(excluded));
+      ++rejected_;
+      if (keep) fit.node_statuses.emplace_back(node->name(), Status::Unresolvable(excluded));
     }
   }
   if (!extenders_.empty()) return FilterWithExtenders(*pod.pod, &fit);
@@ -290,7 +299,7 @@ Status Algorithm::SchedulePod(framework::Framework& fw, CycleState& state, const
   if (snapshot_.List().empty()) return Status::Unresolvable("no nodes available to schedule pods");
   Status s = FindNodesThatFit(fw, state, pod, nominated, fit);
   if (!s.IsSuccess() && !s.IsRejected()) return s;
-  result.evaluated = static_cast<int>(feasible_.size() + fit.node_statuses.size());
+  result.evaluated = static_cast<int>(feasible_.size() + rejected_);
   result.feasible = static_cast<int>(feasible_.size());
   if (feasible_.empty()) return Status::Unschedulable("no feasible node");
   if (feasible_.size() == 1) {

@@ -146,6 +146,8 @@ class Algorithm {
   // failed_count of a search are its own): their statuses are gathered from these rather than
   // by a walk of every node, 100,000 steps per pod at 100,000 nodes however few were looked at.
   std::vector<uint32_t> failed_;
+  // The nodes the last search rejected, kept or not in its FitError (result.evaluated).
+  size_t rejected_ = 0;
   std::vector<int64_t> scores_;
 };
 

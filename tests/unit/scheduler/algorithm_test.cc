@@ -207,6 +207,30 @@ TEST_F(AlgorithmTest, RejectedNodesCountTowardsWhereTheNextCycleStarts) {
   EXPECT_THAT(filter_->seen, ElementsAre("n0", "n1", "n2"));
 }
 
+// A search that found its node counts the nodes it rejected, including those a PreFilter result
+// left out, but keeps no status for them: only a failed search's FitError is read.
+TEST_F(AlgorithmTest, ASearchThatFoundANodeCountsTheRejectedOnesWithoutKeepingThem) {
+  Build(NodeNames(5), /*score=*/true, /*keep_only=*/true);
+  keep_->keep = {"n0", "n1", "n3"};
+  filter_->decide = [](const std::string& n) {
+    return n == "n3" ? Status() : Status::Unschedulable("no");
+  };
+  Algorithm algorithm(lister_, pool_, std::nullopt);
+  ScheduleResult result;
+  FitError fit;
+  ASSERT_TRUE(Schedule(algorithm, result, fit).IsSuccess());
+  EXPECT_EQ(result.host, "n3");
+  EXPECT_EQ(result.evaluated, 5) << "two rejected by Filter, two left out by PreFilter";
+  EXPECT_EQ(result.feasible, 1);
+  EXPECT_TRUE(fit.node_statuses.empty());
+
+  filter_->decide = [](const std::string&) { return Status::Unschedulable("no"); };
+  FitError failed;
+  EXPECT_TRUE(Schedule(algorithm, result, failed).IsRejected());
+  EXPECT_EQ(result.evaluated, 5);
+  EXPECT_EQ(failed.node_statuses.size(), 5u) << "a failed search keeps every node's status";
+}
+
 TEST_F(AlgorithmTest, TiesAmongTheBestScoresAreBrokenAmongAllOfThemOnly) {
   Build({"a", "b", "c", "low"}, /*score=*/true);
   score_->scores = {{"a", 10}, {"b", 10}, {"c", 10}, {"low", 5}};
