@@ -5,7 +5,6 @@
 #include <iterator>
 #include <utility>
 
-#include "pkg/dra/extended_resources.h"
 #include "pkg/plugins/dynamic_resources/claims.h"
 
 namespace stowage::plugins::dynamic_resources {
@@ -94,8 +93,7 @@ void ClaimTracker::CopyOverlayIfShared() {
 }
 
 void ClaimTracker::IndexExtended(const api::ResourceClaim& claim, bool add) {
-  const std::string* mark = claim.metadata.annotations.Get(dra::kExtendedResourceClaimAnnotation);
-  if (mark == nullptr || *mark != "true") return;
+  if (!IsExtendedResourceClaim(claim)) return;
   for (const api::OwnerReference& o : claim.metadata.owner_references) {
     if (!o.controller) continue;
     auto& claims = extended_by_owner_[o.uid];
@@ -112,7 +110,7 @@ dra::ResourceClaimPtr ClaimTracker::FindExtendedClaim(const api::Pod& pod) {
   {
     MutexLock l(mu_);
     if (base_ != nullptr && feed_ != nullptr) {
-      CopyOverlayIfShared();
+      CopyOverlayIfShared();  // Follow changes the overlay when a claim goes
       // Up to the informer first: a claim the last attempt created must not be missed.
       if (base_version_ == informer_.Version() || Follow()) {
         auto it = extended_by_owner_.find(pod.metadata.uid);

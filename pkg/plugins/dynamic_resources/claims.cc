@@ -119,9 +119,13 @@ api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
   return {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
 }
 
-bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod) {
+bool IsExtendedResourceClaim(const api::ResourceClaim& claim) {
   const std::string* mark = claim.metadata.annotations.Get(dra::kExtendedResourceClaimAnnotation);
-  if (mark == nullptr || *mark != "true") return false;
+  return mark != nullptr && *mark == "true";
+}
+
+bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod) {
+  if (!IsExtendedResourceClaim(claim)) return false;
   for (const api::OwnerReference& o : claim.metadata.owner_references) {
     if (o.name == pod.metadata.name && o.controller && o.uid == pod.metadata.uid) return true;
   }

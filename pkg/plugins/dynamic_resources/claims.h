@@ -36,9 +36,12 @@ void ClaimKeys(const api::Pod& pod, std::vector<std::string>& out);
 // Whether the claim's status.reservedFor names the pod (by UID).
 bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 
+// Whether claim carries the annotation of a claim the scheduler made for extended resources.
+bool IsExtendedResourceClaim(const api::ResourceClaim& claim);
 // Whether claim is the one an earlier attempt created for pod's extended resources (annotated,
 // and the pod its controller), as upstream's findExtendedResourceClaim asks.
 bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod);
+
 // Whether one more consumer may be added to the claim's reservedFor.
 inline bool CanBeReserved(const api::ResourceClaim& claim) {
   return claim.reserved_for.size() < kReservedForMaxSize;
