@@ -8,10 +8,13 @@
 // assumed in a backlog). A pod held at Permit waits on a thread of its own (SubmitWaiting), so
 // waiting pods take neither a worker nor room in the queue. A cycle whose PreBind has work
 // (claims, volumes) also gets a thread of its own, since it may wait for a controller, but at
-// most max_prebind of them run at once: WaitForRoom blocks at that many too. Without the bound
+// most max_prebind of them run at once: WaitForRoom blocks at that many too. PreBind threads
+// stay a while after their cycle and take the next one handed to them, since a pod per thread
+// made the clone and the stack's faults a tenth of a DRA backlog's CPU. Without the bound
 // a fast loop started a PreBind for every pod of a backlog at once, and a thousand concurrent
 // requests slowed every one of them to seconds; Permit waits stay unbounded, since a pod group's
-// other members must still be scheduled to release them.
+// other members must still be scheduled to release them. Each queued cycle wakes one thread:
+// a broadcast woke all sixteen workers for every pod bound.
 //
 // Thread-safe. Shutdown (or the destructor) runs every queued cycle, joins the workers, lets
 // the caller release pods held at Permit and waits for their threads.
@@ -32,8 +35,10 @@ namespace stowage::scheduler {
 
 class BindingPool {
  public:
-  // workers, max_queued and max_prebind are at least 1.
-  BindingPool(int workers, size_t max_queued, size_t max_prebind = 128);
+  // workers, max_queued and max_prebind are at least 1. A PreBind thread with nothing handed to
+  // it for prebind_idle ends.
+  BindingPool(int workers, size_t max_queued, size_t max_prebind = 128,
+              std::chrono::milliseconds prebind_idle = std::chrono::seconds(10));
   ~BindingPool() { Shutdown({}); }
   BindingPool(const BindingPool&) = delete;
   BindingPool& operator=(const BindingPool&) = delete;
@@ -49,6 +54,8 @@ class BindingPool {
   // Waits until nothing is queued or running, at most timeout; the number of tasks still queued
   // or running (0: drained).
   size_t Drain(std::chrono::milliseconds timeout);
+  // Threads started for SubmitWaiting that have not ended, idle PreBind threads among them.
+  size_t ThreadsForTest() const;
   // Closes the queue, lets the workers finish what it holds and joins them, calls
   // release_waiters (which must make every SubmitWaiting task return soon) and waits for those
   // threads. Idempotent.
@@ -56,16 +63,25 @@ class BindingPool {
 
  private:
   void Work();
+  // Runs task, then each PreBind cycle handed to it, until none comes for prebind_idle_.
+  void PreBindWork(std::function<void()> task);
+  // After a SubmitWaiting task: counts it done and wakes whoever waits for that.
+  void FinishWaiting(bool prebind) REQUIRES(mu_);
 
   const size_t max_queued_;
   const size_t max_prebind_;
-  Mutex mu_;
-  CondVar changed_cv_;  // work queued; a task finished; closed
-  CondVarAny room_cv_;  // a queued task was taken by a worker; closed
+  const std::chrono::milliseconds prebind_idle_;
+  mutable Mutex mu_;
+  CondVar work_cv_;     // a task queued for the workers; closed
+  CondVar handed_cv_;   // a PreBind cycle handed to an idle PreBind thread; closed
+  CondVar changed_cv_;  // a task finished; a waiting thread ended
+  CondVarAny room_cv_;  // a queued task was taken by a worker; a PreBind ended; closed
   std::deque<std::function<void()>> tasks_ GUARDED_BY(mu_);
-  size_t running_ GUARDED_BY(mu_) = 0;  // on workers or on waiting threads
-  size_t waiting_threads_ GUARDED_BY(mu_) = 0;
-  size_t prebind_threads_ GUARDED_BY(mu_) = 0;  // of waiting_threads_
+  std::deque<std::function<void()>> handed_ GUARDED_BY(mu_);  // PreBind cycles not yet taken
+  size_t running_ GUARDED_BY(mu_) = 0;                        // on workers or on waiting threads
+  size_t waiting_threads_ GUARDED_BY(mu_) = 0;  // started by SubmitWaiting and not ended
+  size_t idle_prebind_ GUARDED_BY(mu_) = 0;     // PreBind threads waiting and not yet handed one
+  size_t prebind_threads_ GUARDED_BY(mu_) = 0;  // PreBind cycles running or handed
   bool closed_ GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;
 };

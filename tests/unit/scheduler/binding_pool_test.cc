@@ -1,6 +1,7 @@
 // BindingPool: the scheduling loop waits while the queue of bindings is full or max_prebind
 // PreBind threads run, a pod waiting at Permit takes neither a worker nor room, Drain reports
-// what is left, and Shutdown runs every queued binding before it returns.
+// what is left, Shutdown runs every queued binding before it returns, and PreBind threads take
+// the next cycle instead of a thread each, without one cycle ever waiting behind another.
 #include "pkg/scheduler/binding_pool.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +89,45 @@ TEST(BindingPoolTest, LoopWaitsWhileMaxPrebindPreBindThreadsRun) {
   prebind.Open();
   EXPECT_TRUE(Eventually([&] { return room.load(); }));
   pool.Shutdown([&] { permit.Open(); });
+}
+
+TEST(BindingPoolTest, APreBindThreadTakesTheNextCycleAndEndsWhenIdle) {
+  BindingPool pool(/*workers=*/1, /*max_queued=*/4, /*max_prebind=*/8,
+                   /*prebind_idle=*/std::chrono::milliseconds(300));
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 5; ++i) {
+    pool.SubmitWaiting([&] { ++ran; }, /*prebind=*/true);
+    ASSERT_EQ(pool.Drain(std::chrono::seconds(20)), 0u);
+    EXPECT_EQ(pool.ThreadsForTest(), 1u) << "cycle " << i << " started a thread of its own";
+  }
+  EXPECT_EQ(ran, 5);
+  EXPECT_TRUE(Eventually([&] { return pool.ThreadsForTest() == 0; }))
+      << "an idle PreBind thread outlived its idle time";
+  pool.SubmitWaiting([&] { ++ran; }, /*prebind=*/true);  // a thread again
+  EXPECT_EQ(pool.Drain(std::chrono::seconds(20)), 0u);
+  EXPECT_EQ(ran, 6);
+}
+
+TEST(BindingPoolTest, PreBindCyclesHandedOnNeverWaitForEachOther) {
+  Gate gate;
+  BindingPool pool(/*workers=*/1, /*max_queued=*/4, /*max_prebind=*/8);
+  // Two idle PreBind threads, then four cycles that all block: each must run at once, on an
+  // idle thread or a new one, since a PreBind may wait minutes for a controller.
+  Gate first;
+  pool.SubmitWaiting([&] { first.Wait(); }, /*prebind=*/true);
+  pool.SubmitWaiting([&] { first.Wait(); }, /*prebind=*/true);
+  ASSERT_TRUE(Eventually([&] { return first.waiting() == 2; }));
+  first.Open();
+  ASSERT_EQ(pool.Drain(std::chrono::seconds(20)), 0u);
+  ASSERT_EQ(pool.ThreadsForTest(), 2u);
+  for (int i = 0; i < 4; ++i) pool.SubmitWaiting([&] { gate.Wait(); }, /*prebind=*/true);
+  EXPECT_TRUE(Eventually([&] { return gate.waiting() == 4; }))
+      << gate.waiting() << " of 4 PreBind cycles run; the others wait behind them";
+  EXPECT_EQ(pool.ThreadsForTest(), 4u);
+  gate.Open();
+  EXPECT_EQ(pool.Drain(std::chrono::seconds(20)), 0u);
+  pool.Shutdown({});
+  EXPECT_EQ(pool.ThreadsForTest(), 0u) << "Shutdown returned before idle PreBind threads ended";
 }
 
 TEST(BindingPoolTest, DrainCountsWhatIsLeftAndReturnsZeroOnceAllRan) {
