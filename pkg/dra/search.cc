@@ -12,14 +12,41 @@ std::string RequestData::FullName() const {
   return parent ? *parent->name + "/" + *request.name : *request.name;
 }
 
+namespace {
+
+// The thread's scratch if no Search holds it, else null.
+SearchScratch* TakeThreadScratch() {
+  thread_local SearchScratch scratch;
+  if (scratch.in_use) return nullptr;
+  scratch.in_use = true;
+  return &scratch;
+}
+
+}  // namespace
+
 Search::Search(const Allocator& allocator, const api::Node& node,
                const std::vector<ResourceClaimPtr>& claims, std::stop_token stop,
-               std::chrono::steady_clock::time_point deadline)
+               std::chrono::steady_clock::time_point deadline, SearchScratch* scratch)
     : allocator_(allocator),
       node_(node),
       claims_(claims),
       stop_(std::move(stop)),
-      deadline_(deadline) {}
+      deadline_(deadline),
+      own_scratch_(scratch == nullptr ? std::make_unique<SearchScratch>() : nullptr),
+      scratch_(scratch == nullptr ? *own_scratch_ : *scratch),
+      data_(scratch_.data),
+      selected_sub_(scratch_.selected_sub),
+      results_(scratch_.results),
+      allocating_(scratch_.allocating) {}
+
+Search::Search(const Allocator& allocator, const api::Node& node,
+               const std::vector<ResourceClaimPtr>& claims, std::stop_token stop,
+               std::chrono::steady_clock::time_point deadline)
+    : Search(allocator, node, claims, std::move(stop), deadline, TakeThreadScratch()) {}
+
+Search::~Search() {
+  if (own_scratch_ == nullptr) scratch_.in_use = false;
+}
 
 std::string Search::ClaimName(int claim) const {
   const api::ObjectMeta& meta = claims_[claim]->metadata;
@@ -137,14 +164,18 @@ StatusOr<int64_t> Search::PrepareRequest(int c, int q) {
 }
 
 Status Search::Prepare() {
+  // The scratch may hold an earlier node's search: every entry is reset, keeping its memory.
   data_.resize(claims_.size());
   selected_sub_.resize(claims_.size());
   constraints_.resize(claims_.size());
   results_.resize(claims_.size());
+  allocating_.clear();
   for (size_t c = 0; c < claims_.size(); ++c) {
     const api::DeviceClaim& spec = claims_[c]->devices;
     data_[c].resize(spec.requests.size());
+    for (auto& subs : data_[c]) subs.clear();
     selected_sub_[c].assign(spec.requests.size(), 0);
+    results_[c].clear();
     int64_t claim_min = 0;
     for (size_t q = 0; q < spec.requests.size(); ++q) {
       ASSIGN_OR_RETURN(int64_t request_min,
