@@ -326,7 +326,8 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr p, bool erro
 
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
                                                     const EventObject& old_obj,
-                                                    const EventObject& new_obj) {
+                                                    const EventObject& new_obj,
+                                                    const PreEnqueueCheck& pre_check) {
   MutexLock l(mu_);
   // As upstream, an event no plugin registered for is neither evaluated nor kept for the pods
   // in flight.
@@ -341,14 +342,18 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEvent& event,
   if (hints_.EventKeys(event, old_obj, new_obj, event_keys)) {
     for (const std::string& key : unschedulable_.Candidates(event_keys)) {
       QueuedPodInfoPtr pod = unschedulable_.Get(key);
-      if (!pod || !hints_.WorthRequeuing(*pod, event, old_obj, new_obj)) continue;
+      if (!pod || (pre_check && !pre_check(pod->pod())) ||
+          !hints_.WorthRequeuing(*pod, event, old_obj, new_obj)) {
+        continue;
+      }
       unschedulable_.Delete(key);
       to_move.push_back(std::move(pod));
     }
   } else {
     for (auto it = unschedulable_.begin(); it != unschedulable_.end();) {
       // A gated pod's gating plugin is among its unschedulable plugins, so its events decide.
-      if (!hints_.WorthRequeuing(*it->second, event, old_obj, new_obj)) {
+      if ((pre_check && !pre_check(it->second->pod())) ||
+          !hints_.WorthRequeuing(*it->second, event, old_obj, new_obj)) {
         ++it;
         continue;
       }

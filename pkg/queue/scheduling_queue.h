@@ -37,6 +37,7 @@
 // times every hint call.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -89,10 +90,14 @@ class SchedulingQueue {
   // A failed attempt: rejected (unschedulable_plugins non-empty) or an error. Ends the pod's
   // cycle (Done) even when the pod is queued already and p is dropped.
   void AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod, bool error);
-  // A cluster event: re-evaluates unschedulable pods whose rejectors registered for it.
+  // Upstream's PreEnqueueCheck: which unschedulable pods an event may move at all.
+  using PreEnqueueCheck = std::function<bool(const api::Pod&)>;
+  // A cluster event: re-evaluates unschedulable pods whose rejectors registered for it, only
+  // those pre_check (when set) accepts.
   void MoveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
                                      const framework::EventObject& old_obj,
-                                     const framework::EventObject& new_obj);
+                                     const framework::EventObject& new_obj,
+                                     const PreEnqueueCheck& pre_check = nullptr);
 
   // The actions on resource that some profile's plugin (or an extender) registered for, 0 when
   // none: the scheduler watches the kinds only plugins read when this is not 0, as upstream

@@ -28,6 +28,13 @@ class HandlingTimer {
 prometheus::Histogram& Handling(std::string_view event) {
   return metrics::EventHandlingDuration(event);
 }
+
+// Upstream's getLEPriorityPreCheck: only the pods of priority at most that of pod, the ones that
+// left room for it while it was nominated.
+queue::SchedulingQueue::PreEnqueueCheck LowerOrEqualPriority(const api::Pod& pod) {
+  const int32_t priority = pod.spec.priority.value_or(0);
+  return [priority](const api::Pod& p) { return p.spec.priority.value_or(0) <= priority; };
+}
 }  // namespace
 
 template <typename T>
@@ -137,11 +144,20 @@ void Scheduler::RegisterHandlers() {
       }
       if (cache_.IsAssumedPod(*n)) return;  // its binding is in flight
       queue_->Update(o, n);
+      // A nomination that moved or was cleared (a higher-priority preemptor clearing it, say)
+      // frees the room it held on its node for lower- or equal-priority pods, as if an assigned
+      // pod had gone (upstream's hasNominatedNodeNameChanged in updatePodInSchedulingQueue).
+      if (!o->status.nominated_node_name.empty() &&
+          o->status.nominated_node_name != n->status.nominated_node_name) {
+        queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, o, {},
+                                              LowerOrEqualPriority(*o));
+      }
     }
   };
   pods->del = [this](const api::PodPtr& p, bool) {
     HandlingTimer t(p->spec.node_name.empty() ? unscheduled_delete : assigned_delete);
-    if (!p->spec.node_name.empty() || cache_.IsAssumedPod(*p)) {
+    const bool assigned_or_assumed = !p->spec.node_name.empty() || cache_.IsAssumedPod(*p);
+    if (assigned_or_assumed) {
       if (cache_.IsAssumedPod(*p) && p->spec.node_name.empty()) {
         CacheError("ForgetPod", *p, cache_.ForgetPod(*p));
       } else {
@@ -150,6 +166,11 @@ void Scheduler::RegisterHandlers() {
       queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, p, {});
     }
     queue_->Delete(*p);
+    // So does the deletion of a pod that was nominated (upstream's deletePodFromSchedulingQueue).
+    if (!assigned_or_assumed && Responsible(*p) && !p->status.nominated_node_name.empty()) {
+      queue_->MoveAllToActiveOrBackoffQueue(kEventAssignedPodDelete, p, {},
+                                            LowerOrEqualPriority(*p));
+    }
     // No event will be about the pod again: its event series and spam bucket go with it.
     events_->ForgetObject(p->metadata.uid);
   };

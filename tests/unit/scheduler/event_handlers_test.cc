@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 
 #include "pkg/metrics/registry.h"
 #include "tests/unit/scheduler/scheduler_harness.h"
@@ -142,6 +143,85 @@ TEST_F(EventHandlersTest, ChurnedPodsLeaveNothingBehind) {
   EXPECT_EQ(events.SizesForTest().spam_buckets, 0u);
   const std::string text = metrics::Registry::Global().Render();
   EXPECT_EQ(text.find("churned-"), std::string::npos) << "a metric series names a pod";
+}
+
+// Rejects every node; an assigned pod's deletion may help (NodeResourcesFit's hint, shortened).
+struct RejectUntilPodDeleted : framework::FilterPlugin, framework::EnqueueExtensions {
+  std::string_view Name() const override { return "RejectUntilPodDeleted"; }
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo&,
+                           const framework::NodeInfo&) override {
+    return framework::Status::Unschedulable("rejected");
+  }
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    return {{framework::kEventAssignedPodDelete,
+             [](const api::Pod&, const framework::EventObject&, const framework::EventObject&) {
+               return framework::QueueingHint::kQueue;
+             }}};
+  }
+};
+
+json WithPriority(json pod, int32_t priority, const std::string& nominated = "") {
+  pod["spec"]["priority"] = priority;
+  if (!nominated.empty()) pod["status"]["nominatedNodeName"] = nominated;
+  return pod;
+}
+
+// Upstream's updatePodInSchedulingQueue and deletePodFromSchedulingQueue: a pending pod whose
+// nomination is cleared (a higher-priority preemptor clearing it, say) or which is deleted while
+// nominated frees the room it held, as an assigned pod's deletion would, for the pods of lower or
+// equal priority only (getLEPriorityPreCheck). Before, nothing moved: a pod nominated behind a
+// terminating victim whose nomination another preemptor cleared waited for the next deletion
+// and then preempted against another state of the cluster than upstream's
+// (tests/cluster/cmd/difftest/repro/preemption-terminating-race.yaml).
+TEST_F(EventHandlersTest, ClearedOrDeletedNominationRequeuesLowerOrEqualPriorityPods) {
+  ASSERT_TRUE(stowage::testing::RegisterStub(h_.registry(), "RejectUntilPodDeleted", [] {
+                return new RejectUntilPodDeleted;
+              }).ok());
+  framework::ProfileSpec spec = SchedulerHarness::Profile();
+  spec.at(framework::ExtensionPoint::kFilter) = {{"RejectUntilPodDeleted"}};
+  h_.Start({}, spec);
+  auto& q = h_.scheduler().queue();
+  auto attempts = [&](const std::string& name) {
+    api::Pod pod;
+    pod.metadata.namespace_ = "ns";
+    pod.metadata.name = name;
+    auto s = q.StateOf(pod);
+    return s ? s->attempts : -1;
+  };
+  auto settled = [&](const std::map<std::string, int>& want) {
+    return Eventually([&] {
+      if (q.ActiveSize() + q.BackoffSize() != 0) return false;
+      for (const auto& [name, n] : want) {
+        if (attempts(name) != n) return false;
+      }
+      return true;
+    });
+  };
+  h_.api().Push(kPodsPath, "ADDED", WithPriority(PodJson("low", "u-low"), 10));
+  h_.api().Push(kPodsPath, "ADDED", WithPriority(PodJson("equal", "u-equal"), 100));
+  h_.api().Push(kPodsPath, "ADDED", WithPriority(PodJson("high", "u-high"), 1000));
+  h_.api().Push(kPodsPath, "ADDED", WithPriority(PodJson("nominated", "u-nom"), 100, "node-a"));
+  Barrier();
+  ASSERT_TRUE(settled({{"low", 1}, {"equal", 1}, {"high", 1}, {"nominated", 1}}));
+
+  // Its nomination cleared: the pods of priority <= 100 try again, "high" does not.
+  h_.api().Push(kPodsPath, "MODIFIED", WithPriority(PodJson("nominated", "u-nom", 2), 100));
+  Barrier();
+  EXPECT_TRUE(settled({{"low", 2}, {"equal", 2}, {"high", 1}, {"nominated", 2}}));
+
+  // An update that leaves no nomination to clear moves nothing.
+  h_.api().Push(kPodsPath, "MODIFIED", WithPriority(PodJson("nominated", "u-nom", 3), 100));
+  Barrier();
+  EXPECT_TRUE(settled({{"low", 2}, {"equal", 2}, {"high", 1}, {"nominated", 2}}));
+
+  // Deleted while nominated (to node-a again): the same.
+  h_.api().Push(kPodsPath, "MODIFIED",
+                WithPriority(PodJson("nominated", "u-nom", 4), 100, "node-a"));
+  h_.api().Push(kPodsPath, "DELETED",
+                WithPriority(PodJson("nominated", "u-nom", 4), 100, "node-a"));
+  Barrier();
+  EXPECT_TRUE(settled({{"low", 3}, {"equal", 3}, {"high", 1}}));
+  EXPECT_EQ(attempts("nominated"), -1);
 }
 
 TEST_F(EventHandlersTest, NodesComeAndGo) {
