@@ -1,7 +1,6 @@
 // Reserve, Unreserve and PreBind: the in-flight allocation and the claim status write.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -134,8 +133,17 @@ StatusOr<dra::ResourceClaimPtr> DynamicResources::WriteClaim(
     framework::ClaimWriter& writer, const api::Pod& pod, dra::ResourceClaimPtr claim,
     const std::optional<api::AllocationResult>& allocation) {
   const std::string name = KObj(claim->metadata);
-  // A resourceVersion conflict is a benign concurrent change, such as another pod's reservation
-  // of a shared claim: try again on a newer copy, five times 10 ms apart, as upstream's
+  // This scheduler's other writes of the claim come first; their answer, kept by the tracker,
+  // is newer than the copy this pod's cycle read, and is what upstream would read after the
+  // conflict its first write would meet.
+  KeyedMutex::Lock turn(shared_->claim_writes, claim->metadata.uid);
+  if (dra::ResourceClaimPtr newest = tracker_.Get(claim->metadata.namespace_, claim->metadata.name);
+      newest != nullptr && newest->metadata.uid == claim->metadata.uid &&
+      ResourceVersionOf(*newest) > ResourceVersionOf(*claim)) {
+    claim = std::move(newest);
+  }
+  // A resourceVersion conflict is a benign concurrent change, such as another client's update
+  // of the claim: try again on a newer copy, five times 10 ms apart, as upstream's
   // RetryOnConflict does. Upstream reads the newer copy from the apiserver; here it is this
   // scheduler's own last write or the informer's copy once the informer has seen the change.
   for (int attempt = 1;; ++attempt) {
@@ -182,14 +190,13 @@ StatusOr<dra::ResourceClaimPtr> DynamicResources::WriteClaim(
 }
 
 dra::ResourceClaimPtr DynamicResources::NewerCopy(const api::ResourceClaim& stale) const {
-  const unsigned long long seen =
-      std::strtoull(stale.metadata.resource_version.c_str(), nullptr, 10);
+  const unsigned long long seen = ResourceVersionOf(stale);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   do {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     dra::ResourceClaimPtr copy = tracker_.Get(stale.metadata.namespace_, stale.metadata.name);
     if (copy == nullptr) return nullptr;
-    if (std::strtoull(copy->metadata.resource_version.c_str(), nullptr, 10) > seen) return copy;
+    if (ResourceVersionOf(*copy) > seen) return copy;
   } while (std::chrono::steady_clock::now() < deadline);
   return nullptr;
 }

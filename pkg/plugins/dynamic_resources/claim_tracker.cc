@@ -1,7 +1,6 @@
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <iterator>
 #include <utility>
 
@@ -14,14 +13,9 @@ std::string Key(std::string_view ns, std::string_view name) {
   return std::string(ns) + "/" + std::string(name);
 }
 
-// Whether the informer's copy is at least as new as the written one: resource versions are
-// compared as numbers, as upstream's assume cache does (etcd's are).
+// Whether the informer's copy is at least as new as the written one.
 bool CaughtUp(const api::ResourceClaim& informer, const api::ResourceClaim& written) {
-  const unsigned long long a =
-      std::strtoull(informer.metadata.resource_version.c_str(), nullptr, 10);
-  const unsigned long long b =
-      std::strtoull(written.metadata.resource_version.c_str(), nullptr, 10);
-  return a >= b;
+  return ResourceVersionOf(informer) >= ResourceVersionOf(written);
 }
 
 bool Whole(const api::DeviceRequestAllocationResult& r) {

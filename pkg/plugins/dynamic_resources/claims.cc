@@ -1,5 +1,6 @@
 #include "pkg/plugins/dynamic_resources/claims.h"
 
+#include <cstdlib>
 #include <optional>
 
 #include "pkg/dra/extended_resources.h"
@@ -117,6 +118,10 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim) {
 
 api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod) {
   return {.api_group = "", .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+}
+
+unsigned long long ResourceVersionOf(const api::ResourceClaim& claim) {
+  return std::strtoull(claim.metadata.resource_version.c_str(), nullptr, 10);
 }
 
 bool IsExtendedResourceClaim(const api::ResourceClaim& claim) {

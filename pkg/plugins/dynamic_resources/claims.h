@@ -38,6 +38,9 @@ bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 
 // Whether claim carries the annotation of a claim the scheduler made for extended resources.
 bool IsExtendedResourceClaim(const api::ResourceClaim& claim);
+// The claim's resourceVersion as a number, as upstream's assume cache compares them (etcd's
+// are); 0 when it is not one.
+unsigned long long ResourceVersionOf(const api::ResourceClaim& claim);
 // Whether claim is the one an earlier attempt created for pod's extended resources (annotated,
 // and the pod its controller), as upstream's findExtendedResourceClaim asks.
 bool IsPodsExtendedClaim(const api::ResourceClaim& claim, const api::Pod& pod);

@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "pkg/common/keyed_mutex.h"
 #include "pkg/dra/allocator.h"
 #include "pkg/plugins/dynamic_resources/claim_tracker.h"
 #include "stowage/common/clock.h"
@@ -69,6 +70,10 @@ struct SharedClaims {
   Mutex waiting_mu;
   std::map<std::string, std::vector<std::pair<std::string, std::string>>, std::less<>> waiting
       GUARDED_BY(waiting_mu);
+  // One PreBind write per claim at a time, by UID: the pods sharing a claim reserve it one after
+  // another on the newest copy, instead of all writing the same resourceVersion and all but one
+  // conflicting (each conflict a rejected request and a wait for the newer copy).
+  KeyedMutex claim_writes;
 };
 
 class DynamicResources final : public framework::PreEnqueuePlugin,

@@ -167,6 +167,39 @@ TEST_F(DynamicResourcesTest, PreBindRetriesAConflictOnANewerCopy) {
   EXPECT_EQ(handle_.conflicts, 95);
 }
 
+// Pods sharing an allocated claim whose cycles all read one copy: each PreBind writes on the
+// answer to the one before (the apiserver would refuse the older resourceVersion), so the
+// reservations come one after another without a conflict, none lost.
+TEST_F(DynamicResourcesTest, PreBindsOfASharedClaimWriteOnEachOthersAnswer) {
+  handle_.claims.Add(OneGpuClaim("c", "c1"));
+  api::PodPtr owner = PodUsing("p0", "c");
+  framework::CycleState s0;
+  ReserveOnN1(s0, owner);
+  ASSERT_TRUE(pl_.PreBind(s0, *owner, "n1").IsSuccess());
+  // The informer sees p0's write as the apiserver answered it.
+  api::ResourceClaim seen = handle_.status_writes.back();
+  seen.metadata.resource_version = "102";  // the finalizer's answer was 101
+  handle_.claims.Update(seen);
+  std::vector<api::PodPtr> pods;
+  std::vector<framework::CycleState> states(3);
+  for (int i = 0; i < 3; ++i) {
+    pods.push_back(PodUsing("p" + std::to_string(i + 1), "c"));
+    ReserveOnN1(states[i], pods[i]);  // every cycle before any of their writes
+  }
+  const size_t before = handle_.status_writes.size();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(pl_.PreBind(states[i], *pods[i], "n1").IsSuccess());
+  ASSERT_EQ(handle_.status_writes.size(), before + 3) << "a write was repeated";
+  for (size_t w = before; w < handle_.status_writes.size(); ++w) {
+    // The fake answers each write with the next version: 103 to the first, and so on.
+    EXPECT_EQ(handle_.status_writes[w].metadata.resource_version,
+              std::to_string(102 + (w - before)))
+        << "write " << w - before << " is not on the answer to the one before";
+  }
+  std::vector<std::string> consumers;
+  for (const auto& r : handle_.status_writes.back().reserved_for) consumers.push_back(r.name);
+  EXPECT_EQ(consumers, (std::vector<std::string>{"p0", "p1", "p2", "p3"}));
+}
+
 // Upstream adds the finalizer only when the claim lacks it: a retry after a conflict is not
 // written a second time.
 TEST_F(DynamicResourcesTest, PreBindRetryDoesNotWriteTheFinalizerAgain) {
