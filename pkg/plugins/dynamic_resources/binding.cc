@@ -42,6 +42,8 @@ framework::Status DynamicResources::Reserve(framework::CycleState& state, const 
   StateData* s = state.ReadMutable<StateData>(kStateKey);
   if (s == nullptr) return framework::Status::Error("not found");
   StateData::Data& d = *s->data;
+  // Scoring is over: the scorers' view of the devices lets go of the cycle's Allocator.
+  if (d.extended_devices != nullptr) d.extended_devices->allocator.reset();
   if (d.to_allocate.empty() || d.allocator == nullptr) return {};
   const bool user_claims = std::any_of(d.to_allocate.begin(), d.to_allocate.end(),
                                        [&](size_t i) { return !StateData::IsExtended(d, i); });

@@ -164,9 +164,10 @@ framework::Status DynamicResources::PreFilter(framework::CycleState& state,
   }
   if (data->extended) {
     // NodeResourcesFit and BalancedAllocation count the class's devices per node from this.
+    data->extended_devices = std::make_shared<dra::ExtendedDevices>(
+        dra::ExtendedDevices{allocator, data->extended->resolver});
     state.Write(dra::kExtendedDevicesKey,
-                std::make_unique<dra::ExtendedDevicesState>(std::make_shared<dra::ExtendedDevices>(
-                    dra::ExtendedDevices{allocator, data->extended->resolver})));
+                std::make_unique<dra::ExtendedDevicesState>(data->extended_devices));
   }
   if (!data->to_allocate.empty()) {
     data->allocator = std::move(allocator);

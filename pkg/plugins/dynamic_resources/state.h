@@ -115,6 +115,10 @@ struct StateData final : framework::StateData {
     std::vector<size_t> to_allocate;
     // Set when to_allocate is not empty.
     std::shared_ptr<const dra::Allocator> allocator;
+    // Set when extended is: the view the resource-allocation scorers keep in their own states
+    // too. Reserve drops its allocator, so that a pod in its binding cycle holds no copy of the
+    // device counts and the tracker updates them in place for the next pod.
+    std::shared_ptr<dra::ExtendedDevices> extended_devices;
     // Whether a request of the claims has firstAvailable subrequests, the only thing Score
     // counts; without one every node scores 0 and Score reads nothing.
     bool scores_subrequests = false;

@@ -147,6 +147,27 @@ TEST_F(ExtendedResourcesTest, PreFilterLeavesTheDevicesForTheResourceScorers) {
   EXPECT_EQ(plain.Read<dra::ExtendedDevicesState>(dra::kExtendedDevicesKey), nullptr);
 }
 
+// Scoring is over by Reserve: the view lets go of the cycle's Allocator, so a pod waiting in its
+// binding cycle holds no copy of the tracker's device counts (which the next cycle would
+// otherwise have to copy before changing them), and PreBind still writes the claim.
+TEST_F(ExtendedResourcesTest, ReserveLetsGoOfTheScorersAllocator) {
+  api::PodPtr pod = GpuPod("p", "1");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, pod).IsSuccess());
+  const auto* view = state.Read<dra::ExtendedDevicesState>(dra::kExtendedDevicesKey);
+  ASSERT_NE(view, nullptr);
+  std::weak_ptr<const dra::Allocator> allocator = view->devices->allocator;
+  ASSERT_FALSE(allocator.expired());
+  // The scorers keep the view in their own states, as NodeResourcesFit's PreScore does.
+  std::shared_ptr<const dra::ExtendedDevices> kept = view->devices;
+  ASSERT_TRUE(Filter(state, pod, *n1_).IsSuccess());
+  ASSERT_TRUE(pl_.Reserve(state, *pod, "n1").IsSuccess());
+  EXPECT_TRUE(allocator.expired()) << "the Allocator outlived Reserve";
+  EXPECT_EQ(kept->allocator, nullptr);
+  ASSERT_TRUE(pl_.PreBind(state, *pod, "n1").IsSuccess());
+  EXPECT_EQ(handle_.created.size(), 1u);
+}
+
 TEST_F(ExtendedResourcesTest, DevicePluginNodesNeedNoClaim) {
   api::PodPtr pod = GpuPod("p", "1");
   framework::CycleState state;
